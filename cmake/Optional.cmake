@@ -1,0 +1,36 @@
+# Detection of the optional parts: CUDA toolkit, NCCL and Gloo.
+# Sets COLLBENCH_HAVE_CUDA, COLLBENCH_HAVE_NCCL and COLLBENCH_HAVE_GLOO. Asked for (ON) and missing
+# is a configure error; AUTO builds what is found; OFF skips the search.
+
+function(collbench_require option found what)
+  if(${option} STREQUAL "ON" AND NOT ${found})
+    message(FATAL_ERROR "${option}=ON but ${what} was not found")
+  endif()
+endfunction()
+
+set(COLLBENCH_HAVE_CUDA OFF)
+set(COLLBENCH_HAVE_NCCL OFF)
+if(NOT COLLBENCH_CUDA STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CUDA)
+  find_package(CUDAToolkit QUIET)
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    set(COLLBENCH_HAVE_CUDA ON)
+    find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} ENV NCCL_HOME PATH_SUFFIXES include)
+    find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} ENV NCCL_HOME PATH_SUFFIXES lib lib64)
+    if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+      set(COLLBENCH_HAVE_NCCL ON)
+    endif()
+  endif()
+  collbench_require(COLLBENCH_CUDA COLLBENCH_HAVE_CUDA "the CUDA toolkit (nvcc)")
+  collbench_require(COLLBENCH_CUDA COLLBENCH_HAVE_NCCL "NCCL (nccl.h and libnccl)")
+endif()
+
+set(COLLBENCH_HAVE_GLOO OFF)
+if(NOT COLLBENCH_GLOO STREQUAL "OFF")
+  find_package(Gloo CONFIG QUIET)
+  if(Gloo_FOUND)
+    set(COLLBENCH_HAVE_GLOO ON)
+  endif()
+  collbench_require(COLLBENCH_GLOO COLLBENCH_HAVE_GLOO "Gloo (libgloo-dev)")
+endif()

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs collbench's build and run dependencies from Debian packages.
+# Idempotent: packages already present are skipped, so a second run is quick and offline.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  openmpi-bin libopenmpi-dev        # the CPU data plane and every launcher
+  nlohmann-json3-dev                 # report reading and writing
+  libgtest-dev libgmock-dev          # unit tests
+  libbenchmark-dev                   # host-side micro-benchmarks
+  libopenblas-dev                    # CPU matmul
+  libgloo-dev                        # optional CPU backend (detected, never required)
+  libomp-dev                         # OpenMP for the CPU STREAM kernels
+  gnuplot-nox                        # plots from collbench plot (optional at run time)
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    as_root=(sudo)
+  else
+    echo "setup: error: need root to install ${missing[*]}; re-run as root or with sudo" >&2
+    exit 1
+  fi
+else
+  as_root=()
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
