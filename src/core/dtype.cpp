@@ -1,0 +1,219 @@
+#include "core/dtype.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+namespace collbench {
+namespace {
+
+constexpr std::array<DTypeInfo, 10> kDTypes = {{
+    {DType::kInt8, "int8", 1, false, true, 0},
+    {DType::kUint8, "uint8", 1, false, false, 0},
+    {DType::kInt32, "int32", 4, false, true, 0},
+    {DType::kUint32, "uint32", 4, false, false, 0},
+    {DType::kInt64, "int64", 8, false, true, 0},
+    {DType::kUint64, "uint64", 8, false, false, 0},
+    {DType::kFloat16, "float16", 2, true, true, 11},
+    {DType::kBfloat16, "bfloat16", 2, true, true, 8},
+    {DType::kFloat32, "float32", 4, true, true, 24},
+    {DType::kFloat64, "float64", 8, true, true, 53},
+}};
+
+struct Alias {
+  std::string_view name;
+  DType type;
+};
+// nccl-tests spellings, so scripts written for it keep working.
+constexpr std::array<Alias, 11> kDTypeAliases = {{
+    {"char", DType::kInt8},
+    {"int", DType::kInt32},
+    {"half", DType::kFloat16},
+    {"fp16", DType::kFloat16},
+    {"bf16", DType::kBfloat16},
+    {"float", DType::kFloat32},
+    {"fp32", DType::kFloat32},
+    {"double", DType::kFloat64},
+    {"fp64", DType::kFloat64},
+    {"uint", DType::kUint32},
+    {"int8_t", DType::kInt8},
+}};
+
+constexpr std::array<std::string_view, 5> kOpNames = {"sum", "prod", "min", "max", "avg"};
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+template <typename T>
+double load_as(const void* buffer, std::size_t index) {
+  T value;
+  std::memcpy(&value, static_cast<const char*>(buffer) + index * sizeof(T), sizeof(T));
+  return static_cast<double>(value);
+}
+
+template <typename T>
+void store_as(void* buffer, std::size_t index, double value) {
+  T converted = static_cast<T>(value);
+  std::memcpy(static_cast<char*>(buffer) + index * sizeof(T), &converted, sizeof(T));
+}
+
+}  // namespace
+
+const DTypeInfo& dtype_info(DType type) { return kDTypes[static_cast<std::size_t>(type)]; }
+std::string_view to_string(DType type) { return dtype_info(type).name; }
+std::string_view to_string(ReduceOp op) { return kOpNames[static_cast<std::size_t>(op)]; }
+
+std::optional<DType> parse_dtype(std::string_view text) {
+  const std::string name = lowercase(text);
+  for (const auto& info : kDTypes) {
+    if (info.name == name) return info.type;
+  }
+  for (const auto& alias : kDTypeAliases) {
+    if (alias.name == name) return alias.type;
+  }
+  return std::nullopt;
+}
+
+std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
+  const std::string name = lowercase(text);
+  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
+    if (kOpNames[i] == name) return static_cast<ReduceOp>(i);
+  }
+  return std::nullopt;
+}
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> types = [] {
+    std::vector<DType> out;
+    for (const auto& info : kDTypes) out.push_back(info.type);
+    return out;
+  }();
+  return types;
+}
+
+const std::vector<ReduceOp>& all_reduce_ops() {
+  static const std::vector<ReduceOp> ops = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax,
+                                            ReduceOp::kAvg};
+  return ops;
+}
+
+std::uint16_t float_to_half_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  const std::uint32_t sign = (bits >> 16) & 0x8000u;
+  const std::uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or NaN
+    return static_cast<std::uint16_t>(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  }
+  if (abs >= 0x477ff000u) return static_cast<std::uint16_t>(sign | 0x7c00u);  // rounds to inf
+  if (abs < 0x38800000u) {  // subnormal half or zero
+    if (abs < 0x33000000u) return static_cast<std::uint16_t>(sign);
+    const std::uint32_t exponent = abs >> 23;
+    const std::uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    const std::uint32_t shift = 126u - exponent;  // 14..24
+    std::uint32_t half = mantissa >> (shift);
+    const std::uint32_t remainder = mantissa & ((1u << shift) - 1u);
+    const std::uint32_t halfway = 1u << (shift - 1u);
+    if (remainder > halfway || (remainder == halfway && (half & 1u))) ++half;
+    return static_cast<std::uint16_t>(sign | half);
+  }
+  std::uint32_t half = ((abs - 0x38000000u) >> 13);
+  const std::uint32_t remainder = abs & 0x1fffu;
+  if (remainder > 0x1000u || (remainder == 0x1000u && (half & 1u))) ++half;
+  return static_cast<std::uint16_t>(sign | half);
+}
+
+float half_bits_to_float(std::uint16_t half) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  const std::uint32_t exponent = (half >> 10) & 0x1fu;
+  std::uint32_t mantissa = half & 0x3ffu;
+  std::uint32_t bits;
+  if (exponent == 0x1fu) {
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {  // subnormal: normalise
+    std::uint32_t shifted_exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --shifted_exponent;
+    }
+    bits = sign | (shifted_exponent << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+std::uint16_t float_to_bf16_bits(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((bits >> 16) | 0x40u);  // quiet NaN
+  const std::uint32_t rounding = 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<std::uint16_t>((bits + rounding) >> 16);
+}
+
+float bf16_bits_to_float(std::uint16_t bits) {
+  const std::uint32_t wide = static_cast<std::uint32_t>(bits) << 16;
+  float out;
+  std::memcpy(&out, &wide, 4);
+  return out;
+}
+
+double load_element(DType type, const void* buffer, std::size_t index) {
+  switch (type) {
+    case DType::kInt8: return load_as<std::int8_t>(buffer, index);
+    case DType::kUint8: return load_as<std::uint8_t>(buffer, index);
+    case DType::kInt32: return load_as<std::int32_t>(buffer, index);
+    case DType::kUint32: return load_as<std::uint32_t>(buffer, index);
+    case DType::kInt64: return load_as<std::int64_t>(buffer, index);
+    case DType::kUint64: return load_as<std::uint64_t>(buffer, index);
+    case DType::kFloat16: {
+      std::uint16_t bits;
+      std::memcpy(&bits, static_cast<const char*>(buffer) + index * 2, 2);
+      return half_bits_to_float(bits);
+    }
+    case DType::kBfloat16: {
+      std::uint16_t bits;
+      std::memcpy(&bits, static_cast<const char*>(buffer) + index * 2, 2);
+      return bf16_bits_to_float(bits);
+    }
+    case DType::kFloat32: return load_as<float>(buffer, index);
+    case DType::kFloat64: return load_as<double>(buffer, index);
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+void store_element(DType type, void* buffer, std::size_t index, double value) {
+  switch (type) {
+    case DType::kInt8: return store_as<std::int8_t>(buffer, index, value);
+    case DType::kUint8: return store_as<std::uint8_t>(buffer, index, value);
+    case DType::kInt32: return store_as<std::int32_t>(buffer, index, value);
+    case DType::kUint32: return store_as<std::uint32_t>(buffer, index, value);
+    case DType::kInt64: return store_as<std::int64_t>(buffer, index, value);
+    case DType::kUint64: return store_as<std::uint64_t>(buffer, index, value);
+    case DType::kFloat16: {
+      const std::uint16_t bits = float_to_half_bits(static_cast<float>(value));
+      std::memcpy(static_cast<char*>(buffer) + index * 2, &bits, 2);
+      return;
+    }
+    case DType::kBfloat16: {
+      const std::uint16_t bits = float_to_bf16_bits(static_cast<float>(value));
+      std::memcpy(static_cast<char*>(buffer) + index * 2, &bits, 2);
+      return;
+    }
+    case DType::kFloat32: return store_as<float>(buffer, index, value);
+    case DType::kFloat64: return store_as<double>(buffer, index, value);
+  }
+  throw std::logic_error("unknown dtype");
+}
+
+}  // namespace collbench

@@ -1,0 +1,47 @@
+// Data types and reduction operations, with the names users type and reports record.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collbench {
+
+enum class DType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat16, kBfloat16, kFloat32, kFloat64 };
+
+enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
+
+struct DTypeInfo {
+  DType type;
+  std::string_view name;  // canonical name, as in reports
+  std::size_t size_bytes;
+  bool is_floating;
+  bool is_signed;
+  int significand_bits;  // including the implicit bit; 0 for integers
+};
+
+const DTypeInfo& dtype_info(DType type);
+std::string_view to_string(DType type);
+std::string_view to_string(ReduceOp op);
+
+// Accepts canonical names and nccl-tests' aliases (half, float, double, int, bf16, ...).
+std::optional<DType> parse_dtype(std::string_view text);
+std::optional<ReduceOp> parse_reduce_op(std::string_view text);
+
+const std::vector<DType>& all_dtypes();
+const std::vector<ReduceOp>& all_reduce_ops();
+
+// IEEE binary16 and bfloat16 held as raw bits; conversions round to nearest even.
+std::uint16_t float_to_half_bits(float value);
+float half_bits_to_float(std::uint16_t bits);
+std::uint16_t float_to_bf16_bits(float value);
+float bf16_bits_to_float(std::uint16_t bits);
+
+// Element access through double. Exact for every value collbench generates (small integers).
+double load_element(DType type, const void* buffer, std::size_t index);
+void store_element(DType type, void* buffer, std::size_t index, double value);
+
+}  // namespace collbench

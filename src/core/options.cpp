@@ -1,0 +1,293 @@
+#include "core/options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace collbench {
+namespace {
+
+struct Flag {
+  char short_name;          // 0 when there is none
+  const char* long_name;
+  const char* alias;        // a second long name (nccl-tests spelling), or nullptr
+  bool takes_value;
+  std::function<void(Options&, const std::string& value, const std::string& flag)> apply;
+};
+
+long long parse_integer(const std::string& value, const std::string& flag, long long lowest, long long highest) {
+  errno = 0;
+  char* end = nullptr;
+  const long long parsed = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0') throw UsageError(flag + " expects an integer, got '" + value + "'");
+  if (errno == ERANGE || parsed < lowest || parsed > highest) {
+    throw UsageError(flag + " must be between " + std::to_string(lowest) + " and " + std::to_string(highest) +
+                     ", got '" + value + "'");
+  }
+  return parsed;
+}
+
+double parse_real(const std::string& value, const std::string& flag) {
+  errno = 0;
+  char* end = nullptr;
+  const double parsed = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !std::isfinite(parsed) || errno == ERANGE) {
+    throw UsageError(flag + " expects a number, got '" + value + "'");
+  }
+  return parsed;
+}
+
+std::vector<std::string> split_list(const std::string& value) {
+  std::vector<std::string> items;
+  std::stringstream stream(value);
+  std::string item;
+  while (std::getline(stream, item, ',')) items.push_back(item);
+  if (!value.empty() && value.back() == ',') items.push_back("");
+  return items;
+}
+
+std::vector<DType> parse_dtype_list(const std::string& value, const std::string& flag) {
+  if (value == "all") return all_dtypes();
+  std::vector<DType> types;
+  for (const auto& item : split_list(value)) {
+    const auto type = parse_dtype(item);
+    if (!type) {
+      throw UsageError("unknown data type '" + item + "' for " + flag +
+                       " (use int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64 or all)");
+    }
+    types.push_back(*type);
+  }
+  if (types.empty()) throw UsageError(flag + " expects at least one data type");
+  return types;
+}
+
+std::vector<ReduceOp> parse_op_list(const std::string& value, const std::string& flag) {
+  if (value == "all") return all_reduce_ops();
+  std::vector<ReduceOp> ops;
+  for (const auto& item : split_list(value)) {
+    const auto op = parse_reduce_op(item);
+    if (!op) throw UsageError("unknown reduction op '" + item + "' for " + flag + " (use sum, prod, min, max, avg or all)");
+    ops.push_back(*op);
+  }
+  if (ops.empty()) throw UsageError(flag + " expects at least one op");
+  return ops;
+}
+
+bool valid_tag_key(const std::string& key) {
+  if (key.empty() || key.size() > 64) return false;
+  for (char c : key) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  }
+  return true;
+}
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> table = {
+      {'b', "minbytes", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.sweep.min_bytes = parse_size(v, f); }},
+      {'e', "maxbytes", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.sweep.max_bytes = parse_size(v, f); }},
+      {'i', "stepbytes", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.sweep.step_bytes = parse_size(v, f); }},
+      {'f', "stepfactor", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.sweep.step_factor = parse_real(v, f);
+         if (!(o.sweep.step_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
+       }},
+      {0, "sizes", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.explicit_sizes.clear();
+         for (const auto& item : split_list(v)) {
+           const auto size = parse_size(item, f);
+           if (size == 0) throw UsageError(f + " sizes must be at least 1 byte");
+           o.explicit_sizes.push_back(size);
+         }
+         if (o.explicit_sizes.empty()) throw UsageError(f + " expects a comma-separated list of sizes");
+       }},
+      {'n', "iters", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.iterations = static_cast<int>(parse_integer(v, f, 1, 100000000)); }},
+      {'w', "warmup_iters", "warmup-iters", true, [](Options& o, const std::string& v, const std::string& f) { o.warmup_iterations = static_cast<int>(parse_integer(v, f, 0, 100000000)); }},
+      {'c', "check", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.check_iterations = static_cast<int>(parse_integer(v, f, 0, 1000000)); }},
+      {'o', "op", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.ops = parse_op_list(v, f); }},
+      {'d', "datatype", "dtype", true, [](Options& o, const std::string& v, const std::string& f) { o.dtypes = parse_dtype_list(v, f); }},
+      {'r', "root", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.root = v == "all" ? kEveryRoot : static_cast<int>(parse_integer(v, f, -1, std::numeric_limits<int>::max()));
+       }},
+      {'a', "average", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.aggregation = static_cast<TimeAggregation>(parse_integer(v, f, 0, 3));
+       }},
+      {'N', "run_cycles", "cycles", true, [](Options& o, const std::string& v, const std::string& f) {
+         o.cycles = static_cast<int>(parse_integer(v, f, 1, 1000000));
+       }},
+      {'J', "report", "output_json", true, [](Options& o, const std::string& v, const std::string& f) {
+         if (v.empty()) throw UsageError(f + " expects a file path");
+         o.report_path = v;
+       }},
+      {0, "overwrite", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.overwrite_report = true; }},
+      {'T', "timeout", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.timeout_seconds = parse_real(v, f);
+         if (o.timeout_seconds < 0 || o.timeout_seconds > 1e6) throw UsageError(f + " must be between 0 and 1000000 seconds, got '" + v + "'");
+       }},
+      {0, "placement", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         if (v == "out") o.placement = PlacementChoice::kOut;
+         else if (v == "in") o.placement = PlacementChoice::kIn;
+         else if (v == "both") o.placement = PlacementChoice::kBoth;
+         else throw UsageError("unknown placement '" + v + "' for " + f + " (use out, in or both)");
+       }},
+      {0, "backend", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         if (v.empty()) throw UsageError(f + " expects a backend name");
+         o.backend = v;
+       }},
+      {0, "samples", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.keep_samples = true; }},
+      {0, "tag", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         const auto equals = v.find('=');
+         const std::string key = equals == std::string::npos ? v : v.substr(0, equals);
+         if (equals == std::string::npos || !valid_tag_key(key)) {
+           throw UsageError(f + " expects key=value with a key of letters, digits, '_', '-' or '.', got '" + v + "'");
+         }
+         o.tags[key] = v.substr(equals + 1);
+       }},
+      {0, "seed", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
+         o.seed = static_cast<std::uint64_t>(parse_integer(v, f, 0, 1LL << 40));
+       }},
+      {'g', "ngpus", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.gpus_per_process = static_cast<int>(parse_integer(v, f, 1, 64)); }},
+      {0, "inject-corrupt-output", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.inject_corrupt_output = true; }},
+      {'h', "help", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.show_help = true; }},
+      {0, "version", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.show_version = true; }},
+  };
+  return table;
+}
+
+const Flag* find_short(char name) {
+  for (const auto& flag : flags()) {
+    if (flag.short_name == name) return &flag;
+  }
+  return nullptr;
+}
+
+const Flag* find_long(const std::string& name) {
+  for (const auto& flag : flags()) {
+    if (name == flag.long_name || (flag.alias && name == flag.alias)) return &flag;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
+
+std::string_view to_string(TimeAggregation aggregation) {
+  switch (aggregation) {
+    case TimeAggregation::kRankZero: return "rank0";
+    case TimeAggregation::kMean: return "mean";
+    case TimeAggregation::kMin: return "min";
+    case TimeAggregation::kMax: return "max";
+  }
+  return "max";
+}
+
+std::vector<std::uint64_t> Options::requested_sizes() const {
+  if (!explicit_sizes.empty()) return explicit_sizes;
+  return expand_sweep(sweep);
+}
+
+std::vector<Placement> Options::placements() const {
+  switch (placement) {
+    case PlacementChoice::kOut: return {Placement::kOutOfPlace};
+    case PlacementChoice::kIn: return {Placement::kInPlace};
+    case PlacementChoice::kBoth: break;
+  }
+  return {Placement::kOutOfPlace, Placement::kInPlace};
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  bool seen_step_bytes = false, seen_step_factor = false, seen_sweep_bound = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const Flag* flag = nullptr;
+    std::string shown;
+    std::optional<std::string> inline_value;
+    if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+      const auto equals = arg.find('=');
+      const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+      flag = find_long(name);
+      shown = "--" + name;
+      if (equals != std::string::npos) inline_value = arg.substr(equals + 1);
+    } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
+      flag = find_short(arg[1]);
+      shown = arg.substr(0, 2);
+      if (arg.size() > 2) inline_value = arg.substr(2);
+    } else {
+      throw UsageError("unexpected argument '" + arg + "' (see --help)");
+    }
+    if (!flag) throw UsageError("unknown option '" + shown + "' (see --help)");
+    std::string value;
+    if (flag->takes_value) {
+      if (inline_value) {
+        value = *inline_value;
+      } else {
+        if (i + 1 >= args.size()) throw UsageError(shown + " expects a value (see --help)");
+        value = args[++i];
+      }
+    } else if (inline_value) {
+      throw UsageError(shown + " takes no value, got '" + *inline_value + "'");
+    }
+    flag->apply(options, value, shown);
+    const std::string name = flag->long_name;
+    seen_step_bytes |= name == "stepbytes";
+    seen_step_factor |= name == "stepfactor";
+    seen_sweep_bound |= name == "minbytes" || name == "maxbytes" || seen_step_bytes || seen_step_factor;
+  }
+  if (seen_step_bytes && seen_step_factor) {
+    throw UsageError("-i (step bytes) and -f (step factor) conflict: give one of them");
+  }
+  if (!options.explicit_sizes.empty() && seen_sweep_bound) {
+    throw UsageError("--sizes conflicts with -b/-e/-i/-f: give a list or a sweep, not both");
+  }
+  if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
+    options.requested_sizes();  // validates the sweep now, so every rank rejects it at once
+  }
+  return options;
+}
+
+std::string usage_text(const std::string& program) {
+  std::ostringstream out;
+  out << "usage: [mpirun -np N] " << program << " [options]\n"
+      << "\n"
+      << "Sizes (K/M/G/T are 1024-based, like nccl-tests; bandwidth is reported in GB/s = 1e9 B/s):\n"
+      << "  -b, --minbytes SIZE       smallest message (default 32M)\n"
+      << "  -e, --maxbytes SIZE       largest message (default 32M)\n"
+      << "  -i, --stepbytes SIZE      additive step (default 1M)\n"
+      << "  -f, --stepfactor X        multiplicative step, may be fractional (> 1); conflicts with -i\n"
+      << "      --sizes LIST          explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f)\n"
+      << "Operation:\n"
+      << "  -d, --datatype LIST       int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64,\n"
+      << "                            comma list or all; half/float/double accepted (default float32)\n"
+      << "  -o, --op LIST             sum prod min max avg, comma list or all (default sum)\n"
+      << "  -r, --root N              root rank for broadcast/reduce/gather/scatter; -1 or all = every rank\n"
+      << "      --placement P         out, in or both (default both)\n"
+      << "      --backend NAME        mpi (default on CPU builds)\n"
+      << "  -g, --ngpus N             devices per process (CPU backends: 1)\n"
+      << "Measurement:\n"
+      << "  -n, --iters N             timed iterations per row (default 20)\n"
+      << "  -w, --warmup_iters N      untimed warm-up iterations (default 5)\n"
+      << "  -c, --check N             untimed correctness iterations after timing (default 1; 0 = none)\n"
+      << "  -a, --average N           iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 3)\n"
+      << "  -N, --run_cycles N        repeat the whole sweep N times (default 1)\n"
+      << "  -T, --timeout SECONDS     give up with exit 4 when a step makes no progress (default 0 = off)\n"
+      << "      --seed N              seed of the input values (default 1)\n"
+      << "Report:\n"
+      << "  -J, --report PATH         write a JSON report (never replaces an existing file)\n"
+      << "      --overwrite           allow -J to replace an existing file\n"
+      << "      --samples             keep every per-iteration time in the report\n"
+      << "      --tag KEY=VALUE       label copied into the report (repeatable)\n"
+      << "      --inject-corrupt-output  testing aid: corrupt one output element per check (expect exit 3)\n"
+      << "  -h, --help                this text\n"
+      << "      --version             version and build features\n"
+      << "\n"
+      << "Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.\n";
+  return out.str();
+}
+
+}  // namespace collbench

@@ -1,0 +1,60 @@
+// Command-line options of the *_perf executables, parsed once into a const struct.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/sizes.h"
+
+namespace collbench {
+
+enum class Placement { kOutOfPlace, kInPlace };
+enum class PlacementChoice { kOut, kIn, kBoth };
+// How per-rank times combine into one time per iteration (nccl-tests' -a).
+enum class TimeAggregation { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
+
+std::string_view to_string(Placement placement);
+std::string_view to_string(TimeAggregation aggregation);
+
+constexpr int kEveryRoot = -1;
+
+struct Options {
+  SizeSweep sweep{32u << 20, 32u << 20, 1u << 20, 0.0};  // nccl-tests defaults: 32M only
+  std::vector<std::uint64_t> explicit_sizes;               // --sizes; replaces the sweep when set
+  int iterations = 20;
+  int warmup_iterations = 5;
+  int check_iterations = 1;
+  std::vector<DType> dtypes{DType::kFloat32};
+  std::vector<ReduceOp> ops{ReduceOp::kSum};
+  int root = 0;  // kEveryRoot = every rank in turn
+  TimeAggregation aggregation = TimeAggregation::kMax;
+  int cycles = 1;
+  std::string report_path;  // empty: no JSON report
+  bool overwrite_report = false;
+  double timeout_seconds = 0;  // 0: no watchdog
+  PlacementChoice placement = PlacementChoice::kBoth;
+  std::string backend;  // empty: the default for this build and machine
+  bool keep_samples = false;
+  std::map<std::string, std::string> tags;
+  std::uint64_t seed = 1;
+  int gpus_per_process = 1;
+  // Testing aid: the last rank flips one output element before each check, so tests can prove
+  // the checker catches a wrong result through the real buffer path.
+  bool inject_corrupt_output = false;
+  bool show_help = false;
+  bool show_version = false;
+
+  std::vector<std::uint64_t> requested_sizes() const;
+  std::vector<Placement> placements() const;
+};
+
+// Parses argv (without argv[0]). Throws UsageError with one clear sentence on any bad flag.
+Options parse_options(const std::vector<std::string>& args);
+
+// The --help text for `program` (e.g. "all_reduce_perf").
+std::string usage_text(const std::string& program);
+
+}  // namespace collbench

@@ -1,0 +1,38 @@
+#include "core/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace collbench {
+
+double quantile_of_sorted(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) throw std::invalid_argument("quantile of no samples");
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const auto lower = static_cast<std::size_t>(std::floor(position));
+  const std::size_t upper = std::min(lower + 1, sorted.size() - 1);
+  const double weight = position - static_cast<double>(lower);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * weight;
+}
+
+TimeStats summarize_samples(std::vector<double> samples_us) {
+  if (samples_us.empty()) throw std::invalid_argument("statistics of no samples");
+  std::sort(samples_us.begin(), samples_us.end());
+  TimeStats stats;
+  const double n = static_cast<double>(samples_us.size());
+  stats.min = samples_us.front();
+  stats.max = samples_us.back();
+  stats.mean = std::accumulate(samples_us.begin(), samples_us.end(), 0.0) / n;
+  stats.p50 = quantile_of_sorted(samples_us, 0.50);
+  stats.p95 = quantile_of_sorted(samples_us, 0.95);
+  stats.p99 = quantile_of_sorted(samples_us, 0.99);
+  if (samples_us.size() > 1) {
+    double squares = 0;
+    for (double s : samples_us) squares += (s - stats.mean) * (s - stats.mean);
+    stats.stdev = std::sqrt(squares / (n - 1));
+  }
+  return stats;
+}
+
+}  // namespace collbench

@@ -1,0 +1,19 @@
+// Statistics over per-iteration times.
+#pragma once
+
+#include <vector>
+
+namespace collbench {
+
+struct TimeStats {
+  double min = 0, p50 = 0, mean = 0, p95 = 0, p99 = 0, max = 0, stdev = 0;  // microseconds
+};
+
+// Percentiles interpolate linearly between order statistics; stdev is the sample (n-1) deviation
+// and 0 for a single sample. Requires at least one sample.
+TimeStats summarize_samples(std::vector<double> samples_us);
+
+// The q-quantile (0..1) of sorted values, linear interpolation.
+double quantile_of_sorted(const std::vector<double>& sorted, double q);
+
+}  // namespace collbench

@@ -1,0 +1,39 @@
+// Inputs as a function of (rank, index, seed), and the closed-form results collectives must produce.
+//
+// Every input is a small integer (|v| <= 4, or a product pattern of +-1 and 2), so sums, products,
+// minima and maxima over any number of ranks are exact in every dtype until the dtype's integer
+// range runs out: integers then wrap exactly as the library's arithmetic does, and floats round
+// within reduction_tolerance().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dtype.h"
+
+namespace collbench {
+
+struct ValueSpec {
+  DType dtype;
+  ReduceOp op;  // chooses the input pattern; kSum for collectives without an op
+  int ranks;
+  std::uint64_t seed;
+};
+
+// Input element `index` of `rank`'s send buffer.
+double input_value(const ValueSpec& spec, int rank, std::uint64_t index);
+
+// The reduction over all ranks of input_value(spec, r, index), as the dtype's arithmetic gives it.
+double reduced_value(const ValueSpec& spec, std::uint64_t index);
+
+// Largest accepted |actual - expected| for a reduced element: 0 for integers, and for floating
+// types the rounding bound of (ranks - 1) additions (plus the division of avg).
+double reduction_tolerance(const ValueSpec& spec, std::uint64_t index);
+
+// Writes input_value(spec, rank, first_index + i) for i in [0, count) into `buffer`.
+void fill_inputs(const ValueSpec& spec, int rank, void* buffer, std::size_t count, std::uint64_t first_index = 0);
+
+// A byte pattern written over output buffers before a check, so unwritten elements are caught.
+constexpr unsigned char kPoisonByte = 0xA5;
+
+}  // namespace collbench
