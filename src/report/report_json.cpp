@@ -1,0 +1,328 @@
+#include "report/report_json.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace collbench::report {
+namespace {
+
+using nlohmann::json;
+
+json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+json stats_to_json(const TimeStats& stats) {
+  return {{"min", stats.min}, {"p50", stats.p50}, {"mean", stats.mean}, {"p95", stats.p95},
+          {"p99", stats.p99}, {"max", stats.max}, {"stdev", stats.stdev}};
+}
+
+json row_to_json(const ResultRow& row) {
+  json out = {
+      {"bytes", row.bytes},
+      {"requested_bytes", row.requested_bytes},
+      {"count", row.count},
+      {"dtype", row.dtype},
+      {"op", row.op},
+      {"root", row.root},
+      {"placement", row.placement},
+      {"backend", row.backend},
+      {"algorithm", row.algorithm},
+      {"cycle", row.cycle},
+      {"iterations", row.iterations},
+      {"warmup_iterations", row.warmup_iterations},
+      {"time_aggregation", row.time_aggregation},
+      {"time_us", stats_to_json(row.time_us)},
+      {"algbw_gbps", row.algbw_gbps},
+      {"bus_bandwidth_factor", row.bus_bandwidth_factor},
+      {"busbw_gbps", optional_number(row.busbw_gbps)},
+      {"check_iterations", row.check_iterations},
+      {"wrong", row.wrong ? json(*row.wrong) : json(nullptr)},
+  };
+  if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
+  return out;
+}
+
+// Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
+class Reader {
+ public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
+    throw ReportFormatError(where_ + key + ": " + what);
+  }
+
+  const json& field(const json& object, const std::string& key) const {
+    if (!object.is_object()) fail("", "expected an object");
+    const auto it = object.find(key);
+    if (it == object.end()) fail("." + key, "missing");
+    return *it;
+  }
+
+  std::string string(const json& object, const std::string& key) const {
+    const json& value = field(object, key);
+    if (!value.is_string()) fail("." + key, "expected a string");
+    return value.get<std::string>();
+  }
+
+  double number(const json& object, const std::string& key) const {
+    const json& value = field(object, key);
+    if (!value.is_number()) fail("." + key, "expected a number");
+    const double number = value.get<double>();
+    if (!std::isfinite(number)) fail("." + key, "not a finite number");
+    return number;
+  }
+
+  double non_negative(const json& object, const std::string& key) const {
+    const double value = number(object, key);
+    if (value < 0) fail("." + key, "must not be negative");
+    return value;
+  }
+
+  std::int64_t integer(const json& object, const std::string& key) const {
+    const json& value = field(object, key);
+    if (!value.is_number_integer()) fail("." + key, "expected an integer");
+    return value.get<std::int64_t>();
+  }
+
+  std::uint64_t unsigned_integer(const json& object, const std::string& key) const {
+    const json& value = field(object, key);
+    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0)) {
+      fail("." + key, "expected a non-negative integer");
+    }
+    return value.get<std::uint64_t>();
+  }
+
+  std::optional<double> optional_number(const json& object, const std::string& key) const {
+    const auto it = object.find(key);
+    if (it == object.end() || it->is_null()) return std::nullopt;
+    return number(object, key);
+  }
+
+  std::map<std::string, std::string> string_map(const json& object, const std::string& key) const {
+    std::map<std::string, std::string> out;
+    const auto it = object.find(key);
+    if (it == object.end()) return out;
+    if (!it->is_object()) fail("." + key, "expected an object of strings");
+    for (const auto& [name, value] : it->items()) {
+      if (!value.is_string()) fail("." + key + "." + name, "expected a string");
+      out[name] = value.get<std::string>();
+    }
+    return out;
+  }
+
+  Reader at(const std::string& key) const { return Reader(where_ + key); }
+
+ private:
+  std::string where_;
+};
+
+TimeStats stats_from_json(const Reader& reader, const json& object) {
+  TimeStats stats;
+  stats.min = reader.non_negative(object, "min");
+  stats.p50 = reader.non_negative(object, "p50");
+  stats.mean = reader.non_negative(object, "mean");
+  stats.p95 = reader.non_negative(object, "p95");
+  stats.p99 = reader.non_negative(object, "p99");
+  stats.max = reader.non_negative(object, "max");
+  stats.stdev = reader.non_negative(object, "stdev");
+  if (stats.min > stats.max) reader.fail("", "min is larger than max");
+  return stats;
+}
+
+ResultRow row_from_json(const Reader& reader, const json& object) {
+  ResultRow row;
+  row.bytes = reader.unsigned_integer(object, "bytes");
+  row.requested_bytes = object.contains("requested_bytes") ? reader.unsigned_integer(object, "requested_bytes") : row.bytes;
+  row.count = reader.unsigned_integer(object, "count");
+  row.dtype = reader.string(object, "dtype");
+  row.op = reader.string(object, "op");
+  row.root = static_cast<int>(reader.integer(object, "root"));
+  row.placement = reader.string(object, "placement");
+  if (row.placement != "out" && row.placement != "in") reader.fail(".placement", "expected \"out\" or \"in\"");
+  row.backend = reader.string(object, "backend");
+  row.algorithm = reader.string(object, "algorithm");
+  row.cycle = object.contains("cycle") ? static_cast<int>(reader.integer(object, "cycle")) : 1;
+  row.iterations = static_cast<int>(reader.integer(object, "iterations"));
+  if (row.iterations < 1) reader.fail(".iterations", "must be at least 1");
+  row.warmup_iterations = object.contains("warmup_iterations") ? static_cast<int>(reader.integer(object, "warmup_iterations")) : 0;
+  row.time_aggregation = object.contains("time_aggregation") ? reader.string(object, "time_aggregation") : "max";
+  row.time_us = stats_from_json(reader.at(".time_us"), reader.field(object, "time_us"));
+  row.algbw_gbps = reader.non_negative(object, "algbw_gbps");
+  row.bus_bandwidth_factor = object.contains("bus_bandwidth_factor") ? reader.non_negative(object, "bus_bandwidth_factor") : 0;
+  row.busbw_gbps = reader.optional_number(object, "busbw_gbps");
+  row.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
+  const json& wrong = reader.field(object, "wrong");
+  if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
+  if (const auto it = object.find("samples_us"); it != object.end()) {
+    if (!it->is_array()) reader.fail(".samples_us", "expected an array of numbers");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& sample = (*it)[i];
+      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || sample.get<double>() < 0) {
+        reader.fail(".samples_us[" + std::to_string(i) + "]", "expected a non-negative number");
+      }
+      row.samples_us.push_back(sample.get<double>());
+    }
+  }
+  return row;
+}
+
+Context context_from_json(const Reader& reader, const json& object) {
+  Context context;
+  if (const auto it = object.find("argv"); it != object.end() && it->is_array()) {
+    for (const auto& arg : *it) {
+      if (arg.is_string()) context.argv.push_back(arg.get<std::string>());
+    }
+  }
+  context.start_time = object.contains("start_time") ? reader.string(object, "start_time") : "";
+  context.end_time = object.contains("end_time") && object["end_time"].is_string() ? reader.string(object, "end_time") : "";
+  context.world_size = static_cast<int>(reader.integer(object, "world_size"));
+  if (context.world_size < 1) reader.fail(".world_size", "must be at least 1");
+  if (const auto it = object.find("hosts"); it != object.end()) {
+    if (!it->is_array()) reader.fail(".hosts", "expected an array of strings");
+    for (const auto& host : *it) {
+      if (!host.is_string()) reader.fail(".hosts", "expected an array of strings");
+      context.hosts.push_back(host.get<std::string>());
+    }
+  }
+  if (const auto it = object.find("ranks"); it != object.end()) {
+    if (!it->is_array()) reader.fail(".ranks", "expected an array");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Reader rank_reader = reader.at(".ranks[" + std::to_string(i) + "]");
+      const json& entry = (*it)[i];
+      RankInfo info;
+      info.rank = static_cast<int>(rank_reader.integer(entry, "rank"));
+      info.host = rank_reader.string(entry, "host");
+      info.local_rank = static_cast<int>(rank_reader.integer(entry, "local_rank"));
+      info.device = rank_reader.string(entry, "device");
+      info.pid = entry.contains("pid") ? rank_reader.integer(entry, "pid") : 0;
+      context.ranks.push_back(info);
+    }
+  }
+  context.backend = reader.string(object, "backend");
+  context.versions = reader.string_map(object, "versions");
+  context.env = reader.string_map(object, "env");
+  if (const auto it = object.find("options"); it != object.end()) {
+    if (!it->is_object()) reader.fail(".options", "expected an object");
+    context.options = *it;
+  }
+  context.tags = reader.string_map(object, "tags");
+  return context;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Report& report) {
+  json ranks = json::array();
+  for (const auto& rank : report.context.ranks) {
+    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
+                     {"device", rank.device}, {"pid", rank.pid}});
+  }
+  const Context& context = report.context;
+  json results = json::array();
+  for (const auto& row : report.results) results.push_back(row_to_json(row));
+  json skipped = json::array();
+  for (const auto& entry : report.skipped) {
+    skipped.push_back({{"dtype", entry.dtype}, {"op", entry.op}, {"placement", entry.placement}, {"reason", entry.reason}});
+  }
+  json out = {
+      {"schema_version", report.schema_version_text},
+      {"benchmark", report.benchmark},
+      {"status", report.status},
+      {"context",
+       {{"argv", context.argv},
+        {"start_time", context.start_time},
+        {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
+        {"world_size", context.world_size},
+        {"hosts", context.hosts},
+        {"ranks", ranks},
+        {"backend", context.backend},
+        {"versions", context.versions},
+        {"env", context.env},
+        {"options", context.options},
+        {"tags", context.tags}}},
+      {"results", results},
+      {"skipped", skipped},
+      {"summary",
+       {{"avg_busbw_gbps", optional_number(report.summary.avg_busbw_gbps)},
+        {"max_busbw_gbps", optional_number(report.summary.max_busbw_gbps)},
+        {"wrong_total", report.summary.wrong_total},
+        {"rows", report.summary.rows},
+        {"rows_checked", report.summary.rows_checked}}},
+  };
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
+Report report_from_json(const nlohmann::json& document) {
+  const Reader reader("report");
+  if (!document.is_object()) throw ReportFormatError("report: expected a JSON object at the top level");
+  Report report;
+  report.schema_version_text = reader.string(document, "schema_version");
+  const std::string& version = report.schema_version_text;
+  const auto dot = version.find('.');
+  if (dot == std::string::npos || version.substr(0, dot) != std::to_string(kSchemaMajor)) {
+    throw ReportFormatError("report.schema_version: unsupported version '" + version + "' (this build reads " +
+                            std::to_string(kSchemaMajor) + ".x)");
+  }
+  report.benchmark = reader.string(document, "benchmark");
+  if (report.benchmark.empty()) reader.fail(".benchmark", "empty");
+  report.status = reader.string(document, "status");
+  if (report.status != "complete" && report.status != "partial") reader.fail(".status", "expected \"complete\" or \"partial\"");
+  if (document.contains("error") && document["error"].is_string()) report.error = document["error"].get<std::string>();
+  report.context = context_from_json(reader.at(".context"), reader.field(document, "context"));
+  const json& results = reader.field(document, "results");
+  if (!results.is_array()) reader.fail(".results", "expected an array");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    report.results.push_back(row_from_json(reader.at(".results[" + std::to_string(i) + "]"), results[i]));
+  }
+  if (const auto it = document.find("skipped"); it != document.end() && it->is_array()) {
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Reader entry_reader = reader.at(".skipped[" + std::to_string(i) + "]");
+      const json& entry = (*it)[i];
+      report.skipped.push_back({entry_reader.string(entry, "dtype"), entry_reader.string(entry, "op"),
+                                entry_reader.string(entry, "placement"), entry_reader.string(entry, "reason")});
+    }
+  }
+  report.summary = summarize_rows(report.results);
+  return report;
+}
+
+Report read_report_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ReportFormatError(path + ": cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (text.empty()) throw ReportFormatError(path + ": empty file");
+  json document;
+  try {
+    // Depth and size are bounded by the file; nlohmann parses iteratively but its DOM destructor
+    // recurses, so refuse absurd nesting before building it.
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (char c : text) {
+      if (in_string) {
+        if (escaped) escaped = false;
+        else if (c == '\\') escaped = true;
+        else if (c == '"') in_string = false;
+        continue;
+      }
+      if (c == '"') in_string = true;
+      else if (c == '{' || c == '[') deepest = std::max(deepest, ++depth);
+      else if (c == '}' || c == ']') --depth;
+    }
+    if (deepest > 64) throw ReportFormatError(path + ": nesting deeper than 64 levels is not a collbench report");
+    document = json::parse(text);
+  } catch (const json::exception& e) {
+    throw ReportFormatError(path + ": not valid JSON (" + std::string(e.what()) + ")");
+  }
+  try {
+    return report_from_json(document);
+  } catch (const ReportFormatError& e) {
+    throw ReportFormatError(path + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw ReportFormatError(path + ": " + std::string(e.what()));
+  }
+}
+
+}  // namespace collbench::report

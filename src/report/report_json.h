@@ -1,0 +1,23 @@
+// The JSON form of a report, both ways. Reading validates: a bad file gives one clear sentence.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.h"
+
+namespace collbench::report {
+
+// A report file that is missing, unreadable, not JSON, or not a collbench report of a known schema.
+class ReportFormatError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json to_json(const Report& report);
+Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
+Report read_report_file(const std::string& path);         // throws ReportFormatError
+
+}  // namespace collbench::report

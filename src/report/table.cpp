@@ -1,0 +1,76 @@
+#include "report/table.h"
+
+namespace collbench::report {
+namespace {
+
+void print_half(std::FILE* out, const ResultRow* row) {
+  if (!row) {
+    std::fprintf(out, "  %9s  %7s  %7s  %6s", "-", "-", "-", "-");
+    return;
+  }
+  char busbw[32], wrong[32];
+  if (row->busbw_gbps) std::snprintf(busbw, sizeof(busbw), "%7.2f", *row->busbw_gbps);
+  else std::snprintf(busbw, sizeof(busbw), "%7s", "n/a");
+  if (row->wrong) std::snprintf(wrong, sizeof(wrong), "%6lld", static_cast<long long>(*row->wrong));
+  else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
+  std::fprintf(out, "  %9.2f  %7.2f  %s  %s", row->time_us.mean, row->algbw_gbps, busbw, wrong);
+}
+
+}  // namespace
+
+void TableWriter::header(const Report& report, const std::string& sweep_description) {
+  const Context& context = report.context;
+  std::fprintf(out_, "# collbench %s: %s_perf, backend %s, %d rank(s) on %zu host(s)\n",
+               context.versions.count("collbench") ? context.versions.at("collbench").c_str() : "?",
+               report.benchmark.c_str(), context.backend.c_str(), context.world_size, context.hosts.size());
+  std::fprintf(out_, "# %s\n#\n# Using devices\n", sweep_description.c_str());
+  for (const RankInfo& rank : context.ranks) {
+    std::fprintf(out_, "#  Rank %2d Pid %7lld on %10s device %s\n", rank.rank, static_cast<long long>(rank.pid),
+                 rank.host.c_str(), rank.device.c_str());
+  }
+  std::fprintf(out_, "#\n");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %36s  %36s\n", "", "", "", "", "", "out-of-place", "in-place");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "size", "count", "type",
+               "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "(B)", "(elements)", "",
+               "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  std::fflush(out_);
+}
+
+void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place) {
+  const ResultRow* any = out_of_place ? out_of_place : in_place;
+  if (!any) return;
+  std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", static_cast<unsigned long long>(any->bytes),
+               static_cast<unsigned long long>(any->count), any->dtype.c_str(), any->op.c_str(), any->root);
+  print_half(out_, out_of_place);
+  print_half(out_, in_place);
+  std::fprintf(out_, "\n");
+  std::fflush(out_);
+}
+
+void TableWriter::skipped(const SkippedCase& skipped_case) {
+  std::fprintf(out_, "# skipped: %s %s %s placement: %s\n", skipped_case.dtype.c_str(), skipped_case.op.c_str(),
+               skipped_case.placement.c_str(), skipped_case.reason.c_str());
+}
+
+void TableWriter::footer(const Report& report, const std::string& report_path) {
+  const Summary& summary = report.summary;
+  if (summary.rows_checked > 0) {
+    std::fprintf(out_, "# Out of bounds values : %lld %s\n", static_cast<long long>(summary.wrong_total),
+                 summary.wrong_total == 0 ? "OK" : "FAILED");
+  } else {
+    std::fprintf(out_, "# Out of bounds values : not checked (-c 0)\n");
+  }
+  if (summary.avg_busbw_gbps) {
+    std::fprintf(out_, "# Avg bus bandwidth    : %g GB/s (mean over %d rows)\n", *summary.avg_busbw_gbps, summary.rows);
+  } else if (report.context.world_size == 1) {
+    std::fprintf(out_, "# Avg bus bandwidth    : not defined for 1 rank (no data crosses ranks; see algbw)\n");
+  } else {
+    std::fprintf(out_, "# Avg bus bandwidth    : no rows measured\n");
+  }
+  if (!report_path.empty()) std::fprintf(out_, "# Report               : %s\n", report_path.c_str());
+  std::fprintf(out_, "#\n");
+  std::fflush(out_);
+}
+
+}  // namespace collbench::report
