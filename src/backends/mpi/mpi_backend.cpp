@@ -1,0 +1,247 @@
+#include "backends/mpi/mpi_backend.h"
+
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+
+#include "backends/mpi/mpi_check.h"
+
+namespace collbench::mpi {
+namespace {
+
+enum class SixteenBit { kHalf = 0, kBfloat16 = 1 };
+
+template <SixteenBit Format>
+float decode(std::uint16_t bits) {
+  return Format == SixteenBit::kHalf ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
+}
+
+template <SixteenBit Format>
+std::uint16_t encode(float value) {
+  return Format == SixteenBit::kHalf ? float_to_half_bits(value) : float_to_bf16_bits(value);
+}
+
+// Each step widens to float, combines, and rounds back, as a 16-bit accumulator would.
+template <SixteenBit Format, ReduceOp Op>
+void reduce_sixteen_bit(void* in, void* inout, int* length, MPI_Datatype*) {
+  const auto* source = static_cast<const std::uint16_t*>(in);
+  auto* target = static_cast<std::uint16_t*>(inout);
+  for (int i = 0; i < *length; ++i) {
+    const float a = decode<Format>(source[i]);
+    const float b = decode<Format>(target[i]);
+    float result = 0;
+    if constexpr (Op == ReduceOp::kSum) result = a + b;
+    else if constexpr (Op == ReduceOp::kProd) result = a * b;
+    else if constexpr (Op == ReduceOp::kMin) result = a < b ? a : b;
+    else result = a > b ? a : b;
+    target[i] = encode<Format>(result);
+  }
+}
+
+template <SixteenBit Format>
+std::array<MPI_Op, 4> create_sixteen_bit_ops() {
+  std::array<MPI_Op, 4> ops{};
+  CB_MPI_CHECK(MPI_Op_create(&reduce_sixteen_bit<Format, ReduceOp::kSum>, 1, &ops[0]));
+  CB_MPI_CHECK(MPI_Op_create(&reduce_sixteen_bit<Format, ReduceOp::kProd>, 1, &ops[1]));
+  CB_MPI_CHECK(MPI_Op_create(&reduce_sixteen_bit<Format, ReduceOp::kMin>, 1, &ops[2]));
+  CB_MPI_CHECK(MPI_Op_create(&reduce_sixteen_bit<Format, ReduceOp::kMax>, 1, &ops[3]));
+  return ops;
+}
+
+MPI_Datatype mpi_type(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8: return MPI_INT8_T;
+    case DType::kUint8: return MPI_UINT8_T;
+    case DType::kInt32: return MPI_INT32_T;
+    case DType::kUint32: return MPI_UINT32_T;
+    case DType::kInt64: return MPI_INT64_T;
+    case DType::kUint64: return MPI_UINT64_T;
+    case DType::kFloat16:
+    case DType::kBfloat16: return MPI_UINT16_T;
+    case DType::kFloat32: return MPI_FLOAT;
+    case DType::kFloat64: return MPI_DOUBLE;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+int mpi_count(std::size_t count) {
+  if (count > static_cast<std::size_t>(INT_MAX)) {
+    throw Unsupported("MPI takes element counts as int; " + std::to_string(count) + " elements exceed 2^31-1");
+  }
+  return static_cast<int>(count);
+}
+
+template <typename T>
+void divide_all(void* data, std::size_t count, int divisor) {
+  T* values = static_cast<T*>(data);
+  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<T>(values[i] / static_cast<T>(divisor));
+}
+
+template <SixteenBit Format>
+void divide_sixteen_bit(void* data, std::size_t count, int divisor) {
+  auto* values = static_cast<std::uint16_t*>(data);
+  for (std::size_t i = 0; i < count; ++i) values[i] = encode<Format>(decode<Format>(values[i]) / static_cast<float>(divisor));
+}
+
+void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
+
+}  // namespace
+
+MpiBackend::MpiBackend(MPI_Comm parent) {
+  CB_MPI_CHECK(MPI_Comm_dup(parent, &communicator_));
+  CB_MPI_CHECK(MPI_Comm_set_errhandler(communicator_, MPI_ERRORS_RETURN));
+  CB_MPI_CHECK(MPI_Comm_rank(communicator_, &rank_));
+  CB_MPI_CHECK(MPI_Comm_size(communicator_, &size_));
+  sixteen_bit_ops_[0] = create_sixteen_bit_ops<SixteenBit::kHalf>();
+  sixteen_bit_ops_[1] = create_sixteen_bit_ops<SixteenBit::kBfloat16>();
+}
+
+MpiBackend::~MpiBackend() {
+  for (auto& ops : sixteen_bit_ops_) {
+    for (auto& op : ops) {
+      if (op != MPI_OP_NULL) MPI_Op_free(&op);
+    }
+  }
+  if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
+}
+
+std::string MpiBackend::algorithm(const std::string& collective) const {
+  // Open MPI's tuned component honours a forced algorithm only with dynamic rules on; report
+  // the forced number so algorithm-vs-algorithm tables can tell runs apart.
+  static const std::array<std::pair<const char*, const char*>, 8> kTunedNames = {{
+      {"all_reduce", "allreduce"}, {"broadcast", "bcast"}, {"reduce", "reduce"}, {"all_gather", "allgather"},
+      {"reduce_scatter", "reduce_scatter_block"}, {"alltoall", "alltoall"}, {"gather", "gather"}, {"scatter", "scatter"},
+  }};
+  const char* dynamic = std::getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+  if (!dynamic || std::string(dynamic) != "1") return "default";
+  for (const auto& [ours, tuned] : kTunedNames) {
+    if (collective != ours) continue;
+    const std::string variable = std::string("OMPI_MCA_coll_tuned_") + tuned + "_algorithm";
+    if (const char* forced = std::getenv(variable.c_str())) return std::string("ompi-tuned-") + forced;
+  }
+  return "default";
+}
+
+std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+MPI_Op MpiBackend::mpi_op(DType dtype, ReduceOp op) const {
+  const ReduceOp combine = op == ReduceOp::kAvg ? ReduceOp::kSum : op;
+  if (dtype == DType::kFloat16 || dtype == DType::kBfloat16) {
+    return sixteen_bit_ops_[dtype == DType::kFloat16 ? 0 : 1][static_cast<std::size_t>(combine)];
+  }
+  switch (combine) {
+    case ReduceOp::kSum: return MPI_SUM;
+    case ReduceOp::kProd: return MPI_PROD;
+    case ReduceOp::kMin: return MPI_MIN;
+    case ReduceOp::kMax: return MPI_MAX;
+    case ReduceOp::kAvg: break;
+  }
+  return MPI_SUM;
+}
+
+void MpiBackend::finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const {
+  if (op != ReduceOp::kAvg) return;
+  switch (dtype) {
+    case DType::kInt8: return divide_all<std::int8_t>(result, count, size_);
+    case DType::kUint8: return divide_all<std::uint8_t>(result, count, size_);
+    case DType::kInt32: return divide_all<std::int32_t>(result, count, size_);
+    case DType::kUint32: return divide_all<std::uint32_t>(result, count, size_);
+    case DType::kInt64: return divide_all<std::int64_t>(result, count, size_);
+    case DType::kUint64: return divide_all<std::uint64_t>(result, count, size_);
+    case DType::kFloat16: return divide_sixteen_bit<SixteenBit::kHalf>(result, count, size_);
+    case DType::kBfloat16: return divide_sixteen_bit<SixteenBit::kBfloat16>(result, count, size_);
+    case DType::kFloat32: return divide_all<float>(result, count, size_);
+    case DType::kFloat64: return divide_all<double>(result, count, size_);
+  }
+}
+
+void MpiBackend::all_reduce(const CollectiveCall& call) {
+  const void* send = call.in_place ? MPI_IN_PLACE : call.send;
+  CB_MPI_CHECK(MPI_Allreduce(send, call.recv, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
+                             communicator_));
+  finish_average(call.recv, call.count, call.dtype, call.op);
+}
+
+void MpiBackend::broadcast(const CollectiveCall& call) {
+  // MPI_Bcast has one buffer: the root sends from its send buffer, every other rank receives
+  // into its receive buffer (so the root's receive buffer is not written out of place).
+  void* buffer = rank_ == call.root && !call.in_place ? mutable_send(call) : call.recv;
+  CB_MPI_CHECK(MPI_Bcast(buffer, mpi_count(call.count), mpi_type(call.dtype), call.root, communicator_));
+}
+
+void MpiBackend::reduce(const CollectiveCall& call) {
+  const void* send = call.in_place && rank_ == call.root ? MPI_IN_PLACE : call.send;
+  CB_MPI_CHECK(MPI_Reduce(send, call.recv, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
+                          call.root, communicator_));
+  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op);
+}
+
+void MpiBackend::all_gather(const CollectiveCall& call) {
+  const int count = mpi_count(call.count);
+  if (call.in_place) {
+    CB_MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recv, count, mpi_type(call.dtype), communicator_));
+  } else {
+    CB_MPI_CHECK(MPI_Allgather(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), communicator_));
+  }
+}
+
+void MpiBackend::reduce_scatter(const CollectiveCall& call) {
+  const int count = mpi_count(call.count);
+  if (call.in_place) {
+    // MPI's in-place form reads the whole input from the buffer and leaves this rank's block at
+    // its start (see in_place_reduce_scatter_output_at_start).
+    void* buffer = mutable_send(call);
+    CB_MPI_CHECK(MPI_Reduce_scatter_block(MPI_IN_PLACE, buffer, count, mpi_type(call.dtype), mpi_op(call.dtype, call.op),
+                                          communicator_));
+    finish_average(buffer, call.count, call.dtype, call.op);
+  } else {
+    CB_MPI_CHECK(MPI_Reduce_scatter_block(call.send, call.recv, count, mpi_type(call.dtype), mpi_op(call.dtype, call.op),
+                                          communicator_));
+    finish_average(call.recv, call.count, call.dtype, call.op);
+  }
+}
+
+void MpiBackend::alltoall(const CollectiveCall& call) {
+  const int count = mpi_count(call.count);
+  const void* send = call.in_place ? MPI_IN_PLACE : call.send;
+  CB_MPI_CHECK(MPI_Alltoall(send, call.in_place ? 0 : count, call.in_place ? MPI_DATATYPE_NULL : mpi_type(call.dtype),
+                            call.recv, count, mpi_type(call.dtype), communicator_));
+}
+
+void MpiBackend::gather(const CollectiveCall& call) {
+  const int count = mpi_count(call.count);
+  if (call.in_place && rank_ == call.root) {
+    CB_MPI_CHECK(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recv, count, mpi_type(call.dtype), call.root,
+                            communicator_));
+  } else {
+    CB_MPI_CHECK(MPI_Gather(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), call.root,
+                            communicator_));
+  }
+}
+
+void MpiBackend::scatter(const CollectiveCall& call) {
+  const int count = mpi_count(call.count);
+  if (call.in_place && rank_ == call.root) {
+    CB_MPI_CHECK(MPI_Scatter(call.send, count, mpi_type(call.dtype), MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.root,
+                             communicator_));
+  } else {
+    CB_MPI_CHECK(MPI_Scatter(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), call.root,
+                             communicator_));
+  }
+}
+
+void MpiBackend::sendrecv(const CollectiveCall& call) {
+  constexpr int kRingTag = 7;
+  const int count = mpi_count(call.count);
+  const int next = (rank_ + 1) % size_;
+  const int previous = (rank_ - 1 + size_) % size_;
+  if (call.in_place) {
+    CB_MPI_CHECK(MPI_Sendrecv_replace(call.recv, count, mpi_type(call.dtype), next, kRingTag, previous, kRingTag,
+                                      communicator_, MPI_STATUS_IGNORE));
+  } else {
+    CB_MPI_CHECK(MPI_Sendrecv(call.send, count, mpi_type(call.dtype), next, kRingTag, call.recv, count,
+                              mpi_type(call.dtype), previous, kRingTag, communicator_, MPI_STATUS_IGNORE));
+  }
+}
+
+}  // namespace collbench::mpi
