@@ -1,0 +1,224 @@
+#include "app/perf_main.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "app/launcher_env.h"
+#include "backends/mpi/mpi_world.h"
+#include "backends/registry.h"
+#include "core/context.h"
+#include "core/error.h"
+#include "core/runner.h"
+#include "core/watchdog.h"
+#include "report/report_file.h"
+#include "report/table.h"
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+std::string sweep_description(const Options& options) {
+  std::ostringstream text;
+  if (!options.explicit_sizes.empty()) {
+    text << "sizes";
+    for (auto size : options.explicit_sizes) text << ' ' << format_size(size);
+  } else {
+    text << "sizes " << format_size(options.sweep.min_bytes) << " .. " << format_size(options.sweep.max_bytes);
+    if (options.sweep.step_factor > 0) text << " (factor " << options.sweep.step_factor << ")";
+    else text << " (step " << format_size(options.sweep.step_bytes) << ")";
+  }
+  text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
+       << options.check_iterations << "; iteration time = " << to_string(options.aggregation) << " over ranks";
+  return text.str();
+}
+
+std::string build_features() {
+  std::string features = "backends:";
+  for (const auto& name : available_backends()) features += " " + name;
+#ifdef COLLBENCH_HAVE_CUDA
+  features += "; cuda: yes";
+#else
+  features += "; cuda: no";
+#endif
+#ifdef COLLBENCH_HAVE_GLOO
+  features += "; gloo: found";
+#endif
+  return features;
+}
+
+// Checks that need the world size; identical on every rank.
+void validate_for_world(const Options& options, const Collective& collective, int world_size) {
+  if (collective.takes_root && options.root != kEveryRoot && options.root >= world_size) {
+    throw UsageError("root " + std::to_string(options.root) + " is outside the world of " + std::to_string(world_size) +
+                     " rank(s) (use 0.." + std::to_string(world_size - 1) + " or -1 for every root)");
+  }
+}
+
+class PerfProgram {
+ public:
+  PerfProgram(const Collective& collective, std::vector<std::string> argv)
+      : collective_(collective), program_(std::string(collective.name) + "_perf"), argv_(std::move(argv)) {}
+
+  int run(int* argc, char*** argv);
+
+ private:
+  int fail_usage(const std::string& message, bool print) const {
+    if (print) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), message.c_str());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  int measure(mpi::MpiWorld& world, const Options& options, std::optional<report::ReportFile>& report_file);
+
+  const Collective& collective_;
+  std::string program_;
+  std::vector<std::string> argv_;
+  report::Report report_;
+};
+
+int PerfProgram::run(int* argc, char*** argv) {
+  // Flags are checked before MPI starts, so a typo fails at once, printed by one rank only.
+  const bool printer = launcher_rank() == 0;
+  Options options;
+  try {
+    options = parse_options(std::vector<std::string>(argv_.begin() + 1, argv_.end()));
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), printer);
+  }
+  if (options.show_help) {
+    if (printer) std::fputs(usage_text(program_).c_str(), stdout);
+    return 0;
+  }
+  if (options.show_version) {
+    if (printer) std::printf("collbench %s (%s)\n", collbench_version().c_str(), build_features().c_str());
+    return 0;
+  }
+
+  mpi::MpiSession session(argc, argv);
+  std::optional<mpi::MpiWorld> world;
+  try {
+    world.emplace();
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
+    return static_cast<int>(ExitCode::kRuntimeError);
+  }
+  const bool leader = world->rank() == 0;
+  try {
+    validate_for_world(options, collective_, world->size());
+    if (options.backend.empty()) options.backend = default_backend_name();
+    if (options.gpus_per_process != 1 && options.backend == "mpi") {
+      throw UsageError("-g " + std::to_string(options.gpus_per_process) +
+                       " needs a GPU backend; the mpi backend drives one CPU per process");
+    }
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), leader);
+  }
+  // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable; every rank
+  // must agree before anyone starts.
+  std::optional<report::ReportFile> report_file;
+  std::string report_problem;
+  if (leader && !options.report_path.empty()) {
+    try {
+      report_file.emplace(options.report_path, options.overwrite_report);
+    } catch (const UsageError& e) {
+      report_problem = e.what();
+    }
+  }
+  try {
+    report_problem = world->broadcast_string(report_problem);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
+    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  }
+  if (!report_problem.empty()) return fail_usage(report_problem, leader);
+  return measure(*world, options, report_file);
+}
+
+int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::optional<report::ReportFile>& report_file) {
+  const bool leader = world.rank() == 0;
+  report::TableWriter table(stdout);
+  std::int64_t wrong_total = 0;
+  try {
+    std::unique_ptr<Backend> backend = make_backend(options.backend, world);
+    report_.benchmark = std::string(collective_.name);
+    report_.context = collect_context(world, backend->name(), backend->device_description(), argv_, options);
+    auto save = [&] {
+      if (leader && report_file) report_file->write(report_);
+    };
+    save();  // an empty partial report exists from the start, so even an early failure leaves one
+    if (leader) table.header(report_, sweep_description(options));
+
+    std::optional<Watchdog> watchdog;
+    if (options.timeout_seconds > 0) {
+      const std::string where = "rank " + std::to_string(world.rank()) + " on " + world.host();
+      const std::string program = program_;
+      const double timeout = options.timeout_seconds;
+      watchdog.emplace(timeout, [program, where, timeout](const std::string& step) {
+        std::fprintf(stderr, "%s: timeout: no progress for %g s in %s (%s); ending the job with exit 4\n",
+                     program.c_str(), timeout, step.c_str(), where.c_str());
+        std::fflush(stderr);
+        std::_Exit(static_cast<int>(ExitCode::kTimeout));
+      });
+    }
+    RunnerEvents events;
+    events.row_completed = [&](const report::ResultRow& row) {
+      wrong_total += row.wrong.value_or(0);
+      if (!leader) return;
+      report_.results.push_back(row);
+      report_.summary = report::summarize_rows(report_.results);
+      save();
+    };
+    events.size_completed = [&](const report::ResultRow* out_of_place, const report::ResultRow* in_place) {
+      if (leader) table.line(out_of_place, in_place);
+    };
+    events.case_skipped = [&](const report::SkippedCase& skipped) {
+      if (!leader) return;
+      report_.skipped.push_back(skipped);
+      table.skipped(skipped);
+      save();
+    };
+    CollectiveRunner runner(collective_, options, world, *backend, watchdog ? &*watchdog : nullptr, events);
+    runner.run();
+    watchdog.reset();
+
+    report_.status = "complete";
+    report_.context.end_time = utc_timestamp_now();
+    report_.summary = report::summarize_rows(report_.results);
+    save();
+    if (leader) table.footer(report_, options.report_path);
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), leader);  // raised identically on every rank
+  } catch (const std::exception& e) {
+    // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
+    const auto* error = dynamic_cast<const Error*>(&e);
+    const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
+    std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", program_.c_str(), world.rank(), world.host().c_str(), e.what());
+    if (leader && report_file) {
+      report_.error = e.what();
+      report_.context.end_time = utc_timestamp_now();
+      try {
+        report_file->write(report_);
+      } catch (const std::exception&) {
+        // the error above is the one worth reporting
+      }
+    }
+    world.abort(code);
+  }
+  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace
+
+int run_collective_perf(std::string_view collective_name, int argc, char** argv) {
+  const Collective* collective = find_collective(collective_name);
+  if (!collective) {
+    std::fprintf(stderr, "collbench: internal error: no collective named '%.*s'\n",
+                 static_cast<int>(collective_name.size()), collective_name.data());
+    return static_cast<int>(ExitCode::kRuntimeError);
+  }
+  PerfProgram program(*collective, std::vector<std::string>(argv, argv + argc));
+  return program.run(&argc, &argv);
+}
+
+}  // namespace collbench

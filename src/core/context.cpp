@@ -1,0 +1,137 @@
+#include "core/context.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+
+extern char** environ;
+
+namespace collbench {
+namespace {
+
+constexpr const char* kAllowedPrefixes[] = {"NCCL_", "OMPI_MCA_", "UCX_", "GLOO_", "OPENBLAS_", "OMP_", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING",
+                                             "MPICH_", "I_MPI_", "FI_", "SLURM_JOB_", "SLURM_NTASKS", "SLURM_NNODES"};
+constexpr const char* kAllowedNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "COLLBENCH_SEED"};
+// Open MPI's launcher plumbing: job ids, daemon addresses, session folders and a transport key.
+// It describes this launch, not the tuning, and the key must not leave the machine.
+constexpr const char* kLauncherPrefixes[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
+                                             "OMPI_MCA_shmem_RUNTIME_QUERY_hint"};
+// Even inside allowed prefixes, never copy anything that looks like a credential.
+constexpr const char* kSecretWords[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL", "AUTH"};
+
+bool allowed(const std::string& name) {
+  for (const char* prefix : kLauncherPrefixes) {
+    if (name.rfind(prefix, 0) == 0) return false;
+  }
+  for (const char* word : kSecretWords) {
+    if (name.find(word) != std::string::npos) return false;
+  }
+  for (const char* exact : kAllowedNames) {
+    if (name == exact) return true;
+  }
+  for (const char* prefix : kAllowedPrefixes) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string collbench_version() { return COLLBENCH_VERSION; }
+
+std::string utc_timestamp_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[40];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &parts);
+  char with_millis[48];
+  std::snprintf(with_millis, sizeof(with_millis), "%s.%03dZ", text, static_cast<int>(millis));
+  return with_millis;
+}
+
+std::map<std::string, std::string> allow_listed_environment(char** environment) {
+  std::map<std::string, std::string> out;
+  for (char** entry = environment; entry && *entry; ++entry) {
+    const std::string text(*entry);
+    const auto equals = text.find('=');
+    if (equals == std::string::npos) continue;
+    const std::string name = text.substr(0, equals);
+    if (allowed(name)) out[name] = text.substr(equals + 1);
+  }
+  return out;
+}
+
+nlohmann::json options_as_json(const Options& options) {
+  nlohmann::json dtypes = nlohmann::json::array(), ops = nlohmann::json::array();
+  for (DType type : options.dtypes) dtypes.push_back(std::string(to_string(type)));
+  for (ReduceOp op : options.ops) ops.push_back(std::string(to_string(op)));
+  nlohmann::json out = {
+      {"sizes_bytes", options.requested_sizes()},
+      {"iterations", options.iterations},
+      {"warmup_iterations", options.warmup_iterations},
+      {"check_iterations", options.check_iterations},
+      {"dtypes", dtypes},
+      {"ops", ops},
+      {"root", options.root},
+      {"time_aggregation", std::string(to_string(options.aggregation))},
+      {"cycles", options.cycles},
+      {"timeout_s", options.timeout_seconds},
+      {"placement", options.placement == PlacementChoice::kBoth ? "both" : options.placement == PlacementChoice::kIn ? "in" : "out"},
+      {"keep_samples", options.keep_samples},
+      {"seed", options.seed},
+      {"gpus_per_process", options.gpus_per_process},
+  };
+  if (options.explicit_sizes.empty()) {
+    out["min_bytes"] = options.sweep.min_bytes;
+    out["max_bytes"] = options.sweep.max_bytes;
+    if (options.sweep.step_factor > 0) out["step_factor"] = options.sweep.step_factor;
+    else out["step_bytes"] = options.sweep.step_bytes;
+  }
+  return out;
+}
+
+report::Context collect_context(World& world, const std::string& backend_name, const std::string& device,
+                                const std::vector<std::string>& argv, const Options& options) {
+  report::Context context;
+  context.argv = argv;
+  context.start_time = utc_timestamp_now();
+  context.world_size = world.size();
+  const std::string mine = world.host() + '\n' + std::to_string(world.local_rank()) + '\n' + device + '\n' +
+                           std::to_string(static_cast<long long>(::getpid()));
+  const std::vector<std::string> everyone = world.gather_strings(mine);
+  for (int rank = 0; rank < world.size(); ++rank) {
+    const std::string& text = everyone[static_cast<std::size_t>(rank)];
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+      fields.push_back(text.substr(start, end - start));
+    }
+    fields.push_back(text.substr(start));
+    report::RankInfo info;
+    info.rank = rank;
+    info.host = fields.at(0);
+    info.local_rank = std::stoi(fields.at(1));
+    info.device = fields.at(2);
+    info.pid = std::stoll(fields.at(3));
+    context.ranks.push_back(info);
+    if (std::find(context.hosts.begin(), context.hosts.end(), info.host) == context.hosts.end()) {
+      context.hosts.push_back(info.host);
+    }
+  }
+  context.backend = backend_name;
+  context.versions["collbench"] = collbench_version();
+  context.versions["mpi"] = world.library_version();
+  context.versions["compiler"] = std::string(__VERSION__);
+  context.env = allow_listed_environment(environ);
+  context.options = options_as_json(options);
+  context.tags = options.tags;
+  return context;
+}
+
+}  // namespace collbench

@@ -1,0 +1,65 @@
+// The runner owns everything a workload does not: the sweep over dtypes, ops, roots, sizes and
+// placements; buffers; warm-up; timing; combining times across ranks; statistics; checks.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/options.h"
+#include "core/world.h"
+#include "report/report.h"
+#include "workloads/collective.h"
+
+namespace collbench {
+
+class Watchdog;
+
+// What the runner tells the rest of the program, on every rank, as rows complete.
+struct RunnerEvents {
+  std::function<void(const report::ResultRow&)> row_completed;
+  // Both placements of one size are done (for the nccl-tests table line): nullptr where skipped.
+  std::function<void(const report::ResultRow* out_of_place, const report::ResultRow* in_place)> size_completed;
+  std::function<void(const report::SkippedCase&)> case_skipped;
+};
+
+// One row's size after rounding to whole elements per rank: nccl-tests' count, never 0.
+struct RowSize {
+  std::size_t row_count;  // elements in the size column
+  BufferLayout layout;
+};
+RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes, DType dtype, int ranks);
+
+class CollectiveRunner {
+ public:
+  CollectiveRunner(const Collective& collective, const Options& options, World& world, Backend& backend,
+                   Watchdog* watchdog, RunnerEvents events);
+  // Runs the whole sweep. Throws Error on failures; rows completed so far were already reported.
+  void run();
+
+ private:
+  struct Case {
+    DType dtype;
+    ReduceOp op;
+    int root;
+    int cycle;
+  };
+  struct Buffers;
+
+  void run_case(const Case& one_case, Buffers& buffers);
+  report::ResultRow measure(const Case& one_case, const RowSize& size, std::uint64_t requested_bytes,
+                            Placement placement, Buffers& buffers);
+  CollectiveCall prepare(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
+  std::int64_t count_wrong(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
+  std::vector<double> combine_across_ranks(std::vector<double> samples_us);
+
+  const Collective& collective_;
+  const Options& options_;
+  World& world_;
+  Backend& backend_;
+  Watchdog* watchdog_;
+  RunnerEvents events_;
+};
+
+}  // namespace collbench

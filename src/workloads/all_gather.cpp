@@ -1,0 +1,16 @@
+// all_gather: every rank ends with every rank's block, in rank order.
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+Expected expected(const OutputContext& where, std::size_t i) {
+  return Expected::copy_of(static_cast<int>(i / where.call_count), i % where.call_count);
+}
+void run(Backend& backend, const CollectiveCall& call) { backend.all_gather(call); }
+
+}  // namespace
+
+extern const Collective kAllGather{"all_gather", false, false, factor_all_but_one_share, gathering_layout, expected, run};
+
+}  // namespace collbench

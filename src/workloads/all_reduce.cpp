@@ -1,0 +1,15 @@
+// all_reduce: every rank ends with the element-wise reduction of every rank's input.
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }  // reduce-scatter + all-gather
+Expected expected(const OutputContext&, std::size_t i) { return Expected::reduction_at(i); }
+void run(Backend& backend, const CollectiveCall& call) { backend.all_reduce(call); }
+
+}  // namespace
+
+extern const Collective kAllReduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected, run};
+
+}  // namespace collbench

@@ -1,0 +1,23 @@
+// alltoall: block q of rank r's output is block r of rank q's input.
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+BufferLayout layout(std::size_t row_count, int ranks) {
+  const std::size_t block = row_count / static_cast<std::size_t>(ranks);
+  const std::size_t total = block * static_cast<std::size_t>(ranks);
+  return {block, total, total, 0, 0};
+}
+
+Expected expected(const OutputContext& where, std::size_t i) {
+  const auto source = static_cast<int>(i / where.call_count);
+  return Expected::copy_of(source, static_cast<std::size_t>(where.rank) * where.call_count + i % where.call_count);
+}
+void run(Backend& backend, const CollectiveCall& call) { backend.alltoall(call); }
+
+}  // namespace
+
+extern const Collective kAlltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected, run};
+
+}  // namespace collbench

@@ -1,0 +1,74 @@
+// The descriptor every collective workload fills: what it moves, how to run it, what it must give.
+//
+// Like nccl-tests' testColl, one small file per collective (src/workloads/<name>.cpp) fills one
+// of these; the runner does everything else (sweeps, buffers, timing, checks, statistics).
+// Input element i of rank r is always input_value(r, i) (core/values.h), whatever the collective,
+// so a descriptor only says where each output element comes from.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace collbench {
+
+// Element counts for one row, nccl-tests' getCollByteCount. `row_count` is the row's size in
+// elements (the size column). In place, one buffer holds both sides: this rank's send data starts
+// at rank * in_place_send_stride and its output at rank * in_place_recv_stride.
+struct BufferLayout {
+  std::size_t call_count = 0;  // the count the library call takes
+  std::size_t send_count = 0;
+  std::size_t recv_count = 0;
+  std::size_t in_place_send_stride = 0;
+  std::size_t in_place_recv_stride = 0;
+};
+
+// Where one output element comes from.
+struct Expected {
+  enum class Kind { kUnchecked, kCopyOf, kReductionAt };
+  Kind kind = Kind::kUnchecked;
+  int source_rank = 0;            // kCopyOf: whose input
+  std::uint64_t source_index = 0;  // kCopyOf and kReductionAt: which input element
+
+  static Expected unchecked() { return {}; }
+  static Expected copy_of(int rank, std::uint64_t index) { return {Kind::kCopyOf, rank, index}; }
+  static Expected reduction_at(std::uint64_t index) { return {Kind::kReductionAt, 0, index}; }
+};
+
+struct OutputContext {
+  int rank = 0;
+  int ranks = 1;
+  int root = 0;
+  std::size_t call_count = 0;
+  bool in_place = false;
+};
+
+struct Collective {
+  std::string_view name;  // "all_reduce"; the executable is <name>_perf
+  bool takes_op;
+  bool takes_root;
+  // nccl-tests' busbw = algbw * factor; see doc/PERFORMANCE.md there and DESIGN.md here.
+  double (*bus_bandwidth_factor)(int ranks);
+  BufferLayout (*layout)(std::size_t row_count, int ranks);
+  Expected (*expected_output)(const OutputContext& where, std::size_t output_index);
+  void (*run)(Backend& backend, const CollectiveCall& call);
+  // Where this rank's output starts in the shared buffer of an in-place call, when the library's
+  // convention differs from the layout's stride. nullptr: rank * in_place_recv_stride.
+  std::size_t (*in_place_output_offset)(const Backend& backend, const BufferLayout& layout, int rank) = nullptr;
+};
+
+// Layouts shared by several collectives.
+BufferLayout whole_buffer_layout(std::size_t row_count, int ranks);  // all_reduce, broadcast, reduce, sendrecv
+BufferLayout gathering_layout(std::size_t row_count, int ranks);     // all_gather, gather: n blocks out
+BufferLayout scattering_layout(std::size_t row_count, int ranks);    // reduce_scatter, scatter: n blocks in
+
+double factor_one(int ranks);
+double factor_all_but_one_share(int ranks);  // (n - 1) / n
+
+const std::vector<const Collective*>& all_collectives();
+const Collective* find_collective(std::string_view name);
+
+}  // namespace collbench

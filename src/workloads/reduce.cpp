@@ -1,0 +1,16 @@
+// reduce: the root ends with the element-wise reduction of every rank's input.
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+Expected expected(const OutputContext& where, std::size_t i) {
+  return where.rank == where.root ? Expected::reduction_at(i) : Expected::unchecked();
+}
+void run(Backend& backend, const CollectiveCall& call) { backend.reduce(call); }
+
+}  // namespace
+
+extern const Collective kReduce{"reduce", true, true, factor_one, whole_buffer_layout, expected, run};
+
+}  // namespace collbench

@@ -1,0 +1,16 @@
+// sendrecv: a ring exchange; every rank sends to rank + 1 and receives from rank - 1.
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+Expected expected(const OutputContext& where, std::size_t i) {
+  return Expected::copy_of((where.rank - 1 + where.ranks) % where.ranks, i);
+}
+void run(Backend& backend, const CollectiveCall& call) { backend.sendrecv(call); }
+
+}  // namespace
+
+extern const Collective kSendrecv{"sendrecv", false, false, factor_one, whole_buffer_layout, expected, run};
+
+}  // namespace collbench
