@@ -1,0 +1,160 @@
+// Checks a collective report against the contract users and CI rely on (docs/report-schema.md).
+// Used by the MPI integration tests; prints every violation and exits 1 when there is any.
+//
+// usage: check_report REPORT --benchmark NAME --world-size N [--wrong zero|positive]
+//                     [--status complete|partial] [--dtypes a,b] [--ops a,b] [--placements out,in]
+//                     [--roots every|N] [--samples]
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report_json.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');) out.push_back(item);
+  return out;
+}
+
+// Written out here, not taken from the library, so a wrong factor there cannot agree with itself.
+double expected_factor(const std::string& benchmark, int n) {
+  if (benchmark == "all_reduce") return 2.0 * (n - 1) / n;
+  if (benchmark == "broadcast" || benchmark == "reduce" || benchmark == "sendrecv") return 1.0;
+  return static_cast<double>(n - 1) / n;
+}
+
+struct Checker {
+  std::vector<std::string> problems;
+  void expect(bool ok, const std::string& what) {
+    if (!ok) problems.push_back(what);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: check_report REPORT --benchmark NAME --world-size N [...]\n");
+    return 2;
+  }
+  const std::string path = argv[1];
+  std::string benchmark, wrong = "zero", status = "complete", roots;
+  int world_size = -1;
+  std::set<std::string> dtypes, ops, placements{"out", "in"};
+  bool samples = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (flag == "--benchmark") benchmark = value();
+    else if (flag == "--world-size") world_size = std::stoi(value());
+    else if (flag == "--wrong") wrong = value();
+    else if (flag == "--status") status = value();
+    else if (flag == "--dtypes") for (auto& d : split(value())) dtypes.insert(d);
+    else if (flag == "--ops") for (auto& o : split(value())) ops.insert(o);
+    else if (flag == "--placements") { placements.clear(); for (auto& p : split(value())) placements.insert(p); }
+    else if (flag == "--roots") roots = value();
+    else if (flag == "--samples") samples = true;
+    else { std::fprintf(stderr, "check_report: unknown flag %s\n", flag.c_str()); return 2; }
+  }
+
+  json document;
+  try {
+    std::ifstream in(path);
+    document = json::parse(in);
+    collbench::report::report_from_json(document);  // the library's own validation must accept it
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "check_report: %s: %s\n", path.c_str(), e.what());
+    return 1;
+  }
+  Checker check;
+  check.expect(document["schema_version"].get<std::string>().rfind("1.", 0) == 0, "schema_version is 1.x");
+  check.expect(document["benchmark"] == benchmark, "benchmark is " + benchmark);
+  check.expect(document["status"] == status, "status is " + status);
+  const json& context = document["context"];
+  for (const char* key : {"argv", "start_time", "end_time", "world_size", "hosts", "ranks", "backend", "versions", "env",
+                          "options", "tags"}) {
+    check.expect(context.contains(key), std::string("context.") + key + " present");
+  }
+  check.expect(context["world_size"] == world_size, "context.world_size is " + std::to_string(world_size));
+  check.expect(context["ranks"].size() == static_cast<std::size_t>(world_size), "one context.ranks entry per rank");
+  for (std::size_t r = 0; r < context["ranks"].size(); ++r) {
+    const json& rank = context["ranks"][r];
+    check.expect(rank["rank"] == static_cast<int>(r), "ranks in order");
+    for (const char* key : {"host", "local_rank", "device"}) check.expect(rank.contains(key), std::string("ranks[].") + key);
+  }
+  check.expect(context["versions"].contains("collbench") && context["versions"].contains("mpi"), "versions has collbench and mpi");
+  for (const auto& [name, value] : context["env"].items()) {
+    check.expect(name.rfind("NCCL_", 0) == 0 || name.rfind("OMPI_", 0) == 0 || name.rfind("UCX_", 0) == 0 ||
+                     name.rfind("CUDA_", 0) == 0 || name.rfind("OPENBLAS_", 0) == 0 || name.rfind("OMP_", 0) == 0 ||
+                     name.rfind("GLOO_", 0) == 0 || name.rfind("SLURM_", 0) == 0 || name.rfind("MPICH_", 0) == 0 ||
+                     name.rfind("I_MPI_", 0) == 0 || name.rfind("FI_", 0) == 0 || name == "COLLBENCH_SEED",
+                 "env holds allow-listed variables only, not " + name);
+    check.expect(value.is_string(), "env values are strings");
+  }
+  if (status == "complete") check.expect(context["end_time"].is_string(), "end_time set on a complete run");
+
+  const json& results = document["results"];
+  check.expect(results.is_array() && !results.empty(), "results has rows");
+  const double factor = expected_factor(benchmark, world_size);
+  std::set<std::string> seen_dtypes, seen_ops, seen_placements;
+  std::set<int> seen_roots;
+  std::int64_t wrong_total = 0;
+  for (const json& row : results) {
+    const std::string where = "row " + std::to_string(row["bytes"].get<std::uint64_t>()) + " B " +
+                              row["dtype"].get<std::string>() + " " + row["placement"].get<std::string>();
+    for (const char* key : {"bytes", "count", "dtype", "op", "root", "placement", "backend", "algorithm", "iterations",
+                            "time_us", "algbw_gbps", "busbw_gbps", "wrong"}) {
+      check.expect(row.contains(key), where + ": has " + key);
+    }
+    const double mean = row["time_us"]["mean"];
+    const double algbw = row["algbw_gbps"];
+    const auto bytes = row["bytes"].get<std::uint64_t>();
+    check.expect(bytes > 0 && row["count"].get<std::uint64_t>() > 0, where + ": never an empty row");
+    check.expect(mean > 0, where + ": positive mean time");
+    check.expect(std::fabs(algbw - bytes / (mean * 1e3)) <= 1e-9 * std::max(1.0, algbw), where + ": algbw = bytes / mean time");
+    if (world_size == 1) {
+      check.expect(row["busbw_gbps"].is_null(), where + ": busbw is null on one rank");
+    } else {
+      const double busbw = row["busbw_gbps"];
+      check.expect(std::fabs(busbw - algbw * factor) <= 1e-9 * std::max(1.0, busbw), where + ": busbw = algbw * nccl-tests factor");
+    }
+    for (const char* key : {"min", "p50", "p95", "p99", "max"}) {
+      check.expect(row["time_us"][key].get<double>() >= row["time_us"]["min"].get<double>() &&
+                       row["time_us"][key].get<double>() <= row["time_us"]["max"].get<double>(),
+                   where + ": time_us." + key + " within [min, max]");
+    }
+    check.expect(row["wrong"].is_number_integer(), where + ": wrong is a number (checks ran)");
+    if (row["wrong"].is_number_integer()) wrong_total += row["wrong"].get<std::int64_t>();
+    if (wrong == "zero") check.expect(row["wrong"] == 0, where + ": wrong == 0");
+    if (samples) check.expect(row.contains("samples_us") && row["samples_us"].size() == row["iterations"].get<std::size_t>(), where + ": one sample per iteration");
+    seen_dtypes.insert(row["dtype"]);
+    seen_ops.insert(row["op"]);
+    seen_placements.insert(row["placement"]);
+    seen_roots.insert(row["root"].get<int>());
+  }
+  if (wrong == "positive") check.expect(wrong_total > 0, "the corrupted result was counted as wrong");
+  check.expect(document["summary"]["wrong_total"] == wrong_total, "summary.wrong_total adds up the rows");
+  if (!dtypes.empty()) check.expect(seen_dtypes == dtypes, "every requested dtype has rows");
+  if (!ops.empty()) check.expect(seen_ops == ops, "every requested op has rows");
+  check.expect(seen_placements == placements, "every requested placement has rows");
+  if (roots == "every") {
+    check.expect(static_cast<int>(seen_roots.size()) == world_size, "a row for every root");
+  } else if (!roots.empty()) {
+    check.expect(seen_roots == std::set<int>{std::stoi(roots)}, "rows for root " + roots);
+  }
+  for (const auto& problem : check.problems) std::fprintf(stderr, "check_report: %s: expected %s\n", path.c_str(), problem.c_str());
+  if (check.problems.empty()) std::printf("check_report: %s: %zu rows meet the contract\n", path.c_str(), results.size());
+  return check.problems.empty() ? 0 : 1;
+}

@@ -1,0 +1,129 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/values.h"
+
+namespace collbench {
+namespace {
+
+TEST(DType, NamesAndAliases) {
+  EXPECT_EQ(parse_dtype("half"), DType::kFloat16);
+  EXPECT_EQ(parse_dtype("FLOAT"), DType::kFloat32);
+  EXPECT_EQ(parse_dtype("double"), DType::kFloat64);
+  EXPECT_EQ(parse_dtype("bf16"), DType::kBfloat16);
+  EXPECT_FALSE(parse_dtype("float8"));
+  for (DType type : all_dtypes()) EXPECT_EQ(parse_dtype(to_string(type)), type);
+  EXPECT_EQ(dtype_info(DType::kFloat16).size_bytes, 2u);
+  EXPECT_EQ(dtype_info(DType::kUint64).size_bytes, 8u);
+}
+
+TEST(SixteenBit, KnownEncodings) {
+  EXPECT_EQ(float_to_half_bits(1.0f), 0x3c00);
+  EXPECT_EQ(float_to_half_bits(-2.0f), 0xc000);
+  EXPECT_EQ(float_to_half_bits(65504.0f), 0x7bff);
+  EXPECT_EQ(float_to_half_bits(1e6f), 0x7c00);  // overflow to inf
+  EXPECT_EQ(float_to_half_bits(5.9604645e-8f), 0x0001);  // smallest subnormal
+  EXPECT_EQ(float_to_bf16_bits(1.0f), 0x3f80);
+  EXPECT_EQ(float_to_bf16_bits(-3.0f), 0xc040);
+  EXPECT_TRUE(std::isnan(half_bits_to_float(float_to_half_bits(NAN))));
+}
+
+TEST(SixteenBit, RoundTripEveryHalf) {
+  for (std::uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const auto half = static_cast<std::uint16_t>(bits);
+    const float value = half_bits_to_float(half);
+    if (std::isnan(value)) continue;
+    EXPECT_EQ(float_to_half_bits(value), half) << std::hex << bits;
+    const float bf = bf16_bits_to_float(half);
+    if (!std::isnan(bf)) EXPECT_EQ(float_to_bf16_bits(bf), half) << std::hex << bits;
+  }
+}
+
+TEST(SixteenBit, RoundsToNearestEven) {
+  // 1 + 2^-11 lies halfway between 1 and the next half (1 + 2^-10): ties to even -> 1.
+  EXPECT_EQ(float_to_half_bits(1.0f + std::ldexp(1.0f, -11)), 0x3c00);
+  EXPECT_EQ(float_to_half_bits(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3c02);
+  EXPECT_EQ(float_to_bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
+}
+
+TEST(Values, InputsAreSmallIntegersThatVary) {
+  for (DType type : all_dtypes()) {
+    const ValueSpec spec{type, ReduceOp::kSum, 4, 1};
+    std::vector<double> seen;
+    for (std::uint64_t i = 0; i < 64; ++i) {
+      const double v = input_value(spec, 2, i);
+      EXPECT_EQ(v, std::floor(v));
+      EXPECT_LE(std::fabs(v), 8);
+      if (!dtype_info(type).is_signed) EXPECT_GE(v, 0);
+      seen.push_back(v);
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_GT(std::unique(seen.begin(), seen.end()) - seen.begin(), 4) << "inputs must not be constant";
+  }
+  int differing = 0;
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    differing += input_value({DType::kFloat32, ReduceOp::kSum, 4, 1}, 0, i) !=
+                 input_value({DType::kFloat32, ReduceOp::kSum, 4, 2}, 0, i);
+  }
+  EXPECT_GT(differing, 32) << "the seed changes the inputs";
+}
+
+TEST(Values, ReducedValueMatchesAFoldOverRanks) {
+  for (int ranks : {1, 2, 3, 7}) {
+    for (ReduceOp op : all_reduce_ops()) {
+      const ValueSpec spec{DType::kInt64, op, ranks, 5};
+      for (std::uint64_t i = 0; i < 50; ++i) {
+        double expected = input_value(spec, 0, i);
+        for (int r = 1; r < ranks; ++r) {
+          const double v = input_value(spec, r, i);
+          if (op == ReduceOp::kSum || op == ReduceOp::kAvg) expected += v;
+          if (op == ReduceOp::kProd) expected *= v;
+          if (op == ReduceOp::kMin) expected = std::min(expected, v);
+          if (op == ReduceOp::kMax) expected = std::max(expected, v);
+        }
+        if (op == ReduceOp::kAvg) expected = std::trunc(expected / ranks);
+        EXPECT_EQ(reduced_value(spec, i), expected) << "ranks " << ranks << " op " << to_string(op) << " i " << i;
+      }
+    }
+  }
+}
+
+TEST(Values, ProductsStayExactForManyRanks) {
+  const ValueSpec spec{DType::kBfloat16, ReduceOp::kProd, 512, 1};
+  for (std::uint64_t i = 0; i < 200; ++i) EXPECT_LE(std::fabs(reduced_value(spec, i)), 64.0);
+}
+
+TEST(Values, IntegerSumsWrapLikeTheDtype) {
+  // 40 ranks of int8 can exceed 127: the expectation wraps as two's complement arithmetic does.
+  const ValueSpec spec{DType::kUint8, ReduceOp::kSum, 40, 3};
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    long total = 0;
+    for (int r = 0; r < 40; ++r) total += static_cast<long>(input_value(spec, r, i));
+    EXPECT_EQ(reduced_value(spec, i), static_cast<double>(total % 256));
+  }
+}
+
+TEST(Values, ToleranceIsZeroForIntegersAndExactOps) {
+  EXPECT_EQ(reduction_tolerance({DType::kInt32, ReduceOp::kSum, 8, 1}, 3), 0.0);
+  EXPECT_EQ(reduction_tolerance({DType::kFloat16, ReduceOp::kMax, 8, 1}, 3), 0.0);
+  EXPECT_GT(reduction_tolerance({DType::kBfloat16, ReduceOp::kSum, 8, 1}, 3) +
+                reduction_tolerance({DType::kBfloat16, ReduceOp::kSum, 8, 1}, 4),
+            0.0);
+}
+
+TEST(Values, FillWritesWhatInputValueSays) {
+  for (DType type : all_dtypes()) {
+    const ValueSpec spec{type, ReduceOp::kMin, 3, 9};
+    std::vector<unsigned char> buffer(64 * 8);
+    fill_inputs(spec, 1, buffer.data(), 64);
+    for (std::size_t i = 0; i < 64; ++i) EXPECT_EQ(load_element(type, buffer.data(), i), input_value(spec, 1, i));
+  }
+}
+
+}  // namespace
+}  // namespace collbench

@@ -1,0 +1,180 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/context.h"
+#include "core/error.h"
+#include "report/report_file.h"
+#include "report/report_json.h"
+
+namespace collbench::report {
+namespace {
+
+Report sample_report() {
+  Report report;
+  report.benchmark = "all_reduce";
+  report.status = "complete";
+  report.context.argv = {"all_reduce_perf", "-b", "8"};
+  report.context.start_time = "2026-11-21T00:00:00.000Z";
+  report.context.end_time = "2026-11-21T00:00:01.000Z";
+  report.context.world_size = 2;
+  report.context.hosts = {"a"};
+  report.context.ranks = {{0, "a", 0, "cpu", 10}, {1, "a", 1, "cpu", 11}};
+  report.context.backend = "mpi";
+  report.context.versions = {{"collbench", "0.1.0"}, {"mpi", "Open MPI v4.1.4"}};
+  report.context.env = {{"NCCL_ALGO", "Ring"}};
+  report.context.options = {{"iterations", 20}, {"dtypes", {"float32"}}};
+  report.context.tags = {{"run", "a"}};
+  ResultRow row;
+  row.bytes = 1024;
+  row.requested_bytes = 1024;
+  row.count = 256;
+  row.dtype = "float32";
+  row.op = "sum";
+  row.placement = "out";
+  row.backend = "mpi";
+  row.algorithm = "default";
+  row.iterations = 3;
+  row.time_us = summarize_samples({1, 2, 3});
+  row.algbw_gbps = 0.512;
+  row.bus_bandwidth_factor = 1.0;
+  row.busbw_gbps = 0.512;
+  row.check_iterations = 1;
+  row.wrong = 0;
+  row.samples_us = {1, 2, 3};
+  report.results.push_back(row);
+  row.placement = "in";
+  row.busbw_gbps.reset();
+  row.wrong.reset();
+  row.samples_us.clear();
+  report.results.push_back(row);
+  report.skipped.push_back({"float16", "sum", "out", "why not"});
+  report.summary = summarize_rows(report.results);
+  return report;
+}
+
+TEST(ReportJson, RoundTripKeepsEveryField) {
+  const Report original = sample_report();
+  const nlohmann::json document = to_json(original);
+  const Report back = report_from_json(nlohmann::json::parse(document.dump()));
+  EXPECT_EQ(to_json(back), document);
+  EXPECT_EQ(back.results.size(), 2u);
+  EXPECT_FALSE(back.results[1].busbw_gbps.has_value());
+  EXPECT_FALSE(back.results[1].wrong.has_value());
+  EXPECT_EQ(back.results[0].samples_us.size(), 3u);
+  EXPECT_EQ(back.context.options["iterations"], 20);
+}
+
+TEST(ReportJson, TypesAreJsonTypes) {
+  const nlohmann::json document = to_json(sample_report());
+  EXPECT_TRUE(document["schema_version"].is_string());
+  EXPECT_EQ(document["schema_version"], "1.0");
+  EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
+  EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());
+  EXPECT_TRUE(document["results"][0]["wrong"].is_number_integer());
+  EXPECT_TRUE(document["results"][1]["busbw_gbps"].is_null());
+  EXPECT_TRUE(document["context"]["world_size"].is_number_integer());
+  EXPECT_TRUE(document["summary"]["avg_busbw_gbps"].is_number());
+  EXPECT_EQ(document["summary"]["rows_checked"], 1);
+}
+
+TEST(ReportJson, RejectsMalformedReports) {
+  const nlohmann::json good = to_json(sample_report());
+  auto broken = [&](auto&& change) {
+    nlohmann::json copy = good;
+    change(copy);
+    return copy;
+  };
+  const std::vector<nlohmann::json> bad = {
+      nlohmann::json::array(),
+      broken([](auto& j) { j["schema_version"] = "2.0"; }),
+      broken([](auto& j) { j["schema_version"] = 1; }),
+      broken([](auto& j) { j.erase("benchmark"); }),
+      broken([](auto& j) { j["status"] = "done"; }),
+      broken([](auto& j) { j["results"] = "none"; }),
+      broken([](auto& j) { j["results"][0]["bytes"] = "1024"; }),
+      broken([](auto& j) { j["results"][0]["bytes"] = -5; }),
+      broken([](auto& j) { j["results"][0]["time_us"]["mean"] = -1.0; }),
+      broken([](auto& j) { j["results"][0]["time_us"].erase("p99"); }),
+      broken([](auto& j) { j["results"][0]["placement"] = "sideways"; }),
+      broken([](auto& j) { j["results"][0]["wrong"] = "0"; }),
+      broken([](auto& j) { j["results"][0]["samples_us"] = {1, "x"}; }),
+      broken([](auto& j) { j["context"]["world_size"] = 0; }),
+      broken([](auto& j) { j["context"]["env"] = {{"A", 1}}; }),
+      broken([](auto& j) { j.erase("context"); }),
+  };
+  for (const auto& document : bad) {
+    EXPECT_THROW(report_from_json(document), ReportFormatError) << document.dump().substr(0, 200);
+  }
+}
+
+class TempFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = std::filesystem::temp_directory_path() /
+              ("collbench-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(folder_);
+    std::filesystem::create_directories(folder_);
+  }
+  void TearDown() override { std::filesystem::remove_all(folder_); }
+  std::string path(const std::string& name) const { return (folder_ / name).string(); }
+  std::filesystem::path folder_;
+};
+
+using ReportFileTest = TempFolder;
+
+TEST_F(ReportFileTest, WritesAtomicallyAndReadsBack) {
+  const ReportFile file(path("r.json"), false);
+  file.write(sample_report());
+  EXPECT_EQ(read_report_file(path("r.json")).results.size(), 2u);
+  for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
+    EXPECT_EQ(entry.path().filename(), "r.json") << "no temporary file is left behind";
+  }
+}
+
+TEST_F(ReportFileTest, NeverReplacesAnExistingFileUnlessAsked) {
+  std::ofstream(path("existing.json")) << "{}";
+  EXPECT_THROW(ReportFile(path("existing.json"), false), UsageError);
+  EXPECT_NO_THROW(ReportFile(path("existing.json"), true));
+  EXPECT_THROW(ReportFile(path("missing-folder/r.json"), false), UsageError);
+  EXPECT_THROW(ReportFile(folder_.string(), true), UsageError);
+}
+
+TEST_F(ReportFileTest, BadFilesGiveOneClearReason) {
+  std::ofstream(path("empty.json")) << "";
+  std::ofstream(path("truncated.json")) << R"({"schema_version": "1.0", "benchm)";
+  std::ofstream(path("nan.json")) << R"({"schema_version": "1.0", "x": NaN})";
+  std::ofstream(path("deep.json")) << std::string(100, '[') << std::string(100, ']');
+  for (const char* name : {"empty.json", "truncated.json", "nan.json", "deep.json", "absent.json"}) {
+    try {
+      read_report_file(path(name));
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const ReportFormatError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find(name), std::string::npos) << message;
+      EXPECT_EQ(message.find('\n'), std::string::npos) << "one line: " << message;
+    }
+  }
+}
+
+TEST(Environment, OnlyAllowListedVariablesAndNoSecrets) {
+  std::vector<std::string> entries = {"NCCL_ALGO=Ring", "OMPI_MCA_coll_tuned_use_dynamic_rules=1", "HOME=/root",
+                                      "AWS_SECRET_ACCESS_KEY=x", "NCCL_IB_AUTH_TOKEN=y", "PATH=/usr/bin",
+                                      "CUDA_VISIBLE_DEVICES=0,1", "OMPI_MCA_orte_precondition_transports=abc",
+                                      "UCX_TLS=tcp"};
+  std::vector<char*> environment;
+  for (auto& entry : entries) environment.push_back(entry.data());
+  environment.push_back(nullptr);
+  const auto kept = allow_listed_environment(environment.data());
+  EXPECT_EQ(kept.size(), 4u);
+  EXPECT_EQ(kept.count("NCCL_ALGO"), 1u);
+  EXPECT_EQ(kept.count("OMPI_MCA_coll_tuned_use_dynamic_rules"), 1u);
+  EXPECT_EQ(kept.count("CUDA_VISIBLE_DEVICES"), 1u);
+  EXPECT_EQ(kept.count("UCX_TLS"), 1u);
+}
+
+}  // namespace
+}  // namespace collbench::report
