@@ -1,5 +1,7 @@
 #include "report/table.h"
 
+#include <string>
+
 namespace collbench::report {
 namespace {
 
@@ -16,6 +18,13 @@ void print_half(std::FILE* out, const ResultRow* row) {
   std::fprintf(out, "  %9.2f  %7.2f  %s  %s", row->time_us.mean, row->algbw_gbps, busbw, wrong);
 }
 
+// One placement's columns ("  time  algbw  busbw  #wrong") are 37 characters wide.
+std::string centered_over_half(const std::string& label) {
+  constexpr std::size_t kHalfWidth = 37;
+  const std::size_t left = (kHalfWidth - label.size()) / 2;
+  return std::string(left, ' ') + label + std::string(kHalfWidth - left - label.size(), ' ');
+}
+
 }  // namespace
 
 void TableWriter::header(const Report& report, const std::string& sweep_description) {
@@ -29,7 +38,8 @@ void TableWriter::header(const Report& report, const std::string& sweep_descript
                  rank.host.c_str(), rank.device.c_str());
   }
   std::fprintf(out_, "#\n");
-  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %36s  %36s\n", "", "", "", "", "", "out-of-place", "in-place");
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s%s%s\n", "", "", "", "", "", centered_over_half("out-of-place").c_str(),
+               centered_over_half("in-place").c_str());
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "size", "count", "type",
                "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "(B)", "(elements)", "",
