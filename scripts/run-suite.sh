@@ -31,11 +31,12 @@ done
 
 echo
 echo "Summary ($np ranks, reports in $out)"
-printf '%-16s %-26s %s\n' benchmark "avg bus bandwidth" "correctness"
+# One line per report from `collbench table --summary` (avg/peak bus bandwidth, #wrong, status).
+reports=()
 for collective in "${collectives[@]}"; do
-  text="$out/$collective.txt"
-  busbw=$(sed -n 's/^# Avg bus bandwidth *: //p' "$text" 2>/dev/null | head -1)
-  checked=$(sed -n 's/^# Out of bounds values : //p' "$text" 2>/dev/null | head -1)
-  printf '%-16s %-26s %s\n' "$collective" "${busbw:-failed}" "${checked:-failed}"
+  if [ -s "$out/$collective.json" ]; then reports+=("$out/$collective.json"); else echo "$collective: failed, no report"; fi
 done
+if [ ${#reports[@]} -gt 0 ]; then
+  "$bin/collbench" table --summary yes "${reports[@]}" || echo "(collbench could not summarize the reports)"
+fi
 exit $(( failures > 0 ? 1 : 0 ))

@@ -1,0 +1,186 @@
+#include "summarize/document.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "summarize/input_error.h"
+
+namespace collbench::summarize {
+namespace {
+
+using nlohmann::json;
+
+std::string group_heading(const Table& table, const Table::Group& group) {
+  std::string heading;
+  for (std::size_t i = 0; i < table.group_columns.size() && i < group.key.size(); ++i) {
+    if (!heading.empty()) heading += ", ";
+    heading += table.group_columns[i] + "=" + cell_text(group.key[i], -1);
+  }
+  return heading;
+}
+
+std::vector<std::vector<std::string>> text_rows(const Table& table, const Table::Group& group) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : group.rows) {
+    std::vector<std::string> cells;
+    for (std::size_t i = 0; i < table.columns.size(); ++i) {
+      cells.push_back(i < row.size() ? cell_text(row[i], table.columns[i].precision) : "");
+    }
+    rows.push_back(std::move(cells));
+  }
+  return rows;
+}
+
+void render_text_block(std::ostringstream& out, const Table& table, const Table::Group& group) {
+  std::vector<std::size_t> widths;
+  for (const auto& column : table.columns) widths.push_back(column.name.size());
+  const auto rows = text_rows(table, group);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = " ";
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      text += ' ' + std::string(widths[i] - cells[i].size(), ' ') + cells[i];
+    }
+    out << text << '\n';
+  };
+  std::vector<std::string> names;
+  for (const auto& column : table.columns) names.push_back(column.name);
+  line(names);
+  for (const auto& row : rows) line(row);
+}
+
+void render_markdown_block(std::ostringstream& out, const Table& table, const Table::Group& group) {
+  out << '|';
+  for (const auto& column : table.columns) out << ' ' << column.name << " |";
+  out << "\n|";
+  for (std::size_t i = 0; i < table.columns.size(); ++i) out << (i == 0 ? "---|" : "---:|");
+  out << '\n';
+  for (const auto& row : text_rows(table, group)) {
+    out << '|';
+    for (const auto& cell : row) out << ' ' << cell << " |";
+    out << '\n';
+  }
+}
+
+std::string csv_escape(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string csv_cell(const json& cell) {
+  if (cell.is_null()) return "";
+  if (cell.is_string()) return csv_escape(cell.get<std::string>());
+  if (cell.is_number_float()) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.9g", cell.get<double>());
+    return buffer;
+  }
+  return csv_escape(cell.dump());
+}
+
+void render_csv(std::ostringstream& out, const Table& table) {
+  std::vector<std::string> header = table.group_columns;
+  for (const auto& column : table.columns) header.push_back(column.name);
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_escape(header[i]);
+  out << '\n';
+  for (const auto& group : table.groups) {
+    for (const auto& row : group.rows) {
+      std::vector<std::string> cells;
+      for (const auto& key : group.key) cells.push_back(csv_cell(key));
+      for (const auto& cell : row) cells.push_back(csv_cell(cell));
+      for (std::size_t i = 0; i < cells.size(); ++i) out << (i ? "," : "") << cells[i];
+      out << '\n';
+    }
+  }
+}
+
+json table_json(const Table& table) {
+  json rows = json::array();
+  for (const auto& group : table.groups) {
+    for (const auto& row : group.rows) {
+      json object = json::object();
+      for (std::size_t i = 0; i < table.group_columns.size() && i < group.key.size(); ++i) {
+        object[table.group_columns[i]] = group.key[i];
+      }
+      for (std::size_t i = 0; i < table.columns.size() && i < row.size(); ++i) object[table.columns[i].name] = row[i];
+      rows.push_back(std::move(object));
+    }
+  }
+  return {{"title", table.title}, {"rows", rows}};
+}
+
+}  // namespace
+
+Format parse_format(const std::string& name) {
+  if (name == "text") return Format::kText;
+  if (name == "markdown" || name == "md") return Format::kMarkdown;
+  if (name == "csv") return Format::kCsv;
+  if (name == "json") return Format::kJson;
+  throw InputError("--format expects text, markdown, csv or json, not '" + name + "'");
+}
+
+std::string cell_text(const json& cell, int precision) {
+  if (cell.is_null()) return "n/a";
+  if (cell.is_string()) return cell.get<std::string>();
+  if (cell.is_number_float() && precision >= 0) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", precision, cell.get<double>());
+    return buffer;
+  }
+  if (cell.is_number_float()) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%g", cell.get<double>());
+    return buffer;
+  }
+  return cell.dump();
+}
+
+std::string render(const Document& document, Format format) {
+  std::ostringstream out;
+  switch (format) {
+    case Format::kJson: {
+      json tables = json::array();
+      for (const auto& table : document.tables) tables.push_back(table_json(table));
+      json whole = document.extra;
+      whole["tables"] = tables;
+      whole["notes"] = document.notes;
+      out << whole.dump(2) << '\n';
+      break;
+    }
+    case Format::kCsv: {
+      // Several tables in one CSV stream would not parse as one file; a blank line separates
+      // them, and commands that feed scripts produce a single table.
+      for (std::size_t i = 0; i < document.tables.size(); ++i) {
+        if (i) out << '\n';
+        render_csv(out, document.tables[i]);
+      }
+      break;
+    }
+    case Format::kMarkdown:
+    case Format::kText: {
+      const bool markdown = format == Format::kMarkdown;
+      for (const auto& table : document.tables) {
+        if (!table.title.empty()) out << (markdown ? "### " : "# ") << table.title << "\n\n";
+        for (const auto& group : table.groups) {
+          const std::string heading = group_heading(table, group);
+          if (!heading.empty()) out << (markdown ? "**" + heading + "**" : "## " + heading) << "\n\n";
+          if (markdown) render_markdown_block(out, table, group);
+          else render_text_block(out, table, group);
+          out << '\n';
+        }
+        if (table.groups.empty()) out << (markdown ? "_no rows_" : "(no rows)") << "\n\n";
+      }
+      for (const auto& note : document.notes) out << (markdown ? "> " : "note: ") << note << '\n';
+      break;
+    }
+  }
+  return out.str();
+}
+
+}  // namespace collbench::summarize

@@ -1,0 +1,22 @@
+// collbench table: the nccl-tests table again, from reports.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "summarize/document.h"
+#include "summarize/load.h"
+
+namespace collbench::summarize {
+
+// The text form is exactly what the *_perf executable printed (same writer), one block per report.
+std::string nccl_table_text(const std::vector<LoadedReport>& reports);
+
+// The same rows as a table for Markdown, CSV and JSON: one group per report.
+Document nccl_table_document(const std::vector<LoadedReport>& reports);
+
+// One row per report: benchmark, ranks, status, rows, average and peak bus bandwidth, #wrong (the
+// footer of each nccl-tests table, side by side).
+Document report_summary_document(const std::vector<LoadedReport>& reports);
+
+}  // namespace collbench::summarize

@@ -1,0 +1,155 @@
+#include "summarize/plot.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "summarize/input_error.h"
+#include "summarize/process.h"
+#include "summarize/series.h"
+
+namespace collbench::summarize {
+namespace {
+
+std::string metric_label(PlotMetric metric) {
+  switch (metric) {
+    case PlotMetric::kBusBandwidth: return "bus bandwidth (GB/s)";
+    case PlotMetric::kAlgBandwidth: return "algorithm bandwidth (GB/s)";
+    case PlotMetric::kTime: return "time (us)";
+  }
+  return "";
+}
+
+bool value_of(const report::ResultRow& row, PlotMetric metric, double& value) {
+  switch (metric) {
+    case PlotMetric::kBusBandwidth:
+      if (!row.busbw_gbps) return false;
+      value = *row.busbw_gbps;
+      break;
+    case PlotMetric::kAlgBandwidth: value = row.algbw_gbps; break;
+    case PlotMetric::kTime: value = row.time_us.mean; break;
+  }
+  return value > 0;  // log axes cannot show 0
+}
+
+std::string series_title(const LoadedReport& source, const report::ResultRow& row) {
+  std::string title = source.report.benchmark + " np=" + std::to_string(source.report.context.world_size) + " " + row.dtype;
+  if (row.op != "none") title += " " + row.op;
+  title += " " + row.placement + " " + row.backend + "/" + row.algorithm;
+  if (row.root >= 0) title += " root=" + std::to_string(row.root);
+  const std::string tags = tags_text(source.report.context);
+  if (!tags.empty()) title += " " + tags;
+  return title;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error(path + ": cannot write");
+}
+
+}  // namespace
+
+PlotMetric parse_plot_metric(const std::string& name) {
+  if (name == "busbw") return PlotMetric::kBusBandwidth;
+  if (name == "algbw") return PlotMetric::kAlgBandwidth;
+  if (name == "time") return PlotMetric::kTime;
+  throw InputError("--metric expects busbw, algbw or time, not '" + name + "'");
+}
+
+std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, PlotMetric metric) {
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> grouped;
+  for (const auto& observation : observations(reports)) {
+    double value = 0;
+    if (!value_of(*observation.row, metric, value)) continue;
+    grouped[series_title(*observation.source, *observation.row)][observation.row->bytes].push_back(value);
+  }
+  std::vector<PlotSeries> out;
+  for (const auto& [title, by_size] : grouped) {
+    PlotSeries series{title, {}};
+    for (const auto& [bytes, values] : by_size) series.points.emplace_back(bytes, median(values));
+    out.push_back(std::move(series));
+  }
+  return out;
+}
+
+std::string plot_data_text(const std::vector<PlotSeries>& series) {
+  std::ostringstream out;
+  out.precision(9);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    if (i) out << "\n\n";
+    out << "# " << series[i].title << "\n";
+    for (const auto& [bytes, value] : series[i].points) out << bytes << ' ' << value << '\n';
+  }
+  return out.str();
+}
+
+std::string plot_script_text(const std::vector<PlotSeries>& series, PlotMetric metric, const std::string& title,
+                             const std::string& data_path, const std::string& image_path) {
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  std::ostringstream out;
+  out << "# collbench plot; run: gnuplot " << "<this file>\n";
+  out << (png ? "set terminal pngcairo size 1000,640\n" : "set terminal svg size 1000,640 dynamic\n");
+  out << "set output " << quoted(image_path) << "\n";
+  out << "set title " << quoted(title) << " noenhanced\n";
+  out << "set logscale x 2\nset logscale y 10\nset grid\n";
+  out << "set xlabel \"size (bytes)\"\nset ylabel " << quoted(metric_label(metric)) << "\n";
+  out << "set key outside right top noenhanced\n";
+  out << "set format x \"%.0s%cB\"\n";
+  out << "plot \\\n";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    out << "  " << quoted(data_path) << " index " << i << " using 1:2 with linespoints title " << quoted(series[i].title)
+        << (i + 1 < series.size() ? ", \\\n" : "\n");
+  }
+  return out.str();
+}
+
+PlotFiles write_plot(const std::vector<LoadedReport>& reports, PlotMetric metric, const std::string& image_path,
+                     const std::string& gnuplot_program) {
+  const auto dot = image_path.rfind('.');
+  const std::string extension = dot == std::string::npos ? "" : image_path.substr(dot);
+  if (extension != ".svg" && extension != ".png") throw InputError(image_path + ": plot output must end in .svg or .png");
+  const auto series = plot_series(reports, metric);
+  if (series.empty()) {
+    throw InputError(metric == PlotMetric::kBusBandwidth ? "nothing to plot: no row has a bus bandwidth (one rank only? try --metric algbw or time)"
+                                                         : "nothing to plot: no rows");
+  }
+  PlotFiles files;
+  const std::string stem = image_path.substr(0, dot);
+  files.data_path = stem + ".dat";
+  files.script_path = stem + ".gp";
+  files.image_path = image_path;
+  write_file(files.data_path, plot_data_text(series));
+  write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(metric),
+                                                 files.data_path, image_path));
+  ProcessSpec spec;
+  spec.argv = {gnuplot_program, files.script_path};
+  spec.output_path = stem + ".gnuplot.log";
+  spec.timeout_s = 120;
+  const ProcessOutcome outcome = run_process(spec);
+  if (!outcome.started) {
+    files.message = "gnuplot not found (" + outcome.start_error + "); wrote " + files.data_path + " and " + files.script_path +
+                    "; install gnuplot-nox and run: gnuplot " + files.script_path;
+  } else if (!outcome.ok()) {
+    files.message = "gnuplot failed (" + outcome.describe() + ", see " + spec.output_path + "); data in " + files.data_path +
+                    ", script in " + files.script_path;
+  } else {
+    files.rendered = true;
+    files.message = "wrote " + image_path + " (data " + files.data_path + ", script " + files.script_path + ")";
+    std::remove(spec.output_path.c_str());
+  }
+  return files;
+}
+
+}  // namespace collbench::summarize

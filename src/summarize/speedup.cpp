@@ -1,0 +1,198 @@
+#include "summarize/speedup.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "summarize/input_error.h"
+
+namespace collbench::summarize {
+namespace {
+
+constexpr const char* kUnset = "(unset)";
+
+std::string lookup(const std::map<std::string, std::string>& map, const std::string& name) {
+  const auto it = map.find(name);
+  return it == map.end() ? kUnset : it->second;
+}
+
+bool has_prefix(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+
+// The tag the key reads, if it reads one: that tag must not also split the series.
+std::string tag_of_key(const std::string& key) {
+  if (has_prefix(key, "tag.") || has_prefix(key, "tag:")) return key.substr(4);
+  if (has_prefix(key, "env.") || has_prefix(key, "env:")) return key.substr(4);  // sweeps tag env settings too
+  return key;  // a bare NAME
+}
+
+// Fields that change together with the key's value (the algorithm an NCCL_ALGO or OMPI_MCA
+// setting selects, the tag a sweep adds for the setting) must not split a series, or every value
+// would sit alone in its own series. A field co-varies when each value of the key sees exactly
+// one value of the field and the field has more than one value overall.
+struct CoVarying {
+  std::map<std::string, std::map<std::string, std::set<std::string>>> seen;  // field -> key value -> field values
+  void add(const std::string& field, const std::string& key_value, const std::string& field_value) {
+    seen[field][key_value].insert(field_value);
+  }
+  bool co_varies(const std::string& field) const {
+    const auto it = seen.find(field);
+    if (it == seen.end()) return false;
+    std::set<std::string> overall;
+    for (const auto& [key_value, values] : it->second) {
+      if (values.size() != 1) return false;
+      overall.insert(values.begin(), values.end());
+    }
+    return overall.size() > 1;
+  }
+};
+
+std::map<std::string, std::string> field_values(const Observation& observation) {
+  std::map<std::string, std::string> fields = {{"algorithm", observation.row->algorithm}};
+  for (const auto& [name, value] : observation.source->report.context.tags) fields["tag." + name] = value;
+  return fields;
+}
+
+SeriesKey speedup_key(const Observation& observation, const std::string& key, const CoVarying& co_varying) {
+  const auto& report = observation.source->report;
+  const auto& row = *observation.row;
+  SeriesKey out = {{"benchmark", report.benchmark}};
+  if (key != "backend") out.push_back({"backend", row.backend});
+  if (key != "algorithm" && !co_varying.co_varies("algorithm")) out.push_back({"algorithm", row.algorithm});
+  if (key != "dtype") out.push_back({"dtype", row.dtype});
+  if (key != "op") out.push_back({"op", row.op});
+  out.push_back({"root", std::to_string(row.root)});
+  if (key != "placement") out.push_back({"placement", row.placement});
+  if (key != "world_size" && key != "np") out.push_back({"world_size", std::to_string(report.context.world_size)});
+  std::string tags;
+  for (const auto& [name, value] : report.context.tags) {
+    if (is_bookkeeping_tag(name) || name == tag_of_key(key) || co_varying.co_varies("tag." + name)) continue;
+    tags += (tags.empty() ? "" : " ") + name + "=" + value;
+  }
+  out.push_back({"tags", tags});
+  return out;
+}
+
+bool all_numeric(const std::vector<std::string>& values) {
+  for (const auto& value : values) {
+    char* end = nullptr;
+    std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string value_of_key(const std::string& key, const LoadedReport& source, const report::ResultRow& row) {
+  const auto& context = source.report.context;
+  if (key == "algorithm") return row.algorithm;
+  if (key == "backend") return row.backend;
+  if (key == "dtype") return row.dtype;
+  if (key == "op") return row.op;
+  if (key == "placement") return row.placement;
+  if (key == "world_size" || key == "np") return std::to_string(context.world_size);
+  if (key == "version") return lookup(context.versions, "collbench");
+  if (has_prefix(key, "env.") || has_prefix(key, "env:")) return lookup(context.env, key.substr(4));
+  if (has_prefix(key, "tag.") || has_prefix(key, "tag:")) return lookup(context.tags, key.substr(4));
+  if (context.tags.count(key)) return context.tags.at(key);
+  return lookup(context.env, key);
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double log_sum = 0;
+  for (double value : values) log_sum += std::log(value);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const std::string& key,
+                              const std::optional<std::string>& baseline) {
+  SpeedupResult result;
+  result.key = key;
+  std::map<SeriesKey, std::map<std::uint64_t, std::map<std::string, std::vector<double>>>> grouped;
+  std::vector<std::string> values;  // first appearance order
+  const auto all = observations(reports);
+  CoVarying co_varying;
+  for (const auto& observation : all) {
+    const std::string value = value_of_key(key, *observation.source, *observation.row);
+    if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    for (const auto& [field, field_value] : field_values(observation)) co_varying.add(field, value, field_value);
+  }
+  for (const auto& observation : all) {
+    const std::string value = value_of_key(key, *observation.source, *observation.row);
+    grouped[speedup_key(observation, key, co_varying)][observation.row->bytes][value].push_back(observation.row->time_us.mean);
+  }
+  if (values.size() == 1 && values.front() == kUnset) throw InputError("no report has a value for --by " + key);
+  if (values.size() < 2) throw InputError("--by " + key + ": every row has the same value '" + values.front() + "'; nothing to compare");
+  if (all_numeric(values)) {
+    std::stable_sort(values.begin(), values.end(),
+                     [](const std::string& a, const std::string& b) { return std::strtod(a.c_str(), nullptr) < std::strtod(b.c_str(), nullptr); });
+  }
+  if (baseline) {
+    const auto it = std::find(values.begin(), values.end(), *baseline);
+    if (it == values.end()) {
+      std::string list;
+      for (const auto& value : values) list += (list.empty() ? "" : ", ") + value;
+      throw InputError("--baseline " + *baseline + " is not a value of " + key + " (values: " + list + ")");
+    }
+    std::rotate(values.begin(), it, it + 1);
+  }
+  result.values = values;
+  for (const auto& [series_key, by_size] : grouped) {
+    SpeedupSeries series{series_key, {}, {}};
+    std::vector<std::vector<double>> ratios(values.size());
+    for (const auto& [bytes, by_value] : by_size) {
+      SpeedupSeries::Line line{bytes, {}};
+      for (const auto& value : values) {
+        const auto it = by_value.find(value);
+        line.time_us.push_back(it == by_value.end() ? std::nullopt : std::optional<double>(median(it->second)));
+      }
+      for (std::size_t i = 0; i < values.size(); ++i) {
+        if (line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0) ratios[i].push_back(*line.time_us[0] / *line.time_us[i]);
+      }
+      series.lines.push_back(std::move(line));
+    }
+    for (const auto& list : ratios) series.geomean.push_back(list.empty() ? std::nullopt : std::optional<double>(geometric_mean(list)));
+    result.series.push_back(std::move(series));
+  }
+  return result;
+}
+
+Document speedup_document(const SpeedupResult& result) {
+  Table table;
+  table.title = "Speedup by " + result.key + " (baseline " + result.values.front() + ")";
+  if (!result.series.empty()) table.group_columns = key_names(result.series.front().key);
+  // Bare numbers ("2") make poor headers; name the key with them when every value is a number.
+  const bool numeric = all_numeric(result.values);
+  const std::string short_key = result.key.find_first_of(".:") == std::string::npos ? result.key : result.key.substr(4);
+  auto header = [&](const std::string& value) { return numeric ? short_key + "=" + value : value; };
+  table.columns = {{"bytes"}, {header(result.values.front()) + " time_us", 2}};
+  for (std::size_t i = 1; i < result.values.size(); ++i) table.columns.push_back({header(result.values[i]), 3});
+  auto cell = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+  for (const auto& series : result.series) {
+    Table::Group group{key_cells(series.key), {}};
+    for (const auto& line : series.lines) {
+      std::vector<nlohmann::json> row = {line.bytes, cell(line.time_us[0])};
+      for (std::size_t i = 1; i < result.values.size(); ++i) {
+        const bool both = line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0;
+        row.push_back(both ? nlohmann::json(*line.time_us[0] / *line.time_us[i]) : nlohmann::json(nullptr));
+      }
+      group.rows.push_back(std::move(row));
+    }
+    std::vector<nlohmann::json> footer = {"geomean", nullptr};
+    for (std::size_t i = 1; i < result.values.size(); ++i) footer.push_back(cell(series.geomean[i]));
+    group.rows.push_back(std::move(footer));
+    table.groups.push_back(std::move(group));
+  }
+  Document document;
+  document.tables.push_back(std::move(table));
+  document.notes.push_back("columns after the baseline are speedups: baseline time / time (> 1 is faster than " +
+                           result.values.front() + "); n/a where a value has no run at that size");
+  document.extra["key"] = result.key;
+  document.extra["values"] = result.values;
+  return document;
+}
+
+}  // namespace collbench::summarize

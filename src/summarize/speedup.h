@@ -1,0 +1,44 @@
+// Speedup: runs that differ in one key (algorithm, backend, an env variable, a tag, the version),
+// each value against a baseline value, per size, with a geometric mean per series.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "summarize/document.h"
+#include "summarize/series.h"
+
+namespace collbench::summarize {
+
+// KEY forms: algorithm, backend, dtype, op, placement, world_size (or np), version (collbench),
+// env.NAME, tag.NAME, or a bare NAME looked up in the tags, then in context.env.
+std::string value_of_key(const std::string& key, const LoadedReport& source, const report::ResultRow& row);
+
+struct SpeedupSeries {
+  SeriesKey key;
+  struct Line {
+    std::uint64_t bytes = 0;
+    std::vector<std::optional<double>> time_us;  // per value; median over repeats of the mean
+  };
+  std::vector<Line> lines;
+  std::vector<std::optional<double>> geomean;    // per value: geometric mean over sizes of the speedup
+};
+
+struct SpeedupResult {
+  std::string key;
+  std::vector<std::string> values;  // column order; the baseline first
+  std::vector<SpeedupSeries> series;
+};
+
+// Throws InputError when the key has fewer than two values, or the baseline is not among them.
+SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const std::string& key,
+                              const std::optional<std::string>& baseline);
+
+// Speedup = baseline time / time, so > 1 is faster than the baseline.
+Document speedup_document(const SpeedupResult& result);
+
+double geometric_mean(const std::vector<double>& values);  // 0 for none
+
+}  // namespace collbench::summarize

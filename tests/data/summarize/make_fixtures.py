@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the summarizer's fixture reports (committed; rerun only to change them).
+
+Times are round numbers so the tests can state exact answers: speedups, efficiencies, geometric
+means and verdicts follow from the figures below by hand.
+"""
+import json, os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def row(bytes_, mean, world, algorithm="default", placement="out", samples=None, dtype="float32"):
+    factor = 2 * (world - 1) / world
+    algbw = bytes_ / mean / 1e3 if mean else 1.0
+    r = {"bytes": bytes_, "requested_bytes": bytes_, "count": bytes_ // 4, "dtype": dtype, "op": "sum", "root": -1,
+         "placement": placement, "backend": "mpi", "algorithm": algorithm, "cycle": 1, "iterations": 20,
+         "warmup_iterations": 5, "time_aggregation": "max",
+         "time_us": {"min": mean, "p50": mean, "mean": mean, "p95": mean, "p99": mean, "max": mean, "stdev": 0.0},
+         "algbw_gbps": algbw, "bus_bandwidth_factor": factor if world > 1 else 0.0,
+         "busbw_gbps": algbw * factor if world > 1 else None, "check_iterations": 1, "wrong": 0}
+    if samples is not None:
+        r["samples_us"] = samples
+        r["iterations"] = len(samples)
+        s = sorted(samples)
+        m = sum(samples) / len(samples)
+        r["time_us"] = {"min": s[0], "p50": s[len(s) // 2], "mean": m, "p95": s[-1], "p99": s[-1], "max": s[-1], "stdev": 0.0}
+    return r
+
+
+def report(benchmark, world, rows, env=None, tags=None, status="complete", version="0.1.0"):
+    return {"schema_version": "1.0", "benchmark": benchmark, "status": status,
+            "context": {"argv": [benchmark + "_perf"], "start_time": "2025-01-01T00:00:00Z", "end_time": "2025-01-01T00:00:01Z",
+                        "world_size": world, "hosts": ["fixture"], "ranks": [], "backend": "mpi",
+                        "versions": {"collbench": version, "mpi": "fixture"}, "env": env or {}, "options": {},
+                        "tags": tags or {}},
+            "results": rows, "skipped": [], "summary": {}}
+
+
+def write(name, document):
+    path = os.path.join(HERE, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        if isinstance(document, str):
+            f.write(document)
+        else:
+            json.dump(document, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+# Scaling: 1 KiB gets slower with more ranks, 1 MiB faster (100 -> 80 -> 50 us).
+for world, small, large in [(1, 10.0, 100.0), (2, 20.0, 80.0), (4, 40.0, 50.0)]:
+    write(f"scaling/np{world}.json", report("all_reduce", world, [row(1024, small, world), row(1048576, large, world)],
+                                            tags={"np": str(world)}))
+
+# Speedup: ring vs tree at 2 ranks, chosen by NCCL_ALGO (env and a sweep-style tag); tree is twice
+# as fast at 1 KiB and four times slower at 1 MiB: speedups 2 and 0.25, geometric mean sqrt(0.5).
+for algo, algorithm, small, large in [("Ring", "ring", 10.0, 100.0), ("Tree", "tree", 5.0, 400.0)]:
+    write(f"speedup/{algorithm}.json", report("all_reduce", 2, [row(1024, small, 2, algorithm), row(1048576, large, 2, algorithm)],
+                                              env={"NCCL_ALGO": algo}, tags={"NCCL_ALGO": algo}))
+
+# Compare: 20 samples each. "same" is a shuffled copy of base; "slower" is base x 1.30 (p tiny,
+# +30 %); "small" is base x 1.02 (+2 %, below the 5 % minimum effect); "noisy" has the same
+# median shifted +20 % but with huge spread and few samples (not significant).
+base = [100.0 + i for i in range(20)]
+variants = {
+    "base": base,
+    "same": list(reversed(base)),
+    "slower": [v * 1.30 for v in base],
+    "faster": [v * 0.70 for v in base],
+    "small": [v * 1.02 for v in base],
+}
+for name, samples in variants.items():
+    write(f"compare/{name}.json", report("all_reduce", 2, [row(4096, 0, 2, samples=samples)]))
+noisy_base = [100.0, 60.0, 140.0, 90.0, 110.0]
+noisy_new = [130.0, 50.0, 190.0, 80.0, 120.0]
+write("compare/noisy_base.json", report("all_reduce", 2, [row(4096, 0, 2, samples=noisy_base)]))
+write("compare/noisy_new.json", report("all_reduce", 2, [row(4096, 0, 2, samples=noisy_new)]))
+
+# Bad input.
+write("bad/not_json.json", "{ this is not json\n")
+bad_schema = report("all_reduce", 2, [row(1024, 10.0, 2)])
+bad_schema["schema_version"] = "2.0"
+write("bad/unknown_schema.json", bad_schema)
+write("bad/no_rows.json", report("all_reduce", 2, []))
+write("bad/broadcast.json", report("broadcast", 2, [row(1024, 10.0, 2)]))
+write("partial/np2_partial.json", report("all_reduce", 2, [row(1024, 20.0, 2)], status="partial"))
