@@ -5,40 +5,19 @@
 #include <cstdlib>
 
 #include "backends/mpi/mpi_check.h"
+#include "core/host_reduce.h"
 
 namespace collbench::mpi {
 namespace {
 
-enum class SixteenBit { kHalf = 0, kBfloat16 = 1 };
-
-template <SixteenBit Format>
-float decode(std::uint16_t bits) {
-  return Format == SixteenBit::kHalf ? half_bits_to_float(bits) : bf16_bits_to_float(bits);
-}
-
-template <SixteenBit Format>
-std::uint16_t encode(float value) {
-  return Format == SixteenBit::kHalf ? float_to_half_bits(value) : float_to_bf16_bits(value);
-}
-
-// Each step widens to float, combines, and rounds back, as a 16-bit accumulator would.
-template <SixteenBit Format, ReduceOp Op>
+// MPI's user-op signature around the shared host kernel.
+template <SixteenBitFormat Format, ReduceOp Op>
 void reduce_sixteen_bit(void* in, void* inout, int* length, MPI_Datatype*) {
-  const auto* source = static_cast<const std::uint16_t*>(in);
-  auto* target = static_cast<std::uint16_t*>(inout);
-  for (int i = 0; i < *length; ++i) {
-    const float a = decode<Format>(source[i]);
-    const float b = decode<Format>(target[i]);
-    float result = 0;
-    if constexpr (Op == ReduceOp::kSum) result = a + b;
-    else if constexpr (Op == ReduceOp::kProd) result = a * b;
-    else if constexpr (Op == ReduceOp::kMin) result = a < b ? a : b;
-    else result = a > b ? a : b;
-    target[i] = encode<Format>(result);
-  }
+  fold_sixteen_bit<Format, Op>(static_cast<const std::uint16_t*>(in), static_cast<std::uint16_t*>(inout),
+                               static_cast<std::size_t>(*length));
 }
 
-template <SixteenBit Format>
+template <SixteenBitFormat Format>
 std::array<MPI_Op, 4> create_sixteen_bit_ops() {
   std::array<MPI_Op, 4> ops{};
   CB_MPI_CHECK(MPI_Op_create(&reduce_sixteen_bit<Format, ReduceOp::kSum>, 1, &ops[0]));
@@ -71,18 +50,6 @@ int mpi_count(std::size_t count) {
   return static_cast<int>(count);
 }
 
-template <typename T>
-void divide_all(void* data, std::size_t count, int divisor) {
-  T* values = static_cast<T*>(data);
-  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<T>(values[i] / static_cast<T>(divisor));
-}
-
-template <SixteenBit Format>
-void divide_sixteen_bit(void* data, std::size_t count, int divisor) {
-  auto* values = static_cast<std::uint16_t*>(data);
-  for (std::size_t i = 0; i < count; ++i) values[i] = encode<Format>(decode<Format>(values[i]) / static_cast<float>(divisor));
-}
-
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
 
 }  // namespace
@@ -92,8 +59,8 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
   CB_MPI_CHECK(MPI_Comm_set_errhandler(communicator_, MPI_ERRORS_RETURN));
   CB_MPI_CHECK(MPI_Comm_rank(communicator_, &rank_));
   CB_MPI_CHECK(MPI_Comm_size(communicator_, &size_));
-  sixteen_bit_ops_[0] = create_sixteen_bit_ops<SixteenBit::kHalf>();
-  sixteen_bit_ops_[1] = create_sixteen_bit_ops<SixteenBit::kBfloat16>();
+  sixteen_bit_ops_[0] = create_sixteen_bit_ops<SixteenBitFormat::kHalf>();
+  sixteen_bit_ops_[1] = create_sixteen_bit_ops<SixteenBitFormat::kBfloat16>();
 }
 
 MpiBackend::~MpiBackend() {
@@ -140,19 +107,7 @@ MPI_Op MpiBackend::mpi_op(DType dtype, ReduceOp op) const {
 }
 
 void MpiBackend::finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const {
-  if (op != ReduceOp::kAvg) return;
-  switch (dtype) {
-    case DType::kInt8: return divide_all<std::int8_t>(result, count, size_);
-    case DType::kUint8: return divide_all<std::uint8_t>(result, count, size_);
-    case DType::kInt32: return divide_all<std::int32_t>(result, count, size_);
-    case DType::kUint32: return divide_all<std::uint32_t>(result, count, size_);
-    case DType::kInt64: return divide_all<std::int64_t>(result, count, size_);
-    case DType::kUint64: return divide_all<std::uint64_t>(result, count, size_);
-    case DType::kFloat16: return divide_sixteen_bit<SixteenBit::kHalf>(result, count, size_);
-    case DType::kBfloat16: return divide_sixteen_bit<SixteenBit::kBfloat16>(result, count, size_);
-    case DType::kFloat32: return divide_all<float>(result, count, size_);
-    case DType::kFloat64: return divide_all<double>(result, count, size_);
-  }
+  if (op == ReduceOp::kAvg) divide_elements(dtype, result, count, size_);
 }
 
 void MpiBackend::all_reduce(const CollectiveCall& call) {

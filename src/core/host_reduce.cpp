@@ -1,0 +1,37 @@
+#include "core/host_reduce.h"
+
+namespace collbench {
+namespace {
+
+template <typename T>
+void divide_all(void* data, std::size_t count, int divisor) {
+  T* values = static_cast<T*>(data);
+  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<T>(values[i] / static_cast<T>(divisor));
+}
+
+template <SixteenBitFormat Format>
+void divide_sixteen_bit(void* data, std::size_t count, int divisor) {
+  auto* values = static_cast<std::uint16_t*>(data);
+  for (std::size_t i = 0; i < count; ++i) {
+    values[i] = encode_sixteen_bit<Format>(decode_sixteen_bit<Format>(values[i]) / static_cast<float>(divisor));
+  }
+}
+
+}  // namespace
+
+void divide_elements(DType dtype, void* data, std::size_t count, int divisor) {
+  switch (dtype) {
+    case DType::kInt8: return divide_all<std::int8_t>(data, count, divisor);
+    case DType::kUint8: return divide_all<std::uint8_t>(data, count, divisor);
+    case DType::kInt32: return divide_all<std::int32_t>(data, count, divisor);
+    case DType::kUint32: return divide_all<std::uint32_t>(data, count, divisor);
+    case DType::kInt64: return divide_all<std::int64_t>(data, count, divisor);
+    case DType::kUint64: return divide_all<std::uint64_t>(data, count, divisor);
+    case DType::kFloat16: return divide_sixteen_bit<SixteenBitFormat::kHalf>(data, count, divisor);
+    case DType::kBfloat16: return divide_sixteen_bit<SixteenBitFormat::kBfloat16>(data, count, divisor);
+    case DType::kFloat32: return divide_all<float>(data, count, divisor);
+    case DType::kFloat64: return divide_all<double>(data, count, divisor);
+  }
+}
+
+}  // namespace collbench
