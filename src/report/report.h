@@ -98,3 +98,180 @@ struct Report {
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
 }  // namespace collbench::report
+
+// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
+// The same schema family as above (schema_version, benchmark, status, context, results, summary),
+// with rows that fit GEMM and STREAM. Every rank measures its own device, so each row carries every
+// rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
+// "tflops" for GEMM, "gbps" (1e9 B/s) for memory.
+namespace collbench::report {
+
+struct ThroughputRank {
+  int rank = 0;
+  TimeStats time_us;
+  double rate = 0;                        // this rank's rate from its mean time
+  std::optional<double> percent_of_peak;
+  std::optional<double> relative_error;   // GEMM only, when checked
+  std::optional<std::int64_t> wrong;      // null when no check ran
+};
+
+struct ThroughputSpread {
+  int fastest_rank = 0;
+  int slowest_rank = 0;
+  double fastest = 0;
+  double slowest = 0;
+  double ratio = 1;  // fastest / slowest
+};
+
+struct MatmulRow {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype;
+  std::string device;
+  std::string algorithm;
+  int threads = 0;
+  int rotate_sets = 1;
+  int iterations = 0;
+  int warmup_iterations = 0;
+  std::string time_aggregation = "max";
+  TimeStats time_us;                 // per iteration, max over ranks
+  double tflops = 0;                 // 2mnk / mean time, per rank
+  std::optional<double> peak_tflops;
+  bool peak_is_estimate = false;     // CPUs: cores x clock x FLOPs/cycle
+  std::optional<double> percent_of_peak;
+  std::optional<double> relative_error;  // the largest over ranks
+  double error_bound = 0;
+  int check_iterations = 0;
+  std::optional<std::int64_t> wrong;     // ranks whose error exceeded the bound
+  std::vector<ThroughputRank> per_rank;
+  ThroughputSpread spread;
+};
+
+struct MembwRow {
+  std::string kernel;
+  std::uint64_t bytes = 0;           // per array
+  std::uint64_t bytes_counted = 0;   // per iteration, as STREAM counts
+  std::string device;
+  int threads = 0;
+  int iterations = 0;
+  int warmup_iterations = 0;
+  std::string time_aggregation = "max";
+  TimeStats time_us;
+  double gbps = 0;                   // bytes_counted / mean time, per rank
+  std::optional<double> peak_gbps;
+  std::optional<double> percent_of_peak;
+  int check_iterations = 0;
+  std::optional<std::int64_t> wrong;  // wrong elements over all ranks
+  std::vector<ThroughputRank> per_rank;
+  ThroughputSpread spread;
+};
+
+// What one rank ran on, for matmul_perf and membw_perf reports.
+struct RankPlatform {
+  int rank = 0;
+  std::string device;
+  std::string library;          // "OpenBLAS (SkylakeX, 2 threads)", "cuBLASLt ..."
+  std::string cpu_model;
+  std::string vector_level;
+  int threads = 0;
+  std::string affinity;
+  std::string openblas_corename;
+  std::string openblas_config;
+  std::string warning;          // e.g. a slow OpenBLAS core
+};
+
+struct ComputeSkipped {
+  std::string what;    // dtype or kernel
+  std::string reason;
+};
+
+struct ComputeSummary {
+  int rows = 0;
+  int rows_checked = 0;
+  std::int64_t wrong_total = 0;
+  std::optional<double> max_rate;          // tflops or gbps
+  std::optional<double> worst_spread_ratio;
+};
+
+struct MatmulReport {
+  std::string schema_version_text = schema_version();
+  std::string benchmark = "matmul";
+  std::string status = "partial";
+  std::string error;
+  Context context;
+  std::vector<RankPlatform> platform;
+  std::vector<std::string> warnings;
+  std::vector<MatmulRow> results;
+  std::vector<ComputeSkipped> skipped;
+  ComputeSummary summary;
+};
+
+struct MembwReport {
+  std::string schema_version_text = schema_version();
+  std::string benchmark = "membw";
+  std::string status = "partial";
+  std::string error;
+  Context context;
+  std::vector<RankPlatform> platform;
+  std::vector<std::string> warnings;
+  std::vector<MembwRow> results;
+  std::vector<ComputeSkipped> skipped;
+  ComputeSummary summary;
+};
+
+// envcheck: one result per rank, inventory and probe figures.
+struct EnvcheckRank {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;
+  std::int64_t pid = 0;
+  std::string cpu_model;
+  int online_cores = 0;
+  int affinity_cores = 0;
+  std::string affinity;
+  int numa_node = -1;
+  std::uint64_t memory_bytes = 0;
+  std::string vector_level;
+  std::string openblas_corename;
+  std::string openblas_config;
+  std::string openblas_warning;
+  std::string mpi_version;
+  bool gpu_present = false;
+  std::string gpu_absent_reason;
+  std::string gpu_name, gpu_compute_capability, gpu_pci_bus_id, gpu_driver_version, cuda_runtime_version, nccl_version;
+  std::uint64_t gpu_memory_bytes = 0;
+  std::string probe_device;               // "cpu" or the GPU
+  double gemm_gflops = 0;                 // median of the samples
+  std::vector<double> gemm_gflops_samples;
+  double triad_gbps = 0;                  // median of the samples
+  std::vector<double> triad_gbps_samples;
+  double relative_speed = 1;              // worst metric / the fastest rank's
+  bool slow = false;
+};
+
+struct EnvcheckSummary {
+  int ranks = 0;
+  double slow_factor = 1.5;
+  int repeats = 0;
+  double probe_ms = 0;
+  std::string recommendation;             // keep, rebalance, exclude
+  std::string recommendation_text;
+  double spread_ratio = 1;
+  std::vector<double> weights;            // per rank, proportional to speed
+  std::vector<int> exclude;
+  ThroughputSpread gemm_spread;
+  ThroughputSpread triad_spread;
+};
+
+struct EnvcheckReport {
+  std::string schema_version_text = schema_version();
+  std::string benchmark = "envcheck";
+  std::string status = "partial";
+  std::string error;
+  Context context;
+  std::vector<int> slow_ranks;
+  std::vector<std::string> warnings;
+  std::vector<EnvcheckRank> results;
+  EnvcheckSummary summary;
+};
+
+}  // namespace collbench::report

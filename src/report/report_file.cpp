@@ -36,22 +36,24 @@ ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)
   }
 }
 
-void ReportFile::write(const Report& report) const {
-  const std::string temporary = path_ + ".tmp." + std::to_string(::getpid());
+void write_json_atomically(const std::string& path, const nlohmann::json& document) {
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(temporary, std::ios::trunc);
-    out << to_json(report).dump(2) << '\n';
+    out << document.dump(2) << '\n';
     out.flush();
     if (!out) {
       std::remove(temporary.c_str());
       throw Error("cannot write report '" + temporary + "': " + std::strerror(errno));
     }
   }
-  if (std::rename(temporary.c_str(), path_.c_str()) != 0) {
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     std::remove(temporary.c_str());
-    throw Error("cannot move report into place at '" + path_ + "': " + reason);
+    throw Error("cannot move report into place at '" + path + "': " + reason);
   }
 }
+
+void ReportFile::write(const Report& report) const { write_json_atomically(path_, to_json(report)); }
 
 }  // namespace collbench::report

@@ -3,9 +3,15 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "report/report.h"
 
 namespace collbench::report {
+
+// Writes `document` to a temporary file beside `path`, then renames it over `path`, so a reader
+// never sees half a report. Throws Error when the disk refuses.
+void write_json_atomically(const std::string& path, const nlohmann::json& document);
 
 class ReportFile {
  public:
@@ -13,8 +19,7 @@ class ReportFile {
   // must exist and be writable. Throws UsageError with the reason.
   ReportFile(std::string path, bool overwrite);
 
-  // Writes the whole report to a temporary file beside `path`, then renames it over `path`, so a
-  // reader never sees half a report. Throws Error when the disk refuses.
+  // Writes the whole report with write_json_atomically.
   void write(const Report& report) const;
 
   const std::string& path() const { return path_; }

@@ -326,3 +326,167 @@ Report read_report_file(const std::string& path) {
 }
 
 }  // namespace collbench::report
+
+// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
+namespace collbench::report {
+namespace {
+
+using nlohmann::json;
+
+json context_json(const Context& context) {
+  Report carrier;  // the collective report's writer owns the context layout; reuse it
+  carrier.context = context;
+  return to_json(carrier)["context"];
+}
+
+json optional_integer(const std::optional<std::int64_t>& value) { return value ? json(*value) : json(nullptr); }
+
+json spread_json(const ThroughputSpread& spread, const char* unit) {
+  return {{"fastest_rank", spread.fastest_rank},
+          {"slowest_rank", spread.slowest_rank},
+          {std::string("fastest_") + unit, spread.fastest},
+          {std::string("slowest_") + unit, spread.slowest},
+          {"ratio", std::isfinite(spread.ratio) ? json(spread.ratio) : json(nullptr)}};
+}
+
+json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
+  json out = json::array();
+  for (const auto& rank : ranks) {
+    json entry = {{"rank", rank.rank},
+                  {"time_us", stats_to_json(rank.time_us)},
+                  {unit, rank.rate},
+                  {"percent_of_peak", optional_number(rank.percent_of_peak)},
+                  {"wrong", optional_integer(rank.wrong)}};
+    if (rank.relative_error) entry["relative_error"] = std::isfinite(*rank.relative_error) ? json(*rank.relative_error) : json(nullptr);
+    out.push_back(entry);
+  }
+  return out;
+}
+
+json platform_json(const std::vector<RankPlatform>& platform) {
+  json out = json::array();
+  for (const auto& entry : platform) {
+    out.push_back({{"rank", entry.rank}, {"device", entry.device}, {"library", entry.library},
+                   {"cpu_model", entry.cpu_model}, {"vector_level", entry.vector_level}, {"threads", entry.threads},
+                   {"affinity", entry.affinity}, {"openblas_corename", entry.openblas_corename},
+                   {"openblas_config", entry.openblas_config}, {"warning", entry.warning}});
+  }
+  return out;
+}
+
+json skipped_json(const std::vector<ComputeSkipped>& skipped) {
+  json out = json::array();
+  for (const auto& entry : skipped) out.push_back({{"what", entry.what}, {"reason", entry.reason}});
+  return out;
+}
+
+json summary_json(const ComputeSummary& summary, const char* unit) {
+  return {{"rows", summary.rows},
+          {"rows_checked", summary.rows_checked},
+          {"wrong_total", summary.wrong_total},
+          {std::string("max_") + unit, optional_number(summary.max_rate)},
+          {"worst_spread_ratio", optional_number(summary.worst_spread_ratio)}};
+}
+
+template <typename ThroughputReport>
+json report_head(const ThroughputReport& report) {
+  json out = {{"schema_version", report.schema_version_text},
+              {"benchmark", report.benchmark},
+              {"status", report.status},
+              {"context", context_json(report.context)},
+              {"platform", platform_json(report.platform)},
+              {"warnings", report.warnings},
+              {"skipped", skipped_json(report.skipped)}};
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const MatmulReport& report) {
+  json out = report_head(report);
+  json results = json::array();
+  for (const auto& row : report.results) {
+    results.push_back({{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"device", row.device},
+                       {"algorithm", row.algorithm}, {"threads", row.threads}, {"rotate_sets", row.rotate_sets},
+                       {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
+                       {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
+                       {"tflops", row.tflops}, {"peak_tflops", optional_number(row.peak_tflops)},
+                       {"peak_is_estimate", row.peak_is_estimate}, {"percent_of_peak", optional_number(row.percent_of_peak)},
+                       {"relative_error", row.relative_error && std::isfinite(*row.relative_error) ? json(*row.relative_error) : json(nullptr)},
+                       {"error_bound", row.error_bound}, {"check_iterations", row.check_iterations},
+                       {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, "tflops")},
+                       {"spread", spread_json(row.spread, "tflops")}});
+  }
+  out["results"] = results;
+  out["summary"] = summary_json(report.summary, "tflops");
+  return out;
+}
+
+nlohmann::json to_json(const MembwReport& report) {
+  json out = report_head(report);
+  json results = json::array();
+  for (const auto& row : report.results) {
+    results.push_back({{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted},
+                       {"device", row.device}, {"threads", row.threads}, {"iterations", row.iterations},
+                       {"warmup_iterations", row.warmup_iterations}, {"time_aggregation", row.time_aggregation},
+                       {"time_us", stats_to_json(row.time_us)}, {"gbps", row.gbps},
+                       {"peak_gbps", optional_number(row.peak_gbps)}, {"percent_of_peak", optional_number(row.percent_of_peak)},
+                       {"check_iterations", row.check_iterations}, {"wrong", optional_integer(row.wrong)},
+                       {"per_rank", per_rank_json(row.per_rank, "gbps")}, {"spread", spread_json(row.spread, "gbps")}});
+  }
+  out["results"] = results;
+  out["summary"] = summary_json(report.summary, "gbps");
+  return out;
+}
+
+nlohmann::json to_json(const EnvcheckReport& report) {
+  json results = json::array();
+  for (const auto& rank : report.results) {
+    json gpu = {{"present", rank.gpu_present}};
+    if (rank.gpu_present) {
+      gpu.update({{"name", rank.gpu_name}, {"compute_capability", rank.gpu_compute_capability},
+                  {"memory_bytes", rank.gpu_memory_bytes}, {"pci_bus_id", rank.gpu_pci_bus_id},
+                  {"driver_version", rank.gpu_driver_version}, {"cuda_runtime_version", rank.cuda_runtime_version},
+                  {"nccl_version", rank.nccl_version}});
+    } else {
+      gpu["reason"] = rank.gpu_absent_reason;
+    }
+    results.push_back({{"rank", rank.rank},
+                       {"inventory",
+                        {{"host", rank.host}, {"local_rank", rank.local_rank}, {"pid", rank.pid},
+                         {"cpu_model", rank.cpu_model}, {"online_cores", rank.online_cores},
+                         {"affinity_cores", rank.affinity_cores}, {"affinity", rank.affinity},
+                         {"numa_node", rank.numa_node}, {"memory_bytes", rank.memory_bytes},
+                         {"vector_level", rank.vector_level}, {"openblas_corename", rank.openblas_corename},
+                         {"openblas_config", rank.openblas_config}, {"openblas_warning", rank.openblas_warning},
+                         {"mpi_version", rank.mpi_version}, {"gpu", gpu}}},
+                       {"probes",
+                        {{"device", rank.probe_device}, {"gemm_gflops", rank.gemm_gflops},
+                         {"gemm_gflops_samples", rank.gemm_gflops_samples}, {"triad_gbps", rank.triad_gbps},
+                         {"triad_gbps_samples", rank.triad_gbps_samples}}},
+                       {"relative_speed", rank.relative_speed},
+                       {"slow", rank.slow}});
+  }
+  const EnvcheckSummary& summary = report.summary;
+  json out = {{"schema_version", report.schema_version_text},
+              {"benchmark", report.benchmark},
+              {"status", report.status},
+              {"context", context_json(report.context)},
+              {"slow_ranks", report.slow_ranks},
+              {"warnings", report.warnings},
+              {"results", results},
+              {"summary",
+               {{"ranks", summary.ranks}, {"slow", report.slow_ranks.size()}, {"slow_factor", summary.slow_factor},
+                {"repeats", summary.repeats}, {"probe_ms", summary.probe_ms},
+                {"recommendation", summary.recommendation}, {"recommendation_text", summary.recommendation_text},
+                {"spread_ratio", std::isfinite(summary.spread_ratio) ? json(summary.spread_ratio) : json(nullptr)},
+                {"weights", summary.weights}, {"exclude", summary.exclude},
+                {"gemm_spread", spread_json(summary.gemm_spread, "gflops")},
+                {"triad_spread", spread_json(summary.triad_spread, "gbps")}}}};
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
+
+}  // namespace collbench::report

@@ -21,3 +21,12 @@ Report report_from_json(const nlohmann::json& document);  // throws ReportFormat
 Report read_report_file(const std::string& path);         // throws ReportFormatError
 
 }  // namespace collbench::report
+
+// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
+namespace collbench::report {
+
+nlohmann::json to_json(const MatmulReport& report);
+nlohmann::json to_json(const MembwReport& report);
+nlohmann::json to_json(const EnvcheckReport& report);
+
+}  // namespace collbench::report

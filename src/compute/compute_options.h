@@ -1,0 +1,74 @@
+// Command-line options of matmul_perf, membw_perf and envcheck, parsed once into a const struct.
+//
+// The collectives' parser (core/options) knows ops, roots and placements these programs do not
+// have; this one shares its flag spelling (-b/-e/-f/-n/-w/-c/-J, K/M/G 1024-based) and its size
+// parsing, and adds the compute flags.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/sizes.h"
+
+namespace collbench::compute {
+
+enum class ComputeProgram { kMatmul, kMembw, kEnvcheck };
+
+// GEMM element types; float64 and float32 run on CPUs, every one but float64 on GPUs.
+enum class GemmType { kFloat64, kFloat32, kTf32, kFloat16, kBfloat16, kFp8 };
+
+enum class StreamKernel { kCopy, kScale, kAdd, kTriad, kMemcpy };  // kMemcpy: cudaMemcpy D2D, GPU only
+
+enum class DeviceChoice { kAuto, kCpu, kGpu };
+
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+
+std::string to_string(GemmType type);
+std::string to_string(StreamKernel kernel);
+std::string to_string(DeviceChoice device);
+
+struct ComputeOptions {
+  ComputeProgram program = ComputeProgram::kMatmul;
+  SizeSweep sweep{1024, 1024, 1024, 0.0};         // matmul: N; membw: bytes per array
+  std::vector<std::uint64_t> explicit_sizes;       // --sizes
+  std::vector<GemmShape> shapes;                   // matmul --shapes MxNxK,...; replaces the sweep
+  std::vector<GemmType> gemm_types{GemmType::kFloat32};
+  std::vector<StreamKernel> kernels{StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd, StreamKernel::kTriad};
+  bool kernels_given = false;
+  int iterations = 20;
+  int warmup_iterations = 5;
+  int check_iterations = 1;
+  int threads = 0;         // 0: every core this process may run on
+  int rotate_sets = 0;     // GEMM input sets to cycle through; 0 = enough to exceed the last-level cache
+  DeviceChoice device = DeviceChoice::kAuto;
+  std::string report_path;
+  bool overwrite_report = false;
+  std::map<std::string, std::string> tags;
+  std::uint64_t seed = 1;
+  bool inject_corrupt_output = false;  // testing aid: the last rank corrupts one checked output element
+  // envcheck
+  double slow_factor = 1.5;
+  int probe_repeats = 7;
+  double probe_ms = 60;               // each probe sample runs at least this long, so time-slicing shows
+  std::int64_t probe_matrix_n = 256;
+  std::uint64_t probe_bytes = 32u << 20;
+  bool show_help = false;
+  bool show_version = false;
+
+  // matmul: the shapes to run (from --shapes or the square sweep); membw: array sizes in bytes.
+  std::vector<GemmShape> gemm_shapes() const;
+  std::vector<std::uint64_t> array_sizes() const;
+};
+
+// Parses argv without argv[0]. Throws UsageError with one sentence on any bad flag.
+ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<std::string>& args);
+
+std::string compute_usage_text(ComputeProgram program);
+
+std::string program_name(ComputeProgram program);
+
+}  // namespace collbench::compute

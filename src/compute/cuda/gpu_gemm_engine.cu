@@ -1,0 +1,251 @@
+// GEMM on the GPU through cuBLASLt, with the algorithm its heuristic ranks first, timed with CUDA events.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
+
+#include <vector>
+
+#include "compute/cuda/cuda_check.h"
+#include "compute/engines.h"
+#include "compute/gpu_peaks.h"
+
+namespace collbench::compute {
+namespace {
+
+constexpr std::size_t kWorkspaceBytes = 64u << 20;
+
+struct DeviceBuffer {
+  void* pointer = nullptr;
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) { CB_COMPUTE_CUDA_CHECK(cudaMalloc(&pointer, bytes)); }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer) { other.pointer = nullptr; }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(pointer, other.pointer);
+    return *this;
+  }
+  ~DeviceBuffer() {
+    if (pointer) cudaFree(pointer);
+  }
+};
+
+struct TypeChoice {
+  cudaDataType_t ab, cd;
+  cublasComputeType_t compute;
+  int ab_bytes, cd_bytes;
+  bool a_transposed;  // FP8 kernels need the "TN" layout
+};
+
+TypeChoice choice_for(GemmType type) {
+  switch (type) {
+    case GemmType::kTf32: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, 4, 4, false};
+    case GemmType::kFloat16: return {CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, 2, 2, false};
+    case GemmType::kBfloat16: return {CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2, 2, false};
+    case GemmType::kFp8: return {CUDA_R_8F_E4M3, CUDA_R_16BF, CUBLAS_COMPUTE_32F, 1, 2, true};
+    default: return {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F, 4, 4, false};
+  }
+}
+
+void store(cudaDataType_t type, std::vector<unsigned char>& bytes, std::size_t index, double value) {
+  switch (type) {
+    case CUDA_R_16F: reinterpret_cast<__half*>(bytes.data())[index] = __float2half(static_cast<float>(value)); break;
+    case CUDA_R_16BF: reinterpret_cast<__nv_bfloat16*>(bytes.data())[index] = __float2bfloat16(static_cast<float>(value)); break;
+    case CUDA_R_8F_E4M3: reinterpret_cast<__nv_fp8_e4m3*>(bytes.data())[index] = __nv_fp8_e4m3(static_cast<float>(value)); break;
+    default: reinterpret_cast<float*>(bytes.data())[index] = static_cast<float>(value); break;
+  }
+}
+
+double load(cudaDataType_t type, const unsigned char* bytes) {
+  switch (type) {
+    case CUDA_R_16F: return __half2float(*reinterpret_cast<const __half*>(bytes));
+    case CUDA_R_16BF: return __bfloat162float(*reinterpret_cast<const __nv_bfloat16*>(bytes));
+    default: return *reinterpret_cast<const float*>(bytes);
+  }
+}
+
+class GpuGemmEngine final : public GemmEngine {
+ public:
+  explicit GpuGemmEngine(int device) : device_(device) {
+    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp properties{};
+    CB_COMPUTE_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
+    name_ = properties.name;
+    major_ = properties.major;
+    CB_COMPUTE_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtCreate(&handle_));
+    CB_COMPUTE_CUDA_CHECK(cudaStreamCreate(&stream_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&start_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&stop_));
+    workspace_ = DeviceBuffer(kWorkspaceBytes);
+  }
+  ~GpuGemmEngine() override {
+    release_descriptors();
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+    cublasLtDestroy(handle_);
+  }
+
+  std::string device() const override { return name_ + " (GPU " + std::to_string(device_) + ")"; }
+  std::string library() const override { return "cuBLASLt " + std::to_string(cublasLtGetVersion()); }
+
+  std::string unsupported_reason(GemmType type) const override {
+    if (type == GemmType::kFloat64) return "float64 GEMM is measured on CPUs only in this benchmark";
+    if (type == GemmType::kFp8 && major_ < 9) return "fp8 GEMM needs compute capability 9.0 or newer (this GPU: " + std::to_string(major_) + ".x)";
+    return "";
+  }
+
+  void prepare(const GemmShape& shape, GemmType type, std::uint64_t seed, int sets) override {
+    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    shape_ = shape;
+    type_ = type;
+    choice_ = choice_for(type);
+    const auto a_count = static_cast<std::size_t>(shape.m * shape.k), b_count = static_cast<std::size_t>(shape.k * shape.n),
+               c_count = static_cast<std::size_t>(shape.m * shape.n);
+    std::vector<unsigned char> a(a_count * choice_.ab_bytes), b(b_count * choice_.ab_bytes);
+    for (std::int64_t p = 0; p < shape.k; ++p) {
+      for (std::int64_t i = 0; i < shape.m; ++i) {
+        const auto logical = static_cast<std::uint64_t>(i + p * shape.m);
+        const auto stored = static_cast<std::size_t>(choice_.a_transposed ? p + i * shape.k : i + p * shape.m);
+        store(choice_.ab, a, stored, gemm_input(type, seed, Matrix::kA, logical));
+      }
+    }
+    for (std::size_t i = 0; i < b_count; ++i) store(choice_.ab, b, i, gemm_input(type, seed, Matrix::kB, i));
+    sets_.clear();
+    for (int s = 0; s < sets; ++s) {
+      Set set{DeviceBuffer(a.size()), DeviceBuffer(b.size()), DeviceBuffer(c_count * choice_.cd_bytes)};
+      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(set.a.pointer, a.data(), a.size(), cudaMemcpyHostToDevice));
+      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(set.b.pointer, b.data(), b.size(), cudaMemcpyHostToDevice));
+      CB_COMPUTE_CUDA_CHECK(cudaMemset(set.c.pointer, 0, c_count * choice_.cd_bytes));
+      sets_.push_back(std::move(set));
+    }
+    build_descriptors();
+  }
+
+  std::string algorithm() const override { return algorithm_; }
+
+  double run_timed_us(int set) override {
+    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    multiply(set);
+    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    CB_COMPUTE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return static_cast<double>(ms) * 1e3;
+  }
+
+  void corrupt_output(int set) override {
+    std::vector<unsigned char> value(static_cast<std::size_t>(choice_.cd_bytes));
+    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(value.data(), sets_.at(set).c.pointer, value.size(), cudaMemcpyDeviceToHost));
+    store(choice_.cd, value, 0, -load(choice_.cd, value.data()) + 1000.0);
+    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(sets_.at(set).c.pointer, value.data(), value.size(), cudaMemcpyHostToDevice));
+  }
+
+  std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) override {
+    std::vector<double> out;
+    unsigned char value[8];
+    for (const auto& entry : entries) {
+      const auto offset = static_cast<std::size_t>(entry.row + entry.column * shape_.m) * choice_.cd_bytes;
+      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(value, static_cast<unsigned char*>(sets_.at(set).c.pointer) + offset,
+                                       static_cast<std::size_t>(choice_.cd_bytes), cudaMemcpyDeviceToHost));
+      out.push_back(load(choice_.cd, value));
+    }
+    return out;
+  }
+
+  std::uint64_t cache_bytes() const override { return static_cast<std::uint64_t>(l2_bytes_); }
+
+  std::optional<double> peak_tflops(GemmType type, bool* is_estimate) const override {
+    *is_estimate = false;
+    return gpu_peak_tflops(name_, type);
+  }
+
+ private:
+  struct Set {
+    DeviceBuffer a, b, c;
+  };
+
+  void release_descriptors() {
+    if (preference_) cublasLtMatmulPreferenceDestroy(preference_);
+    for (auto* layout : {a_layout_, b_layout_, c_layout_}) {
+      if (layout) cublasLtMatrixLayoutDestroy(layout);
+    }
+    if (operation_) cublasLtMatmulDescDestroy(operation_);
+    preference_ = nullptr;
+    a_layout_ = b_layout_ = c_layout_ = nullptr;
+    operation_ = nullptr;
+  }
+
+  void build_descriptors() {
+    release_descriptors();
+    const auto m = static_cast<std::uint64_t>(shape_.m), n = static_cast<std::uint64_t>(shape_.n),
+               k = static_cast<std::uint64_t>(shape_.k);
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, choice_.compute, CUDA_R_32F));
+    const cublasOperation_t transpose_a = choice_.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, no_transpose = CUBLAS_OP_N;
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose_a, sizeof(transpose_a)));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof(no_transpose)));
+    if (choice_.a_transposed) CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, k, m, k));
+    else CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, m, k, m));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, choice_.ab, k, n, k));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout_, choice_.cd, m, n, m));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
+    const std::size_t workspace = kWorkspaceBytes;
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                                 &workspace, sizeof(workspace)));
+    int found = 0;
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, a_layout_, b_layout_, c_layout_, c_layout_,
+                                                           preference_, 1, &heuristic_, &found));
+    if (found == 0) throw Error("cuBLASLt has no algorithm for " + to_string(type_) + " " + std::to_string(m) + "x" +
+                                std::to_string(n) + "x" + std::to_string(k));
+    int algorithm_id = -1;
+    std::size_t written = 0;
+    cublasLtMatmulAlgoConfigGetAttribute(&heuristic_.algo, CUBLASLT_ALGO_CONFIG_ID, &algorithm_id, sizeof(algorithm_id), &written);
+    algorithm_ = "cublasLtMatmul heuristic #1 (algo id " + std::to_string(algorithm_id) + ", workspace " +
+                 std::to_string(heuristic_.workspaceSize) + " B)";
+  }
+
+  void multiply(int set) {
+    const float alpha = 1.0f, beta = 0.0f;
+    Set& s = sets_.at(static_cast<std::size_t>(set));
+    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, s.a.pointer, a_layout_, s.b.pointer, b_layout_, &beta,
+                                           s.c.pointer, c_layout_, s.c.pointer, c_layout_, &heuristic_.algo,
+                                           workspace_.pointer, kWorkspaceBytes, stream_));
+  }
+
+  int device_;
+  std::string name_;
+  int major_ = 0;
+  int l2_bytes_ = 0;
+  cublasLtHandle_t handle_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  DeviceBuffer workspace_;
+  GemmShape shape_;
+  GemmType type_ = GemmType::kFloat32;
+  TypeChoice choice_ = choice_for(GemmType::kFloat32);
+  std::vector<Set> sets_;
+  cublasLtMatmulDesc_t operation_ = nullptr;
+  cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, c_layout_ = nullptr;
+  cublasLtMatmulPreference_t preference_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+  std::string algorithm_;
+};
+
+}  // namespace
+
+int visible_gpu_for(int local_rank, std::string* why_not) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    if (why_not) *why_not = status != cudaSuccess ? std::string("no GPU visible: ") + cudaGetErrorString(status) : "no GPU visible";
+    return -1;
+  }
+  return local_rank % count;
+}
+
+std::unique_ptr<GemmEngine> make_gpu_gemm_engine(int local_rank, std::string* why_not) {
+  const int device = visible_gpu_for(local_rank, why_not);
+  if (device < 0) return nullptr;
+  return std::make_unique<GpuGemmEngine>(device);
+}
+
+}  // namespace collbench::compute

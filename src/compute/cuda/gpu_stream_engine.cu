@@ -1,0 +1,154 @@
+// STREAM on the GPU: grid-stride kernels over device arrays and cudaMemcpy device-to-device,
+// timed with CUDA events; verified by copying the whole output back.
+#include <vector>
+
+#include "compute/cuda/cuda_check.h"
+#include "compute/engines.h"
+#include "compute/gpu_peaks.h"
+
+namespace collbench::compute {
+
+int visible_gpu_for(int local_rank, std::string* why_not);  // gpu_gemm_engine.cu
+
+namespace {
+
+constexpr double kScalar = 3.0;
+
+__global__ void fill_kernel(double* a, double* b, double* c, long long n, int pattern) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    if (pattern) {
+      a[i] = static_cast<double>(i % 1021);
+      b[i] = static_cast<double>(i % 511) + 1.0;
+      c[i] = static_cast<double>(i % 257) - 128.0;
+    } else {
+      a[i] = 1.0;
+      b[i] = 2.0;
+      c[i] = 0.0;
+    }
+  }
+}
+
+__global__ void stream_kernel(double* __restrict__ a, double* __restrict__ b, double* __restrict__ c, long long n, int which) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    switch (which) {
+      case 0: c[i] = a[i]; break;
+      case 1: b[i] = kScalar * c[i]; break;
+      case 2: c[i] = a[i] + b[i]; break;
+      default: a[i] = b[i] + kScalar * c[i]; break;
+    }
+  }
+}
+
+class GpuStreamEngine final : public StreamEngine {
+ public:
+  explicit GpuStreamEngine(int device) : device_(device) {
+    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    cudaDeviceProp properties{};
+    CB_COMPUTE_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
+    name_ = properties.name;
+    blocks_ = properties.multiProcessorCount * 8;
+    int memory_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device_);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_);
+    // Double data rate: two transfers per clock.
+    if (memory_khz > 0 && bus_bits > 0) computed_peak_gbps_ = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    CB_COMPUTE_CUDA_CHECK(cudaStreamCreate(&stream_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&start_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~GpuStreamEngine() override {
+    release();
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string device() const override { return name_ + " (GPU " + std::to_string(device_) + ")"; }
+  std::string unsupported_reason(StreamKernel) const override { return ""; }
+
+  void prepare(std::uint64_t elements) override {
+    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    release();
+    elements_ = static_cast<long long>(elements);
+    for (double** array : {&a_, &b_, &c_}) CB_COMPUTE_CUDA_CHECK(cudaMalloc(array, elements * sizeof(double)));
+    fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 0);
+    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
+    CB_COMPUTE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  double run_timed_us(StreamKernel kernel) override {
+    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    run(kernel);
+    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    CB_COMPUTE_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    CB_COMPUTE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return static_cast<double>(ms) * 1e3;
+  }
+
+  std::int64_t check(StreamKernel kernel, bool corrupt_first_element) override {
+    fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 1);
+    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
+    run(kernel);
+    CB_COMPUTE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd || kernel == StreamKernel::kMemcpy ? c_
+                     : kernel == StreamKernel::kScale ? b_ : a_;
+    std::vector<double> host(static_cast<std::size_t>(elements_));
+    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(host.data(), output, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    if (corrupt_first_element) host[0] += 1.0;
+    std::int64_t wrong = 0;
+    for (long long i = 0; i < elements_; ++i) {
+      const double in_a = static_cast<double>(i % 1021), in_b = static_cast<double>(i % 511) + 1.0,
+                   in_c = static_cast<double>(i % 257) - 128.0;
+      double expected = in_b + kScalar * in_c;
+      if (kernel == StreamKernel::kCopy || kernel == StreamKernel::kMemcpy) expected = in_a;
+      else if (kernel == StreamKernel::kScale) expected = kScalar * in_c;
+      else if (kernel == StreamKernel::kAdd) expected = in_a + in_b;
+      if (!(host[static_cast<std::size_t>(i)] == expected)) ++wrong;
+    }
+    return wrong;
+  }
+
+  std::optional<double> peak_gbps() const override {
+    if (auto table = gpu_peak_memory_gbps(name_)) return table;
+    if (computed_peak_gbps_ > 0) return computed_peak_gbps_;
+    return std::nullopt;
+  }
+
+ private:
+  void run(StreamKernel kernel) {
+    if (kernel == StreamKernel::kMemcpy) {
+      CB_COMPUTE_CUDA_CHECK(cudaMemcpyAsync(c_, a_, static_cast<std::size_t>(elements_) * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
+      return;
+    }
+    const int which = kernel == StreamKernel::kCopy ? 0 : kernel == StreamKernel::kScale ? 1 : kernel == StreamKernel::kAdd ? 2 : 3;
+    stream_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, which);
+    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
+  }
+
+  void release() {
+    for (double** array : {&a_, &b_, &c_}) {
+      if (*array) cudaFree(*array);
+      *array = nullptr;
+    }
+  }
+
+  int device_;
+  std::string name_;
+  int blocks_ = 1024;
+  double computed_peak_gbps_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  long long elements_ = 0;
+  double *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamEngine> make_gpu_stream_engine(int local_rank, std::string* why_not) {
+  const int device = visible_gpu_for(local_rank, why_not);
+  if (device < 0) return nullptr;
+  return std::make_unique<GpuStreamEngine>(device);
+}
+
+}  // namespace collbench::compute

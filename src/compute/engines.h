@@ -1,0 +1,76 @@
+// The devices matmul_perf, membw_perf and envcheck measure, behind two small interfaces, so the
+// programs never include cblas.h, omp.h or cuda_runtime.h. Each engine times its own operation the
+// device's way: a monotonic clock on the CPU, CUDA events on the GPU.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/compute_options.h"
+#include "compute/gemm_check.h"
+
+namespace collbench::compute {
+
+class GemmEngine {
+ public:
+  virtual ~GemmEngine() = default;
+  virtual std::string device() const = 0;       // "cpu" or "NVIDIA H100 80GB HBM3 (GPU 0)"
+  virtual std::string library() const = 0;      // "OpenBLAS 0.3.21 (SkylakeX)", "cuBLASLt 13.0"
+  // Empty when `type` runs here; otherwise why not (reported as skipped, never faked).
+  virtual std::string unsupported_reason(GemmType type) const = 0;
+  // Allocates `sets` independent A, B, C triples and fills A and B with gemm_input().
+  virtual void prepare(const GemmShape& shape, GemmType type, std::uint64_t seed, int sets) = 0;
+  // What ran: the BLAS routine or the cuBLASLt algorithm chosen by the heuristic.
+  virtual std::string algorithm() const = 0;
+  // One C = A x B on input set `set`; returns its time in microseconds.
+  virtual double run_timed_us(int set) = 0;
+  // Testing aid: overwrites C(0,0) of `set` with a value no correct GEMM gives.
+  virtual void corrupt_output(int set) = 0;
+  virtual std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) = 0;
+  // Bytes of one A, B, C set (for choosing how many sets to rotate through).
+  virtual std::uint64_t cache_bytes() const = 0;  // the cache the rotation must defeat
+  // Peak of this device for `type` in TFLOP/s, and whether it is an estimate rather than a datasheet figure.
+  virtual std::optional<double> peak_tflops(GemmType type, bool* is_estimate) const = 0;
+};
+
+class StreamEngine {
+ public:
+  virtual ~StreamEngine() = default;
+  virtual std::string device() const = 0;
+  virtual std::string unsupported_reason(StreamKernel kernel) const = 0;
+  // Allocates three arrays of `elements` doubles and initialises them as STREAM does (1, 2, 0).
+  virtual void prepare(std::uint64_t elements) = 0;
+  virtual double run_timed_us(StreamKernel kernel) = 0;
+  // Fills the inputs with a known pattern, runs `kernel` once, compares every output element
+  // exactly (the pattern's arithmetic is exact), returns the number of wrong elements.
+  virtual std::int64_t check(StreamKernel kernel, bool corrupt_first_element) = 0;
+  virtual std::optional<double> peak_gbps() const = 0;
+};
+
+// Bytes STREAM counts for one pass over arrays of `elements` doubles: copy and scale read one array
+// and write one, add and triad read two and write one; write-allocate traffic is not counted.
+std::uint64_t stream_bytes_counted(StreamKernel kernel, std::uint64_t elements);
+
+// CPU engines (always built): OpenBLAS GEMM and OpenMP STREAM with `threads` threads.
+std::unique_ptr<GemmEngine> make_cpu_gemm_engine(int threads);
+std::unique_ptr<StreamEngine> make_cpu_stream_engine(int threads);
+
+// GPU engines: nullptr with `why_not` filled when this build has no CUDA or no GPU is visible.
+// `local_rank` picks the device (local_rank modulo the visible devices).
+std::unique_ptr<GemmEngine> make_gpu_gemm_engine(int local_rank, std::string* why_not);
+std::unique_ptr<StreamEngine> make_gpu_stream_engine(int local_rank, std::string* why_not);
+
+// The GPU of this rank for envcheck's inventory: name, compute capability, memory, PCI bus id,
+// driver and runtime versions; empty fields and a reason when there is none.
+struct GpuInventory {
+  bool present = false;
+  std::string reason;  // why not present
+  std::string name, compute_capability, pci_bus_id, driver_version, cuda_runtime_version, nccl_version;
+  std::uint64_t memory_bytes = 0;
+};
+GpuInventory probe_gpu(int local_rank);
+
+}  // namespace collbench::compute

@@ -1,0 +1,225 @@
+// envcheck: every rank's inventory, short compute and bandwidth probes with medians, and a verdict
+// on slow ranks with advice (keep, rebalance with weights, exclude).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/engines.h"
+#include "compute/host_info.h"
+#include "compute/openblas_info.h"
+#include "compute/program_shell.h"
+#include "compute/programs.h"
+#include "compute/rank_speeds.h"
+#include "core/context.h"
+#include "core/error.h"
+#include "report/report_file.h"
+#include "report/report_json.h"
+
+namespace collbench::compute {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One sample: repeat `work` until at least `minimum_ms` passed, so a rank sharing its core with
+// another process shows its fair share rather than one lucky time slice. Returns work units per second.
+template <typename Work>
+double rate_over(double minimum_ms, Work&& work) {
+  const auto start = Clock::now();
+  long long units = 0;
+  double elapsed_ms = 0;
+  do {
+    work();
+    ++units;
+    elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  } while (elapsed_ms < minimum_ms);
+  return static_cast<double>(units) / (elapsed_ms * 1e-3);
+}
+
+report::ThroughputSpread to_report(const Spread& spread) {
+  return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
+}
+
+class EnvcheckProgram final : public ProgramBody {
+ public:
+  int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
+  void save_partial(const std::string& error) override {
+    report_.error = error;
+    report_.context.end_time = utc_timestamp_now();
+    save();
+  }
+
+ private:
+  void save() const {
+    if (report_path_) report::write_json_atomically(*report_path_, report::to_json(report_));
+  }
+
+  report::EnvcheckReport report_;
+  std::optional<std::string> report_path_;
+};
+
+nlohmann::json my_inventory(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu) {
+  return {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
+          {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores}, {"affinity_cores", host.affinity_cores},
+          {"affinity", host.affinity_list}, {"numa_node", host.numa_node}, {"memory_bytes", host.memory_bytes},
+          {"vector_level", to_string(host.vector_level)}, {"openblas_corename", blas.corename},
+          {"openblas_config", blas.config}, {"openblas_warning", blas.warning}, {"mpi_version", world.library_version()},
+          {"gpu_present", gpu.present}, {"gpu_reason", gpu.reason}, {"gpu_name", gpu.name},
+          {"gpu_cc", gpu.compute_capability}, {"gpu_memory", gpu.memory_bytes}, {"gpu_pci", gpu.pci_bus_id},
+          {"gpu_driver", gpu.driver_version}, {"cuda_runtime", gpu.cuda_runtime_version}, {"nccl", gpu.nccl_version}};
+}
+
+report::EnvcheckRank rank_from(int rank, const nlohmann::json& j) {
+  report::EnvcheckRank out;
+  out.rank = rank;
+  out.host = j.at("host");
+  out.local_rank = j.at("local_rank");
+  out.pid = j.at("pid");
+  out.cpu_model = j.at("cpu_model");
+  out.online_cores = j.at("online_cores");
+  out.affinity_cores = j.at("affinity_cores");
+  out.affinity = j.at("affinity");
+  out.numa_node = j.at("numa_node");
+  out.memory_bytes = j.at("memory_bytes");
+  out.vector_level = j.at("vector_level");
+  out.openblas_corename = j.at("openblas_corename");
+  out.openblas_config = j.at("openblas_config");
+  out.openblas_warning = j.at("openblas_warning");
+  out.mpi_version = j.at("mpi_version");
+  out.gpu_present = j.at("gpu_present");
+  out.gpu_absent_reason = j.at("gpu_reason");
+  out.gpu_name = j.at("gpu_name");
+  out.gpu_compute_capability = j.at("gpu_cc");
+  out.gpu_memory_bytes = j.at("gpu_memory");
+  out.gpu_pci_bus_id = j.at("gpu_pci");
+  out.gpu_driver_version = j.at("gpu_driver");
+  out.cuda_runtime_version = j.at("cuda_runtime");
+  out.nccl_version = j.at("nccl");
+  out.probe_device = j.at("probe_device");
+  out.gemm_gflops_samples = j.at("gemm_samples").get<std::vector<double>>();
+  out.triad_gbps_samples = j.at("triad_samples").get<std::vector<double>>();
+  out.gemm_gflops = median(out.gemm_gflops_samples);
+  out.triad_gbps = median(out.triad_gbps_samples);
+  return out;
+}
+
+int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
+  const bool leader = world.rank() == 0;
+  report_path_ = setup.report_path;
+  const HostInfo host = probe_host();
+  const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
+  const OpenBlasInfo blas = configure_openblas(threads, host.vector_level);
+  const GpuInventory gpu = probe_gpu(world.local_rank());
+
+  std::unique_ptr<GemmEngine> gemm;
+  std::unique_ptr<StreamEngine> stream;
+  std::string why_not;
+  if (options.device != DeviceChoice::kCpu) {
+    gemm = make_gpu_gemm_engine(world.local_rank(), &why_not);
+    if (gemm) stream = make_gpu_stream_engine(world.local_rank(), &why_not);
+    if ((!gemm || !stream) && options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
+  }
+  if (!gemm || !stream) {
+    gemm = make_cpu_gemm_engine(threads);
+    stream = make_cpu_stream_engine(threads);
+  }
+  report_.context = compute_context(world, gemm->device(), setup, options);
+  save();
+
+  // Probes in lock-step: every rank measures at the same time, as a real job would load them.
+  const GemmShape shape{options.probe_matrix_n, options.probe_matrix_n, options.probe_matrix_n};
+  const double gemm_flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
+  gemm->prepare(shape, GemmType::kFloat32, options.seed, 1);
+  gemm->run_timed_us(0);
+  const std::uint64_t elements = options.probe_bytes / sizeof(double);
+  stream->prepare(elements);
+  stream->run_timed_us(StreamKernel::kTriad);
+  std::vector<double> gemm_samples, triad_samples;
+  for (int repeat = 0; repeat < options.probe_repeats; ++repeat) {
+    world.barrier();
+    gemm_samples.push_back(rate_over(options.probe_ms, [&] { gemm->run_timed_us(0); }) * gemm_flops / 1e9);
+    world.barrier();
+    triad_samples.push_back(rate_over(options.probe_ms, [&] { stream->run_timed_us(StreamKernel::kTriad); }) *
+                            static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements)) / 1e9);
+  }
+
+  nlohmann::json mine = my_inventory(world, host, blas, gpu);
+  mine["probe_device"] = gemm->device();
+  mine["gemm_samples"] = gemm_samples;
+  mine["triad_samples"] = triad_samples;
+  const auto everyone = world.gather_strings(mine.dump());
+  int exit_code = 0;
+  if (leader) {
+    std::vector<double> gemm_rates, triad_rates;
+    for (std::size_t rank = 0; rank < everyone.size(); ++rank) {
+      report_.results.push_back(rank_from(static_cast<int>(rank), nlohmann::json::parse(everyone[rank])));
+      gemm_rates.push_back(report_.results.back().gemm_gflops);
+      triad_rates.push_back(report_.results.back().triad_gbps);
+    }
+    const auto relative = relative_speeds({gemm_rates, triad_rates});
+    report_.slow_ranks = slow_ranks(relative, options.slow_factor);
+    const Recommendation advice = recommend(relative, options.slow_factor);
+    for (auto& rank : report_.results) {
+      rank.relative_speed = relative[static_cast<std::size_t>(rank.rank)];
+      rank.slow = std::find(report_.slow_ranks.begin(), report_.slow_ranks.end(), rank.rank) != report_.slow_ranks.end();
+      if (!rank.openblas_warning.empty()) report_.warnings.push_back("rank " + std::to_string(rank.rank) + ": " + rank.openblas_warning);
+    }
+    auto& summary = report_.summary;
+    summary.ranks = world.size();
+    summary.slow_factor = options.slow_factor;
+    summary.repeats = options.probe_repeats;
+    summary.probe_ms = options.probe_ms;
+    summary.recommendation = to_string(advice.advice);
+    summary.recommendation_text = advice.text;
+    summary.spread_ratio = advice.spread_ratio;
+    summary.weights = advice.weights;
+    summary.exclude = advice.exclude;
+    summary.gemm_spread = to_report(spread_of(gemm_rates));
+    summary.triad_spread = to_report(spread_of(triad_rates));
+    report_.status = "complete";
+    report_.context.end_time = utc_timestamp_now();
+    save();
+
+    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", setup.program.c_str(), warning.c_str());
+    std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
+                world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
+                options.probe_repeats, options.probe_ms);
+    std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
+                "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
+    for (const auto& rank : report_.results) {
+      const std::string gpu_text = rank.gpu_present ? rank.gpu_name + " cc" + rank.gpu_compute_capability : "none";
+      std::printf(" %5d %-16.16s %-28.28s %6d %9s %5d %-12.12s %-24.24s %10.2f %9.2f %8.3f %5s\n", rank.rank, rank.host.c_str(),
+                  rank.cpu_model.c_str(), rank.online_cores, rank.affinity.c_str(), rank.numa_node,
+                  rank.openblas_corename.c_str(), gpu_text.c_str(), rank.gemm_gflops, rank.triad_gbps, rank.relative_speed,
+                  rank.slow ? "SLOW" : "no");
+    }
+    std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
+    if (report_.slow_ranks.empty()) std::printf(" none");
+    for (int rank : report_.slow_ranks) std::printf(" %d", rank);
+    std::printf("\n# recommendation: %s\n# weights:", advice.text.c_str());
+    for (std::size_t rank = 0; rank < advice.weights.size(); ++rank) std::printf(" %zu=%.3f", rank, advice.weights[rank]);
+    std::printf("\n");
+    if (!advice.exclude.empty()) {
+      std::printf("# exclude:");
+      for (int rank : advice.exclude) std::printf(" %d", rank);
+      std::printf("\n");
+    }
+    if (report_path_) std::printf("# report: %s\n", report_path_->c_str());
+    std::fflush(stdout);
+    exit_code = report_.slow_ranks.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
+  }
+  return std::stoi(world.broadcast_string(std::to_string(exit_code)));
+}
+
+}  // namespace
+
+int run_envcheck(int argc, char** argv) {
+  EnvcheckProgram program;
+  return run_compute_program(ComputeProgram::kEnvcheck, argc, argv, program);
+}
+
+}  // namespace collbench::compute

@@ -1,0 +1,36 @@
+// What this process runs on: CPU model, cores, vector ISA, caches, memory, NUMA node.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace collbench::compute {
+
+// The widest x86 vector level the CPU and OS support; ordered, so levels compare.
+enum class VectorLevel { kScalar = 0, kSse = 1, kAvx = 2, kAvx2 = 3, kAvx512 = 4 };
+std::string to_string(VectorLevel level);
+
+struct HostInfo {
+  std::string cpu_model;
+  int online_cores = 1;
+  int affinity_cores = 1;    // cores this process may run on (mpirun's binding shows here)
+  std::string affinity_list; // e.g. "0" or "0-1"
+  int current_cpu = -1;
+  int numa_node = -1;
+  double clock_ghz = 0;      // nominal, from /proc/cpuinfo; 0 when unknown
+  VectorLevel vector_level = VectorLevel::kScalar;
+  std::uint64_t last_level_cache_bytes = 0;
+  std::uint64_t memory_bytes = 0;
+};
+
+HostInfo probe_host();
+
+// FLOPs per cycle per core of one FMA-based GEMM in a type of `element_bits`, assuming two FMA
+// units of the given vector width: the usual datasheet figure, hence only an estimate.
+int flops_per_cycle_estimate(VectorLevel level, int element_bits);
+
+// cores x clock x FLOPs/cycle in TFLOP/s; nullopt when the clock is unknown.
+std::optional<double> cpu_peak_tflops_estimate(const HostInfo& host, int cores, int element_bits);
+
+}  // namespace collbench::compute

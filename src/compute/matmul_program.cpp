@@ -1,0 +1,205 @@
+// matmul_perf: GEMM throughput of every rank's own device, checked against a float64 reference.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "compute/engines.h"
+#include "compute/host_info.h"
+#include "compute/platform_notes.h"
+#include "compute/program_shell.h"
+#include "compute/programs.h"
+#include "compute/rank_gather.h"
+#include "core/context.h"
+#include "core/error.h"
+#include "report/report_file.h"
+#include "report/report_json.h"
+
+namespace collbench::compute {
+namespace {
+
+constexpr int kCheckedEntries = 256;
+constexpr int kMaxRotatedSets = 16;
+
+std::unique_ptr<GemmEngine> choose_engine(const ComputeOptions& options, World& world, int threads) {
+  if (options.device != DeviceChoice::kCpu) {
+    std::string why_not;
+    auto gpu = make_gpu_gemm_engine(world.local_rank(), &why_not);
+    if (gpu) return gpu;
+    if (options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
+  }
+  return make_cpu_gemm_engine(threads);
+}
+
+// Enough input sets that one pass over them exceeds twice the cache, so no GEMM finds its inputs
+// left in cache by the previous one.
+int rotation_sets(const ComputeOptions& options, std::uint64_t set_bytes, std::uint64_t cache_bytes) {
+  if (options.rotate_sets > 0) return options.rotate_sets;
+  if (set_bytes == 0 || cache_bytes == 0) return 1;
+  const auto wanted = (2 * cache_bytes + set_bytes - 1) / set_bytes;
+  return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, kMaxRotatedSets));
+}
+
+class MatmulProgram final : public ProgramBody {
+ public:
+  int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
+  void save_partial(const std::string& error) override {
+    report_.error = error;
+    report_.context.end_time = utc_timestamp_now();
+    save();
+  }
+
+ private:
+  void save() const {
+    if (report_path_) report::write_json_atomically(*report_path_, report::to_json(report_));
+  }
+  void finish_summary() {
+    auto& summary = report_.summary;
+    summary = {};
+    for (const auto& row : report_.results) {
+      ++summary.rows;
+      if (row.wrong) {
+        ++summary.rows_checked;
+        summary.wrong_total += *row.wrong;
+      }
+      summary.max_rate = std::max(summary.max_rate.value_or(0.0), row.tflops);
+      if (std::isfinite(row.spread.ratio)) summary.worst_spread_ratio = std::max(summary.worst_spread_ratio.value_or(1.0), row.spread.ratio);
+    }
+  }
+
+  report::MatmulReport report_;
+  std::optional<std::string> report_path_;
+};
+
+int MatmulProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
+  const bool leader = world.rank() == 0;
+  report_path_ = setup.report_path;
+  const HostInfo host = probe_host();
+  const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
+  std::unique_ptr<GemmEngine> engine = choose_engine(options, world, threads);
+  const bool on_cpu = engine->device() == "cpu";
+  report_.context = compute_context(world, engine->device(), setup, options);
+  report_.platform = gather_platforms(world, local_platform(host, options.threads, on_cpu ? threads : 0, world.size(),
+                                                              engine->device(), engine->library(), on_cpu));
+  report_.warnings = distinct_warnings(report_.platform);
+  save();
+  if (leader) {
+    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", setup.program.c_str(), warning.c_str());
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world.size(), engine->device().c_str(), engine->library().c_str());
+    std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
+    std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
+                "max_us", "TFLOP/s", "%peak", "rel_err", "spread", "#wrong");
+  }
+  const int last_rank = world.size() - 1;
+  for (GemmType type : options.gemm_types) {
+    const std::string reason = engine->unsupported_reason(type);
+    if (!reason.empty()) {
+      if (leader) {
+        report_.skipped.push_back({to_string(type), reason});
+        std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
+        save();
+      }
+      continue;
+    }
+    for (const GemmShape& shape : options.gemm_shapes()) {
+      const auto bytes_per_element = static_cast<std::uint64_t>(element_bytes(type));
+      const std::uint64_t set_bytes = static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n) * bytes_per_element +
+                                      static_cast<std::uint64_t>(shape.m * shape.n) * 4;
+      const int sets = rotation_sets(options, set_bytes, engine->cache_bytes());
+      engine->prepare(shape, type, options.seed, sets);
+      for (int i = 0; i < options.warmup_iterations; ++i) engine->run_timed_us(i % sets);
+      std::vector<double> samples;
+      for (int i = 0; i < options.iterations; ++i) {
+        world.barrier();  // outside the timed region, so ranks start each GEMM together
+        samples.push_back(engine->run_timed_us(i % sets));
+      }
+      const TimeStats mine = summarize_samples(samples);
+      const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
+      MyFigures figures;
+      figures.time_us = mine;
+      figures.rate = flops / (mine.mean * 1e-6) / 1e12;
+      bool peak_is_estimate = false;
+      const auto peak = engine->peak_tflops(type, &peak_is_estimate);
+      if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+      const double bound = relative_error_bound(type, shape.k);
+      if (options.check_iterations > 0) {
+        const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
+        std::vector<double> reference;
+        for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
+        double worst = 0;
+        for (int check = 0; check < options.check_iterations; ++check) {
+          engine->run_timed_us(0);
+          if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
+          const double error = relative_error(engine->read_outputs(0, entries), reference);
+          worst = std::isfinite(error) ? std::max(worst, error) : error;
+          if (!std::isfinite(worst)) break;
+        }
+        figures.relative_error = worst;
+        figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
+      }
+      report::MatmulRow row;
+      row.per_rank = gather_rank_figures(world, figures);
+      row.time_us = max_over_ranks(world, samples);
+      if (!leader) continue;
+      row.m = shape.m;
+      row.n = shape.n;
+      row.k = shape.k;
+      row.dtype = to_string(type);
+      row.device = engine->device();
+      row.algorithm = engine->algorithm();
+      row.threads = on_cpu ? threads : 0;
+      row.rotate_sets = sets;
+      row.iterations = options.iterations;
+      row.warmup_iterations = options.warmup_iterations;
+      row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
+      row.peak_tflops = peak;
+      row.peak_is_estimate = peak_is_estimate;
+      if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
+      row.error_bound = bound;
+      row.check_iterations = options.check_iterations;
+      if (options.check_iterations > 0) {
+        std::int64_t wrong = 0;
+        double worst = 0;
+        for (const auto& rank : row.per_rank) {
+          wrong += rank.wrong.value_or(0);
+          const double error = rank.relative_error.value_or(0);
+          worst = std::isfinite(error) ? std::max(worst, error) : error;
+        }
+        row.wrong = wrong;
+        row.relative_error = worst;
+      }
+      row.spread = spread_of_ranks(row.per_rank);
+      report_.results.push_back(row);
+      finish_summary();
+      save();
+      char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
+      if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
+      if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
+      if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
+      std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
+                  static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
+                  row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
+      std::fflush(stdout);
+    }
+  }
+  report_.status = "complete";
+  report_.context.end_time = utc_timestamp_now();
+  finish_summary();
+  save();
+  const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
+  if (leader) {
+    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", report_.summary.rows,
+                static_cast<long long>(wrong_total), on_cpu ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
+    if (report_path_) std::printf("# report: %s\n", report_path_->c_str());
+  }
+  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
+}
+
+}  // namespace
+
+int run_matmul_perf(int argc, char** argv) {
+  MatmulProgram program;
+  return run_compute_program(ComputeProgram::kMatmul, argc, argv, program);
+}
+
+}  // namespace collbench::compute

@@ -1,0 +1,82 @@
+#include "compute/rank_gather.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/rank_speeds.h"
+
+namespace collbench::compute {
+namespace {
+
+// Slots per rank in the summed vector: 7 statistics, rate, percent (NaN = none), error, wrong.
+constexpr std::size_t kSlots = 11;
+
+double or_nan(const std::optional<double>& value) { return value ? *value : std::nan(""); }
+
+}  // namespace
+
+std::vector<report::ThroughputRank> gather_rank_figures(World& world, const MyFigures& mine) {
+  const auto ranks = static_cast<std::size_t>(world.size());
+  std::vector<double> everyone(ranks * kSlots, 0.0);
+  double* slot = &everyone[static_cast<std::size_t>(world.rank()) * kSlots];
+  const TimeStats& t = mine.time_us;
+  const double values[kSlots] = {t.min, t.p50, t.mean, t.p95, t.p99, t.max, t.stdev, mine.rate,
+                                 or_nan(mine.percent_of_peak), or_nan(mine.relative_error),
+                                 mine.wrong ? static_cast<double>(*mine.wrong) : std::nan("")};
+  for (std::size_t i = 0; i < kSlots; ++i) slot[i] = values[i];
+  // Summing zeros with one rank's values moves each rank's figures intact (NaN and inf included).
+  world.combine(everyone, Combine::kSum);
+  std::vector<report::ThroughputRank> out;
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    const double* v = &everyone[rank * kSlots];
+    report::ThroughputRank figures;
+    figures.rank = static_cast<int>(rank);
+    figures.time_us = {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+    figures.rate = v[7];
+    if (!std::isnan(v[8])) figures.percent_of_peak = v[8];
+    if (!std::isnan(v[9])) figures.relative_error = v[9];
+    if (!std::isnan(v[10])) figures.wrong = static_cast<std::int64_t>(v[10]);
+    out.push_back(figures);
+  }
+  return out;
+}
+
+report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks) {
+  std::vector<double> rates;
+  for (const auto& rank : ranks) rates.push_back(rank.rate);
+  const Spread spread = spread_of(rates);
+  return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
+}
+
+std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine) {
+  const nlohmann::json text = {{"device", mine.device}, {"library", mine.library}, {"cpu_model", mine.cpu_model},
+                               {"vector_level", mine.vector_level}, {"threads", mine.threads}, {"affinity", mine.affinity},
+                               {"openblas_corename", mine.openblas_corename}, {"openblas_config", mine.openblas_config},
+                               {"warning", mine.warning}};
+  std::vector<report::RankPlatform> out;
+  int rank = 0;
+  for (const auto& entry : world.gather_strings(text.dump())) {
+    const auto j = nlohmann::json::parse(entry);
+    report::RankPlatform platform;
+    platform.rank = rank++;
+    platform.device = j.at("device");
+    platform.library = j.at("library");
+    platform.cpu_model = j.at("cpu_model");
+    platform.vector_level = j.at("vector_level");
+    platform.threads = j.at("threads");
+    platform.affinity = j.at("affinity");
+    platform.openblas_corename = j.at("openblas_corename");
+    platform.openblas_config = j.at("openblas_config");
+    platform.warning = j.at("warning");
+    out.push_back(platform);
+  }
+  return out;
+}
+
+TimeStats max_over_ranks(World& world, std::vector<double> samples_us) {
+  world.combine(samples_us, Combine::kMax);
+  return summarize_samples(std::move(samples_us));
+}
+
+}  // namespace collbench::compute
