@@ -1,0 +1,66 @@
+#include "app/agreement.h"
+
+#include <sstream>
+
+#include "core/context.h"
+
+namespace collbench {
+namespace {
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string line;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    // argv[0] is shown by its last component: paths to the same program may differ per host.
+    const std::string& word = i == 0 ? argv[i].substr(argv[i].find_last_of('/') + 1) : argv[i];
+    line += (i ? " " : "") + word;
+  }
+  return line;
+}
+
+}  // namespace
+
+std::uint64_t options_fingerprint(const std::string& program, const Options& options) {
+  nlohmann::json canonical = options_as_json(options);
+  // What options_as_json leaves out of the report but still changes what ranks do or expect.
+  canonical["program"] = program;
+  canonical["backend"] = options.backend;
+  canonical["report_path"] = options.report_path;
+  canonical["overwrite_report"] = options.overwrite_report;
+  canonical["tags"] = options.tags;
+  canonical["inject_corrupt_output"] = options.inject_corrupt_output;
+  return fnv1a(canonical.dump());  // nlohmann orders object keys, so the text is canonical
+}
+
+std::string options_disagreement(World& world, const std::string& program, const Options& options,
+                                 const std::vector<std::string>& argv) {
+  const std::vector<std::string> fingerprints =
+      world.gather_strings(std::to_string(options_fingerprint(program, options)));
+  std::vector<int> differing;
+  for (std::size_t rank = 1; rank < fingerprints.size(); ++rank) {
+    if (fingerprints[rank] != fingerprints[0]) differing.push_back(static_cast<int>(rank));
+  }
+  if (differing.empty()) return "";
+  // Every rank saw the same list, so every rank joins this second exchange.
+  const std::vector<std::string> lines = world.gather_strings(command_line(argv));
+  std::ostringstream text;
+  text << "ranks were started with different options (every rank needs the same flags): ";
+  const std::size_t shown = std::min<std::size_t>(differing.size(), 3);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const int rank = differing[i];
+    text << (i ? "; " : "") << "rank " << rank << " ran '" << lines[static_cast<std::size_t>(rank)] << "'";
+  }
+  if (differing.size() > shown) text << " and " << differing.size() - shown << " more rank(s) differ";
+  text << "; rank 0 ran '" << lines[0] << "'";
+  return text.str();
+}
+
+}  // namespace collbench

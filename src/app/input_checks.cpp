@@ -1,0 +1,93 @@
+#include "app/input_checks.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/runner.h"
+
+namespace collbench {
+namespace {
+
+std::string gibibytes(std::uint64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  return text;
+}
+
+}  // namespace
+
+std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
+                                         bool buffers_on_host) {
+  std::uint64_t largest_send = 0, largest_shared = 0;
+  for (DType dtype : options.dtypes) {
+    const std::uint64_t element = dtype_info(dtype).size_bytes;
+    for (std::uint64_t bytes : options.requested_sizes()) {
+      const RowSize size = row_size_for(collective, bytes, dtype, ranks);
+      largest_send = std::max<std::uint64_t>(largest_send, size.layout.send_count * element);
+      largest_shared = std::max<std::uint64_t>(
+          largest_shared, std::max(size.layout.send_count, size.layout.recv_count) * element);
+    }
+  }
+  return buffers_on_host ? largest_send + 2 * largest_shared : largest_shared;
+}
+
+std::uint64_t available_host_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::uint64_t kibibytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kibibytes >> unit) {
+    if (key == "MemAvailable:") return kibibytes * 1024;
+  }
+  return 0;
+}
+
+std::string memory_shortfall(World& world, const Collective& collective, const Options& options) {
+  // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.
+  const bool buffers_on_host = options.backend == "mpi";
+  const std::uint64_t needed = host_buffer_bytes_per_rank(collective, options, world.size(), buffers_on_host);
+  const std::vector<std::string> hosts =
+      world.gather_strings(world.host() + ' ' + std::to_string(available_host_memory_bytes()));
+  std::map<std::string, std::pair<int, std::uint64_t>> ranks_and_memory;  // host -> (ranks, available)
+  std::vector<std::string> order;
+  for (const std::string& entry : hosts) {
+    const auto space = entry.rfind(' ');
+    const std::string host = entry.substr(0, space);
+    auto& [ranks, available] = ranks_and_memory[host];
+    if (ranks++ == 0) order.push_back(host);
+    available = std::strtoull(entry.c_str() + space + 1, nullptr, 10);
+  }
+  for (const std::string& host : order) {
+    const auto [ranks, available] = ranks_and_memory[host];
+    if (available == 0) continue;  // unknown: let the allocation speak
+    // Overflow-proof form of needed * ranks > available.
+    if (needed > available / static_cast<std::uint64_t>(ranks)) {
+      return "the sweep needs " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
+             " rank(s) on " + host + ": " + gibibytes(needed * static_cast<std::uint64_t>(ranks)) + ") but " + host +
+             " has " + gibibytes(available) + " available; lower -e or use fewer ranks per host";
+    }
+  }
+  return "";
+}
+
+std::string report_write_problem(const std::string& path) {
+  const std::string probe = path + ".probe." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return "cannot write report '" + path + "': " + std::strerror(errno);
+  const bool written = ::write(fd, "{}\n", 3) == 3;
+  const int saved = errno;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  if (!written) return "cannot write report '" + path + "': " + std::strerror(saved);
+  return "";
+}
+
+}  // namespace collbench

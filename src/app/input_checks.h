@@ -1,0 +1,30 @@
+// Checks of the command line that need the world or the machine, made before anything is
+// allocated or written, so that a bad request ends with one clear line instead of a crash.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/options.h"
+#include "core/world.h"
+#include "workloads/collective.h"
+
+namespace collbench {
+
+// Host bytes one rank allocates for the whole sweep: send and receive buffers sized for the
+// largest row (as the runner does) plus the host staging copy; device backends need the staging only.
+std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
+                                         bool buffers_on_host);
+
+// This host's MemAvailable from /proc/meminfo, or 0 when unknown.
+std::uint64_t available_host_memory_bytes();
+
+// Collective. "" when every host has the memory its ranks' buffers need, else one sentence (the
+// same on every rank) naming the first host that does not.
+std::string memory_shortfall(World& world, const Collective& collective, const Options& options);
+
+// Why rank 0 cannot create files beside the report (read-only file systems, /proc, /sys, full
+// disks answer only when asked), or "" when it can. Creates and removes one small probe file.
+std::string report_write_problem(const std::string& path);
+
+}  // namespace collbench

@@ -1,0 +1,148 @@
+#include "app/job_watchdog.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/context.h"
+#include "core/error.h"
+
+namespace collbench {
+namespace {
+
+std::string describe(const std::vector<RankMonitor::Straggler>& stragglers) {
+  if (stragglers.empty()) return "none: every rank is alive at the same step (stuck together, in the library?)";
+  std::ostringstream text;
+  for (std::size_t i = 0; i < stragglers.size(); ++i) {
+    text << (i ? ", " : "") << stragglers[i].rank << " (" << stragglers[i].reason << ")";
+  }
+  return text.str();
+}
+
+}  // namespace
+
+double silence_limit_seconds(double timeout_seconds) { return std::clamp(timeout_seconds / 2, 0.5, 3.0); }
+
+void record_error_in_report(const std::string& path, const std::string& error) {
+  if (path.empty()) return;
+  try {
+    std::ifstream in(path);
+    if (!in) return;
+    nlohmann::json report = nlohmann::json::parse(in);
+    if (!report.is_object() || report.value("status", "") == "complete") return;
+    report["error"] = error;
+    if (report.contains("context") && report["context"].is_object()) report["context"]["end_time"] = utc_timestamp_now();
+    // Not the main thread's temporary name: it may be writing at this very moment.
+    const std::string temporary = path + ".tmp.watchdog." + std::to_string(::getpid());
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << report.dump(2) << '\n';
+      if (!out.flush()) {
+        std::remove(temporary.c_str());
+        return;
+      }
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) std::remove(temporary.c_str());
+  } catch (const std::exception&) {
+    // The report as last written stays: valid, partial, every completed row.
+  }
+}
+
+JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string program, std::string report_path)
+    : rank_(world.rank()),
+      where_("rank " + std::to_string(world.rank()) + " on " + world.host()),
+      timeout_seconds_(timeout_seconds),
+      program_(std::move(program)),
+      report_path_(std::move(report_path)) {
+  if (world.size() > 1) {
+    std::string problem;
+    monitor_ = RankMonitor::connect(world, silence_limit_seconds(timeout_seconds), &problem);
+    if (!monitor_ && rank_ == 0) {
+      std::fprintf(stderr, "%s: warning: -T works per rank only (ranks that hang cannot be named): %s\n",
+                   program_.c_str(), problem.c_str());
+    }
+  }
+  watchdog_ = std::make_unique<Watchdog>(
+      timeout_seconds, [this](const std::string& step) { on_timeout(step); },
+      [this](std::uint64_t progress, const std::string& step) { on_tick(progress, step); });
+}
+
+JobWatchdog::~JobWatchdog() {
+  watchdog_.reset();  // joins the thread that uses the monitor
+  if (monitor_) monitor_->say_goodbye();
+}
+
+void JobWatchdog::on_tick(std::uint64_t progress, const std::string& step) {
+  if (!monitor_) return;
+  const auto now = RankMonitor::Clock::now();
+  const double gap = std::chrono::duration<double>(now - last_tick_).count();
+  last_tick_ = now;
+  if (gap >= silence_limit_seconds(timeout_seconds_)) {
+    std::ostringstream note;
+    note.precision(2);
+    note << "this rank itself was stopped or frozen for " << std::fixed << gap << " s";
+    frozen_note_ = note.str();
+  }
+  monitor_->exchange(progress);
+  if (monitor_->is_root()) {
+    const std::vector<int> dead = monitor_->dead_ranks();
+    if (!dead.empty()) {
+      // Counts are mid-flight at this moment, so "behind" would be noise: name the dead and silent.
+      end_job("rank " + std::to_string(dead.front()) + " died", step, monitor_->stragglers(progress, false));
+    }
+    if (monitor_->timeout_reported()) {
+      std::ostringstream what;
+      what << "no progress for " << timeout_seconds_ << " s";
+      end_job(what.str(), step, monitor_->stragglers(progress));
+    }
+  } else {
+    if (monitor_->stop_received()) std::_Exit(static_cast<int>(ExitCode::kTimeout));  // rank 0 spoke
+    if (!monitor_->dead_ranks().empty()) end_job("rank 0 died", step, monitor_->root_as_straggler());
+  }
+}
+
+void JobWatchdog::on_timeout(const std::string& step) {
+  std::ostringstream what;
+  what << "no progress for " << timeout_seconds_ << " s";
+  if (!monitor_) end_job(what.str(), step, {});
+  const std::uint64_t progress = watchdog_->progress_count();
+  if (monitor_->is_root()) {
+    monitor_->exchange(progress);
+    end_job(what.str(), step, monitor_->stragglers(progress));
+  }
+  // Ask rank 0 for the verdict; it names the ranks for the whole job.
+  monitor_->report_timeout(progress);
+  const auto deadline = RankMonitor::Clock::now() + std::chrono::seconds(3);
+  while (RankMonitor::Clock::now() < deadline && monitor_->root_responsive()) {
+    monitor_->exchange(progress);
+    if (monitor_->stop_received()) std::_Exit(static_cast<int>(ExitCode::kTimeout));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  std::vector<RankMonitor::Straggler> stragglers = monitor_->root_as_straggler();
+  if (stragglers.empty()) stragglers.push_back({0, "alive but gave no verdict in 3 s"});
+  end_job(what.str(), step, stragglers);
+}
+
+void JobWatchdog::end_job(const std::string& what_happened, const std::string& step,
+                          const std::vector<RankMonitor::Straggler>& stragglers) {
+  std::vector<RankMonitor::Straggler> late = stragglers;
+  if (!frozen_note_.empty()) late.insert(late.begin(), {rank_, frozen_note_});
+  std::string line = what_happened + " in " + step + " (seen by " + where_ + ")";
+  if (monitor_ || !late.empty()) line += "; ranks that did not arrive: " + describe(late);
+  // The report first: once other ranks leave, the launcher may kill this process at any moment.
+  if (rank_ == 0) record_error_in_report(report_path_, "timeout: " + line);
+  std::fprintf(stderr, "%s: timeout: %s; ending the job with exit 4\n", program_.c_str(), line.c_str());
+  std::fflush(stderr);
+  if (monitor_ && monitor_->is_root()) monitor_->stop_everyone(std::chrono::seconds(2));
+  if (monitor_ && !monitor_->is_root()) monitor_->announce_leaving();
+  std::_Exit(static_cast<int>(ExitCode::kTimeout));
+}
+
+}  // namespace collbench
