@@ -6,6 +6,9 @@
 #include <sstream>
 #include <vector>
 
+#include "app/agreement.h"
+#include "app/input_checks.h"
+#include "app/job_watchdog.h"
 #include "app/launcher_env.h"
 #include "backends/mpi/mpi_world.h"
 #include "backends/registry.h"
@@ -104,6 +107,14 @@ int PerfProgram::run(int* argc, char*** argv) {
     return static_cast<int>(ExitCode::kRuntimeError);
   }
   const bool leader = world->rank() == 0;
+  // Same options everywhere, checked before anything else talks across ranks (app/agreement.h).
+  try {
+    const std::string disagreement = options_disagreement(*world, program_, options, argv_);
+    if (!disagreement.empty()) return fail_usage(disagreement, leader);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
+    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  }
   try {
     validate_for_world(options, collective_, world->size());
     if (options.backend.empty()) options.backend = default_backend_name();
@@ -111,8 +122,38 @@ int PerfProgram::run(int* argc, char*** argv) {
       throw UsageError("-g " + std::to_string(options.gpus_per_process) +
                        " needs a GPU backend; the mpi backend drives one CPU per process");
     }
+    if (options.gpus_per_process != 1) {
+      throw UsageError("-g " + std::to_string(options.gpus_per_process) + " is not supported yet by the " +
+                       options.backend + " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
+    }
   } catch (const UsageError& e) {
     return fail_usage(e.what(), leader);
+  }
+  // A backend this build has but some host cannot run (no GPU visible): every rank learns it, the
+  // first such rank's reason is printed once, and every rank leaves with exit 1 before any init.
+  try {
+    const auto reasons = world->gather_strings(backend_unusable_reason(options.backend));
+    for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
+      if (reasons[rank].empty()) continue;
+      if (leader) {
+        std::fprintf(stderr, "%s: error: rank %zu: %s\n", program_.c_str(), rank, reasons[rank].c_str());
+      }
+      return static_cast<int>(ExitCode::kRuntimeError);
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
+    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  }
+  // Buffers beyond memory: one line and exit 1 before anything is allocated (app/input_checks.h).
+  try {
+    const std::string shortfall = memory_shortfall(*world, collective_, options);
+    if (!shortfall.empty()) {
+      if (leader) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), shortfall.c_str());
+      return static_cast<int>(ExitCode::kRuntimeError);
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
+    world->abort(static_cast<int>(ExitCode::kRuntimeError));
   }
   // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable; every rank
   // must agree before anyone starts.
@@ -121,6 +162,7 @@ int PerfProgram::run(int* argc, char*** argv) {
   if (leader && !options.report_path.empty()) {
     try {
       report_file.emplace(options.report_path, options.overwrite_report);
+      report_problem = report_write_problem(options.report_path);  // /proc, read-only mounts, full disks
     } catch (const UsageError& e) {
       report_problem = e.what();
     }
@@ -140,27 +182,19 @@ int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::opti
   report::TableWriter table(stdout);
   std::int64_t wrong_total = 0;
   try {
-    std::unique_ptr<Backend> backend = make_backend(options.backend, world);
+    std::unique_ptr<Backend> backend = make_backend(options.backend, world, options);
     report_.benchmark = std::string(collective_.name);
     report_.context = collect_context(world, backend->name(), backend->device_description(), argv_, options);
+    for (const auto& [library, version] : backend->versions()) report_.context.versions[library] = version;
     auto save = [&] {
       if (leader && report_file) report_file->write(report_);
     };
     save();  // an empty partial report exists from the start, so even an early failure leaves one
     if (leader) table.header(report_, sweep_description(options));
 
-    std::optional<Watchdog> watchdog;
-    if (options.timeout_seconds > 0) {
-      const std::string where = "rank " + std::to_string(world.rank()) + " on " + world.host();
-      const std::string program = program_;
-      const double timeout = options.timeout_seconds;
-      watchdog.emplace(timeout, [program, where, timeout](const std::string& step) {
-        std::fprintf(stderr, "%s: timeout: no progress for %g s in %s (%s); ending the job with exit 4\n",
-                     program.c_str(), timeout, step.c_str(), where.c_str());
-        std::fflush(stderr);
-        std::_Exit(static_cast<int>(ExitCode::kTimeout));
-      });
-    }
+    // -T: every rank watches its own progress and the other ranks' (app/job_watchdog.h).
+    std::optional<JobWatchdog> watchdog;
+    if (options.timeout_seconds > 0) watchdog.emplace(world, options.timeout_seconds, program_, options.report_path);
     RunnerEvents events;
     events.row_completed = [&](const report::ResultRow& row) {
       wrong_total += row.wrong.value_or(0);
@@ -178,7 +212,7 @@ int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::opti
       table.skipped(skipped);
       save();
     };
-    CollectiveRunner runner(collective_, options, world, *backend, watchdog ? &*watchdog : nullptr, events);
+    CollectiveRunner runner(collective_, options, world, *backend, watchdog ? &watchdog->progress_watch() : nullptr, events);
     runner.run();
     watchdog.reset();
 

@@ -4,8 +4,11 @@
 // host or device memory; the runner only moves data in and out through Buffer, outside timing.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +48,26 @@ struct CollectiveCall {
   bool in_place = false;
 };
 
+// Times one iteration. stop_us() waits until the iteration's calls are complete and returns its
+// duration. CPU backends use a monotonic clock around the calls; GPU backends CUDA events on their
+// stream, so the host's launch and wake-up latencies stay out of the figure.
+class IterationTimer {
+ public:
+  virtual ~IterationTimer() = default;
+  virtual void start() = 0;
+  virtual double stop_us() = 0;
+};
+
+// Issues the calls of one iteration. Made once per row, outside timing, so a backend can prepare
+// them in advance (NCCL with -G captures several calls into one CUDA graph).
+class IterationLauncher {
+ public:
+  virtual ~IterationLauncher() = default;
+  virtual void launch() = 0;
+  // How many collective calls one launch() issues; the runner divides the timed launch by it.
+  virtual int calls_per_launch() const { return 1; }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -56,6 +79,13 @@ class Backend {
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
   // Waits until every call issued so far has completed (no-op for synchronous libraries).
   virtual void synchronize() = 0;
+
+  // Timing hook (see IterationTimer); the default is a monotonic clock that synchronizes at stop.
+  virtual std::unique_ptr<IterationTimer> make_timer();
+  // Issuing hook (see IterationLauncher); the default issues `issue_one_call` once per launch.
+  virtual std::unique_ptr<IterationLauncher> make_launcher(std::function<void()> issue_one_call);
+  // Library versions and settings the report should record ("nccl" -> "2.28.9", ...).
+  virtual std::map<std::string, std::string> versions() const { return {}; }
 
   // MPI's in-place reduce-scatter leaves a rank's block at the start of the buffer, NCCL's at
   // rank * count. The check must look where the library wrote.
@@ -72,6 +102,35 @@ class Backend {
   // Ring exchange: send to rank + 1, receive from rank - 1.
   virtual void sendrecv(const CollectiveCall& call) = 0;
 };
+
+class SteadyClockTimer final : public IterationTimer {
+ public:
+  explicit SteadyClockTimer(Backend& backend) : backend_(backend) {}
+  void start() override { start_ = std::chrono::steady_clock::now(); }
+  double stop_us() override {
+    backend_.synchronize();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  Backend& backend_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+class DirectLauncher final : public IterationLauncher {
+ public:
+  explicit DirectLauncher(std::function<void()> issue_one_call) : issue_(std::move(issue_one_call)) {}
+  void launch() override { issue_(); }
+
+ private:
+  std::function<void()> issue_;
+};
+
+inline std::unique_ptr<IterationTimer> Backend::make_timer() { return std::make_unique<SteadyClockTimer>(*this); }
+
+inline std::unique_ptr<IterationLauncher> Backend::make_launcher(std::function<void()> issue_one_call) {
+  return std::make_unique<DirectLauncher>(std::move(issue_one_call));
+}
 
 // A buffer in ordinary host memory, for CPU backends.
 class HostBuffer final : public Buffer {

@@ -79,6 +79,18 @@ std::vector<ReduceOp> parse_op_list(const std::string& value, const std::string&
   return ops;
 }
 
+// NCCL_ALGO/NCCL_PROTO values ("Ring,Tree", "^LL128", "allreduce:tree"): NCCL validates the
+// names; here only characters that could not belong to one are refused.
+std::string parse_nccl_setting(const std::string& value, const std::string& flag) {
+  if (value.empty()) throw UsageError(flag + " expects a value such as Ring or Simple");
+  for (char c : value) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ',' || c == '^' || c == ':' || c == ';' || c == '_')) {
+      throw UsageError(flag + " value '" + value + "' has a character NCCL does not accept there");
+    }
+  }
+  return value;
+}
+
 bool valid_tag_key(const std::string& key) {
   if (key.empty() || key.size() > 64) return false;
   for (char c : key) {
@@ -151,6 +163,11 @@ const std::vector<Flag>& flags() {
          o.seed = static_cast<std::uint64_t>(parse_integer(v, f, 0, 1LL << 40));
        }},
       {'g', "ngpus", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.gpus_per_process = static_cast<int>(parse_integer(v, f, 1, 64)); }},
+      {'z', "blocking", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.blocking = parse_integer(v, f, 0, 1) == 1; }},
+      {'G', "cudagraph", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.graph_calls = static_cast<int>(parse_integer(v, f, 0, 100000)); }},
+      {0, "algo", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.nccl_algo = parse_nccl_setting(v, f); }},
+      {0, "proto", nullptr, true, [](Options& o, const std::string& v, const std::string& f) { o.nccl_proto = parse_nccl_setting(v, f); }},
+      {0, "capture-algo", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.capture_nccl_algorithm = true; }},
       {0, "inject-corrupt-output", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.inject_corrupt_output = true; }},
       {'h', "help", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.show_help = true; }},
       {0, "version", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.show_version = true; }},
@@ -267,8 +284,14 @@ std::string usage_text(const std::string& program) {
       << "  -o, --op LIST             sum prod min max avg, comma list or all (default sum)\n"
       << "  -r, --root N              root rank for broadcast/reduce/gather/scatter; -1 or all = every rank\n"
       << "      --placement P         out, in or both (default both)\n"
-      << "      --backend NAME        mpi (default on CPU builds)\n"
-      << "  -g, --ngpus N             devices per process (CPU backends: 1)\n"
+      << "      --backend NAME        mpi or nccl (default: nccl when built with it and a GPU is visible, else mpi)\n"
+      << "  -g, --ngpus N             devices per process (CPU backends and nccl today: 1)\n"
+      << "GPU (nccl backend):\n"
+      << "  -z, --blocking 0|1        1: host waits for each call, timed on the host clock (default 0: CUDA events)\n"
+      << "  -G, --cudagraph N         each iteration launches one CUDA graph of N calls (default 0 = no graph)\n"
+      << "      --algo LIST           sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS)\n"
+      << "      --proto LIST          sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)\n"
+      << "      --capture-algo        record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)\n"
       << "Measurement:\n"
       << "  -n, --iters N             timed iterations per row (default 20)\n"
       << "  -w, --warmup_iters N      untimed warm-up iterations (default 5)\n"

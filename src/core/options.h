@@ -41,6 +41,16 @@ struct Options {
   std::map<std::string, std::string> tags;
   std::uint64_t seed = 1;
   int gpus_per_process = 1;
+  // GPU backends. -z 1: the host waits for every call and times it on its own clock (nccl-tests'
+  // blocking mode); default: CUDA events on the stream. -G N: one CUDA graph of N calls per
+  // iteration (0: no graph). --algo/--proto: NCCL_ALGO/NCCL_PROTO, set before communicator init.
+  bool blocking = false;
+  int graph_calls = 0;
+  std::string nccl_algo;
+  std::string nccl_proto;
+  // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
+  // log. Off by default because NCCL then writes a log line per call inside the timed loop.
+  bool capture_nccl_algorithm = false;
   // Testing aid: the last rank flips one output element before each check, so tests can prove
   // the checker catches a wrong result through the real buffer path.
   bool inject_corrupt_output = false;

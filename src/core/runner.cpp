@@ -173,25 +173,28 @@ std::vector<double> CollectiveRunner::combine_across_ranks(std::vector<double> s
 
 report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize& size, std::uint64_t requested_bytes,
                                             Placement placement, Buffers& buffers) {
-  using Clock = std::chrono::steady_clock;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const std::uint64_t bytes = size.row_count * element;
   if (watchdog_) watchdog_->enter(describe(collective_.name, bytes, one_case.dtype, placement));
 
   const CollectiveCall call = prepare(one_case, size, placement, buffers);
+  // The backend decides how an iteration is issued and timed (CPU: monotonic clock; GPU: CUDA
+  // events, optionally a CUDA graph of several calls); the loop, barriers and samples stay here.
+  const std::unique_ptr<IterationLauncher> launcher =
+      backend_.make_launcher([this, &call] { collective_.run(backend_, call); });
+  const std::unique_ptr<IterationTimer> timer = backend_.make_timer();
   for (int i = 0; i < options_.warmup_iterations; ++i) {
     world_.barrier();
-    collective_.run(backend_, call);
+    launcher->launch();
     backend_.synchronize();
     if (watchdog_) watchdog_->progress();
   }
   std::vector<double> samples_us(static_cast<std::size_t>(options_.iterations));
   for (double& sample : samples_us) {
     world_.barrier();  // outside the timed region, as OSU does
-    const auto start = Clock::now();
-    collective_.run(backend_, call);
-    backend_.synchronize();
-    sample = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    timer->start();
+    launcher->launch();
+    sample = timer->stop_us() / launcher->calls_per_launch();
     if (watchdog_) watchdog_->progress();
   }
   samples_us = combine_across_ranks(std::move(samples_us));

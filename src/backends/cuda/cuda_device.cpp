@@ -1,0 +1,62 @@
+#include "backends/cuda/cuda_device.h"
+
+#include <cstdio>
+
+#include "backends/cuda/cuda_check.h"
+
+namespace collbench::cuda {
+namespace {
+
+std::string version_text(int encoded) {  // CUDA encodes 13.0 as 13000
+  return std::to_string(encoded / 1000) + "." + std::to_string((encoded % 1000) / 10);
+}
+
+}  // namespace
+
+int visible_device_count(std::string* why_none) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    if (why_none) *why_none = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+    return 0;
+  }
+  if (count == 0 && why_none) *why_none = "cudaGetDeviceCount found 0 devices";
+  return count;
+}
+
+std::string DeviceInfo::describe() const {
+  char memory[32];
+  std::snprintf(memory, sizeof(memory), "%.1f GiB", static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0));
+  return name + " [cuda:" + std::to_string(index) + "] sm_" + std::to_string(compute_major) +
+         std::to_string(compute_minor) + " " + memory + " pci " + pci_bus_id;
+}
+
+DeviceInfo device_info(int index) {
+  cudaDeviceProp properties{};
+  CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));
+  char bus_id[32] = {0};
+  CB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), index));
+  DeviceInfo info;
+  info.index = index;
+  info.name = properties.name;
+  info.compute_major = properties.major;
+  info.compute_minor = properties.minor;
+  info.memory_bytes = properties.totalGlobalMem;
+  info.pci_bus_id = bus_id;
+  return info;
+}
+
+std::string runtime_version() {
+  int version = 0;
+  CB_CUDA_CHECK(cudaRuntimeGetVersion(&version));
+  return version_text(version);
+}
+
+std::string driver_version() {
+  int version = 0;
+  CB_CUDA_CHECK(cudaDriverGetVersion(&version));
+  return version_text(version);
+}
+
+}  // namespace collbench::cuda

@@ -1,0 +1,84 @@
+// The NCCL backend's class; only the nccl/ sources include this (it needs CUDA and NCCL headers).
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/cuda/cuda_device.h"
+#include "backends/nccl/tuning_log.h"
+#include "core/error.h"
+
+namespace collbench {
+class World;
+struct Options;
+}  // namespace collbench
+
+namespace collbench::nccl {
+
+class NcclBackend final : public Backend {
+ public:
+  NcclBackend(World& world, const Options& options);
+  ~NcclBackend() override;
+  NcclBackend(const NcclBackend&) = delete;
+  NcclBackend& operator=(const NcclBackend&) = delete;
+
+  std::string name() const override { return "nccl"; }
+  std::string algorithm(const std::string& collective) const override;
+  std::string device_description() const override { return device_.describe(); }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  void synchronize() override;
+  std::unique_ptr<IterationTimer> make_timer() override;
+  std::unique_ptr<IterationLauncher> make_launcher(std::function<void()> issue_one_call) override;
+  std::map<std::string, std::string> versions() const override;
+
+  void all_reduce(const CollectiveCall& call) override;
+  void broadcast(const CollectiveCall& call) override;
+  void reduce(const CollectiveCall& call) override;
+  void all_gather(const CollectiveCall& call) override;
+  void reduce_scatter(const CollectiveCall& call) override;
+  void alltoall(const CollectiveCall& call) override;
+  void gather(const CollectiveCall& call) override;
+  void scatter(const CollectiveCall& call) override;
+  void sendrecv(const CollectiveCall& call) override;
+
+  cudaStream_t stream() const { return stream_; }
+
+ private:
+  // Every NCCL call goes through here: a non-blocking communicator may answer ncclInProgress,
+  // and then the call is finished by polling (under the watchdog's deadline).
+  void issued(ncclResult_t result, const char* call, const char* file, int line);
+  void wait_for_communicator(const std::string& step);
+  [[noreturn]] void abort_communicator(const std::string& step, const std::string& why, ExitCode code);
+  double nccl_deadline_seconds() const;
+  void remember_call(const char* collective, const CollectiveCall& call);
+
+  int rank_ = 0;
+  int ranks_ = 1;
+  cuda::DeviceInfo device_;
+  double timeout_seconds_ = 0;
+  bool nonblocking_ = false;  // with -T: init and every call can be polled and aborted
+  bool host_timed_ = false;   // -z 1
+  int graph_calls_ = 0;       // -G N
+  cudaStream_t stream_ = nullptr;
+  ncclComm_t comm_ = nullptr;
+  std::string current_step_ = "communicator init";
+  std::uint64_t current_bytes_ = 0;  // what NCCL's tuning line calls the size of the last call
+  std::string algorithm_capture_;    // how (or why not) the tuning choices are known
+  std::string forced_algorithm_;     // "forced:ALGO/PROTO" from --algo/--proto, when set
+  std::string tuning_log_path_;      // ours to delete; empty when not capturing
+  // Reading the log advances a cursor; algorithm() is const for its callers, so the follower is
+  // mutable: the log is an outside record of what already ran, not state of this backend.
+  mutable std::optional<TuningLogFollower> tuning_log_;
+};
+
+ncclDataType_t nccl_type(DType dtype);
+ncclRedOp_t nccl_op(ReduceOp op);
+
+}  // namespace collbench::nccl
+
+#define CB_NCCL_ISSUE(call) issued((call), #call, __FILE__, __LINE__)

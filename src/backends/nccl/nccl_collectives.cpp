@@ -1,0 +1,124 @@
+// The nine collectives as NCCL calls. All-to-all, gather, scatter and the sendrecv ring are
+// grouped ncclSend/ncclRecv, as nccl-tests does them.
+#include "backends/nccl/nccl_backend_impl.h"
+
+namespace collbench::nccl {
+namespace {
+
+const char* at_block(const void* base, int block, std::size_t count, DType dtype) {
+  return static_cast<const char*>(base) + static_cast<std::size_t>(block) * count * dtype_info(dtype).size_bytes;
+}
+char* at_block(void* base, int block, std::size_t count, DType dtype) {
+  return static_cast<char*>(base) + static_cast<std::size_t>(block) * count * dtype_info(dtype).size_bytes;
+}
+
+}  // namespace
+
+ncclDataType_t nccl_type(DType dtype) {
+  switch (dtype) {
+    case DType::kInt8: return ncclInt8;
+    case DType::kUint8: return ncclUint8;
+    case DType::kInt32: return ncclInt32;
+    case DType::kUint32: return ncclUint32;
+    case DType::kInt64: return ncclInt64;
+    case DType::kUint64: return ncclUint64;
+    case DType::kFloat16: return ncclFloat16;
+    case DType::kBfloat16: return ncclBfloat16;
+    case DType::kFloat32: return ncclFloat32;
+    case DType::kFloat64: return ncclFloat64;
+  }
+  throw Unsupported("no NCCL type for " + std::string(to_string(dtype)));
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return ncclSum;
+    case ReduceOp::kProd: return ncclProd;
+    case ReduceOp::kMin: return ncclMin;
+    case ReduceOp::kMax: return ncclMax;
+    case ReduceOp::kAvg: return ncclAvg;
+  }
+  throw Unsupported("no NCCL op for " + std::string(to_string(op)));
+}
+
+void NcclBackend::all_reduce(const CollectiveCall& call) {
+  remember_call("all_reduce", call);
+  CB_NCCL_ISSUE(ncclAllReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream_));
+}
+
+void NcclBackend::broadcast(const CollectiveCall& call) {
+  remember_call("broadcast", call);
+  CB_NCCL_ISSUE(ncclBroadcast(call.send, call.recv, call.count, nccl_type(call.dtype), call.root, comm_, stream_));
+}
+
+void NcclBackend::reduce(const CollectiveCall& call) {
+  remember_call("reduce", call);
+  CB_NCCL_ISSUE(ncclReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), call.root, comm_, stream_));
+}
+
+void NcclBackend::all_gather(const CollectiveCall& call) {
+  remember_call("all_gather", call);
+  CB_NCCL_ISSUE(ncclAllGather(call.send, call.recv, call.count, nccl_type(call.dtype), comm_, stream_));
+}
+
+void NcclBackend::reduce_scatter(const CollectiveCall& call) {
+  remember_call("reduce_scatter", call);
+  CB_NCCL_ISSUE(ncclReduceScatter(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream_));
+}
+
+void NcclBackend::alltoall(const CollectiveCall& call) {
+  if (call.in_place && ranks_ > 1) {
+    throw Unsupported("NCCL has no in-place all-to-all: grouped send/recv would overwrite blocks not yet sent");
+  }
+  remember_call("alltoall", call);
+  const ncclDataType_t type = nccl_type(call.dtype);
+  CB_NCCL_ISSUE(ncclGroupStart());
+  for (int peer = 0; peer < ranks_; ++peer) {
+    CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+    CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+  }
+  CB_NCCL_ISSUE(ncclGroupEnd());
+}
+
+void NcclBackend::gather(const CollectiveCall& call) {
+  remember_call("gather", call);
+  const ncclDataType_t type = nccl_type(call.dtype);
+  CB_NCCL_ISSUE(ncclGroupStart());
+  // In place, the root's own block already sits where it belongs; NCCL skips a self copy onto itself.
+  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, call.root, comm_, stream_));
+  if (rank_ == call.root) {
+    for (int peer = 0; peer < ranks_; ++peer) {
+      CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+    }
+  }
+  CB_NCCL_ISSUE(ncclGroupEnd());
+}
+
+void NcclBackend::scatter(const CollectiveCall& call) {
+  remember_call("scatter", call);
+  const ncclDataType_t type = nccl_type(call.dtype);
+  CB_NCCL_ISSUE(ncclGroupStart());
+  if (rank_ == call.root) {
+    for (int peer = 0; peer < ranks_; ++peer) {
+      CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+    }
+  }
+  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, call.root, comm_, stream_));
+  CB_NCCL_ISSUE(ncclGroupEnd());
+}
+
+void NcclBackend::sendrecv(const CollectiveCall& call) {
+  if (call.in_place && ranks_ > 1) {
+    throw Unsupported("NCCL has no in-place send/recv: receiving into the buffer being sent would race");
+  }
+  remember_call("sendrecv", call);
+  const ncclDataType_t type = nccl_type(call.dtype);
+  const int next = (rank_ + 1) % ranks_;
+  const int previous = (rank_ - 1 + ranks_) % ranks_;
+  CB_NCCL_ISSUE(ncclGroupStart());
+  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, next, comm_, stream_));
+  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, previous, comm_, stream_));
+  CB_NCCL_ISSUE(ncclGroupEnd());
+}
+
+}  // namespace collbench::nccl
