@@ -13,6 +13,7 @@ packages=(
   libgloo-dev                        # optional CPU backend (detected, never required)
   libomp-dev                         # OpenMP for the CPU STREAM kernels
   gnuplot-nox                        # plots from collbench plot (optional at run time)
+  clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
 )
 
 missing=()

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Fuzzes the report reader (and the summarizer's pure functions, when built) with libFuzzer for a
+# bounded time, starting from the committed seed corpus (tests/fuzz/corpus) and the malformed
+# report files. New interesting inputs go to a scratch corpus, never into the repository.
+# usage: scripts/fuzz.sh [SECONDS]   (default 60; FUZZ_BUILD_DIR picks the build folder)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
+"$root/scripts/setup.sh"
+compiler=$(command -v clang++-14 || command -v clang++ || true)
+[ -n "$compiler" ] || { echo "fuzz: error: clang++ not found (scripts/setup.sh installs clang-14)" >&2; exit 1; }
+flags="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS="$flags" -DCOLLBENCH_FUZZ=ON -DCOLLBENCH_BUILD_MICROBENCHMARKS=OFF -DCOLLBENCH_CUDA=OFF >/dev/null
+cmake --build "$build" --target fuzz_report -j "$(nproc)"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export ASAN_OPTIONS="detect_leaks=1"
+start=$(date +%s)
+"$build/bin/fuzz_report" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -print_final_stats=1 "$scratch" "$root/tests/fuzz/corpus" "$root/tests/data/malformed"
+echo "fuzz: fuzz_report clean for $(( $(date +%s) - start ))s"
