@@ -72,6 +72,8 @@ class PerfProgram {
     if (print) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), message.c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
+  std::optional<int> agree_before_start(mpi::MpiWorld& world, Options& options,
+                                        std::optional<report::ReportFile>& report_file);
   int measure(mpi::MpiWorld& world, const Options& options, std::optional<report::ReportFile>& report_file);
 
   const Collective& collective_;
@@ -106,58 +108,50 @@ int PerfProgram::run(int* argc, char*** argv) {
     std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
     return static_cast<int>(ExitCode::kRuntimeError);
   }
-  const bool leader = world->rank() == 0;
-  // Same options everywhere, checked before anything else talks across ranks (app/agreement.h).
+  std::optional<report::ReportFile> report_file;
   try {
-    const std::string disagreement = options_disagreement(*world, program_, options, argv_);
-    if (!disagreement.empty()) return fail_usage(disagreement, leader);
+    if (const std::optional<int> exit_code = agree_before_start(*world, options, report_file)) return *exit_code;
   } catch (const Error& e) {
+    // A library call failed on this rank while the others may be waiting for it: end the job.
     std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
     world->abort(static_cast<int>(ExitCode::kRuntimeError));
   }
+  return measure(*world, options, report_file);
+}
+
+// Everything every rank must agree on before the first collective, each step identical on every
+// rank so that all leave together: the same options (app/agreement.h), a valid root and backend,
+// a backend every host can run, buffers that fit in memory (app/input_checks.h), and a report
+// path rank 0 can write. Returns the exit code to leave with, or nothing to go on.
+std::optional<int> PerfProgram::agree_before_start(mpi::MpiWorld& world, Options& options,
+                                                   std::optional<report::ReportFile>& report_file) {
+  const bool leader = world.rank() == 0;
+  const std::string disagreement = options_disagreement(world, program_, options, argv_);
+  if (!disagreement.empty()) return fail_usage(disagreement, leader);
   try {
-    validate_for_world(options, collective_, world->size());
+    validate_for_world(options, collective_, world.size());
     if (options.backend.empty()) options.backend = default_backend_name();
-    if (options.gpus_per_process != 1 && options.backend == "mpi") {
-      throw UsageError("-g " + std::to_string(options.gpus_per_process) +
-                       " needs a GPU backend; the mpi backend drives one CPU per process");
-    }
     if (options.gpus_per_process != 1) {
-      throw UsageError("-g " + std::to_string(options.gpus_per_process) + " is not supported yet by the " +
-                       options.backend + " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
+      throw UsageError("-g " + std::to_string(options.gpus_per_process) + " is not supported by the " + options.backend +
+                       " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
     }
   } catch (const UsageError& e) {
     return fail_usage(e.what(), leader);
   }
-  // A backend this build has but some host cannot run (no GPU visible): every rank learns it, the
-  // first such rank's reason is printed once, and every rank leaves with exit 1 before any init.
-  try {
-    const auto reasons = world->gather_strings(backend_unusable_reason(options.backend));
-    for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
-      if (reasons[rank].empty()) continue;
-      if (leader) {
-        std::fprintf(stderr, "%s: error: rank %zu: %s\n", program_.c_str(), rank, reasons[rank].c_str());
-      }
-      return static_cast<int>(ExitCode::kRuntimeError);
-    }
-  } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
-    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  // A backend this build has but some host cannot run (no GPU visible): the first such rank's
+  // reason is printed once and every rank leaves with exit 1 before any library init.
+  const auto reasons = world.gather_strings(backend_unusable_reason(options.backend));
+  for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
+    if (reasons[rank].empty()) continue;
+    if (leader) std::fprintf(stderr, "%s: error: rank %zu: %s\n", program_.c_str(), rank, reasons[rank].c_str());
+    return static_cast<int>(ExitCode::kRuntimeError);
   }
-  // Buffers beyond memory: one line and exit 1 before anything is allocated (app/input_checks.h).
-  try {
-    const std::string shortfall = memory_shortfall(*world, collective_, options);
-    if (!shortfall.empty()) {
-      if (leader) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), shortfall.c_str());
-      return static_cast<int>(ExitCode::kRuntimeError);
-    }
-  } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
-    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  const std::string shortfall = memory_shortfall(world, collective_, options);
+  if (!shortfall.empty()) {
+    if (leader) std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), shortfall.c_str());
+    return static_cast<int>(ExitCode::kRuntimeError);
   }
-  // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable; every rank
-  // must agree before anyone starts.
-  std::optional<report::ReportFile> report_file;
+  // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable.
   std::string report_problem;
   if (leader && !options.report_path.empty()) {
     try {
@@ -167,14 +161,9 @@ int PerfProgram::run(int* argc, char*** argv) {
       report_problem = e.what();
     }
   }
-  try {
-    report_problem = world->broadcast_string(report_problem);
-  } catch (const Error& e) {
-    std::fprintf(stderr, "%s: error: %s\n", program_.c_str(), e.what());
-    world->abort(static_cast<int>(ExitCode::kRuntimeError));
-  }
+  report_problem = world.broadcast_string(report_problem);
   if (!report_problem.empty()) return fail_usage(report_problem, leader);
-  return measure(*world, options, report_file);
+  return std::nullopt;
 }
 
 int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::optional<report::ReportFile>& report_file) {

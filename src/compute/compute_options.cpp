@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/parse_number.h"
 
 namespace collbench::compute {
 namespace {
@@ -34,41 +35,8 @@ struct Flag {
   std::function<void(ComputeOptions&, const std::string& value, const std::string& flag)> apply;
 };
 
-long long parse_integer(const std::string& value, const std::string& flag, long long lowest, long long highest) {
-  errno = 0;
-  char* end = nullptr;
-  const long long parsed = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0') throw UsageError(flag + " expects an integer, got '" + value + "'");
-  if (errno == ERANGE || parsed < lowest || parsed > highest) {
-    throw UsageError(flag + " must be between " + std::to_string(lowest) + " and " + std::to_string(highest) + ", got '" +
-                     value + "'");
-  }
-  return parsed;
-}
 
-double parse_real(const std::string& value, const std::string& flag, double lowest, double highest) {
-  errno = 0;
-  char* end = nullptr;
-  const double parsed = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || !std::isfinite(parsed) || errno == ERANGE) {
-    throw UsageError(flag + " expects a number, got '" + value + "'");
-  }
-  if (parsed < lowest || parsed > highest) {
-    std::ostringstream text;
-    text << flag << " must be between " << lowest << " and " << highest << ", got '" << value << "'";
-    throw UsageError(text.str());
-  }
-  return parsed;
-}
 
-std::vector<std::string> split_list(const std::string& value) {
-  std::vector<std::string> items;
-  std::stringstream stream(value);
-  std::string item;
-  while (std::getline(stream, item, ',')) items.push_back(item);
-  if (!value.empty() && value.back() == ',') items.push_back("");
-  return items;
-}
 
 // A matrix dimension: a count, so K/M suffixes (1024-based) are accepted like sizes.
 std::int64_t parse_dimension(const std::string& text, const std::string& flag) {

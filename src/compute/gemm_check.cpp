@@ -6,18 +6,10 @@
 #include <utility>
 
 #include "core/dtype.h"
+#include "core/values.h"
 
 namespace collbench::compute {
 namespace {
-
-std::uint64_t mix(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 
 // Unit roundoff of what the GEMM accumulates and stores, with the input rounding of tf32 included.
 double output_roundoff(GemmType type) {
@@ -54,7 +46,7 @@ double round_to_e4m3(double value) {
 }
 
 double gemm_input(GemmType type, std::uint64_t seed, Matrix matrix, std::uint64_t index) {
-  const std::uint64_t hash = mix(index * 2 + static_cast<std::uint64_t>(matrix) + (seed << 44) + 0x9e3779b97f4a7c15ULL);
+  const std::uint64_t hash = mix_bits(index * 2 + static_cast<std::uint64_t>(matrix) + (seed << 44) + 0x9e3779b97f4a7c15ULL);
   const double unit = static_cast<double>(hash >> 11) * std::ldexp(1.0, -53);  // [0, 1)
   const double magnitude = 1.0 / 16 + unit * (15.0 / 16);
   const double value = (hash & 1) ? -magnitude : magnitude;
@@ -75,7 +67,7 @@ std::vector<GemmEntry> sample_entries(const GemmShape& shape, std::uint64_t seed
   std::set<std::pair<std::int64_t, std::int64_t>> seen{{0, 0}};
   const auto wanted = static_cast<std::uint64_t>(count) < total ? static_cast<std::uint64_t>(count) : total;
   for (std::uint64_t attempt = 0; entries.size() < wanted && attempt < wanted * 8; ++attempt) {
-    const std::uint64_t flat = mix(seed * 7919 + attempt + 1) % total;
+    const std::uint64_t flat = mix_bits(seed * 7919 + attempt + 1) % total;
     const GemmEntry entry{static_cast<std::int64_t>(flat % static_cast<std::uint64_t>(shape.m)),
                           static_cast<std::int64_t>(flat / static_cast<std::uint64_t>(shape.m))};
     if (seen.insert({entry.row, entry.column}).second) entries.push_back(entry);

@@ -4,9 +4,7 @@
 #include <cmath>
 
 namespace collbench {
-namespace {
-
-std::uint64_t mix(std::uint64_t x) {
+std::uint64_t mix_bits(std::uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -15,8 +13,10 @@ std::uint64_t mix(std::uint64_t x) {
   return x;
 }
 
+namespace {
+
 std::uint64_t element_hash(const ValueSpec& spec, int rank, std::uint64_t index) {
-  return mix(index + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(rank) + 1) + (spec.seed << 40));
+  return mix_bits(index + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(rank) + 1) + (spec.seed << 40));
 }
 
 // At most this many ranks contribute a factor 2 to one product element, so |product| <= 2^6 fits

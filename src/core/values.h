@@ -20,6 +20,10 @@ struct ValueSpec {
   std::uint64_t seed;
 };
 
+// A 64-bit finaliser (splitmix/murmur style): spreads nearby integers over all bits. The input
+// generator is built on it; other deterministic generators (GEMM sampling) reuse it.
+std::uint64_t mix_bits(std::uint64_t x);
+
 // Input element `index` of `rank`'s send buffer.
 double input_value(const ValueSpec& spec, int rank, std::uint64_t index);
 

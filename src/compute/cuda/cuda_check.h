@@ -1,23 +1,15 @@
-// CB_CUDA_CHECK / CB_CUBLAS_CHECK for the compute engines: a failed call becomes an Error with the
-// file, line and the library's own words.
+// CB_CUBLAS_CHECK for the compute engines (cuBLASLt status -> Error with file, line and cuBLAS's
+// words). CUDA runtime calls use the project-wide CB_CUDA_CHECK from backends/cuda/cuda_check.h.
 #pragma once
 
 #include <cublasLt.h>
-#include <cuda_runtime.h>
 
 #include <string>
 
+#include "backends/cuda/cuda_check.h"
 #include "core/error.h"
 
-#define CB_COMPUTE_CUDA_CHECK(call)                                                                          \
-  do {                                                                                                       \
-    const cudaError_t cb_status = (call);                                                                    \
-    if (cb_status != cudaSuccess)                                                                            \
-      throw ::collbench::Error(::collbench::located_message(__FILE__, __LINE__, std::string(#call) + ": " + \
-                                                                                   cudaGetErrorString(cb_status))); \
-  } while (0)
-
-#define CB_COMPUTE_CUBLAS_CHECK(call)                                                                        \
+#define CB_CUBLAS_CHECK(call)                                                                                \
   do {                                                                                                       \
     const cublasStatus_t cb_status = (call);                                                                 \
     if (cb_status != CUBLAS_STATUS_SUCCESS)                                                                  \

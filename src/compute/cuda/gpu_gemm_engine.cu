@@ -17,7 +17,7 @@ constexpr std::size_t kWorkspaceBytes = 64u << 20;
 struct DeviceBuffer {
   void* pointer = nullptr;
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) { CB_COMPUTE_CUDA_CHECK(cudaMalloc(&pointer, bytes)); }
+  explicit DeviceBuffer(std::size_t bytes) { CB_CUDA_CHECK(cudaMalloc(&pointer, bytes)); }
   DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer) { other.pointer = nullptr; }
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     std::swap(pointer, other.pointer);
@@ -65,16 +65,16 @@ double load(cudaDataType_t type, const unsigned char* bytes) {
 class GpuGemmEngine final : public GemmEngine {
  public:
   explicit GpuGemmEngine(int device) : device_(device) {
-    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    CB_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp properties{};
-    CB_COMPUTE_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
+    CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
     name_ = properties.name;
     major_ = properties.major;
-    CB_COMPUTE_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtCreate(&handle_));
-    CB_COMPUTE_CUDA_CHECK(cudaStreamCreate(&stream_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&start_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&stop_));
+    CB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_));
+    CB_CUBLAS_CHECK(cublasLtCreate(&handle_));
+    CB_CUDA_CHECK(cudaStreamCreate(&stream_));
+    CB_CUDA_CHECK(cudaEventCreate(&start_));
+    CB_CUDA_CHECK(cudaEventCreate(&stop_));
     workspace_ = DeviceBuffer(kWorkspaceBytes);
   }
   ~GpuGemmEngine() override {
@@ -95,7 +95,7 @@ class GpuGemmEngine final : public GemmEngine {
   }
 
   void prepare(const GemmShape& shape, GemmType type, std::uint64_t seed, int sets) override {
-    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    CB_CUDA_CHECK(cudaSetDevice(device_));
     shape_ = shape;
     type_ = type;
     choice_ = choice_for(type);
@@ -113,9 +113,9 @@ class GpuGemmEngine final : public GemmEngine {
     sets_.clear();
     for (int s = 0; s < sets; ++s) {
       Set set{DeviceBuffer(a.size()), DeviceBuffer(b.size()), DeviceBuffer(c_count * choice_.cd_bytes)};
-      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(set.a.pointer, a.data(), a.size(), cudaMemcpyHostToDevice));
-      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(set.b.pointer, b.data(), b.size(), cudaMemcpyHostToDevice));
-      CB_COMPUTE_CUDA_CHECK(cudaMemset(set.c.pointer, 0, c_count * choice_.cd_bytes));
+      CB_CUDA_CHECK(cudaMemcpy(set.a.pointer, a.data(), a.size(), cudaMemcpyHostToDevice));
+      CB_CUDA_CHECK(cudaMemcpy(set.b.pointer, b.data(), b.size(), cudaMemcpyHostToDevice));
+      CB_CUDA_CHECK(cudaMemset(set.c.pointer, 0, c_count * choice_.cd_bytes));
       sets_.push_back(std::move(set));
     }
     build_descriptors();
@@ -124,20 +124,20 @@ class GpuGemmEngine final : public GemmEngine {
   std::string algorithm() const override { return algorithm_; }
 
   double run_timed_us(int set) override {
-    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    CB_CUDA_CHECK(cudaEventRecord(start_, stream_));
     multiply(set);
-    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventSynchronize(stop_));
+    CB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    CB_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
-    CB_COMPUTE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    CB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return static_cast<double>(ms) * 1e3;
   }
 
   void corrupt_output(int set) override {
     std::vector<unsigned char> value(static_cast<std::size_t>(choice_.cd_bytes));
-    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(value.data(), sets_.at(set).c.pointer, value.size(), cudaMemcpyDeviceToHost));
+    CB_CUDA_CHECK(cudaMemcpy(value.data(), sets_.at(set).c.pointer, value.size(), cudaMemcpyDeviceToHost));
     store(choice_.cd, value, 0, -load(choice_.cd, value.data()) + 1000.0);
-    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(sets_.at(set).c.pointer, value.data(), value.size(), cudaMemcpyHostToDevice));
+    CB_CUDA_CHECK(cudaMemcpy(sets_.at(set).c.pointer, value.data(), value.size(), cudaMemcpyHostToDevice));
   }
 
   std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) override {
@@ -145,7 +145,7 @@ class GpuGemmEngine final : public GemmEngine {
     unsigned char value[8];
     for (const auto& entry : entries) {
       const auto offset = static_cast<std::size_t>(entry.row + entry.column * shape_.m) * choice_.cd_bytes;
-      CB_COMPUTE_CUDA_CHECK(cudaMemcpy(value, static_cast<unsigned char*>(sets_.at(set).c.pointer) + offset,
+      CB_CUDA_CHECK(cudaMemcpy(value, static_cast<unsigned char*>(sets_.at(set).c.pointer) + offset,
                                        static_cast<std::size_t>(choice_.cd_bytes), cudaMemcpyDeviceToHost));
       out.push_back(load(choice_.cd, value));
     }
@@ -179,20 +179,20 @@ class GpuGemmEngine final : public GemmEngine {
     release_descriptors();
     const auto m = static_cast<std::uint64_t>(shape_.m), n = static_cast<std::uint64_t>(shape_.n),
                k = static_cast<std::uint64_t>(shape_.k);
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, choice_.compute, CUDA_R_32F));
+    CB_CUBLAS_CHECK(cublasLtMatmulDescCreate(&operation_, choice_.compute, CUDA_R_32F));
     const cublasOperation_t transpose_a = choice_.a_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, no_transpose = CUBLAS_OP_N;
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose_a, sizeof(transpose_a)));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof(no_transpose)));
-    if (choice_.a_transposed) CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, k, m, k));
-    else CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, m, k, m));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, choice_.ab, k, n, k));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout_, choice_.cd, m, n, m));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
+    CB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSA, &transpose_a, sizeof(transpose_a)));
+    CB_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(operation_, CUBLASLT_MATMUL_DESC_TRANSB, &no_transpose, sizeof(no_transpose)));
+    if (choice_.a_transposed) CB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, k, m, k));
+    else CB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, choice_.ab, m, k, m));
+    CB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, choice_.ab, k, n, k));
+    CB_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_layout_, choice_.cd, m, n, m));
+    CB_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
     const std::size_t workspace = kWorkspaceBytes;
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+    CB_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
                                                                  &workspace, sizeof(workspace)));
     int found = 0;
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, a_layout_, b_layout_, c_layout_, c_layout_,
+    CB_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, operation_, a_layout_, b_layout_, c_layout_, c_layout_,
                                                            preference_, 1, &heuristic_, &found));
     if (found == 0) throw Error("cuBLASLt has no algorithm for " + to_string(type_) + " " + std::to_string(m) + "x" +
                                 std::to_string(n) + "x" + std::to_string(k));
@@ -206,7 +206,7 @@ class GpuGemmEngine final : public GemmEngine {
   void multiply(int set) {
     const float alpha = 1.0f, beta = 0.0f;
     Set& s = sets_.at(static_cast<std::size_t>(set));
-    CB_COMPUTE_CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, s.a.pointer, a_layout_, s.b.pointer, b_layout_, &beta,
+    CB_CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, s.a.pointer, a_layout_, s.b.pointer, b_layout_, &beta,
                                            s.c.pointer, c_layout_, s.c.pointer, c_layout_, &heuristic_.algo,
                                            workspace_.pointer, kWorkspaceBytes, stream_));
   }

@@ -42,9 +42,9 @@ __global__ void stream_kernel(double* __restrict__ a, double* __restrict__ b, do
 class GpuStreamEngine final : public StreamEngine {
  public:
   explicit GpuStreamEngine(int device) : device_(device) {
-    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    CB_CUDA_CHECK(cudaSetDevice(device_));
     cudaDeviceProp properties{};
-    CB_COMPUTE_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
+    CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
     name_ = properties.name;
     blocks_ = properties.multiProcessorCount * 8;
     int memory_khz = 0, bus_bits = 0;
@@ -52,9 +52,9 @@ class GpuStreamEngine final : public StreamEngine {
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_);
     // Double data rate: two transfers per clock.
     if (memory_khz > 0 && bus_bits > 0) computed_peak_gbps_ = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-    CB_COMPUTE_CUDA_CHECK(cudaStreamCreate(&stream_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&start_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventCreate(&stop_));
+    CB_CUDA_CHECK(cudaStreamCreate(&stream_));
+    CB_CUDA_CHECK(cudaEventCreate(&start_));
+    CB_CUDA_CHECK(cudaEventCreate(&stop_));
   }
   ~GpuStreamEngine() override {
     release();
@@ -67,34 +67,34 @@ class GpuStreamEngine final : public StreamEngine {
   std::string unsupported_reason(StreamKernel) const override { return ""; }
 
   void prepare(std::uint64_t elements) override {
-    CB_COMPUTE_CUDA_CHECK(cudaSetDevice(device_));
+    CB_CUDA_CHECK(cudaSetDevice(device_));
     release();
     elements_ = static_cast<long long>(elements);
-    for (double** array : {&a_, &b_, &c_}) CB_COMPUTE_CUDA_CHECK(cudaMalloc(array, elements * sizeof(double)));
+    for (double** array : {&a_, &b_, &c_}) CB_CUDA_CHECK(cudaMalloc(array, elements * sizeof(double)));
     fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 0);
-    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
-    CB_COMPUTE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CB_CUDA_CHECK(cudaGetLastError());
+    CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
   double run_timed_us(StreamKernel kernel) override {
-    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    CB_CUDA_CHECK(cudaEventRecord(start_, stream_));
     run(kernel);
-    CB_COMPUTE_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    CB_COMPUTE_CUDA_CHECK(cudaEventSynchronize(stop_));
+    CB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    CB_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
-    CB_COMPUTE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    CB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return static_cast<double>(ms) * 1e3;
   }
 
   std::int64_t check(StreamKernel kernel, bool corrupt_first_element) override {
     fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 1);
-    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
+    CB_CUDA_CHECK(cudaGetLastError());
     run(kernel);
-    CB_COMPUTE_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
     double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd || kernel == StreamKernel::kMemcpy ? c_
                      : kernel == StreamKernel::kScale ? b_ : a_;
     std::vector<double> host(static_cast<std::size_t>(elements_));
-    CB_COMPUTE_CUDA_CHECK(cudaMemcpy(host.data(), output, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
+    CB_CUDA_CHECK(cudaMemcpy(host.data(), output, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
     if (corrupt_first_element) host[0] += 1.0;
     std::int64_t wrong = 0;
     for (long long i = 0; i < elements_; ++i) {
@@ -118,12 +118,12 @@ class GpuStreamEngine final : public StreamEngine {
  private:
   void run(StreamKernel kernel) {
     if (kernel == StreamKernel::kMemcpy) {
-      CB_COMPUTE_CUDA_CHECK(cudaMemcpyAsync(c_, a_, static_cast<std::size_t>(elements_) * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
+      CB_CUDA_CHECK(cudaMemcpyAsync(c_, a_, static_cast<std::size_t>(elements_) * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
       return;
     }
     const int which = kernel == StreamKernel::kCopy ? 0 : kernel == StreamKernel::kScale ? 1 : kernel == StreamKernel::kAdd ? 2 : 3;
     stream_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, which);
-    CB_COMPUTE_CUDA_CHECK(cudaGetLastError());
+    CB_CUDA_CHECK(cudaGetLastError());
   }
 
   void release() {
