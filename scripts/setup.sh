@@ -14,6 +14,7 @@ packages=(
   libomp-dev                         # OpenMP for the CPU STREAM kernels
   gnuplot-nox                        # plots from collbench plot (optional at run time)
   clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
+  iproute2 util-linux                # ip netns, tc, unshare for the simulated two-host cluster
 )
 
 missing=()

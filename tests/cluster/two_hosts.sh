@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# CTest cluster.two_hosts: scripts/cluster/run.sh in its short mode over the plain and the shaped
+# link, then every report must pass check_report, name two hosts, and no namespace may remain.
+# Exit 77 (skipped) where the machine cannot host the simulation: not root, no `ip netns`, no TUN.
+# usage: two_hosts.sh SOURCE_DIR BIN_DIR
+set -uo pipefail
+source_dir=$1 bin_dir=$2
+skip() { echo "SKIP: simulated two-host cluster: $*"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
+command -v ip >/dev/null || skip "needs iproute2 (ip)"
+ip netns list >/dev/null 2>&1 || skip "'ip netns' is unavailable"
+[ -c /dev/net/tun ] || skip "no /dev/net/tun for the shaped link"
+for program in mpirun unshare timeout tc; do command -v "$program" >/dev/null || skip "needs $program"; done
+# A container may be root without the right to make namespaces; find out before building anything.
+probe="cbprobe$$"
+ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here"
+ip netns del "$probe"
+unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace here (unshare --uts)"
+[ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
+
+prefix="cbt$$"  # own namespace names: a person's run with the default prefix is left alone
+work=$(mktemp -d)
+trap 'CB_CLUSTER_PREFIX=$prefix "$source_dir/scripts/cluster/down.sh" >/dev/null 2>&1; rm -rf "$work"' EXIT
+status=0
+CB_CLUSTER_PREFIX=$prefix timeout -k 10 150 "$source_dir/scripts/cluster/run.sh" --short --out "$work" \
+  --bin-dir "$bin_dir" >"$work/run.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "FAIL: scripts/cluster/run.sh --short exited $status"
+  tail -40 "$work/run.log"
+  exit 1
+fi
+failed=0
+for link in plain shaped; do
+  for benchmark in all_reduce sendrecv; do
+    report="$work/$link-$benchmark.json"
+    "$bin_dir/check_report" "$report" --benchmark "$benchmark" --world-size 2 || failed=1
+    "$bin_dir/report_hosts" "$report" --expect 2 || failed=1
+  done
+done
+for side in a b; do
+  [ -e "/run/netns/$prefix-host-$side" ] && { echo "FAIL: namespace $prefix-host-$side left behind"; failed=1; }
+done
+grep "tun_forwarder:" "$work/tun_forwarder.log"
+[ "$failed" -eq 0 ] && echo "ok: two hosts over the plain and the shaped link"
+exit "$failed"
