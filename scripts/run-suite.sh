@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set-up, build, then the default suite on this machine: the nine collectives under
-# mpirun with one rank per core (at least 2), a JSON report each under
-# results/local/<timestamp>/, and a summary table at the end.
+# mpirun, a JSON report each under results/local/<timestamp>/, and a summary table at the end.
+# With GPUs visible (and NCCL built) one rank per GPU through NCCL, nccl-tests' model; otherwise
+# one rank per core (at least 2) through MPI on host memory.
 #
 # Environment: NP (ranks), SUITE_ARGS (arguments for every *_perf; default a 8 B .. 16 MiB sweep),
 # OUT (report folder).
@@ -12,7 +13,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${BUILD_DIR:-$root/build}/bin"
 
 cores=$(nproc)
-np="${NP:-$(( cores < 2 ? 2 : cores ))}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpus:-0}" -gt 0 ] && "$bin/all_reduce_perf" --version | grep -q "nccl"; then
+  np="${NP:-$gpus}"   # two ranks on one GPU is an error in NCCL: one rank per GPU
+else
+  np="${NP:-$(( cores < 2 ? 2 : cores ))}"
+fi
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out="${OUT:-$root/results/local/$stamp}"
 mkdir -p "$out"
