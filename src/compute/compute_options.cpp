@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/parse_number.h"
+#include "core/flag_values.h"
 
 namespace collbench::compute {
 namespace {
@@ -73,13 +73,6 @@ std::optional<StreamKernel> parse_kernel(const std::string& text) {
   return std::nullopt;
 }
 
-bool valid_tag_key(const std::string& key) {
-  if (key.empty() || key.size() > 64) return false;
-  for (char c : key) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
-  }
-  return true;
-}
 
 const std::vector<Flag>& flags() {
   using O = ComputeOptions;
@@ -155,12 +148,8 @@ const std::vector<Flag>& flags() {
        }},
       {0, "overwrite", kAll, false, [](O& o, S&, S&) { o.overwrite_report = true; }},
       {0, "tag", kAll, true, [](O& o, S& v, S& f) {
-         const auto equals = v.find('=');
-         const std::string key = equals == std::string::npos ? v : v.substr(0, equals);
-         if (equals == std::string::npos || !valid_tag_key(key)) {
-           throw UsageError(f + " expects key=value with a key of letters, digits, '_', '-' or '.', got '" + v + "'");
-         }
-         o.tags[key] = v.substr(equals + 1);
+         auto [key, tag_value] = parse_tag(v, f);
+         o.tags[key] = std::move(tag_value);
        }},
       {0, "seed", kAll, true, [](O& o, S& v, S& f) { o.seed = static_cast<std::uint64_t>(parse_integer(v, f, 0, 1LL << 40)); }},
       {0, "inject-corrupt-output", kMatmul | kMembw, false, [](O& o, S&, S&) { o.inject_corrupt_output = true; }},

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "core/parse_number.h"
+#include "core/flag_values.h"
 
 namespace collbench {
 namespace {
@@ -64,13 +64,6 @@ std::string parse_nccl_setting(const std::string& value, const std::string& flag
   return value;
 }
 
-bool valid_tag_key(const std::string& key) {
-  if (key.empty() || key.size() > 64) return false;
-  for (char c : key) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
-  }
-  return true;
-}
 
 const std::vector<Flag>& flags() {
   static const std::vector<Flag> table = {
@@ -125,12 +118,8 @@ const std::vector<Flag>& flags() {
        }},
       {0, "samples", nullptr, false, [](Options& o, const std::string&, const std::string&) { o.keep_samples = true; }},
       {0, "tag", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
-         const auto equals = v.find('=');
-         const std::string key = equals == std::string::npos ? v : v.substr(0, equals);
-         if (equals == std::string::npos || !valid_tag_key(key)) {
-           throw UsageError(f + " expects key=value with a key of letters, digits, '_', '-' or '.', got '" + v + "'");
-         }
-         o.tags[key] = v.substr(equals + 1);
+         auto [key, tag_value] = parse_tag(v, f);
+         o.tags[key] = std::move(tag_value);
        }},
       {0, "seed", nullptr, true, [](Options& o, const std::string& v, const std::string& f) {
          o.seed = static_cast<std::uint64_t>(parse_integer(v, f, 0, 1LL << 40));

@@ -1,5 +1,6 @@
-#include "core/parse_number.h"
+#include "core/flag_values.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -43,6 +44,17 @@ std::vector<std::string> split_list(const std::string& value) {
   while (std::getline(stream, item, ',')) items.push_back(item);
   if (!value.empty() && value.back() == ',') items.push_back("");
   return items;
+}
+
+std::pair<std::string, std::string> parse_tag(const std::string& value, const std::string& flag) {
+  const auto equals = value.find('=');
+  const std::string key = equals == std::string::npos ? value : value.substr(0, equals);
+  bool valid = equals != std::string::npos && !key.empty() && key.size() <= 64;
+  for (char c : key) valid &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  if (!valid) {
+    throw UsageError(flag + " expects key=value with a key of letters, digits, '_', '-' or '.', got '" + value + "'");
+  }
+  return {key, value.substr(equals + 1)};
 }
 
 }  // namespace collbench

@@ -1,8 +1,10 @@
-// Numbers from command-line text, with the flag named in the error. Shared by every option parser.
+// Values of command-line flags (numbers, lists, key=value tags), with the flag named in every
+// error. Shared by every option parser.
 #pragma once
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collbench {
@@ -17,5 +19,8 @@ double parse_real(const std::string& value, const std::string& flag,
 
 // "a,b,,c" -> {"a", "b", "", "c"}; a trailing comma gives a trailing empty item so callers can reject it.
 std::vector<std::string> split_list(const std::string& value);
+
+// "key=value" for --tag: the key is 1-64 letters, digits, '_', '-' or '.'; the value may be empty.
+std::pair<std::string, std::string> parse_tag(const std::string& value, const std::string& flag);
 
 }  // namespace collbench
