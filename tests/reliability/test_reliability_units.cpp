@@ -1,6 +1,7 @@
 // Pure pieces of the reliability work: option fingerprints, the report amendment made on a
 // timeout, the silence limit, and the local watchdog's tick and timeout.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -45,17 +46,21 @@ class ReportAmendment : public ::testing::Test {
   void TearDown() override { std::remove(path_.c_str()); }
   void write(const nlohmann::json& report) { std::ofstream(path_) << report.dump(); }
   nlohmann::json read() { return nlohmann::json::parse(std::ifstream(path_)); }
-  std::string path_ = ::testing::TempDir() + "amend_report.json";
+  // One file per test and process: ctest runs these tests as parallel processes.
+  std::string path_ = ::testing::TempDir() + "amend_report_" +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+                      std::to_string(::getpid()) + ".json";
 };
 
 TEST_F(ReportAmendment, PartialReportGetsTheErrorAndKeepsRows) {
   write({{"status", "partial"}, {"results", {{{"bytes", 8}}, {{"bytes", 16}}}}, {"context", {{"end_time", ""}}}});
   record_error_in_report(path_, "timeout: rank 2 did not arrive");
   const auto report = read();
-  EXPECT_EQ(report["error"], "timeout: rank 2 did not arrive");
-  EXPECT_EQ(report["status"], "partial");
-  EXPECT_EQ(report["results"].size(), 2u);
-  EXPECT_NE(report["context"]["end_time"], "");
+  ASSERT_TRUE(report.contains("error"));
+  EXPECT_EQ(report.at("error"), "timeout: rank 2 did not arrive");
+  EXPECT_EQ(report.at("status"), "partial");
+  EXPECT_EQ(report.at("results").size(), 2u);
+  EXPECT_NE(report.at("context").at("end_time"), "");
 }
 
 TEST_F(ReportAmendment, CompleteReportIsLeftAlone) {
