@@ -233,32 +233,11 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   const unsigned mask = bit_of(program);
   bool seen_step_bytes = false, seen_step_factor = false, seen_sweep = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const Flag* flag = nullptr;
-    std::string shown;
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
-      const auto equals = arg.find('=');
-      const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-      flag = find_flag(name, 0, mask);
-      shown = "--" + name;
-      if (equals != std::string::npos) inline_value = arg.substr(equals + 1);
-    } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
-      flag = find_flag("", arg[1], mask);
-      shown = arg.substr(0, 2);
-      if (arg.size() > 2) inline_value = arg.substr(2);
-    } else {
-      throw UsageError("unexpected argument '" + arg + "' (see --help)");
-    }
+    const FlagOccurrence occurrence = read_flag(args[i]);
+    const Flag* flag = find_flag(occurrence.long_name, occurrence.short_name, mask);
+    const std::string& shown = occurrence.shown;
     if (!flag) throw UsageError("unknown option '" + shown + "' for " + program_name(program) + " (see --help)");
-    std::string value;
-    if (flag->takes_value) {
-      if (inline_value) value = *inline_value;
-      else if (i + 1 >= args.size()) throw UsageError(shown + " expects a value (see --help)");
-      else value = args[++i];
-    } else if (inline_value) {
-      throw UsageError(shown + " takes no value, got '" + *inline_value + "'");
-    }
+    const std::string value = flag_value(occurrence, flag->takes_value, args, i);
     flag->apply(options, value, shown);
     const std::string name = flag->long_name;
     seen_step_bytes |= name == "stepbytes";

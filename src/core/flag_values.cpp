@@ -46,6 +46,33 @@ std::vector<std::string> split_list(const std::string& value) {
   return items;
 }
 
+FlagOccurrence read_flag(const std::string& arg) {
+  FlagOccurrence flag;
+  if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+    const auto equals = arg.find('=');
+    flag.long_name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+    flag.shown = "--" + flag.long_name;
+    if (equals != std::string::npos) flag.inline_value = arg.substr(equals + 1);
+  } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
+    flag.short_name = arg[1];
+    flag.shown = arg.substr(0, 2);
+    if (arg.size() > 2) flag.inline_value = arg.substr(2);
+  } else {
+    throw UsageError("unexpected argument '" + arg + "' (see --help)");
+  }
+  return flag;
+}
+
+std::string flag_value(const FlagOccurrence& flag, bool takes_value, const std::vector<std::string>& args, std::size_t& i) {
+  if (!takes_value) {
+    if (flag.inline_value) throw UsageError(flag.shown + " takes no value, got '" + *flag.inline_value + "'");
+    return "";
+  }
+  if (flag.inline_value) return *flag.inline_value;
+  if (i + 1 >= args.size()) throw UsageError(flag.shown + " expects a value (see --help)");
+  return args[++i];
+}
+
 std::pair<std::string, std::string> parse_tag(const std::string& value, const std::string& flag) {
   const auto equals = value.find('=');
   const std::string key = equals == std::string::npos ? value : value.substr(0, equals);

@@ -183,35 +183,11 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   bool seen_step_bytes = false, seen_step_factor = false, seen_sweep_bound = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    const Flag* flag = nullptr;
-    std::string shown;
-    std::optional<std::string> inline_value;
-    if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
-      const auto equals = arg.find('=');
-      const std::string name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-      flag = find_long(name);
-      shown = "--" + name;
-      if (equals != std::string::npos) inline_value = arg.substr(equals + 1);
-    } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
-      flag = find_short(arg[1]);
-      shown = arg.substr(0, 2);
-      if (arg.size() > 2) inline_value = arg.substr(2);
-    } else {
-      throw UsageError("unexpected argument '" + arg + "' (see --help)");
-    }
+    const FlagOccurrence occurrence = read_flag(args[i]);
+    const Flag* flag = occurrence.short_name ? find_short(occurrence.short_name) : find_long(occurrence.long_name);
+    const std::string& shown = occurrence.shown;
     if (!flag) throw UsageError("unknown option '" + shown + "' (see --help)");
-    std::string value;
-    if (flag->takes_value) {
-      if (inline_value) {
-        value = *inline_value;
-      } else {
-        if (i + 1 >= args.size()) throw UsageError(shown + " expects a value (see --help)");
-        value = args[++i];
-      }
-    } else if (inline_value) {
-      throw UsageError(shown + " takes no value, got '" + *inline_value + "'");
-    }
+    const std::string value = flag_value(occurrence, flag->takes_value, args, i);
     flag->apply(options, value, shown);
     const std::string name = flag->long_name;
     seen_step_bytes |= name == "stepbytes";
