@@ -44,22 +44,9 @@ report::ThroughputSpread to_report(const Spread& spread) {
   return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
 }
 
-class EnvcheckProgram final : public ProgramBody {
+class EnvcheckProgram final : public ReportingProgram<report::EnvcheckReport> {
  public:
   int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
-  void save_partial(const std::string& error) override {
-    report_.error = error;
-    report_.context.end_time = utc_timestamp_now();
-    save();
-  }
-
- private:
-  void save() const {
-    if (report_path_) report::write_json_atomically(*report_path_, report::to_json(report_));
-  }
-
-  report::EnvcheckReport report_;
-  std::optional<std::string> report_path_;
 };
 
 nlohmann::json my_inventory(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu) {

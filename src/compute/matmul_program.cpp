@@ -40,35 +40,12 @@ int rotation_sets(const ComputeOptions& options, std::uint64_t set_bytes, std::u
   return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, kMaxRotatedSets));
 }
 
-class MatmulProgram final : public ProgramBody {
+class MatmulProgram final : public ReportingProgram<report::MatmulReport> {
  public:
   int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
-  void save_partial(const std::string& error) override {
-    report_.error = error;
-    report_.context.end_time = utc_timestamp_now();
-    save();
-  }
 
  private:
-  void save() const {
-    if (report_path_) report::write_json_atomically(*report_path_, report::to_json(report_));
-  }
-  void finish_summary() {
-    auto& summary = report_.summary;
-    summary = {};
-    for (const auto& row : report_.results) {
-      ++summary.rows;
-      if (row.wrong) {
-        ++summary.rows_checked;
-        summary.wrong_total += *row.wrong;
-      }
-      summary.max_rate = std::max(summary.max_rate.value_or(0.0), row.tflops);
-      if (std::isfinite(row.spread.ratio)) summary.worst_spread_ratio = std::max(summary.worst_spread_ratio.value_or(1.0), row.spread.ratio);
-    }
-  }
-
-  report::MatmulReport report_;
-  std::optional<std::string> report_path_;
+  void finish_summary() { report_.summary = summarize_throughput(report_.results, &report::MatmulRow::tflops); }
 };
 
 int MatmulProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {

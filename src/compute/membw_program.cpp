@@ -29,35 +29,12 @@ std::unique_ptr<StreamEngine> choose_engine(const ComputeOptions& options, World
   return make_cpu_stream_engine(threads);
 }
 
-class MembwProgram final : public ProgramBody {
+class MembwProgram final : public ReportingProgram<report::MembwReport> {
  public:
   int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
-  void save_partial(const std::string& error) override {
-    report_.error = error;
-    report_.context.end_time = utc_timestamp_now();
-    save();
-  }
 
  private:
-  void save() const {
-    if (report_path_) report::write_json_atomically(*report_path_, report::to_json(report_));
-  }
-  void finish_summary() {
-    auto& summary = report_.summary;
-    summary = {};
-    for (const auto& row : report_.results) {
-      ++summary.rows;
-      if (row.wrong) {
-        ++summary.rows_checked;
-        summary.wrong_total += *row.wrong;
-      }
-      summary.max_rate = std::max(summary.max_rate.value_or(0.0), row.gbps);
-      if (std::isfinite(row.spread.ratio)) summary.worst_spread_ratio = std::max(summary.worst_spread_ratio.value_or(1.0), row.spread.ratio);
-    }
-  }
-
-  report::MembwReport report_;
-  std::optional<std::string> report_path_;
+  void finish_summary() { report_.summary = summarize_throughput(report_.results, &report::MembwRow::gbps); }
 };
 
 int MembwProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
