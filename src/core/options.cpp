@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <functional>
 #include <limits>
-#include <optional>
 #include <sstream>
 
 #include "core/error.h"
