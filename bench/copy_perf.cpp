@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/stats.h"

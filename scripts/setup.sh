@@ -7,6 +7,8 @@ packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev        # the CPU data plane and every launcher
   nlohmann-json3-dev                 # report reading and writing
+  libcli11-dev                       # the one command-line parser of every program
+  libhwloc-dev                       # host topology (cores, caches, NUMA) for reports and envcheck
   libgtest-dev libgmock-dev          # unit tests
   libbenchmark-dev                   # host-side micro-benchmarks
   libopenblas-dev                    # CPU matmul

@@ -10,7 +10,7 @@
 #include "compute/program_shell.h"
 #include "compute/programs.h"
 #include "compute/rank_gather.h"
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
 #include "report/report_file.h"
 #include "report/report_json.h"

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <optional>
 
-#include "app/launcher_env.h"
+#include "harness/launcher_env.h"
 #include "backends/mpi/mpi_world.h"
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
 #include "core/options.h"
 #include "report/report_file.h"

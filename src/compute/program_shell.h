@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compute/compute_options.h"
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/world.h"
 #include "report/report.h"
 #include "report/report_file.h"

@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/agreement.h"
-#include "app/job_watchdog.h"
-#include "core/watchdog.h"
+#include "harness/agreement.h"
+#include "harness/job_watchdog.h"
+#include "harness/watchdog.h"
 
 namespace collbench {
 namespace {

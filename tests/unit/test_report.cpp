@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
 #include "report/report_file.h"
 #include "report/report_json.h"

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/runner.h"
+#include "harness/runner.h"
 #include "core/stats.h"
 #include "workloads/collective.h"
 

@@ -1,8 +1,8 @@
-#include "app/agreement.h"
+#include "harness/agreement.h"
 
 #include <sstream>
 
-#include "core/context.h"
+#include "harness/context.h"
 
 namespace collbench {
 namespace {

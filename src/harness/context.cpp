@@ -1,4 +1,4 @@
-#include "core/context.h"
+#include "harness/context.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "app/job_watchdog.h"
+#include "harness/job_watchdog.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
 
 namespace collbench {

@@ -1,4 +1,4 @@
-#include "app/perf_main.h"
+#include "harness/perf_main.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -6,16 +6,16 @@
 #include <sstream>
 #include <vector>
 
-#include "app/agreement.h"
-#include "app/input_checks.h"
-#include "app/job_watchdog.h"
-#include "app/launcher_env.h"
+#include "harness/agreement.h"
+#include "harness/input_checks.h"
+#include "harness/job_watchdog.h"
+#include "harness/launcher_env.h"
 #include "backends/mpi/mpi_world.h"
 #include "backends/registry.h"
-#include "core/context.h"
+#include "harness/context.h"
 #include "core/error.h"
-#include "core/runner.h"
-#include "core/watchdog.h"
+#include "harness/runner.h"
+#include "harness/watchdog.h"
 #include "report/report_file.h"
 #include "report/table.h"
 #include "workloads/collective.h"

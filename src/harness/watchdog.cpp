@@ -1,4 +1,4 @@
-#include "core/watchdog.h"
+#include "harness/watchdog.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "app/launcher_env.h"
+#include "harness/launcher_env.h"
 
 #include <cstdlib>
 #include <initializer_list>

@@ -1,4 +1,4 @@
-#include "app/rank_monitor.h"
+#include "harness/rank_monitor.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "app/rank_monitor.h"
-#include "core/watchdog.h"
+#include "harness/rank_monitor.h"
+#include "harness/watchdog.h"
 #include "core/world.h"
 
 namespace collbench {

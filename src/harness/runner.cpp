@@ -1,4 +1,4 @@
-#include "core/runner.h"
+#include "harness/runner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,7 +9,7 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/values.h"
-#include "core/watchdog.h"
+#include "harness/watchdog.h"
 
 namespace collbench {
 

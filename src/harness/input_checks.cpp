@@ -1,4 +1,4 @@
-#include "app/input_checks.h"
+#include "harness/input_checks.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/runner.h"
+#include "harness/runner.h"
 
 namespace collbench {
 namespace {

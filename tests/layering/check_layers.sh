@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Fails when a source file includes a header from a layer above its own.
+#
+# The layers, bottom-up (DESIGN.md): core, report, backends and workloads, harness; summarize
+# reads only the report schema. Each folder of src/ lists the folders it may include from; a
+# folder missing here is an error too, so a new folder has to say where it stands.
+# Usage: check_layers.sh SRC_DIR
+set -euo pipefail
+src=${1:?usage: check_layers.sh SRC_DIR}
+
+declare -A may_include=(
+  [core]="core"
+  [report]="core report"
+  [backends]="core backends"
+  [gpu]="core backends gpu"
+  [workloads]="core backends workloads"
+  [harness]="core report backends workloads harness"
+  [compute]="core report backends harness compute"
+  [summarize]="core report summarize"
+)
+
+violations=0
+while IFS= read -r -d '' file; do
+  relative=${file#"$src"/}
+  layer=${relative%%/*}
+  allowed=${may_include[$layer]-}
+  if [ -z "$allowed" ]; then
+    echo "$relative: folder src/$layer has no place in the layering (add it to tests/layering/check_layers.sh)"
+    violations=$((violations + 1))
+    continue
+  fi
+  while IFS= read -r target; do
+    target_layer=${target%%/*}
+    [ -d "$src/$target_layer" ] || continue  # a third-party header, not one of ours
+    if [[ " $allowed " != *" $target_layer "* ]]; then
+      echo "$relative includes \"$target\": src/$layer may include only from: $allowed"
+      violations=$((violations + 1))
+    fi
+  done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$file")
+done < <(find "$src" -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) -print0)
+
+if [ "$violations" -gt 0 ]; then
+  echo "layering: $violations include(s) point up a layer"
+  exit 1
+fi
+echo "layering: every include in $src points down or across"
