@@ -27,15 +27,22 @@ std::string centered_over_half(const std::string& label) {
 
 }  // namespace
 
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+  return out;
+}
+
 void TableWriter::header(const Report& report, const std::string& sweep_description) {
   const Context& context = report.context;
   std::fprintf(out_, "# collbench %s: %s_perf, backend %s, %d rank(s) on %zu host(s)\n",
-               context.versions.count("collbench") ? context.versions.at("collbench").c_str() : "?",
-               report.benchmark.c_str(), context.backend.c_str(), context.world_size, context.hosts.size());
-  std::fprintf(out_, "# %s\n#\n# Using devices\n", sweep_description.c_str());
+               printable(context.versions.count("collbench") ? context.versions.at("collbench") : "?").c_str(),
+               printable(report.benchmark).c_str(), printable(context.backend).c_str(), context.world_size, context.hosts.size());
+  std::fprintf(out_, "# %s\n#\n# Using devices\n", printable(sweep_description).c_str());
   for (const RankInfo& rank : context.ranks) {
     std::fprintf(out_, "#  Rank %2d Pid %7lld on %10s device %s\n", rank.rank, static_cast<long long>(rank.pid),
-                 rank.host.c_str(), rank.device.c_str());
+                 printable(rank.host).c_str(), printable(rank.device).c_str());
   }
   std::fprintf(out_, "#\n");
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s%s%s\n", "", "", "", "", "", centered_over_half("out-of-place").c_str(),
@@ -51,7 +58,7 @@ void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place)
   const ResultRow* any = out_of_place ? out_of_place : in_place;
   if (!any) return;
   std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", static_cast<unsigned long long>(any->bytes),
-               static_cast<unsigned long long>(any->count), any->dtype.c_str(), any->op.c_str(), any->root);
+               static_cast<unsigned long long>(any->count), printable(any->dtype).c_str(), printable(any->op).c_str(), any->root);
   print_half(out_, out_of_place);
   print_half(out_, in_place);
   std::fprintf(out_, "\n");
@@ -59,8 +66,8 @@ void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place)
 }
 
 void TableWriter::skipped(const SkippedCase& skipped_case) {
-  std::fprintf(out_, "# skipped: %s %s %s placement: %s\n", skipped_case.dtype.c_str(), skipped_case.op.c_str(),
-               skipped_case.placement.c_str(), skipped_case.reason.c_str());
+  std::fprintf(out_, "# skipped: %s %s %s placement: %s\n", printable(skipped_case.dtype).c_str(), printable(skipped_case.op).c_str(),
+               printable(skipped_case.placement).c_str(), printable(skipped_case.reason).c_str());
 }
 
 void TableWriter::footer(const Report& report, const std::string& report_path) {
@@ -78,7 +85,7 @@ void TableWriter::footer(const Report& report, const std::string& report_path) {
   } else {
     std::fprintf(out_, "# Avg bus bandwidth    : no rows measured\n");
   }
-  if (!report_path.empty()) std::fprintf(out_, "# Report               : %s\n", report_path.c_str());
+  if (!report_path.empty()) std::fprintf(out_, "# Report               : %s\n", printable(report_path).c_str());
   std::fprintf(out_, "#\n");
   std::fflush(out_);
 }

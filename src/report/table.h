@@ -8,6 +8,10 @@
 
 namespace collbench::report {
 
+// Report text as it may reach a terminal: control characters (newlines, escape sequences) become
+// '?', so a report's strings can neither forge table lines nor drive the terminal.
+std::string printable(const std::string& text);
+
 class TableWriter {
  public:
   explicit TableWriter(std::FILE* out) : out_(out) {}

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
+#include "report/table.h"
 #include "summarize/input_error.h"
 
 namespace collbench::summarize {
@@ -12,21 +14,45 @@ namespace {
 
 using nlohmann::json;
 
-std::string group_heading(const Table& table, const Table::Group& group) {
+// Report text (tags, names, file names) is data from whoever wrote the report. It must reach a
+// reader as the characters it was, never as layout: a newline would start a new table row, an
+// escape sequence would drive the terminal, '|' would split a Markdown cell.
+std::string markdown_escape(const std::string& text) {
+  std::string out;
+  for (char c : report::printable(text)) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '[': case ']': case '\\':  // no links or images from report text
+        out += '\\';
+        out += c;
+        break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string safe_text(const std::string& text, bool markdown) {
+  return markdown ? markdown_escape(text) : report::printable(text);
+}
+
+std::string group_heading(const Table& table, const Table::Group& group, bool markdown) {
   std::string heading;
   for (std::size_t i = 0; i < table.group_columns.size() && i < group.key.size(); ++i) {
     if (!heading.empty()) heading += ", ";
-    heading += table.group_columns[i] + "=" + cell_text(group.key[i], -1);
+    heading += safe_text(table.group_columns[i] + "=" + cell_text(group.key[i], -1), markdown);
   }
   return heading;
 }
 
-std::vector<std::vector<std::string>> text_rows(const Table& table, const Table::Group& group) {
+std::vector<std::vector<std::string>> text_rows(const Table& table, const Table::Group& group, bool markdown) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : group.rows) {
     std::vector<std::string> cells;
     for (std::size_t i = 0; i < table.columns.size(); ++i) {
-      cells.push_back(i < row.size() ? cell_text(row[i], table.columns[i].precision) : "");
+      cells.push_back(i < row.size() ? safe_text(cell_text(row[i], table.columns[i].precision), markdown) : "");
     }
     rows.push_back(std::move(cells));
   }
@@ -36,7 +62,7 @@ std::vector<std::vector<std::string>> text_rows(const Table& table, const Table:
 void render_text_block(std::ostringstream& out, const Table& table, const Table::Group& group) {
   std::vector<std::size_t> widths;
   for (const auto& column : table.columns) widths.push_back(column.name.size());
-  const auto rows = text_rows(table, group);
+  const auto rows = text_rows(table, group, false);
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
   }
@@ -55,21 +81,35 @@ void render_text_block(std::ostringstream& out, const Table& table, const Table:
 
 void render_markdown_block(std::ostringstream& out, const Table& table, const Table::Group& group) {
   out << '|';
-  for (const auto& column : table.columns) out << ' ' << column.name << " |";
+  for (const auto& column : table.columns) out << ' ' << markdown_escape(column.name) << " |";
   out << "\n|";
   for (std::size_t i = 0; i < table.columns.size(); ++i) out << (i == 0 ? "---|" : "---:|");
   out << '\n';
-  for (const auto& row : text_rows(table, group)) {
+  for (const auto& row : text_rows(table, group, true)) {
     out << '|';
     for (const auto& cell : row) out << ' ' << cell << " |";
     out << '\n';
   }
 }
 
+bool is_plain_number(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+// RFC 4180 quoting; control characters become '?' as in every other format; and a leading
+// apostrophe on text a spreadsheet would run as a formula (=, +, -, @ first: OWASP's CSV injection
+// advice), unless the text is a plain number such as "-1".
 std::string csv_escape(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string cell = report::printable(text);
+  if (!cell.empty() && std::string("=+-@").find(cell.front()) != std::string::npos && !is_plain_number(cell)) {
+    cell.insert(0, 1, '\'');
+  }
+  if (cell.find_first_of(",\"") == std::string::npos) return cell;
   std::string quoted = "\"";
-  for (char c : text) quoted += (c == '"') ? std::string("\"\"") : std::string(1, c);
+  for (char c : cell) quoted += (c == '"') ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
 
@@ -166,9 +206,9 @@ std::string render(const Document& document, Format format) {
     case Format::kText: {
       const bool markdown = format == Format::kMarkdown;
       for (const auto& table : document.tables) {
-        if (!table.title.empty()) out << (markdown ? "### " : "# ") << table.title << "\n\n";
+        if (!table.title.empty()) out << (markdown ? "### " : "# ") << safe_text(table.title, markdown) << "\n\n";
         for (const auto& group : table.groups) {
-          const std::string heading = group_heading(table, group);
+          const std::string heading = group_heading(table, group, markdown);
           if (!heading.empty()) out << (markdown ? "**" + heading + "**" : "## " + heading) << "\n\n";
           if (markdown) render_markdown_block(out, table, group);
           else render_text_block(out, table, group);
@@ -176,7 +216,7 @@ std::string render(const Document& document, Format format) {
         }
         if (table.groups.empty()) out << (markdown ? "_no rows_" : "(no rows)") << "\n\n";
       }
-      for (const auto& note : document.notes) out << (markdown ? "> " : "note: ") << note << '\n';
+      for (const auto& note : document.notes) out << (markdown ? "> " : "note: ") << safe_text(note, markdown) << '\n';
       break;
     }
   }

@@ -46,7 +46,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
     for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
     writer.footer(loaded.report, loaded.path);
     if (loaded.partial()) {
-      std::fprintf(stream, "# PARTIAL report%s\n#\n", loaded.report.error.empty() ? "" : (": " + loaded.report.error).c_str());
+      std::fprintf(stream, "# PARTIAL report%s\n#\n", loaded.report.error.empty() ? "" : (": " + report::printable(loaded.report.error)).c_str());
     }
   }
   std::fclose(stream);

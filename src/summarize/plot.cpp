@@ -44,13 +44,28 @@ std::string series_title(const LoadedReport& source, const report::ResultRow& ro
   return title;
 }
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+// gnuplot runs backquoted text inside double-quoted strings as a shell command, and a newline
+// ends a command, so report text never reaches the script as it is. A label keeps only printable
+// ASCII without the characters gnuplot treats specially (` @ $ \\ and quotes), and goes into a
+// single-quoted string, where gnuplot expands nothing.
+std::string gnuplot_label(const std::string& text) {
+  std::string out = "'";
+  for (unsigned char c : text) {
+    const bool plain = c >= 0x20 && c < 0x7f && std::string("`@$\\'\"").find(static_cast<char>(c)) == std::string::npos;
+    out += plain ? static_cast<char>(c) : '?';
   }
-  return out + "\"";
+  return out + "'";
+}
+
+// A file path must stay the path it is, so it is quoted rather than filtered: single quotes
+// (doubled inside), and a path with a control character is refused.
+std::string gnuplot_path(const std::string& path) {
+  std::string out = "'";
+  for (unsigned char c : path) {
+    if (c < 0x20 || c == 0x7f) throw InputError("plot path has a control character: refusing to write it into a gnuplot script");
+    out += c == '\'' ? std::string("''") : std::string(1, static_cast<char>(c));
+  }
+  return out + "'";
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -89,7 +104,7 @@ std::string plot_data_text(const std::vector<PlotSeries>& series) {
   out.precision(9);
   for (std::size_t i = 0; i < series.size(); ++i) {
     if (i) out << "\n\n";
-    out << "# " << series[i].title << "\n";
+    out << "# " << gnuplot_label(series[i].title) << "\n";  // a comment line: no newline may escape it
     for (const auto& [bytes, value] : series[i].points) out << bytes << ' ' << value << '\n';
   }
   return out.str();
@@ -101,15 +116,15 @@ std::string plot_script_text(const std::vector<PlotSeries>& series, PlotMetric m
   std::ostringstream out;
   out << "# collbench plot; run: gnuplot " << "<this file>\n";
   out << (png ? "set terminal pngcairo size 1000,640\n" : "set terminal svg size 1000,640 dynamic\n");
-  out << "set output " << quoted(image_path) << "\n";
-  out << "set title " << quoted(title) << " noenhanced\n";
+  out << "set output " << gnuplot_path(image_path) << "\n";
+  out << "set title " << gnuplot_label(title) << " noenhanced\n";
   out << "set logscale x 2\nset logscale y 10\nset grid\n";
-  out << "set xlabel \"size (bytes)\"\nset ylabel " << quoted(metric_label(metric)) << "\n";
+  out << "set xlabel 'size (bytes)'\nset ylabel " << gnuplot_label(metric_label(metric)) << "\n";
   out << "set key outside right top noenhanced\n";
   out << "set format x \"%.0s%cB\"\n";
   out << "plot \\\n";
   for (std::size_t i = 0; i < series.size(); ++i) {
-    out << "  " << quoted(data_path) << " index " << i << " using 1:2 with linespoints title " << quoted(series[i].title)
+    out << "  " << gnuplot_path(data_path) << " index " << i << " using 1:2 with linespoints title " << gnuplot_label(series[i].title)
         << (i + 1 < series.size() ? ", \\\n" : "\n");
   }
   return out.str();

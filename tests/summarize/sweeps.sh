@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Integration of collbench with the real *_perf executables under real mpirun.
-# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa resume table_formats)
+# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa resume table_formats hostile)
 set -u
 scenario="$1"
 bin="$2"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap "rm -rf \"$work\"" EXIT
 fail() { echo "FAIL ($scenario): $*" >&2; exit 1; }
 quick=(-n 3 -w 1 -c 1 -T 120)
 
@@ -79,6 +79,64 @@ case "$scenario" in
     done
     python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d['tables'][0]['rows']) == 8" "$work/t.json" || fail "json rows"
     [ "$(wc -l < "$work/t.csv")" -eq 9 ] || fail "csv rows"
+    ;;
+  hostile)
+    # Report text is data: backquotes, quotes, newlines, escape sequences, Markdown pipes and
+    # spreadsheet formulas in every string that reaches a plot or a table must stay inert.
+    "$bin/all_reduce_perf" -b 8 -e 64 -f 2 -n 2 -w 1 -J "$work/r.json" --tag "site=\`touch $work/PWNED_tag\`" \
+      > /dev/null || fail "all_reduce_perf"
+    python3 - "$work/r.json" "$work" <<'PY' || fail "could not write the hostile report"
+import json, sys
+path, work = sys.argv[1], sys.argv[2]
+report = json.load(open(path))
+evil = {
+    "backtick": "`touch %s/PWNED_backtick`" % work,
+    "quotes": "a\"; system('touch %s/PWNED_system'); \"'" % work,
+    "newline": "x\n| injected | row |\nplot '/etc/passwd'",
+    "escape": "\x1b[2J\x1b[31mred",
+    "formula": "=HYPERLINK(\"http://example.invalid\")",
+    "macro": "@x $HOME `id`",
+}
+report["context"]["tags"].update(evil)
+report["context"]["backend"] = evil["formula"]
+for rank in report["context"]["ranks"]:
+    rank["host"] = evil["escape"]
+    rank["device"] = evil["newline"]
+for row in report["results"]:
+    row["algorithm"] = evil["backtick"] + evil["newline"]
+    row["backend"] = evil["formula"]
+json.dump(report, open(path, "w"))
+PY
+    "$bin/collbench" plot "$work/r.json" --metric time --out "$work/p.svg" > "$work/plot.txt" 2>&1 || fail "plot: $(cat "$work/plot.txt")"
+    grep -q 'wrote .*p.svg' "$work/plot.txt" || fail "gnuplot did not render: $(cat "$work/plot.txt")"
+    [ -s "$work/p.svg" ] || fail "no svg"
+    for format in text markdown csv; do
+      "$bin/collbench" table "$work/r.json" --format $format > "$work/t.$format" || fail "table $format"
+      "$bin/collbench" scaling "$work/r.json" --format $format > "$work/s.$format" || fail "scaling $format"
+    done
+    "$bin/collbench" table "$work/r.json" > "$work/nccl.txt" || fail "nccl table"
+    ls "$work"/PWNED* 2>/dev/null && fail "a report string ran a command"
+    grep -q $'\x1b' "$work"/t.* "$work"/s.* "$work/nccl.txt" && fail "an escape sequence reached the output"
+    grep -q '^| injected' "$work"/t.markdown "$work"/s.markdown && fail "a newline forged a Markdown row"
+    # Every Markdown row of a table has as many unescaped cell separators as its header.
+    python3 - "$work/t.markdown" "$work/s.markdown" <<'PY' || fail "Markdown cells were split"
+import re, sys
+for path in sys.argv[1:]:
+    width = None
+    for line in open(path):
+        if not line.startswith("|"):
+            width = None
+            continue
+        cells = len(re.findall(r"(?<!\\)\|", line))
+        width = width or cells
+        assert cells == width, (path, line)
+PY
+    python3 - "$work/t.csv" <<'PY' || fail "CSV has a formula cell"
+import csv, sys
+for row in csv.reader(open(sys.argv[1])):
+    for cell in row:
+        assert not cell.startswith(("=", "+", "@")), cell
+PY
     ;;
   *) fail "unknown scenario" ;;
 esac
