@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "report/report_json.h"
@@ -19,9 +20,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A value as part of a file name: letters, digits, '_', '-' and '.' stay, every other byte becomes
+// %XX. One-to-one, so two values ("^lo", "=lo") never share a point's file.
 std::string file_safe(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
-  for (char c : text) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.') ? c : '_';
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.') {
+      out += static_cast<char>(c);
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
   return out;
 }
 
@@ -33,15 +43,34 @@ std::string basename_of(const std::string& path) {
 bool is_default_launcher(const SweepOptions& options) { return options.launcher.empty(); }
 bool is_no_launcher(const SweepOptions& options) { return options.launcher.size() == 1 && options.launcher[0] == "none"; }
 
+// The benchmark's own argument vector in a point's command: what its report records as argv.
+std::vector<std::string> benchmark_argv(const SweepOptions& options, const SweepPoint& point, const std::string& report_path) {
+  std::vector<std::string> argv = options.bench;
+  argv.insert(argv.end(), {"-J", report_path, "--overwrite", "--tag", "np=" + std::to_string(point.world_size), "--tag",
+                           "repeat=" + std::to_string(point.repeat)});
+  for (const auto& [name, value] : point.env) argv.insert(argv.end(), {"--tag", name + "=" + value});
+  return argv;
+}
+
 // A point is finished when its report is complete; a partial or unreadable report is run again.
-bool finished(const std::string& report_path) {
+// A report of another command in the point's place is not this sweep's: resuming over it would
+// mix two experiments, so the sweep refuses before running anything.
+bool finished(const std::string& report_path, const std::vector<std::string>& expected_argv) {
   std::error_code error;
   if (!fs::exists(report_path, error)) return false;
+  report::Report report;
   try {
-    return report::read_report_file(report_path).status == "complete";
+    report = report::read_report_file(report_path);
   } catch (const report::ReportFormatError&) {
     return false;
   }
+  if (report.context.argv != expected_argv) {
+    std::string recorded;
+    for (const auto& arg : report.context.argv) recorded += (recorded.empty() ? "" : " ") + arg;
+    throw InputError("sweep: " + report_path + " holds a run of another command (" + recorded +
+                     "); use a new --out folder or remove it");
+  }
+  return report.status == "complete";
 }
 
 void write_text(const std::string& path, const std::string& text) {
@@ -113,12 +142,14 @@ std::vector<SweepPoint> expand_grid(const SweepOptions& options) {
     combinations = std::move(next);
   }
   std::vector<SweepPoint> points;
+  std::set<std::string> names;
   for (int world_size : options.world_sizes) {
     for (const auto& combination : combinations) {
       for (int repeat = 1; repeat <= options.repeat; ++repeat) {
         SweepPoint point{world_size, combination, repeat, "np" + std::to_string(world_size)};
         for (const auto& [name, value] : combination) point.name += "." + file_safe(name) + "-" + file_safe(value);
         point.name += ".r" + std::to_string(repeat);
+        if (!names.insert(point.name).second) throw InputError("sweep: two points would share the file name " + point.name);
         points.push_back(std::move(point));
       }
     }
@@ -141,10 +172,8 @@ std::vector<std::string> point_command(const SweepOptions& options, const SweepP
                                 : (!argv.empty() && basename_of(argv[0]) == "srun") ? "-n" : "-np";
     argv.insert(argv.end(), {np_flag, std::to_string(point.world_size)});
   }
-  argv.insert(argv.end(), options.bench.begin(), options.bench.end());
-  argv.insert(argv.end(), {"-J", report_path, "--overwrite", "--tag", "np=" + std::to_string(point.world_size), "--tag",
-                           "repeat=" + std::to_string(point.repeat)});
-  for (const auto& [name, value] : point.env) argv.insert(argv.end(), {"--tag", name + "=" + value});
+  const auto benchmark = benchmark_argv(options, point, report_path);
+  argv.insert(argv.end(), benchmark.begin(), benchmark.end());
   return argv;
 }
 
@@ -176,8 +205,17 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
   if (!fs::is_directory(options.out_dir)) throw InputError(options.out_dir + ": cannot create folder");
 
   const auto points = expand_grid(options);
+  const auto report_path_of = [&](const SweepPoint& point) { return options.out_dir + "/" + point.name + ".json"; };
+  // Every point's earlier report is looked at before anything runs, so a folder that holds
+  // another experiment is refused whole instead of half-overwritten.
+  std::vector<bool> done_before;
+  for (const auto& point : points) {
+    done_before.push_back(finished(report_path_of(point), benchmark_argv(options, point, report_path_of(point))));
+  }
   SweepOutcome outcome;
   outcome.points = static_cast<int>(points.size());
+  InterruptGuard interrupts;  // Ctrl-C or SIGTERM: pass it to the running point, record, stop
+  std::optional<int> interrupted_by;
   nlohmann::json manifest = {{"bench", options.bench}, {"points", nlohmann::json::array()}};
   Table table;
   table.title = "Sweep points";
@@ -187,24 +225,30 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
   int index = 0;
   for (const auto& point : points) {
     ++index;
-    const std::string report_path = options.out_dir + "/" + point.name + ".json";
+    if (!interrupted_by) interrupted_by = interrupts.take();
+    if (interrupted_by) break;
+    const std::string report_path = report_path_of(point);
     const std::string log_path = options.out_dir + "/" + point.name + ".log";
     const auto command = point_command(options, point, report_path);
     std::string status;
     double seconds = 0;
     std::string detail;
-    if (finished(report_path)) {
+    if (done_before[static_cast<std::size_t>(index - 1)]) {
       status = "done before";
       ++outcome.resumed;
     } else {
       std::fprintf(progress, "[%d/%zu] %s ...\n", index, points.size(), describe(point).c_str());
       std::fflush(progress);
-      ProcessSpec spec{command, point.env, log_path, options.timeout_s};
+      ProcessSpec spec{command, point.env, log_path, options.timeout_s, &interrupts};
       const auto start = std::chrono::steady_clock::now();
       const ProcessOutcome result = run_process(spec);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       ++outcome.ran;
-      if (result.ok() && finished(report_path)) {
+      if (result.interrupted_by) {
+        interrupted_by = result.interrupted_by;
+        status = "interrupted";
+        ++outcome.failed;
+      } else if (result.ok() && finished(report_path, benchmark_argv(options, point, report_path))) {
         status = "ok";
       } else {
         status = "failed";
@@ -233,6 +277,15 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
   }
   table.groups.push_back(std::move(group));
   outcome.document.tables.push_back(std::move(table));
+  if (interrupted_by) {
+    const std::string line = std::string("interrupted by ") + (*interrupted_by == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
+                             std::to_string(outcome.ran) + " of " + std::to_string(outcome.points) +
+                             " points; run the same sweep again to resume";
+    std::fprintf(progress, "sweep: %s\n", line.c_str());
+    outcome.document.notes.push_back(line);
+    manifest["interrupted"] = line;
+    if (outcome.failed == 0) ++outcome.failed;  // stopped between points: still not a whole sweep
+  }
   write_text(options.out_dir + "/sweep.manifest", manifest.dump(2) + "\n");
   for (const auto& note : partial_notes(reports)) outcome.document.notes.push_back(note);
   for (const auto& note : write_summaries(options, reports)) outcome.document.notes.push_back(note);

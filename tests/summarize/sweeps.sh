@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration of collbench with the real *_perf executables under real mpirun.
-# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa resume table_formats hostile)
+# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa resume table_formats hostile interrupt resume_other env_names)
 set -u
 scenario="$1"
 bin="$2"
@@ -137,6 +137,45 @@ for row in csv.reader(open(sys.argv[1])):
     for cell in row:
         assert not cell.startswith(("=", "+", "@")), cell
 PY
+    ;;
+  interrupt)
+    # SIGTERM to a sweep reaches the running point's mpirun and ranks: none outlives the sweep,
+    # the point is recorded as interrupted, and the sweep exits non-zero.
+    marker="interrupt-$$-$RANDOM"
+    "$bin/collbench" sweep --np 2 --repeat 3 --out "$work/i" -- "$bin/all_reduce_perf" -b 8 -e 8 -n 100000000 -w 0 -c 0 \
+      --tag "marker=$marker" > "$work/out.txt" 2>&1 &
+    sweep_pid=$!
+    for _ in $(seq 100); do pgrep -f "$marker" | grep -vq "^$sweep_pid\$" && break; sleep 0.1; done
+    sleep 1
+    kill -TERM $sweep_pid
+    wait $sweep_pid
+    code=$?
+    [ $code -ne 0 ] || fail "an interrupted sweep exited 0"
+    sleep 1
+    if pgrep -f "all_reduce_perf.*$marker" > /dev/null; then pkill -KILL -f "$marker"; fail "ranks outlived the sweep"; fi
+    grep -q '"status": "interrupted"' "$work/i/sweep.manifest" || fail "point not recorded as interrupted"
+    grep -q 'interrupted by SIGTERM' "$work/out.txt" || fail "no line says the sweep was interrupted: $(tail -3 "$work/out.txt")"
+    [ "$(grep -c '"name": "np2' "$work/i/sweep.manifest")" -eq 1 ] || fail "points after the interrupted one ran"
+    ;;
+  resume_other)
+    # A folder holding another command's points is refused whole, before anything runs.
+    "$bin/collbench" sweep --launcher none --out "$work/o" -- "$bin/all_reduce_perf" -b 8 -e 64 "${quick[@]}" > /dev/null 2>&1 \
+      || fail "first sweep"
+    before=$(stat -c %Y.%s "$work/o/np1.r1.json")
+    "$bin/collbench" sweep --launcher none --out "$work/o" -- "$bin/reduce_perf" -b 8 -e 64 "${quick[@]}" > "$work/out.txt" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "sweep over another command's points exited $code"
+    [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q 'holds a run of another command' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
+    [ "$(stat -c %Y.%s "$work/o/np1.r1.json")" = "$before" ] || fail "the other command's report was replaced"
+    ;;
+  env_names)
+    # Values that differ only in characters a file name cannot hold still get a point each.
+    "$bin/collbench" sweep --launcher none --env "COLLBENCH_TEST_VALUE=^lo,=lo,_lo" --out "$work/e" -- \
+      "$bin/all_reduce_perf" -b 8 -e 8 "${quick[@]}" > /dev/null 2>&1 || fail "sweep exited $?"
+    [ "$(ls "$work/e"/*.json | wc -l)" -eq 3 ] || fail "expected 3 reports: $(ls "$work/e")"
+    for value in '^lo' '=lo' '_lo'; do
+      grep -lq "COLLBENCH_TEST_VALUE=$value\"" "$work/e"/*.json || fail "no report tagged $value"
+    done
     ;;
   *) fail "unknown scenario" ;;
 esac
