@@ -1,15 +1,64 @@
+// The host topology (cores online, this thread's affinity, its NUMA node, the last-level cache and
+// the CPU model) comes from hwloc, which already knows the sysfs layouts, cgroups and fallbacks.
+// Kept by hand, because hwloc gives a different figure or none, or one libc call does it:
+// - memory_bytes: sysconf(_SC_PHYS_PAGES) x page size, which equals /proc/meminfo's MemTotal. hwloc
+//   sums the NUMA nodes' memory instead, which can be far smaller: 5.6 GB against a MemTotal of
+//   25.3 GB on the VM this was written on.
+// - clock_ghz: "cpu MHz" from /proc/cpuinfo. hwloc has frequencies only from cpufreq (cpukinds
+//   attributes), which VMs often lack (this one does).
+// - vector_level: the compiler's cpuid builtins; hwloc does not report instruction-set extensions.
+// - current_cpu: sched_getcpu(), one libc call.
+// - last-level cache: sysconf(_SC_LEVEL3_CACHE_SIZE) (cpuid) only where hwloc finds no cache.
+// One difference: a kernel without NUMA sysfs gets numa_node 0 (hwloc's one machine-wide node), was -1.
 #include "compute/host_info.h"
 
+#include <hwloc.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <sstream>
+#include <memory>
 #include <string>
-#include <vector>
+
+#include "core/error.h"
 
 namespace collbench::compute {
 namespace {
+
+// One loaded topology, freed on scope exit; each probe loads its own, so there is no shared state.
+class Topology {
+ public:
+  Topology() {
+    if (hwloc_topology_init(&topology_) != 0) fail("hwloc_topology_init");
+    // Disallowed (cgroup-excluded) PUs stay in, so online_cores counts every online CPU as
+    // sysconf(_SC_NPROCESSORS_ONLN) did; the affinity is what tells the process's share.
+    if (hwloc_topology_set_flags(topology_, HWLOC_TOPOLOGY_FLAG_INCLUDE_DISALLOWED) != 0 ||
+        hwloc_topology_load(topology_) != 0) {
+      const int error = errno;
+      hwloc_topology_destroy(topology_);
+      errno = error;
+      fail("hwloc_topology_load");
+    }
+  }
+  ~Topology() { hwloc_topology_destroy(topology_); }
+  Topology(const Topology&) = delete;
+  Topology& operator=(const Topology&) = delete;
+  hwloc_topology_t get() const { return topology_; }
+
+ private:
+  [[noreturn]] static void fail(const char* call) {
+    throw Error(std::string("cannot read the host topology: ") + call + ": " + std::strerror(errno));
+  }
+  hwloc_topology_t topology_ = nullptr;
+};
+
+struct BitmapFree {
+  void operator()(hwloc_bitmap_s* bitmap) const { hwloc_bitmap_free(bitmap); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapFree>;
 
 std::string first_cpuinfo_value(const std::string& key) {
   std::ifstream in("/proc/cpuinfo");
@@ -25,72 +74,41 @@ std::string first_cpuinfo_value(const std::string& key) {
   return "";
 }
 
-std::uint64_t parse_cache_size(const std::string& text) {  // "32768K" or "32M" as sysfs writes them
-  if (text.empty()) return 0;
-  std::uint64_t value = std::strtoull(text.c_str(), nullptr, 10);
-  if (text.find('K') != std::string::npos) value <<= 10;
-  if (text.find('M') != std::string::npos) value <<= 20;
-  return value;
+std::string cpu_model(const Topology& topology) {
+  hwloc_obj_t package = hwloc_get_next_obj_by_type(topology.get(), HWLOC_OBJ_PACKAGE, nullptr);
+  const char* model = package ? hwloc_obj_get_info_by_name(package, "CPUModel") : nullptr;
+  return model && *model ? model : "unknown";
 }
 
-std::uint64_t last_level_cache() {
-  for (int index = 4; index >= 0; --index) {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-    std::string text;
-    if (in >> text) {
-      const auto bytes = parse_cache_size(text);
-      if (bytes > 0) return bytes;
-    }
+// The outermost data cache above CPU 0 (the first PU where CPU 0 is offline): the last level.
+std::uint64_t last_level_cache(const Topology& topology) {
+  hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology.get(), 0);
+  if (!pu) pu = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_PU, 0);
+  std::uint64_t bytes = 0;
+  for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj; obj = obj->parent) {
+    if (hwloc_obj_type_is_dcache(obj->type) && obj->attr->cache.size > 0) bytes = obj->attr->cache.size;
   }
-  const long bytes = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
-  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0;
+  if (bytes > 0) return bytes;
+  const long level3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return level3 > 0 ? static_cast<std::uint64_t>(level3) : 0;
 }
 
 std::uint64_t total_memory() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  while (in >> key >> kib) {
-    if (key == "MemTotal:") return kib << 10;
-    in.ignore(1 << 10, '\n');
-  }
-  return 0;
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_bytes = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page_bytes > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_bytes) : 0;
 }
 
-int numa_node_of_cpu(int cpu) {
+// The lowest-numbered NUMA node whose CPUs include `cpu`; nodes without CPUs (HBM, CXL) never match.
+int numa_node_of_cpu(const Topology& topology, int cpu) {
   if (cpu < 0) return -1;
-  for (int node = 0; node < 1024; ++node) {
-    std::ifstream probe("/sys/devices/system/node/node" + std::to_string(node) + "/cpulist");
-    if (!probe) {
-      if (node > 0) break;
-      return -1;
-    }
-    std::string list;
-    probe >> list;
-    std::stringstream ranges(list);
-    std::string range;
-    while (std::getline(ranges, range, ',')) {
-      const auto dash = range.find('-');
-      const int low = std::stoi(range.substr(0, dash));
-      const int high = dash == std::string::npos ? low : std::stoi(range.substr(dash + 1));
-      if (cpu >= low && cpu <= high) return node;
-    }
+  int found = -1;
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology.get(), HWLOC_OBJ_NUMANODE, nullptr); node;
+       node = hwloc_get_next_obj_by_type(topology.get(), HWLOC_OBJ_NUMANODE, node)) {
+    const int index = static_cast<int>(node->os_index);
+    if (hwloc_bitmap_isset(node->cpuset, static_cast<unsigned>(cpu)) && (found < 0 || index < found)) found = index;
   }
-  return -1;
-}
-
-std::string cpu_list(const cpu_set_t& set) {
-  std::string out;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &set)) continue;
-    int last = cpu;
-    while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set)) ++last;
-    if (!out.empty()) out += ',';
-    out += std::to_string(cpu);
-    if (last > cpu) out += "-" + std::to_string(last);
-    cpu = last;
-  }
-  return out;
+  return found;
 }
 
 VectorLevel detect_vector_level() {
@@ -122,25 +140,29 @@ std::string to_string(VectorLevel level) {
 }
 
 HostInfo probe_host() {
+  const Topology topology;
   HostInfo host;
-  host.cpu_model = first_cpuinfo_value("model name");
-  if (host.cpu_model.empty()) host.cpu_model = "unknown";
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  host.online_cores = online > 0 ? static_cast<int>(online) : 1;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
-    host.affinity_cores = CPU_COUNT(&set);
-    host.affinity_list = cpu_list(set);
+  host.cpu_model = cpu_model(topology);
+  const int online = hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(topology.get()));
+  host.online_cores = online > 0 ? online : 1;
+  // This thread's binding, as sched_getaffinity(0) gave: the whole process's is the union over its
+  // threads, which hides a binding set on the calling thread alone.
+  const Bitmap bound(hwloc_bitmap_alloc());
+  if (bound && hwloc_get_cpubind(topology.get(), bound.get(), HWLOC_CPUBIND_THREAD) == 0 &&
+      hwloc_bitmap_weight(bound.get()) > 0) {
+    host.affinity_cores = hwloc_bitmap_weight(bound.get());
+    char* list = nullptr;  // hwloc's list syntax ("0,2-5") is the one we printed by hand before
+    if (hwloc_bitmap_list_asprintf(&list, bound.get()) >= 0 && list) host.affinity_list = list;
+    std::free(list);
   } else {
     host.affinity_cores = host.online_cores;
   }
   host.current_cpu = ::sched_getcpu();
-  host.numa_node = numa_node_of_cpu(host.current_cpu);
+  host.numa_node = numa_node_of_cpu(topology, host.current_cpu);
   const std::string mhz = first_cpuinfo_value("cpu MHz");
   host.clock_ghz = mhz.empty() ? 0.0 : std::strtod(mhz.c_str(), nullptr) / 1000.0;
   host.vector_level = detect_vector_level();
-  host.last_level_cache_bytes = last_level_cache();
+  host.last_level_cache_bytes = last_level_cache(topology);
   host.memory_bytes = total_memory();
   return host;
 }
