@@ -1,28 +1,40 @@
 // The data plane: one small interface that every communication library sits behind.
 //
-// Workloads call these methods and never see mpi.h, nccl.h or cuda_runtime.h. Buffers may live in
-// host or device memory; the runner only moves data in and out through Buffer, outside timing.
+// A backend is open. It serves the collectives it has from its own table (a collective is the
+// workload's name, "all_reduce"; there is no method per collective) and declares what it supports
+// in BackendSupport: collectives, dtypes, ops, in-place forms, the largest count. The runner asks
+// unsupported_reason() before it fills any buffer and records each "no" as a skipped row with the
+// backend's reason: nothing is faked, and a missing operation needs no code. A quirk of one
+// library's collective (MPI's in-place reduce-scatter output at the buffer's start) is data in
+// that table entry, not a hook here. Backends get a BackendConfig, never the command line.
+// Buffers may live in host or device memory; the runner moves data only through Buffer, untimed.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/dtype.h"
 
 namespace collbench {
 
-// A backend cannot run this combination (a dtype or op the library lacks, ...). The runner
-// records it as skipped with the reason; it is never an error and never faked.
-class Unsupported : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
+// What backends read from the command line, built by the harness. Only GPU backends use these
+// today; a CPU backend ignores them.
+struct BackendConfig {
+  double timeout_seconds = 0;  // -T: > 0 makes NCCL's communicator non-blocking and polled
+  bool blocking = false;       // -z 1: time each iteration on the host clock
+  int graph_calls = 0;         // -G N: one CUDA graph of N calls per iteration (0: none)
+  std::string nccl_algo;       // --algo / --proto: NCCL_ALGO / NCCL_PROTO (empty: NCCL decides)
+  std::string nccl_proto;
+  bool capture_nccl_algorithm = false;  // --capture-algo
 };
 
 class Buffer {
@@ -68,6 +80,45 @@ class IterationLauncher {
   virtual int calls_per_launch() const { return 1; }
 };
 
+// Where this rank's output starts in the one buffer of an in-place call.
+enum class InPlaceOutput {
+  kAtRankStride,  // rank * the layout's in-place stride (nccl-tests' convention)
+  kAtStart,       // the buffer's start (MPI's in-place reduce-scatter)
+};
+
+// One collective a backend has.
+struct CollectiveEntry {
+  std::string_view name;                           // the workload's name: "all_reduce"
+  std::function<void(const CollectiveCall&)> issue;  // issues one call
+  std::string in_place_unsupported;                // why the in-place form cannot run; "" if it can
+  InPlaceOutput in_place_output = InPlaceOutput::kAtRankStride;
+};
+
+// Everything a backend can run; anything else is a skipped row with the reason.
+struct BackendSupport {
+  std::vector<CollectiveEntry> collectives;
+  std::vector<DType> dtypes;
+  std::vector<ReduceOp> ops;
+  std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
+};
+
+// An entry served by one of the backend's own member functions.
+template <class Library>
+CollectiveEntry serve(std::string_view name, Library* backend, void (Library::*issue)(const CollectiveCall&),
+                      std::string in_place_unsupported = "", InPlaceOutput output = InPlaceOutput::kAtRankStride) {
+  return {name, [backend, issue](const CollectiveCall& call) { (backend->*issue)(call); },
+          std::move(in_place_unsupported), output};
+}
+
+// One case as a backend judges it, before the runner fills buffers for it.
+struct CallShape {
+  std::string_view collective;
+  DType dtype = DType::kFloat32;
+  std::optional<ReduceOp> op;  // nullopt for collectives without a reduction
+  bool in_place = false;
+  std::size_t call_count = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -75,6 +126,7 @@ class Backend {
   // What the backend runs for this collective, as far as it can tell ("default" when it cannot).
   virtual std::string algorithm(const std::string& collective) const = 0;
   virtual std::string device_description() const = 0;  // "cpu", "NVIDIA H100 80GB HBM3 [0]", ...
+  virtual const BackendSupport& support() const = 0;
 
   virtual std::unique_ptr<Buffer> allocate(std::size_t bytes) = 0;
   // Waits until every call issued so far has completed (no-op for synchronous libraries).
@@ -87,20 +139,12 @@ class Backend {
   // Library versions and settings the report should record ("nccl" -> "2.28.9", ...).
   virtual std::map<std::string, std::string> versions() const { return {}; }
 
-  // MPI's in-place reduce-scatter leaves a rank's block at the start of the buffer, NCCL's at
-  // rank * count. The check must look where the library wrote.
-  virtual bool in_place_reduce_scatter_output_at_start() const { return false; }
-
-  virtual void all_reduce(const CollectiveCall& call) = 0;
-  virtual void broadcast(const CollectiveCall& call) = 0;
-  virtual void reduce(const CollectiveCall& call) = 0;
-  virtual void all_gather(const CollectiveCall& call) = 0;
-  virtual void reduce_scatter(const CollectiveCall& call) = 0;
-  virtual void alltoall(const CollectiveCall& call) = 0;
-  virtual void gather(const CollectiveCall& call) = 0;
-  virtual void scatter(const CollectiveCall& call) = 0;
-  // Ring exchange: send to rank + 1, receive from rank - 1.
-  virtual void sendrecv(const CollectiveCall& call) = 0;
+  // This backend's entry for `collective`; nullptr when it has none. Looked up once per run, so
+  // the timed loop pays no lookup.
+  const CollectiveEntry* entry_for(std::string_view collective) const;
+  // "" when this backend can run `shape`, otherwise why not (the skipped row's reason). Depends
+  // only on the case, so every rank gets the same answer and none is left waiting.
+  std::string unsupported_reason(const CallShape& shape) const;
 };
 
 class SteadyClockTimer final : public IterationTimer {

@@ -1,53 +1,56 @@
 #include "backends/registry.h"
 
-#include "backends/mpi/mpi_backend.h"
-#include "backends/mpi/mpi_world.h"
 #include "core/error.h"
-#include "core/options.h"
-#ifdef COLLBENCH_HAVE_NCCL
-#include "backends/cuda/cuda_device.h"
-#include "backends/nccl/nccl_backend.h"
-#endif
 
 namespace collbench {
+namespace {
 
-std::vector<std::string> available_backends() {
-#ifdef COLLBENCH_HAVE_NCCL
-  return {"mpi", "nccl"};
-#else
-  return {"mpi"};
-#endif
+const BackendEntry* find_backend(std::string_view name) {
+  for (const BackendEntry* entry : built_backends()) {
+    if (entry->name == name) return entry;
+  }
+  return nullptr;
 }
 
+std::string usable_backends() {
+  std::string names;
+  for (const BackendEntry* entry : built_backends()) {
+    if (entry->unusable_reason().empty()) names += (names.empty() ? "" : ", ") + std::string(entry->name);
+  }
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
 std::string default_backend_name() {
-#ifdef COLLBENCH_HAVE_NCCL
-  if (cuda::visible_device_count(nullptr) > 0) return "nccl";
-#endif
-  return "mpi";
+  for (const BackendEntry* entry : built_backends()) {
+    if (entry->unusable_reason().empty()) return std::string(entry->name);
+  }
+  return "mpi";  // make_backend then says why it cannot
 }
 
 std::string backend_unusable_reason(const std::string& name) {
-#ifdef COLLBENCH_HAVE_NCCL
-  if (name == "nccl") {
-    std::string why;
-    if (cuda::visible_device_count(&why) > 0) return "";
-    return "--backend nccl needs a GPU, but no CUDA device is visible (" + why +
-           "); backends that can run here: mpi";
-  }
-#endif
-  (void)name;
-  return "";
+  const BackendEntry* entry = find_backend(name);
+  const std::string why = entry ? entry->unusable_reason() : "";
+  if (why.empty()) return "";
+  return "--backend " + name + " cannot run here: " + why + "; backends that can run here: " + usable_backends();
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, mpi::MpiWorld& world, const Options& options) {
-  if (name == "mpi") return std::make_unique<mpi::MpiBackend>(world.communicator());
-#ifdef COLLBENCH_HAVE_NCCL
-  if (name == "nccl") return nccl::make_nccl_backend(world, options);
-#endif
-  (void)options;
-  std::string available;
-  for (const auto& backend : available_backends()) available += (available.empty() ? "" : ", ") + backend;
-  throw UsageError("backend '" + name + "' is not available in this build (available: " + available + ")");
+std::string describe_backends() {
+  std::string usable, unusable;
+  for (const BackendEntry* entry : built_backends()) {
+    const std::string why = entry->unusable_reason();
+    if (why.empty()) usable += (usable.empty() ? "" : " ") + std::string(entry->name);
+    else unusable += "; " + std::string(entry->name) + ": built, unusable here: " + why;
+  }
+  return "backends: " + (usable.empty() ? std::string("none") : usable) + unusable;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, World& world, const BackendConfig& config) {
+  if (const BackendEntry* entry = find_backend(name)) return entry->make(world, config);
+  std::string built;
+  for (const BackendEntry* entry : built_backends()) built += (built.empty() ? "" : ", ") + std::string(entry->name);
+  throw UsageError("backend '" + name + "' is not available in this build (available: " + built + ")");
 }
 
 }  // namespace collbench

@@ -38,18 +38,19 @@ std::string sweep_description(const Options& options) {
   return text.str();
 }
 
+// Names only backends that can run here; a built one that cannot says why.
 std::string build_features() {
-  std::string features = "backends:";
-  for (const auto& name : available_backends()) features += " " + name;
 #ifdef COLLBENCH_HAVE_CUDA
-  features += "; cuda: yes";
+  return describe_backends() + "; cuda: yes";
 #else
-  features += "; cuda: no";
+  return describe_backends() + "; cuda: no";
 #endif
-#ifdef COLLBENCH_HAVE_GLOO
-  features += "; gloo: found";
-#endif
-  return features;
+}
+
+// The few settings backends read; they never see the command line.
+BackendConfig backend_config(const Options& options) {
+  return {options.timeout_seconds, options.blocking,   options.graph_calls,
+          options.nccl_algo,       options.nccl_proto, options.capture_nccl_algorithm};
 }
 
 // Checks that need the world size; identical on every rank.
@@ -171,7 +172,7 @@ int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::opti
   report::TableWriter table(stdout);
   std::int64_t wrong_total = 0;
   try {
-    std::unique_ptr<Backend> backend = make_backend(options.backend, world, options);
+    std::unique_ptr<Backend> backend = make_backend(options.backend, world, backend_config(options));
     report_.benchmark = std::string(collective_.name);
     report_.context = collect_context(world, backend->name(), backend->device_description(), argv_, options);
     for (const auto& [library, version] : backend->versions()) report_.context.versions[library] = version;

@@ -62,6 +62,7 @@ CollectiveRunner::CollectiveRunner(const Collective& collective, const Options& 
       options_(options),
       world_(world),
       backend_(backend),
+      entry_(backend.entry_for(collective.name)),
       watchdog_(watchdog),
       events_(std::move(events)) {}
 
@@ -108,16 +109,17 @@ void CollectiveRunner::run_case(const Case& one_case, Buffers& buffers) {
     previous_row_count = size.row_count;
     std::optional<report::ResultRow> out_of_place, in_place;
     for (Placement placement : options_.placements()) {
-      try {
-        report::ResultRow row = measure(one_case, size, requested, placement, buffers);
-        events_.row_completed(row);
-        (placement == Placement::kInPlace ? in_place : out_of_place) = std::move(row);
-      } catch (const Unsupported& reason) {
-        // Deterministic on every rank (it depends only on the case), so no rank is left waiting.
-        events_.case_skipped({std::string(to_string(one_case.dtype)),
-                              collective_.takes_op ? std::string(to_string(one_case.op)) : "none",
-                              std::string(to_string(placement)), reason.what()});
+      const std::optional<ReduceOp> op = collective_.takes_op ? std::optional<ReduceOp>(one_case.op) : std::nullopt;
+      const std::string unsupported = backend_.unsupported_reason(
+          {collective_.name, one_case.dtype, op, placement == Placement::kInPlace, size.layout.call_count});
+      if (!unsupported.empty()) {
+        events_.case_skipped({std::string(to_string(one_case.dtype)), op ? std::string(to_string(*op)) : "none",
+                              std::string(to_string(placement)), unsupported});
+        continue;
       }
+      report::ResultRow row = measure(one_case, size, requested, placement, buffers);
+      events_.row_completed(row);
+      (placement == Placement::kInPlace ? in_place : out_of_place) = std::move(row);
     }
     events_.size_completed(out_of_place ? &*out_of_place : nullptr, in_place ? &*in_place : nullptr);
   }
@@ -180,8 +182,7 @@ report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize&
   const CollectiveCall call = prepare(one_case, size, placement, buffers);
   // The backend decides how an iteration is issued and timed (CPU: monotonic clock; GPU: CUDA
   // events, optionally a CUDA graph of several calls); the loop, barriers and samples stay here.
-  const std::unique_ptr<IterationLauncher> launcher =
-      backend_.make_launcher([this, &call] { collective_.run(backend_, call); });
+  const std::unique_ptr<IterationLauncher> launcher = backend_.make_launcher([this, &call] { entry_->issue(call); });
   const std::unique_ptr<IterationTimer> timer = backend_.make_timer();
   for (int i = 0; i < options_.warmup_iterations; ++i) {
     world_.barrier();
@@ -232,16 +233,14 @@ std::int64_t CollectiveRunner::count_wrong(const Case& one_case, const RowSize& 
   const bool in_place = placement == Placement::kInPlace;
   OutputContext where{rank, world_.size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place};
   std::size_t output_offset = 0;
-  if (in_place) {
-    output_offset = collective_.in_place_output_offset
-                        ? collective_.in_place_output_offset(backend_, layout, rank)
-                        : static_cast<std::size_t>(rank) * layout.in_place_recv_stride;
+  if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
+    output_offset = static_cast<std::size_t>(rank) * layout.in_place_recv_stride;
   }
   std::int64_t wrong = 0;
   for (int check = 0; check < options_.check_iterations; ++check) {
     const CollectiveCall call = prepare(one_case, size, placement, buffers);
     world_.barrier();
-    collective_.run(backend_, call);
+    entry_->issue(call);
     backend_.synchronize();
     if (watchdog_) watchdog_->progress();
     buffers.recv->copy_to_host(buffers.host.data(), output_offset * element, layout.recv_count * element);

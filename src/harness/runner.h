@@ -35,7 +35,8 @@ class CollectiveRunner {
  public:
   CollectiveRunner(const Collective& collective, const Options& options, World& world, Backend& backend,
                    Watchdog* watchdog, RunnerEvents events);
-  // Runs the whole sweep. Throws Error on failures; rows completed so far were already reported.
+  // Runs the whole sweep: a case the backend does not support becomes a skipped row with its
+  // reason. Throws Error on failures; rows completed so far were already reported.
   void run();
 
  private:
@@ -58,6 +59,7 @@ class CollectiveRunner {
   const Options& options_;
   World& world_;
   Backend& backend_;
+  const CollectiveEntry* entry_;  // the backend's entry for this collective; nullptr: every case skips
   Watchdog* watchdog_;
   RunnerEvents events_;
 };

@@ -7,10 +7,9 @@ namespace {
 Expected expected(const OutputContext& where, std::size_t i) {
   return Expected::copy_of(static_cast<int>(i / where.call_count), i % where.call_count);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.all_gather(call); }
 
 }  // namespace
 
-extern const Collective kAllGather{"all_gather", false, false, factor_all_but_one_share, gathering_layout, expected, run};
+extern const Collective kAllGather{"all_gather", false, false, factor_all_but_one_share, gathering_layout, expected};
 
 }  // namespace collbench

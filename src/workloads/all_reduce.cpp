@@ -6,10 +6,9 @@ namespace {
 
 double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }  // reduce-scatter + all-gather
 Expected expected(const OutputContext&, std::size_t i) { return Expected::reduction_at(i); }
-void run(Backend& backend, const CollectiveCall& call) { backend.all_reduce(call); }
 
 }  // namespace
 
-extern const Collective kAllReduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected, run};
+extern const Collective kAllReduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected};
 
 }  // namespace collbench

@@ -14,10 +14,9 @@ Expected expected(const OutputContext& where, std::size_t i) {
   const auto source = static_cast<int>(i / where.call_count);
   return Expected::copy_of(source, static_cast<std::size_t>(where.rank) * where.call_count + i % where.call_count);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.alltoall(call); }
 
 }  // namespace
 
-extern const Collective kAlltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected, run};
+extern const Collective kAlltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected};
 
 }  // namespace collbench

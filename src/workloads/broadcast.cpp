@@ -9,10 +9,9 @@ Expected expected(const OutputContext& where, std::size_t i) {
   if (where.rank == where.root && !where.in_place) return Expected::unchecked();
   return Expected::copy_of(where.root, i);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.broadcast(call); }
 
 }  // namespace
 
-extern const Collective kBroadcast{"broadcast", false, true, factor_one, whole_buffer_layout, expected, run};
+extern const Collective kBroadcast{"broadcast", false, true, factor_one, whole_buffer_layout, expected};
 
 }  // namespace collbench

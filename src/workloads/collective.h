@@ -1,7 +1,8 @@
-// The descriptor every collective workload fills: what it moves, how to run it, what it must give.
+// The descriptor every collective workload fills: what it moves and what it must give.
 //
 // Like nccl-tests' testColl, one small file per collective (src/workloads/<name>.cpp) fills one
-// of these; the runner does everything else (sweeps, buffers, timing, checks, statistics).
+// of these; the runner does everything else (sweeps, buffers, timing, checks, statistics). A
+// backend runs a collective by its name, from the backend's own table (backends/backend.h).
 // Input element i of rank r is always input_value(r, i) (core/values.h), whatever the collective,
 // so a descriptor only says where each output element comes from.
 #pragma once
@@ -10,8 +11,6 @@
 #include <cstdint>
 #include <string_view>
 #include <vector>
-
-#include "backends/backend.h"
 
 namespace collbench {
 
@@ -54,10 +53,6 @@ struct Collective {
   double (*bus_bandwidth_factor)(int ranks);
   BufferLayout (*layout)(std::size_t row_count, int ranks);
   Expected (*expected_output)(const OutputContext& where, std::size_t output_index);
-  void (*run)(Backend& backend, const CollectiveCall& call);
-  // Where this rank's output starts in the shared buffer of an in-place call, when the library's
-  // convention differs from the layout's stride. nullptr: rank * in_place_recv_stride.
-  std::size_t (*in_place_output_offset)(const Backend& backend, const BufferLayout& layout, int rank) = nullptr;
 };
 
 // Layouts shared by several collectives.

@@ -8,10 +8,9 @@ Expected expected(const OutputContext& where, std::size_t i) {
   if (where.rank != where.root) return Expected::unchecked();
   return Expected::copy_of(static_cast<int>(i / where.call_count), i % where.call_count);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.gather(call); }
 
 }  // namespace
 
-extern const Collective kGather{"gather", false, true, factor_all_but_one_share, gathering_layout, expected, run};
+extern const Collective kGather{"gather", false, true, factor_all_but_one_share, gathering_layout, expected};
 
 }  // namespace collbench

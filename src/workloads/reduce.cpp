@@ -7,10 +7,9 @@ namespace {
 Expected expected(const OutputContext& where, std::size_t i) {
   return where.rank == where.root ? Expected::reduction_at(i) : Expected::unchecked();
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.reduce(call); }
 
 }  // namespace
 
-extern const Collective kReduce{"reduce", true, true, factor_one, whole_buffer_layout, expected, run};
+extern const Collective kReduce{"reduce", true, true, factor_one, whole_buffer_layout, expected};
 
 }  // namespace collbench

@@ -7,10 +7,9 @@ namespace {
 Expected expected(const OutputContext& where, std::size_t i) {
   return Expected::copy_of(where.root, static_cast<std::size_t>(where.rank) * where.call_count + i);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.scatter(call); }
 
 }  // namespace
 
-extern const Collective kScatter{"scatter", false, true, factor_all_but_one_share, scattering_layout, expected, run};
+extern const Collective kScatter{"scatter", false, true, factor_all_but_one_share, scattering_layout, expected};
 
 }  // namespace collbench

@@ -7,10 +7,9 @@ namespace {
 Expected expected(const OutputContext& where, std::size_t i) {
   return Expected::copy_of((where.rank - 1 + where.ranks) % where.ranks, i);
 }
-void run(Backend& backend, const CollectiveCall& call) { backend.sendrecv(call); }
 
 }  // namespace
 
-extern const Collective kSendrecv{"sendrecv", false, false, factor_one, whole_buffer_layout, expected, run};
+extern const Collective kSendrecv{"sendrecv", false, false, factor_one, whole_buffer_layout, expected};
 
 }  // namespace collbench

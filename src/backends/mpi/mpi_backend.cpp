@@ -5,6 +5,9 @@
 #include <cstdlib>
 
 #include "backends/mpi/mpi_check.h"
+#include "backends/mpi/mpi_world.h"
+#include "backends/registry.h"
+#include "core/error.h"
 #include "core/host_reduce.h"
 
 namespace collbench::mpi {
@@ -43,9 +46,10 @@ MPI_Datatype mpi_type(DType dtype) {
   return MPI_DATATYPE_NULL;
 }
 
+// A backstop: support_.max_call_count keeps such counts from being asked for.
 int mpi_count(std::size_t count) {
   if (count > static_cast<std::size_t>(INT_MAX)) {
-    throw Unsupported("MPI takes element counts as int; " + std::to_string(count) + " elements exceed 2^31-1");
+    throw Error("MPI takes element counts as int; " + std::to_string(count) + " elements exceed 2^31-1");
   }
   return static_cast<int>(count);
 }
@@ -61,6 +65,14 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
   CB_MPI_CHECK(MPI_Comm_size(communicator_, &size_));
   sixteen_bit_ops_[0] = create_sixteen_bit_ops<SixteenBitFormat::kHalf>();
   sixteen_bit_ops_[1] = create_sixteen_bit_ops<SixteenBitFormat::kBfloat16>();
+  // 16-bit floats through user-defined ops, avg as sum and a division, counts as int.
+  support_ = {{serve("all_reduce", this, &MpiBackend::all_reduce), serve("broadcast", this, &MpiBackend::broadcast),
+               serve("reduce", this, &MpiBackend::reduce), serve("all_gather", this, &MpiBackend::all_gather),
+               // MPI's in-place form reads the whole input and leaves this rank's block at the buffer's start.
+               serve("reduce_scatter", this, &MpiBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
+               serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
+               serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv)},
+              all_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX)};
 }
 
 MpiBackend::~MpiBackend() {
@@ -143,8 +155,7 @@ void MpiBackend::all_gather(const CollectiveCall& call) {
 void MpiBackend::reduce_scatter(const CollectiveCall& call) {
   const int count = mpi_count(call.count);
   if (call.in_place) {
-    // MPI's in-place form reads the whole input from the buffer and leaves this rank's block at
-    // its start (see in_place_reduce_scatter_output_at_start).
+    // Declared as InPlaceOutput::kAtStart in the constructor.
     void* buffer = mutable_send(call);
     CB_MPI_CHECK(MPI_Reduce_scatter_block(MPI_IN_PLACE, buffer, count, mpi_type(call.dtype), mpi_op(call.dtype, call.op),
                                           communicator_));
@@ -185,6 +196,7 @@ void MpiBackend::scatter(const CollectiveCall& call) {
   }
 }
 
+// Ring exchange: send to rank + 1, receive from rank - 1.
 void MpiBackend::sendrecv(const CollectiveCall& call) {
   constexpr int kRingTag = 7;
   const int count = mpi_count(call.count);
@@ -200,3 +212,18 @@ void MpiBackend::sendrecv(const CollectiveCall& call) {
 }
 
 }  // namespace collbench::mpi
+
+namespace collbench::backend_entry {
+namespace {
+
+std::unique_ptr<Backend> make_mpi_backend(World& world, const BackendConfig& /*nothing for MPI*/) {
+  const auto* mpi_world = dynamic_cast<const mpi::MpiWorld*>(&world);
+  if (!mpi_world) throw Error("the mpi backend needs the MPI control plane (launch with mpirun or srun)");
+  return std::make_unique<mpi::MpiBackend>(mpi_world->communicator());
+}
+
+}  // namespace
+
+extern const BackendEntry mpi{"mpi", make_mpi_backend, [] { return std::string(); }};
+
+}  // namespace collbench::backend_entry

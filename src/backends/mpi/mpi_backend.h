@@ -19,21 +19,20 @@ class MpiBackend final : public Backend {
   std::string name() const override { return "mpi"; }
   std::string algorithm(const std::string& collective) const override;
   std::string device_description() const override { return "cpu"; }
+  const BackendSupport& support() const override { return support_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void synchronize() override {}
-  bool in_place_reduce_scatter_output_at_start() const override { return true; }
-
-  void all_reduce(const CollectiveCall& call) override;
-  void broadcast(const CollectiveCall& call) override;
-  void reduce(const CollectiveCall& call) override;
-  void all_gather(const CollectiveCall& call) override;
-  void reduce_scatter(const CollectiveCall& call) override;
-  void alltoall(const CollectiveCall& call) override;
-  void gather(const CollectiveCall& call) override;
-  void scatter(const CollectiveCall& call) override;
-  void sendrecv(const CollectiveCall& call) override;
 
  private:
+  void all_reduce(const CollectiveCall& call);
+  void broadcast(const CollectiveCall& call);
+  void reduce(const CollectiveCall& call);
+  void all_gather(const CollectiveCall& call);
+  void reduce_scatter(const CollectiveCall& call);
+  void alltoall(const CollectiveCall& call);
+  void gather(const CollectiveCall& call);
+  void scatter(const CollectiveCall& call);
+  void sendrecv(const CollectiveCall& call);
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
   // avg is a sum followed by a division by the world size, done on the ranks that hold results.
   void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
@@ -43,6 +42,7 @@ class MpiBackend final : public Backend {
   int size_ = 1;
   // MPI has no 16-bit floating types: user-defined ops over MPI_UINT16_T, [half|bf16][sum..max].
   std::array<std::array<MPI_Op, 4>, 2> sixteen_bit_ops_{};
+  BackendSupport support_;
 };
 
 }  // namespace collbench::mpi

@@ -1,5 +1,3 @@
-#include "backends/nccl/nccl_backend.h"
-
 #include <unistd.h>
 
 #include <chrono>
@@ -13,7 +11,7 @@
 #include "backends/cuda/device_buffer.h"
 #include "backends/nccl/nccl_backend_impl.h"
 #include "backends/nccl/nccl_check.h"
-#include "core/options.h"
+#include "backends/registry.h"
 #include "core/world.h"
 
 namespace collbench::nccl {
@@ -136,23 +134,28 @@ class CudaGraphLauncher final : public IterationLauncher {
 
 }  // namespace
 
-NcclBackend::NcclBackend(World& world, const Options& options)
+NcclBackend::NcclBackend(World& world, const BackendConfig& config)
     : rank_(world.rank()),
       ranks_(world.size()),
-      timeout_seconds_(options.timeout_seconds),
-      nonblocking_(options.timeout_seconds > 0),
-      host_timed_(options.blocking),
-      graph_calls_(options.graph_calls) {
+      timeout_seconds_(config.timeout_seconds),
+      nonblocking_(config.timeout_seconds > 0),
+      host_timed_(config.blocking),
+      graph_calls_(config.graph_calls) {
+  declare_support();
   // NCCL reads its environment once, at the first call into the library: set it before any.
+  // NCCL_ALGO/NCCL_PROTO are set here rather than by the harness because only NCCL reads them and
+  // only this constructor knows when NCCL's first call happens; an mpi run given --algo then does
+  // not claim an NCCL setting it never used. They stay set (unlike the debug variables below), so
+  // the report's environment records what the rows ran under and env.NCCL_ALGO comparisons work.
   ScopedEnvironment init_only;
-  if (!options.nccl_algo.empty()) ::setenv("NCCL_ALGO", options.nccl_algo.c_str(), 1);
+  if (!config.nccl_algo.empty()) ::setenv("NCCL_ALGO", config.nccl_algo.c_str(), 1);
   // Without a captured log, a setting the user forced is still worth saying in every row.
-  if (!options.nccl_algo.empty() || !options.nccl_proto.empty()) {
-    forced_algorithm_ = "forced:" + (options.nccl_algo.empty() ? std::string("*") : options.nccl_algo) + "/" +
-                        (options.nccl_proto.empty() ? std::string("*") : options.nccl_proto);
+  if (!config.nccl_algo.empty() || !config.nccl_proto.empty()) {
+    forced_algorithm_ = "forced:" + (config.nccl_algo.empty() ? std::string("*") : config.nccl_algo) + "/" +
+                        (config.nccl_proto.empty() ? std::string("*") : config.nccl_proto);
   }
-  if (!options.nccl_proto.empty()) ::setenv("NCCL_PROTO", options.nccl_proto.c_str(), 1);
-  if (!options.capture_nccl_algorithm) {
+  if (!config.nccl_proto.empty()) ::setenv("NCCL_PROTO", config.nccl_proto.c_str(), 1);
+  if (!config.capture_nccl_algorithm) {
     algorithm_capture_ = "not captured: pass --capture-algo (NCCL then logs every call, which costs time)";
   } else if (user_set_nccl_debug()) {
     algorithm_capture_ = "not captured: NCCL_DEBUG* set by the user";
@@ -191,10 +194,10 @@ NcclBackend::NcclBackend(World& world, const Options& options)
   const std::string shared = world.broadcast_string(std::string(id.internal, sizeof(id.internal)));
   std::copy(shared.begin(), shared.end(), id.internal);
 
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = nonblocking_ ? 0 : 1;
+  ncclConfig_t comm_config = NCCL_CONFIG_INITIALIZER;
+  comm_config.blocking = nonblocking_ ? 0 : 1;
   current_step_ = "communicator init (" + std::to_string(ranks_) + " ranks)";
-  CB_NCCL_ISSUE(ncclCommInitRankConfig(&comm_, ranks_, id, rank_, &config));
+  CB_NCCL_ISSUE(ncclCommInitRankConfig(&comm_, ranks_, id, rank_, &comm_config));
   if (nonblocking_) wait_for_communicator(current_step_);
 }
 
@@ -208,10 +211,6 @@ NcclBackend::~NcclBackend() {
   }
   if (stream_) cudaStreamDestroy(stream_);
   if (!tuning_log_path_.empty()) ::unlink(tuning_log_path_.c_str());
-}
-
-std::unique_ptr<Backend> make_nccl_backend(World& world, const Options& options) {
-  return std::make_unique<NcclBackend>(world, options);
 }
 
 double NcclBackend::nccl_deadline_seconds() const {
@@ -316,3 +315,17 @@ std::string NcclBackend::algorithm(const std::string& collective) const {
 }
 
 }  // namespace collbench::nccl
+
+namespace collbench::backend_entry {
+
+extern const BackendEntry nccl{
+    "nccl",
+    [](World& world, const BackendConfig& config) -> std::unique_ptr<Backend> {
+      return std::make_unique<nccl::NcclBackend>(world, config);
+    },
+    []() -> std::string {
+      std::string why;
+      return cuda::visible_device_count(&why) > 0 ? "" : "no CUDA device is visible (" + why + ")";
+    }};
+
+}  // namespace collbench::backend_entry

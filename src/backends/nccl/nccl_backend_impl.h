@@ -1,4 +1,6 @@
 // The NCCL backend's class; only the nccl/ sources include this (it needs CUDA and NCCL headers).
+// The registry makes it through backend_entry::nccl (nccl_backend.cpp), which CMake compiles in
+// only when it finds CUDA and NCCL.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -15,14 +17,15 @@
 
 namespace collbench {
 class World;
-struct Options;
 }  // namespace collbench
 
 namespace collbench::nccl {
 
 class NcclBackend final : public Backend {
  public:
-  NcclBackend(World& world, const Options& options);
+  // Selects this rank's GPU (local rank modulo the visible devices), refuses two ranks on one GPU,
+  // and creates the communicator. A collective call on every rank; throws Error.
+  NcclBackend(World& world, const BackendConfig& config);
   ~NcclBackend() override;
   NcclBackend(const NcclBackend&) = delete;
   NcclBackend& operator=(const NcclBackend&) = delete;
@@ -30,25 +33,28 @@ class NcclBackend final : public Backend {
   std::string name() const override { return "nccl"; }
   std::string algorithm(const std::string& collective) const override;
   std::string device_description() const override { return device_.describe(); }
+  const BackendSupport& support() const override { return support_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void synchronize() override;
   std::unique_ptr<IterationTimer> make_timer() override;
   std::unique_ptr<IterationLauncher> make_launcher(std::function<void()> issue_one_call) override;
   std::map<std::string, std::string> versions() const override;
 
-  void all_reduce(const CollectiveCall& call) override;
-  void broadcast(const CollectiveCall& call) override;
-  void reduce(const CollectiveCall& call) override;
-  void all_gather(const CollectiveCall& call) override;
-  void reduce_scatter(const CollectiveCall& call) override;
-  void alltoall(const CollectiveCall& call) override;
-  void gather(const CollectiveCall& call) override;
-  void scatter(const CollectiveCall& call) override;
-  void sendrecv(const CollectiveCall& call) override;
-
   cudaStream_t stream() const { return stream_; }
 
  private:
+  // nccl_collectives.cpp: the collectives as NCCL calls, and the table that serves them.
+  void declare_support();
+  void all_reduce(const CollectiveCall& call);
+  void broadcast(const CollectiveCall& call);
+  void reduce(const CollectiveCall& call);
+  void all_gather(const CollectiveCall& call);
+  void reduce_scatter(const CollectiveCall& call);
+  void alltoall(const CollectiveCall& call);
+  void gather(const CollectiveCall& call);
+  void scatter(const CollectiveCall& call);
+  void sendrecv(const CollectiveCall& call);
+
   // Every NCCL call goes through here: a non-blocking communicator may answer ncclInProgress,
   // and then the call is finished by polling (under the watchdog's deadline).
   void issued(ncclResult_t result, const char* call, const char* file, int line);
@@ -59,6 +65,7 @@ class NcclBackend final : public Backend {
 
   int rank_ = 0;
   int ranks_ = 1;
+  BackendSupport support_;
   cuda::DeviceInfo device_;
   double timeout_seconds_ = 0;
   bool nonblocking_ = false;  // with -T: init and every call can be polled and aborted

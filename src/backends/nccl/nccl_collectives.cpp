@@ -27,7 +27,7 @@ ncclDataType_t nccl_type(DType dtype) {
     case DType::kFloat32: return ncclFloat32;
     case DType::kFloat64: return ncclFloat64;
   }
-  throw Unsupported("no NCCL type for " + std::string(to_string(dtype)));
+  throw Error("no NCCL type for " + std::string(to_string(dtype)));
 }
 
 ncclRedOp_t nccl_op(ReduceOp op) {
@@ -38,7 +38,23 @@ ncclRedOp_t nccl_op(ReduceOp op) {
     case ReduceOp::kMax: return ncclMax;
     case ReduceOp::kAvg: return ncclAvg;
   }
-  throw Unsupported("no NCCL op for " + std::string(to_string(op)));
+  throw Error("no NCCL op for " + std::string(to_string(op)));
+}
+
+void NcclBackend::declare_support() {
+  // Grouped send/recv into the buffer being sent would race; with one rank there is no peer.
+  const bool peers = ranks_ > 1;
+  support_.collectives = {
+      serve("all_reduce", this, &NcclBackend::all_reduce), serve("broadcast", this, &NcclBackend::broadcast),
+      serve("reduce", this, &NcclBackend::reduce), serve("all_gather", this, &NcclBackend::all_gather),
+      serve("reduce_scatter", this, &NcclBackend::reduce_scatter),
+      serve("alltoall", this, &NcclBackend::alltoall,
+            peers ? "NCCL has no in-place all-to-all: grouped send/recv would overwrite blocks not yet sent" : ""),
+      serve("gather", this, &NcclBackend::gather), serve("scatter", this, &NcclBackend::scatter),
+      serve("sendrecv", this, &NcclBackend::sendrecv,
+            peers ? "NCCL has no in-place send/recv: receiving into the buffer being sent would race" : "")};
+  support_.dtypes = all_dtypes();
+  support_.ops = all_reduce_ops();  // avg is ncclAvg
 }
 
 void NcclBackend::all_reduce(const CollectiveCall& call) {
@@ -67,9 +83,6 @@ void NcclBackend::reduce_scatter(const CollectiveCall& call) {
 }
 
 void NcclBackend::alltoall(const CollectiveCall& call) {
-  if (call.in_place && ranks_ > 1) {
-    throw Unsupported("NCCL has no in-place all-to-all: grouped send/recv would overwrite blocks not yet sent");
-  }
   remember_call("alltoall", call);
   const ncclDataType_t type = nccl_type(call.dtype);
   CB_NCCL_ISSUE(ncclGroupStart());
@@ -107,10 +120,8 @@ void NcclBackend::scatter(const CollectiveCall& call) {
   CB_NCCL_ISSUE(ncclGroupEnd());
 }
 
+// Ring exchange: send to rank + 1, receive from rank - 1.
 void NcclBackend::sendrecv(const CollectiveCall& call) {
-  if (call.in_place && ranks_ > 1) {
-    throw Unsupported("NCCL has no in-place send/recv: receiving into the buffer being sent would race");
-  }
   remember_call("sendrecv", call);
   const ncclDataType_t type = nccl_type(call.dtype);
   const int next = (rank_ + 1) % ranks_;

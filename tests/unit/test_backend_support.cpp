@@ -1,0 +1,137 @@
+// The open backend interface: a backend that declares only part of what collbench offers gets
+// real, checked rows for that part and skipped rows with its own reason for the rest.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <tuple>
+
+#include "backends/backend.h"
+#include "harness/runner.h"
+#include "workloads/collective.h"
+
+namespace collbench {
+namespace {
+
+class OneRankWorld final : public World {
+ public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  int local_rank() const override { return 0; }
+  std::string host() const override { return "test-host"; }
+  void barrier() override {}
+  void combine(std::vector<double>&, Combine) override {}
+  std::int64_t sum(std::int64_t value) override { return value; }
+  std::vector<std::string> gather_strings(const std::string& mine) override { return {mine}; }
+  std::string broadcast_string(const std::string& from_rank_zero) override { return from_rank_zero; }
+  [[noreturn]] void abort(int) override { std::abort(); }
+  std::string library_version() const override { return "none"; }
+};
+
+// all_reduce only, out of place only, float32 and int32, sum and max, at most 128 elements.
+// With one rank an all-reduce is a copy, so the runner's checks hold if and only if it ran.
+class PartialBackend final : public Backend {
+ public:
+  PartialBackend() {
+    support_.collectives.push_back({"all_reduce",
+                                    [this](const CollectiveCall& call) {
+                                      ++calls;
+                                      std::memcpy(call.recv, call.send, call.count * dtype_info(call.dtype).size_bytes);
+                                    },
+                                    "partial has no in-place all-reduce"});
+    support_.dtypes = {DType::kFloat32, DType::kInt32};
+    support_.ops = {ReduceOp::kSum, ReduceOp::kMax};
+    support_.max_call_count = 128;
+  }
+  std::string name() const override { return "partial"; }
+  std::string algorithm(const std::string&) const override { return "default"; }
+  std::string device_description() const override { return "cpu"; }
+  const BackendSupport& support() const override { return support_; }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
+  void synchronize() override {}
+
+  int calls = 0;
+
+ private:
+  BackendSupport support_;
+};
+
+struct Outcome {
+  std::vector<report::ResultRow> rows;
+  std::vector<report::SkippedCase> skipped;
+};
+
+Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend) {
+  Options options;
+  options.explicit_sizes = {64, 256, 1024};  // 16, 64 and 256 float32 elements
+  options.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32};
+  options.ops = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kAvg};
+  options.iterations = 2;
+  options.warmup_iterations = 1;
+  options.check_iterations = 1;
+  Outcome outcome;
+  RunnerEvents events;
+  events.row_completed = [&](const report::ResultRow& row) { outcome.rows.push_back(row); };
+  events.size_completed = [](const report::ResultRow*, const report::ResultRow*) {};
+  events.case_skipped = [&](const report::SkippedCase& skipped) { outcome.skipped.push_back(skipped); };
+  OneRankWorld world;
+  CollectiveRunner(*find_collective(collective_name), options, world, backend, nullptr, events).run();
+  return outcome;
+}
+
+std::multiset<std::string> reasons(const Outcome& outcome) {
+  std::multiset<std::string> found;
+  for (const auto& skipped : outcome.skipped) found.insert(skipped.reason);
+  return found;
+}
+
+TEST(BackendSupport, RealRowsForWhatItHasSkippedRowsWithItsReasonForTheRest) {
+  PartialBackend backend;
+  const Outcome outcome = run_on_partial_backend("all_reduce", backend);
+
+  // Measured: {float32, int32} x {sum, max} x out of place x the sizes within 128 elements.
+  std::set<std::tuple<std::string, std::string, std::uint64_t>> measured;
+  for (const auto& row : outcome.rows) {
+    EXPECT_EQ(row.placement, "out");
+    EXPECT_EQ(row.backend, "partial");
+    ASSERT_TRUE(row.wrong.has_value());
+    EXPECT_EQ(*row.wrong, 0) << row.dtype << " " << row.op << " " << row.bytes;
+    measured.insert({row.dtype, row.op, row.bytes});
+  }
+  const std::set<std::tuple<std::string, std::string, std::uint64_t>> want = {
+      {"float32", "sum", 64}, {"float32", "sum", 256}, {"float32", "max", 64}, {"float32", "max", 256},
+      {"int32", "sum", 64},   {"int32", "sum", 256},   {"int32", "max", 64},   {"int32", "max", 256}};
+  EXPECT_EQ(measured, want);
+  EXPECT_EQ(outcome.rows.size(), want.size());
+  // warm-up + timed + check iterations, for every measured row and nothing else.
+  EXPECT_EQ(backend.calls, static_cast<int>(want.size()) * (1 + 2 + 1));
+
+  // Every other (dtype, op, size, placement) of 3 x 3 x 3 x 2 is skipped with the backend's words.
+  EXPECT_EQ(outcome.skipped.size(), 3u * 3 * 3 * 2 - want.size());
+  const auto found = reasons(outcome);
+  EXPECT_EQ(found.count("the partial backend has no dtype float64"), 3u * 3 * 2);
+  EXPECT_EQ(found.count("the partial backend has no op avg"), 2u * 3 * 2);
+  EXPECT_EQ(found.count("partial has no in-place all-reduce"), 2u * 2 * 3);
+  EXPECT_EQ(found.count("the partial backend takes at most 128 elements per call, not 256"), 2u * 2);
+  for (const auto& skipped : outcome.skipped) {
+    if (skipped.reason == "partial has no in-place all-reduce") EXPECT_EQ(skipped.placement, "in");
+  }
+}
+
+TEST(BackendSupport, ACollectiveTheBackendLacksIsSkippedNeverCalled) {
+  PartialBackend backend;
+  const Outcome outcome = run_on_partial_backend("broadcast", backend);
+  EXPECT_TRUE(outcome.rows.empty());
+  EXPECT_EQ(backend.calls, 0);
+  ASSERT_FALSE(outcome.skipped.empty());
+  // broadcast takes no op: 3 dtypes x 3 sizes x 2 placements, all for the same reason.
+  EXPECT_EQ(outcome.skipped.size(), 3u * 3 * 2);
+  for (const auto& skipped : outcome.skipped) {
+    EXPECT_EQ(skipped.reason, "the partial backend has no broadcast");
+    EXPECT_EQ(skipped.op, "none");
+  }
+}
+
+}  // namespace
+}  // namespace collbench
