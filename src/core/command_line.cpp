@@ -63,6 +63,12 @@ void CommandLine::parse(const std::vector<std::string>& args) {
     app_.parse(reversed);
   } catch (const CLI::CallForHelp&) {
     throw;  // only where CLI11's own help flag was set again (collbench's commands)
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 lists them last to first; say them as they were typed.
+    const std::vector<std::string> extras = app_.remaining(true);
+    std::string joined;
+    for (const auto& extra : extras) joined += (joined.empty() ? "" : " ") + extra;
+    throw UsageError(std::string(extras.size() > 1 ? "unexpected arguments: " : "unexpected argument: ") + joined + " (see --help)");
   } catch (const CLI::ParseError& error) {
     throw usage_error(error);
   }
