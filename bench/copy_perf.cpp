@@ -68,8 +68,7 @@ CopyOptions parse(int argc, char** argv) {
   start_section(app, "Options");
   add_integer(app, "-n,--iters", "timed iterations (default 20)", options.iterations, 1, 100000000);
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
-  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "JSON report (never replaces a file without --overwrite)", options.report_path);
-  add_flag(app, "--overwrite", "allow -J to replace an existing file", options.overwrite);
+  add_report_flags(app, options.report_path, options.overwrite);
   add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
   add_flag(app, "-h,--help", "this text", options.show_help);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage.");

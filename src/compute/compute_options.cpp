@@ -44,28 +44,6 @@ std::optional<StreamKernel> parse_kernel(const std::string& text) {
   return std::nullopt;
 }
 
-std::vector<GemmType> parse_gemm_types(const std::string& value, const std::string& flag) {
-  std::vector<GemmType> types;
-  for (const auto& item : split_list(value == "all" ? "float64,float32,tf32,float16,bfloat16,fp8" : value)) {
-    const auto type = parse_gemm_type(item);
-    if (!type) throw UsageError("unknown GEMM type '" + item + "' for " + flag + " (use float64, float32, tf32, float16, bfloat16, fp8 or all)");
-    types.push_back(*type);
-  }
-  if (types.empty()) throw UsageError(flag + " expects at least one type");
-  return types;
-}
-
-std::vector<StreamKernel> parse_kernels(const std::string& value, const std::string& flag) {
-  std::vector<StreamKernel> kernels;
-  for (const auto& item : split_list(value == "all" ? "copy,scale,add,triad,memcpy" : value)) {
-    const auto kernel = parse_kernel(item);
-    if (!kernel) throw UsageError("unknown kernel '" + item + "' for " + flag + " (use copy, scale, add, triad, memcpy or all)");
-    kernels.push_back(*kernel);
-  }
-  if (kernels.empty()) throw UsageError(flag + " expects at least one kernel");
-  return kernels;
-}
-
 // Every flag of one compute program, once: parse_compute_options and compute_usage_text both read these.
 void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
   using Text = const std::string;
@@ -87,7 +65,11 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
     add_value(app, "-d,--datatype", "LIST",
               "float64 float32 (CPU, OpenBLAS); float32 tf32 float16 bfloat16 fp8 (GPU,\n"
               "cuBLASLt; fp8 needs sm_90+); comma list or all (default float32)",
-              [&o](Text& v, Text& f) { o.gemm_types = parse_gemm_types(v, f); });
+              [&o](Text& v, Text& f) {
+                const std::vector<GemmType> all = {GemmType::kFloat64, GemmType::kFloat32, GemmType::kTf32,
+                                                   GemmType::kFloat16, GemmType::kBfloat16, GemmType::kFp8};
+                o.gemm_types = parse_choice_list(v, f, parse_gemm_type, all, "GEMM type", "float64, float32, tf32, float16, bfloat16, fp8");
+              });
     add_value(app, "--rotate", "N|auto", "input sets cycled through so small GEMMs do not run from cache (default auto)",
               [&o](Text& v, Text& f) { o.rotate_sets = v == "auto" ? 0 : static_cast<int>(parse_integer(v, f, 1, 64)); });
   } else if (membw) {
@@ -98,7 +80,9 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
                             [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
     add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
               [&o](Text& v, Text& f) {
-                o.kernels = parse_kernels(v, f);
+                const std::vector<StreamKernel> all = {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd,
+                                                       StreamKernel::kTriad, StreamKernel::kMemcpy};
+                o.kernels = parse_choice_list(v, f, parse_kernel, all, "kernel", "copy, scale, add, triad, memcpy");
                 o.kernels_given = true;
               });
   } else {
@@ -134,12 +118,8 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
               "mpirun --bind-to none (one rank per node) or --map-by ppr:R:node:pe=T.",
               o.threads, 0, 4096);
   start_section(app, "Report");
-  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)", o.report_path);
-  add_flag(app, "--overwrite", "allow -J to replace an existing file", o.overwrite_report);
-  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&o](Text& v, Text& f) {
-    auto [key, tag_value] = parse_tag(v, f);
-    o.tags[key] = std::move(tag_value);
-  });
+  add_report_flags(app, o.report_path, o.overwrite_report);
+  add_tags(app, o.tags);
   add_integer(app, "--seed", "seed of the random inputs (default 1)", o.seed, 0, 1LL << 40);
   if (matmul || membw) {
     add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one checked output element (expect exit 3)", o.inject_corrupt_output);
@@ -229,7 +209,7 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   options.program = program;
   if (program == ComputeProgram::kMatmul) options.sweep = {1024, 4096, 1024, 2.0};
   if (program == ComputeProgram::kMembw) options.sweep = {128u << 20, 128u << 20, 1u << 20, 0.0};
-  CommandLine command_line(program_name(program) + " [options]", "");
+  CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options, program);
   command_line.parse(args);
   if (program == ComputeProgram::kMatmul && options.shapes.empty()) {

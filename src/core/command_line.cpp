@@ -7,19 +7,14 @@ namespace collbench {
 namespace {
 
 // "usage: LINE" first, then the description, the flag sections and the footer (CLI11 puts the
-// description above the usage line and capitalises its labels).
+// description above a usage line of its own making).
 class ProjectFormatter : public CLI::Formatter {
  public:
-  explicit ProjectFormatter(std::string usage) : usage_(std::move(usage)) {
-    column_width(28);
-    label("Usage", "usage");
-    label("OPTIONS", "options");
-    label("SUBCOMMAND", "COMMAND");
-  }
+  explicit ProjectFormatter(std::string usage) : usage_(std::move(usage)) { column_width(28); }
   std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
     if (mode == CLI::AppFormatMode::Sub) return CLI::Formatter::make_help(app, name, mode);
-    std::string text = (usage_.empty() ? make_usage(app, name) : "usage: " + usage_ + "\n") + make_description(app) +
-                       make_groups(app, mode) + make_subcommands(app, mode) + "\n" + make_footer(app);
+    std::string text = "usage: " + usage_ + "\n" + make_description(app) + make_groups(app, mode) + make_subcommands(app, mode) +
+                       "\n" + make_footer(app);
     for (std::size_t gap; (gap = text.find("\n\n\n")) != std::string::npos;) text.erase(gap, 1);  // one blank line between sections
     return text;
   }
@@ -34,18 +29,10 @@ class ProjectFormatter : public CLI::Formatter {
   std::string usage_;
 };
 
-// "-b,--minbytes,--min" -> "-b/--minbytes": the short name users type most and the long one.
+// "-b,--minbytes,--min" -> "-b/--minbytes" (a short name comes first); "--sizes" -> "--sizes".
 std::string display_name(const std::string& names) {
-  std::string shown_short, shown_long;
-  for (const auto& name : split_list(names)) {
-    if (name.rfind("--", 0) == 0) {
-      if (shown_long.empty()) shown_long = name;
-    } else if (shown_short.empty()) {
-      shown_short = name;
-    }
-  }
-  if (shown_short.empty() || shown_long.empty()) return shown_short + shown_long;
-  return shown_short + "/" + shown_long;
+  const auto items = split_list(names);
+  return items.size() > 1 && items[0].rfind("--", 0) != 0 ? items[0] + "/" + items[1] : items[0];
 }
 
 }  // namespace
@@ -70,20 +57,16 @@ void CommandLine::parse(const std::vector<std::string>& args) {
     for (const auto& extra : extras) joined += (joined.empty() ? "" : " ") + extra;
     throw UsageError(std::string(extras.size() > 1 ? "unexpected arguments: " : "unexpected argument: ") + joined + " (see --help)");
   } catch (const CLI::ParseError& error) {
-    throw usage_error(error);
+    std::string message = error.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    // CLI11 says "samples was given a disallowed flag override" for --samples=yes.
+    const std::string flag_given_value = " was given a disallowed flag override";
+    const auto suffix = message.rfind(flag_given_value);
+    if (suffix != std::string::npos && suffix + flag_given_value.size() == message.size()) {
+      message = "--" + message.substr(0, suffix) + " takes no value";
+    }
+    throw UsageError(message + " (see --help)");
   }
-}
-
-UsageError usage_error(const CLI::ParseError& error) {
-  std::string message = error.what();
-  std::replace(message.begin(), message.end(), '\n', ' ');
-  // CLI11 says "samples was given a disallowed flag override" for --samples=yes.
-  const std::string flag_given_value = " was given a disallowed flag override";
-  const auto suffix = message.rfind(flag_given_value);
-  if (suffix != std::string::npos && suffix + flag_given_value.size() == message.size()) {
-    message = "--" + message.substr(0, suffix) + " takes no value";
-  }
-  return UsageError(message + " (see --help)");
 }
 
 void start_section(CLI::App& app, const std::string& title) { app.option_defaults()->group(title); }
@@ -101,11 +84,6 @@ CLI::Option* add_flag(CLI::App& app, const std::string& names, const std::string
   return app.add_flag(names, target, help)->disable_flag_override();  // "--samples=no" is an error, not false
 }
 
-CLI::Option* add_size(CLI::App& app, const std::string& names, const std::string& help, std::uint64_t& target) {
-  return add_value(app, names, "SIZE", help,
-                   [&target](const std::string& value, const std::string& flag) { target = parse_size(value, flag); });
-}
-
 CLI::Option* add_real(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                       double& target, double lowest, double highest) {
   return add_value(app, names, value_name, help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
@@ -118,6 +96,18 @@ CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string
   return add_value(app, names, value_name, help, [&target, value_name](const std::string& value, const std::string& flag) {
     if (value.empty()) throw UsageError(flag + " expects a " + value_name + ", got an empty value");
     target = value;
+  });
+}
+
+void add_report_flags(CLI::App& app, std::string& path, bool& overwrite) {
+  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)", path);
+  add_flag(app, "--overwrite", "allow -J to replace an existing file", overwrite);
+}
+
+void add_tags(CLI::App& app, std::map<std::string, std::string>& tags) {
+  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&tags](const std::string& value, const std::string& flag) {
+    auto [key, tag_value] = parse_tag(value, flag);
+    tags[key] = std::move(tag_value);
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,6 @@ class CommandLine {
  public:
   // `usage` is the usage line's tail, e.g. "[mpirun -np N] all_reduce_perf [options]".
   CommandLine(const std::string& usage, const std::string& description);
-  CommandLine(const CommandLine&) = delete;
-  CommandLine& operator=(const CommandLine&) = delete;
 
   CLI::App& app() { return app_; }
 
@@ -47,9 +46,6 @@ class CommandLine {
   CLI::App app_;
 };
 
-// CLI11's exceptions as the project's UsageError: one line, with a pointer to --help.
-UsageError usage_error(const CLI::ParseError& error);
-
 // The usage line's tail in --help (a CommandLine sets its own; subcommands may set theirs).
 void set_usage(CLI::App& app, const std::string& usage);
 
@@ -60,7 +56,6 @@ void start_section(CLI::App& app, const std::string& title);
 CLI::Option* add_value(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                        ValueHandler apply);
 CLI::Option* add_flag(CLI::App& app, const std::string& names, const std::string& help, bool& target);
-CLI::Option* add_size(CLI::App& app, const std::string& names, const std::string& help, std::uint64_t& target);
 CLI::Option* add_real(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                       double& target, double lowest, double highest);
 // A path or name that must not be empty.
@@ -74,6 +69,10 @@ CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::str
     target = static_cast<Integer>(parse_integer(value, flag, lowest, highest));
   });
 }
+
+// -J/--report (and nccl-tests' --output_file) with --overwrite, and the repeatable --tag KEY=VALUE.
+void add_report_flags(CLI::App& app, std::string& path, bool& overwrite);
+void add_tags(CLI::App& app, std::map<std::string, std::string>& tags);
 
 // -b/--minbytes, -e/--maxbytes, -i/--stepbytes, -f/--stepfactor, shared by every sweeping program.
 struct SweepHelp {

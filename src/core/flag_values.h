@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
+
 namespace collbench {
 
 // A decimal integer in [lowest, highest]; anything else (trailing text, overflow) is a UsageError.
@@ -20,6 +22,22 @@ double parse_real(const std::string& value, const std::string& flag,
 
 // "a,b,,c" -> {"a", "b", "", "c"}; a trailing comma gives a trailing empty item so callers can reject it.
 std::vector<std::string> split_list(const std::string& value);
+
+// "a,b" or "all" -> the items `parse_item` (text -> std::optional<T>) gives; an unknown item or an
+// empty list is a UsageError that names the flag and the `choices`.
+template <typename T, typename ParseItem>
+std::vector<T> parse_choice_list(const std::string& value, const std::string& flag, ParseItem parse_item, const std::vector<T>& all,
+                                 const std::string& what, const std::string& choices) {
+  if (value == "all") return all;
+  std::vector<T> items;
+  for (const auto& item : split_list(value)) {
+    const auto parsed = parse_item(item);
+    if (!parsed) throw UsageError("unknown " + what + " '" + item + "' for " + flag + " (use " + choices + " or all)");
+    items.push_back(*parsed);
+  }
+  if (items.empty()) throw UsageError(flag + " expects at least one " + what);
+  return items;
+}
 
 // "8,64K,1M" -> sizes in bytes for --sizes; an empty item, an empty list or a 0 is a UsageError.
 std::vector<std::uint64_t> parse_size_list(const std::string& value, const std::string& flag);

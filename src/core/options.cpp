@@ -10,33 +10,6 @@
 namespace collbench {
 namespace {
 
-std::vector<DType> parse_dtype_list(const std::string& value, const std::string& flag) {
-  if (value == "all") return all_dtypes();
-  std::vector<DType> types;
-  for (const auto& item : split_list(value)) {
-    const auto type = parse_dtype(item);
-    if (!type) {
-      throw UsageError("unknown data type '" + item + "' for " + flag +
-                       " (use int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64 or all)");
-    }
-    types.push_back(*type);
-  }
-  if (types.empty()) throw UsageError(flag + " expects at least one data type");
-  return types;
-}
-
-std::vector<ReduceOp> parse_op_list(const std::string& value, const std::string& flag) {
-  if (value == "all") return all_reduce_ops();
-  std::vector<ReduceOp> ops;
-  for (const auto& item : split_list(value)) {
-    const auto op = parse_reduce_op(item);
-    if (!op) throw UsageError("unknown reduction op '" + item + "' for " + flag + " (use sum, prod, min, max, avg or all)");
-    ops.push_back(*op);
-  }
-  if (ops.empty()) throw UsageError(flag + " expects at least one op");
-  return ops;
-}
-
 // NCCL_ALGO/NCCL_PROTO values ("Ring,Tree", "^LL128", "allreduce:tree"): NCCL validates the
 // names; here only characters that could not belong to one are refused.
 std::string parse_nccl_setting(const std::string& value, const std::string& flag) {
@@ -62,9 +35,14 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "-d,--datatype,--dtype", "LIST",
             "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64,\n"
             "comma list or all; half/float/double accepted (default float32)",
-            [&o](Text& v, Text& f) { o.dtypes = parse_dtype_list(v, f); });
+            [&o](Text& v, Text& f) {
+              o.dtypes = parse_choice_list(v, f, parse_dtype, all_dtypes(), "data type",
+                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64");
+            });
   add_value(app, "-o,--op", "LIST", "sum prod min max avg, comma list or all (default sum)",
-            [&o](Text& v, Text& f) { o.ops = parse_op_list(v, f); });
+            [&o](Text& v, Text& f) {
+              o.ops = parse_choice_list(v, f, parse_reduce_op, all_reduce_ops(), "reduction op", "sum, prod, min, max, avg");
+            });
   add_value(app, "-r,--root", "N", "root rank for broadcast/reduce/gather/scatter; -1 or all = every rank (default 0)",
             [&o](Text& v, Text& f) { o.root = v == "all" ? kEveryRoot : static_cast<int>(parse_integer(v, f, -1, std::numeric_limits<int>::max())); });
   add_value(app, "--placement", "out|in|both", "out-of-place, in-place or both (default both)", [&o](Text& v, Text& f) {
@@ -94,20 +72,14 @@ void declare_options(CLI::App& app, Options& o) {
   add_real(app, "-T,--timeout", "SECONDS", "give up with exit 4 when a step makes no progress (default 0 = off)", o.timeout_seconds, 0, 1e6);
   add_integer(app, "--seed", "seed of the input values (default 1)", o.seed, 0, 1LL << 40);
   start_section(app, "Report");
-  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)", o.report_path);
-  add_flag(app, "--overwrite", "allow -J to replace an existing file", o.overwrite_report);
+  add_report_flags(app, o.report_path, o.overwrite_report);
   add_flag(app, "--samples", "keep every per-iteration time in the report", o.keep_samples);
-  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&o](Text& v, Text& f) {
-    auto [key, tag_value] = parse_tag(v, f);
-    o.tags[key] = std::move(tag_value);
-  });
+  add_tags(app, o.tags);
   add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
   add_flag(app, "-h,--help", "this text", o.show_help);
   add_flag(app, "--version", "version and build features", o.show_version);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
 }
-
-std::string usage_line(const std::string& program) { return "[mpirun -np N] " + program + " [options]"; }
 }  // namespace
 
 std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
@@ -138,7 +110,7 @@ std::vector<Placement> Options::placements() const {
 
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
-  CommandLine command_line(usage_line("PROGRAM"), "");
+  CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options);
   command_line.parse(args);
   if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
@@ -149,7 +121,7 @@ Options parse_options(const std::vector<std::string>& args) {
 
 std::string usage_text(const std::string& program) {
   Options unused;
-  CommandLine command_line(usage_line(program), "");
+  CommandLine command_line("[mpirun -np N] " + program + " [options]", "");
   declare_options(command_line.app(), unused);
   return command_line.help();
 }

@@ -59,57 +59,6 @@ std::vector<std::string> split(const std::string& text, char separator) {
   return parts;
 }
 
-void declare_table(CLI::App& command, Arguments& a) {
-  add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text&) { a.summary = v != "no"; });
-}
-
-void declare_scaling(CLI::App& command, Arguments& a) {
-  add_value(command, "--at", "SIZE", "only this message size", [&a](Text& v, Text& f) { a.at = parse_size(v, f); });
-}
-
-void declare_speedup(CLI::App& command, Arguments& a) {
-  add_text(command, "--by", "KEY", "algorithm, backend, dtype, op, placement, world_size, version, env.NAME, tag.NAME or NAME", a.by)
-      ->required();
-  add_value(command, "--baseline", "VALUE", "the column the others are compared with (default: the first)",
-            [&a](Text& v, Text&) { a.baseline = v; });
-}
-
-void declare_compare(CLI::App& command, Arguments& a) {
-  add_value(command, "--min-effect", "X|X%", "smallest change that can fail (default 5%)",
-            [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
-  add_value(command, "--alpha", "P", "significance level of the U test (default 0.05)",
-            [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
-}
-
-void declare_plot(CLI::App& command, Arguments& a) {
-  add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
-  add_value(command, "--metric", "busbw|algbw|time", "what to plot (default busbw)",
-            [&a](Text& v, Text&) { a.metric = parse_plot_metric(v); });
-  add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
-}
-
-void declare_sweep(CLI::App& command, Arguments& a) {
-  SweepOptions& o = a.sweep;
-  add_value(command, "--np", "LIST", "world sizes, e.g. 1,2,4 (default 1)", [&o](Text& v, Text& f) {
-    o.world_sizes.clear();
-    for (const auto& part : split(v, ',')) o.world_sizes.push_back(static_cast<int>(parse_integer(part, f, 1, 1000000)));
-  });
-  add_value(command, "--env", "NAME=v1,v2", "an environment variable and its values (repeatable)", [&o](Text& v, Text& f) {
-    const auto equals = v.find('=');
-    if (equals == std::string::npos || equals == 0) throw UsageError(f + " expects NAME=v1,v2, not '" + v + "'");
-    o.settings.push_back({v.substr(0, equals), split(v.substr(equals + 1), ',')});
-  });
-  add_integer(command, "--repeat", "runs of each point (default 1)", o.repeat, 1, 1000000);
-  add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
-            [&o](Text& v, Text& f) {
-              o.launcher = split(v, ' ');
-              if (o.launcher.empty()) throw UsageError(f + " is empty");
-            });
-  add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
-  add_real(command, "--timeout", "SECONDS", "kill a point after this long (default 0 = never)", o.timeout_s, 0, 1e9);
-  add_text(command, "--out", "DIR", "reports, logs, tables and plots", o.out_dir)->required();
-}
-
 void print(const Document& document, Format format) { std::fputs(render(document, format).c_str(), stdout); }
 
 std::vector<LoadedReport> load_with_rows(const Arguments& arguments) {
@@ -210,17 +159,65 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"table", "REPORT|DIR... [options]", "the nccl-tests table again, from reports (or one line each)", declare_table, table_command},
-    {"scaling", "REPORT|DIR... [options]", "time, busbw, speedup and efficiency across world sizes", declare_scaling, scaling_command},
-    {"speedup", "--by KEY REPORT|DIR... [options]", "speedup tables: one column per value of KEY", declare_speedup, speedup_command},
+    {"table", "REPORT|DIR... [options]", "the nccl-tests table again, from reports (or one line each)",
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text&) { a.summary = v != "no"; });
+     },
+     table_command},
+    {"scaling", "REPORT|DIR... [options]", "time, busbw, speedup and efficiency across world sizes",
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--at", "SIZE", "only this message size", [&a](Text& v, Text& f) { a.at = parse_size(v, f); });
+     },
+     scaling_command},
+    {"speedup", "--by KEY REPORT|DIR... [options]", "speedup tables: one column per value of KEY",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--by", "KEY", "algorithm, backend, dtype, op, placement, world_size, version, env.NAME, tag.NAME or NAME", a.by)
+           ->required();
+       add_value(command, "--baseline", "VALUE", "the column the others are compared with (default: the first)",
+                 [&a](Text& v, Text&) { a.baseline = v; });
+     },
+     speedup_command},
     {"compare", "BASE NEW [options]",
      "regression verdicts; BASE, NEW: a report or a folder of repeated runs;\n"
      "exit 0 no regression, 1 slower, 2 bad input",
-     declare_compare, compare_command},
-    {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]", "busbw, algbw or time against size, with gnuplot", declare_plot,
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--min-effect", "X|X%", "smallest change that can fail (default 5%)",
+                 [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
+       add_value(command, "--alpha", "P", "significance level of the U test (default 0.05)",
+                 [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
+     },
+     compare_command},
+    {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]", "busbw, algbw or time against size, with gnuplot",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
+       add_value(command, "--metric", "busbw|algbw|time", "what to plot (default busbw)",
+                 [&a](Text& v, Text&) { a.metric = parse_plot_metric(v); });
+       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+     },
      plot_command},
     {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
-     declare_sweep, sweep_command},
+     [](CLI::App& command, Arguments& a) {
+       SweepOptions& o = a.sweep;
+       add_value(command, "--np", "LIST", "world sizes, e.g. 1,2,4 (default 1)", [&o](Text& v, Text& f) {
+         o.world_sizes.clear();
+         for (const auto& part : split(v, ',')) o.world_sizes.push_back(static_cast<int>(parse_integer(part, f, 1, 1000000)));
+       });
+       add_value(command, "--env", "NAME=v1,v2", "an environment variable and its values (repeatable)", [&o](Text& v, Text& f) {
+         const auto equals = v.find('=');
+         if (equals == std::string::npos || equals == 0) throw UsageError(f + " expects NAME=v1,v2, not '" + v + "'");
+         o.settings.push_back({v.substr(0, equals), split(v.substr(equals + 1), ',')});
+       });
+       add_integer(command, "--repeat", "runs of each point (default 1)", o.repeat, 1, 1000000);
+       add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
+                 [&o](Text& v, Text& f) {
+                   o.launcher = split(v, ' ');
+                   if (o.launcher.empty()) throw UsageError(f + " is empty");
+                 });
+       add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
+       add_real(command, "--timeout", "SECONDS", "kill a point after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+       add_text(command, "--out", "DIR", "reports, logs, tables and plots", o.out_dir)->required();
+     },
+     sweep_command},
 };
 
 // Parses the arguments into `arguments`; returns the help text to print instead when --help was asked for.
@@ -232,12 +229,6 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   args.erase(dashes, args.end());
   if (args.empty()) throw InputError("no command given (try collbench --help)");
   if (args[0] == "help") args[0] = "--help";
-  if (args[0][0] != '-' &&
-      std::none_of(std::begin(kCommands), std::end(kCommands), [&](const Command& c) { return args[0] == c.name; })) {
-    std::string names;
-    for (const Command& command : kCommands) names += (names.empty() ? "" : ", ") + std::string(command.name);
-    throw InputError("unknown command '" + args[0] + "' (commands: " + names + ")");
-  }
   CommandLine command_line("collbench COMMAND [options] ...", "Reports in, answers out: tables, scaling, speedup, verdicts, plots; and sweeps.");
   CLI::App& app = command_line.app();
   app.set_help_flag("-h,--help", "this text (COMMAND --help: the command's flags)");
@@ -254,6 +245,9 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
               [&arguments](Text& v, Text&) { arguments.format = parse_format(v); });
     command.declare(*sub, arguments);
     sub->final_callback([&arguments, name = command.name] { arguments.command = name; });
+  }
+  if (args[0][0] != '-' && app.get_subcommands([&](CLI::App* command) { return command->get_name() == args[0]; }).empty()) {
+    throw InputError("unknown command '" + args[0] + "' (see collbench --help)");
   }
   try {
     command_line.parse(args);
@@ -277,15 +271,10 @@ int run_command_line(int argc, char** argv) {
       if (arguments.command == command.name) return command.run(arguments);
     }
     throw InputError("no command given (try collbench --help)");
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kUsage);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kUsage);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "collbench: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kRuntimeError);
+    const bool bad_input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e);
+    return static_cast<int>(bad_input ? ExitCode::kUsage : ExitCode::kRuntimeError);
   }
 }
 

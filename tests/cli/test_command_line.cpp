@@ -28,7 +28,8 @@ Parsed parse(const std::vector<std::string>& args) {
   Parsed parsed;
   CommandLine command_line("test [options]", "");
   CLI::App& app = command_line.app();
-  add_size(app, "-b,--minbytes", "smallest", parsed.min_bytes);
+  add_value(app, "-b,--minbytes", "SIZE", "smallest",
+            [&parsed](const std::string& value, const std::string& flag) { parsed.min_bytes = parse_size(value, flag); });
   add_integer(app, "-n,--iters", "iterations", parsed.iterations, 1, 1000);
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up", parsed.warmup, 0, 1000);
   add_real(app, "-f,--stepfactor", "X", "factor", parsed.factor, 1, 1e6);
@@ -179,6 +180,7 @@ TEST(Collbench, BadNumbersAndUnknownOptionsAreOneLineExitTwo) {
       {"table", "--frobnicate", "r.json"},
       {"table", "--format", "yaml", "r.json"},
       {"plot", "r.json"},  // --out is required
+      {"sweep", "--out", "d", "--", "all_reduce_perf", "--output_file", "r.json"},  // the sweep writes the reports
       {"frobnicate"},
       {},
   };
