@@ -54,7 +54,7 @@ void CommandLine::parse(const std::vector<std::string>& args) {
     // CLI11 lists them last to first; say them as they were typed.
     const std::vector<std::string> extras = app_.remaining(true);
     std::string joined;
-    for (const auto& extra : extras) joined += (joined.empty() ? "" : " ") + extra;
+    for (const auto& extra : extras) joined += (joined.empty() ? "'" : " '") + extra + "'";  // quoted: '' shows
     throw UsageError(std::string(extras.size() > 1 ? "unexpected arguments: " : "unexpected argument: ") + joined + " (see --help)");
   } catch (const CLI::ParseError& error) {
     std::string message = error.what();

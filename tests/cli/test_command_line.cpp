@@ -85,10 +85,11 @@ TEST(CommandLine, RejectionsAreOneLineNamingTheFlag) {
       {{"-n", "0"}, "-n/--iters must be between 1 and 1000"},
       {{"-b", "lots"}, "-b/--minbytes"},
       {{"--minbytes"}, "--minbytes"},
-      {{"--frobnicate"}, "unexpected argument: --frobnicate"},
-      {{"stray", "words"}, "unexpected arguments: stray words"},
+      {{"--frobnicate"}, "unexpected argument: '--frobnicate'"},
+      {{"stray", "words"}, "unexpected arguments: 'stray' 'words'"},
+      {{""}, "unexpected argument: ''"},
       {{"--samples=yes"}, "--samples takes no value"},
-      {{"---b", "8"}, "unexpected arguments: ---b 8"},
+      {{"---b", "8"}, "unexpected arguments: '---b' '8'"},
   };
   for (const auto& c : cases) {
     const std::string message = rejection(c.args);
