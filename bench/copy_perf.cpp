@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/context.h"
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/stats.h"
@@ -39,6 +40,8 @@ struct CopyOptions {
   std::string report_path;
   bool overwrite = false;
   bool host_only = false;  // --host-only: the memcpy baseline even where GPUs are visible
+  bool show_help = false;
+  std::string help_text;  // --help: what to print instead of measuring
 };
 
 struct CopyRow {
@@ -52,48 +55,29 @@ struct CopyRow {
   double gbps = 0;  // all bytes copied (both directions when bi) / mean time
 };
 
-const char* kUsage =
-    "usage: copy_perf [options]\n"
-    "  -b, -e SIZE      smallest and largest copy (K/M/G 1024-based; default 8 .. 64M)\n"
-    "  -f X             multiplicative step (default 4)\n"
-    "  -n N, -w N       timed and warm-up iterations (default 20, 5)\n"
-    "  -J PATH          JSON report (never replaces a file without --overwrite)\n"
-    "  --host-only      only the host memcpy baseline\n"
-    "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
-    "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
-    "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).\n"
-    "Exit codes: 0 ok, 1 runtime error, 2 bad usage.\n";
-
 CopyOptions parse(int argc, char** argv) {
   CopyOptions options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw UsageError(flag + " expects a value");
-      return argv[++i];
-    };
-    auto integer = [&](int lowest) {
-      const std::string text = value();
-      char* end = nullptr;
-      const long parsed = std::strtol(text.c_str(), &end, 10);
-      if (text.empty() || *end || parsed < lowest || parsed > 100000000) throw UsageError(flag + " expects an integer >= " + std::to_string(lowest) + ", got '" + text + "'");
-      return static_cast<int>(parsed);
-    };
-    if (flag == "-b") options.sweep.min_bytes = parse_size(value(), flag);
-    else if (flag == "-e") options.sweep.max_bytes = parse_size(value(), flag);
-    else if (flag == "-f") {
-      const std::string text = value();
-      options.sweep.step_factor = std::strtod(text.c_str(), nullptr);
-      if (!(options.sweep.step_factor > 1.0)) throw UsageError("-f must be greater than 1, got '" + text + "'");
-    } else if (flag == "-n") options.iterations = integer(1);
-    else if (flag == "-w") options.warmup_iterations = integer(0);
-    else if (flag == "-J") options.report_path = value();
-    else if (flag == "--overwrite") options.overwrite = true;
-    else if (flag == "--host-only") options.host_only = true;
-    else if (flag == "-h" || flag == "--help") { std::fputs(kUsage, stdout); std::exit(0); }
-    else throw UsageError("unknown option '" + flag + "' (see --help)");
+  CommandLine command_line("copy_perf [options]",
+                           "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
+                           "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
+                           "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).");
+  CLI::App& app = command_line.app();
+  start_section(app, "Sizes (K/M/G 1024-based)");
+  add_size_sweep(app, options.sweep, {"SIZE", "smallest copy (default 8)", "largest copy (default 64M)", "additive step",
+                                      "multiplicative step (default 4); conflicts with -i"});
+  start_section(app, "Options");
+  add_integer(app, "-n,--iters", "timed iterations (default 20)", options.iterations, 1, 100000000);
+  add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
+  add_report_flags(app, options.report_path, options.overwrite);
+  add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
+  add_flag(app, "-h,--help", "this text", options.show_help);
+  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage.");
+  command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (options.show_help) {
+    options.help_text = command_line.help();
+  } else {
+    expand_sweep(options.sweep);  // validates now
   }
-  expand_sweep(options.sweep);  // validates now
   return options;
 }
 
@@ -330,6 +314,10 @@ int run(int argc, char** argv) {
   CopyOptions options;
   try {
     options = parse(argc, argv);
+    if (options.show_help) {
+      std::fputs(options.help_text.c_str(), stdout);
+      return 0;
+    }
     if (!options.report_path.empty() && !options.overwrite && ::access(options.report_path.c_str(), F_OK) == 0) {
       throw UsageError("report " + options.report_path + " exists (use --overwrite to replace it)");
     }

@@ -1,42 +1,13 @@
 #include "compute/compute_options.h"
 
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
-#include <functional>
-#include <limits>
 #include <optional>
-#include <sstream>
 
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/flag_values.h"
 
 namespace collbench::compute {
 namespace {
-
-// Which programs accept a flag.
-constexpr unsigned kMatmul = 1, kMembw = 2, kEnvcheck = 4, kAll = 7;
-
-unsigned bit_of(ComputeProgram program) {
-  switch (program) {
-    case ComputeProgram::kMatmul: return kMatmul;
-    case ComputeProgram::kMembw: return kMembw;
-    case ComputeProgram::kEnvcheck: return kEnvcheck;
-  }
-  return 0;
-}
-
-struct Flag {
-  char short_name;
-  const char* long_name;
-  unsigned programs;
-  bool takes_value;
-  std::function<void(ComputeOptions&, const std::string& value, const std::string& flag)> apply;
-};
-
-
-
 
 // A matrix dimension: a count, so K/M suffixes (1024-based) are accepted like sizes.
 std::int64_t parse_dimension(const std::string& text, const std::string& flag) {
@@ -73,98 +44,106 @@ std::optional<StreamKernel> parse_kernel(const std::string& text) {
   return std::nullopt;
 }
 
-
-const std::vector<Flag>& flags() {
-  using O = ComputeOptions;
-  using S = const std::string;
-  static const std::vector<Flag> table = {
-      {'b', "minbytes", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.sweep.min_bytes = parse_size(v, f); }},
-      {'e', "maxbytes", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.sweep.max_bytes = parse_size(v, f); }},
-      {'i', "stepbytes", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.sweep.step_bytes = parse_size(v, f); }},
-      {'f', "stepfactor", kMatmul | kMembw, true, [](O& o, S& v, S& f) {
-         o.sweep.step_factor = parse_real(v, f, 1.0, 1e6);
-         if (!(o.sweep.step_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
-       }},
-      {0, "sizes", kMatmul | kMembw, true, [](O& o, S& v, S& f) {
-         o.explicit_sizes.clear();
-         for (const auto& item : split_list(v)) {
-           const auto size = parse_size(item, f);
-           if (size == 0) throw UsageError(f + " sizes must be at least 1");
-           o.explicit_sizes.push_back(size);
-         }
-         if (o.explicit_sizes.empty()) throw UsageError(f + " expects a comma-separated list of sizes");
-       }},
-      {0, "shapes", kMatmul, true, [](O& o, S& v, S& f) {
-         o.shapes.clear();
-         for (const auto& item : split_list(v)) o.shapes.push_back(parse_shape(item, f));
-         if (o.shapes.empty()) throw UsageError(f + " expects a comma-separated list of MxNxK");
-       }},
-      {'d', "datatype", kMatmul, true, [](O& o, S& v, S& f) {
-         o.gemm_types.clear();
-         const std::string list = v == "all" ? "float64,float32,tf32,float16,bfloat16,fp8" : v;
-         for (const auto& item : split_list(list)) {
-           const auto type = parse_gemm_type(item);
-           if (!type) throw UsageError("unknown GEMM type '" + item + "' for " + f + " (use float64, float32, tf32, float16, bfloat16, fp8 or all)");
-           o.gemm_types.push_back(*type);
-         }
-         if (o.gemm_types.empty()) throw UsageError(f + " expects at least one type");
-       }},
-      {'k', "kernels", kMembw, true, [](O& o, S& v, S& f) {
-         o.kernels.clear();
-         const std::string list = v == "all" ? "copy,scale,add,triad,memcpy" : v;
-         for (const auto& item : split_list(list)) {
-           const auto kernel = parse_kernel(item);
-           if (!kernel) throw UsageError("unknown kernel '" + item + "' for " + f + " (use copy, scale, add, triad, memcpy or all)");
-           o.kernels.push_back(*kernel);
-         }
-         if (o.kernels.empty()) throw UsageError(f + " expects at least one kernel");
-         o.kernels_given = true;
-       }},
-      {'n', "iters", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.iterations = static_cast<int>(parse_integer(v, f, 1, 100000000)); }},
-      {'w', "warmup_iters", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.warmup_iterations = static_cast<int>(parse_integer(v, f, 0, 100000000)); }},
-      {'c', "check", kMatmul | kMembw, true, [](O& o, S& v, S& f) { o.check_iterations = static_cast<int>(parse_integer(v, f, 0, 1000)); }},
-      {'t', "threads", kAll, true, [](O& o, S& v, S& f) { o.threads = static_cast<int>(parse_integer(v, f, 0, 4096)); }},
-      {0, "rotate", kMatmul, true, [](O& o, S& v, S& f) { o.rotate_sets = v == "auto" ? 0 : static_cast<int>(parse_integer(v, f, 1, 64)); }},
-      {0, "device", kAll, true, [](O& o, S& v, S& f) {
-         if (v == "auto") o.device = DeviceChoice::kAuto;
-         else if (v == "cpu") o.device = DeviceChoice::kCpu;
-         else if (v == "gpu") o.device = DeviceChoice::kGpu;
-         else throw UsageError("unknown device '" + v + "' for " + f + " (use cpu, gpu or auto)");
-       }},
-      {0, "slow-factor", kEnvcheck, true, [](O& o, S& v, S& f) {
-         o.slow_factor = parse_real(v, f, 1.0, 1000.0);
-         if (!(o.slow_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
-       }},
-      {0, "repeats", kEnvcheck, true, [](O& o, S& v, S& f) { o.probe_repeats = static_cast<int>(parse_integer(v, f, 1, 1000)); }},
-      {0, "probe-ms", kEnvcheck, true, [](O& o, S& v, S& f) { o.probe_ms = parse_real(v, f, 1, 60000); }},
-      {0, "probe-n", kEnvcheck, true, [](O& o, S& v, S& f) { o.probe_matrix_n = parse_dimension(v, f); }},
-      {0, "probe-bytes", kEnvcheck, true, [](O& o, S& v, S& f) {
-         o.probe_bytes = parse_size(v, f);
-         if (o.probe_bytes < 1024) throw UsageError(f + " must be at least 1K, got '" + v + "'");
-       }},
-      {'J', "report", kAll, true, [](O& o, S& v, S& f) {
-         if (v.empty()) throw UsageError(f + " expects a file path");
-         o.report_path = v;
-       }},
-      {0, "overwrite", kAll, false, [](O& o, S&, S&) { o.overwrite_report = true; }},
-      {0, "tag", kAll, true, [](O& o, S& v, S& f) {
-         auto [key, tag_value] = parse_tag(v, f);
-         o.tags[key] = std::move(tag_value);
-       }},
-      {0, "seed", kAll, true, [](O& o, S& v, S& f) { o.seed = static_cast<std::uint64_t>(parse_integer(v, f, 0, 1LL << 40)); }},
-      {0, "inject-corrupt-output", kMatmul | kMembw, false, [](O& o, S&, S&) { o.inject_corrupt_output = true; }},
-      {'h', "help", kAll, false, [](O& o, S&, S&) { o.show_help = true; }},
-      {0, "version", kAll, false, [](O& o, S&, S&) { o.show_version = true; }},
-  };
-  return table;
+// Every flag of one compute program, once: parse_compute_options and compute_usage_text both read these.
+void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
+  using Text = const std::string;
+  const bool matmul = program == ComputeProgram::kMatmul, membw = program == ComputeProgram::kMembw;
+  if (matmul) {
+    start_section(app, "Sizes (K/M = 1024-based)");
+    const SweepFlags sweep = add_size_sweep(app, o.sweep, {"N", "smallest square side (default 1024)", "largest square side (default 4096)",
+                                                           "additive step", "multiplicative step (default 2); conflicts with -i"});
+    auto* sizes = add_value(app, "--sizes", "LIST", "explicit square sides, e.g. 512,1024,2048",
+                            [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
+    auto* shapes = add_value(app, "--shapes", "LIST", "explicit MxNxK shapes, e.g. 4096x4096x1024,8192x8192x8192", [&o](Text& v, Text& f) {
+      o.shapes.clear();
+      for (const auto& item : split_list(v)) o.shapes.push_back(parse_shape(item, f));
+      if (o.shapes.empty()) throw UsageError(f + " expects a comma-separated list of MxNxK");
+    });
+    sweep.exclude(sizes);
+    sweep.exclude(shapes);
+    sizes->excludes(shapes);
+    add_value(app, "-d,--datatype", "LIST",
+              "float64 float32 (CPU, OpenBLAS); float32 tf32 float16 bfloat16 fp8 (GPU,\n"
+              "cuBLASLt; fp8 needs sm_90+); comma list or all (default float32)",
+              [&o](Text& v, Text& f) {
+                const std::vector<GemmType> all = {GemmType::kFloat64, GemmType::kFloat32, GemmType::kTf32,
+                                                   GemmType::kFloat16, GemmType::kBfloat16, GemmType::kFp8};
+                o.gemm_types = parse_choice_list(v, f, parse_gemm_type, all, "GEMM type", "float64, float32, tf32, float16, bfloat16, fp8");
+              });
+    add_value(app, "--rotate", "N|auto", "input sets cycled through so small GEMMs do not run from cache (default auto)",
+              [&o](Text& v, Text& f) { o.rotate_sets = v == "auto" ? 0 : static_cast<int>(parse_integer(v, f, 1, 64)); });
+  } else if (membw) {
+    start_section(app, "Sizes (K/M/G = 1024-based)");
+    const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest bytes per array (default 128M)", "largest bytes per array (default 128M)",
+                                                           "additive step", "multiplicative step; conflicts with -i"});
+    sweep.exclude(add_value(app, "--sizes", "LIST", "explicit bytes per array",
+                            [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
+    add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
+              [&o](Text& v, Text& f) {
+                const std::vector<StreamKernel> all = {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd,
+                                                       StreamKernel::kTriad, StreamKernel::kMemcpy};
+                o.kernels = parse_choice_list(v, f, parse_kernel, all, "kernel", "copy, scale, add, triad, memcpy");
+                o.kernels_given = true;
+              });
+  } else {
+    start_section(app, "Probes");
+    add_value(app, "--slow-factor", "X", "fastest/rank ratio above which a rank is slow (default 1.5)", [&o](Text& v, Text& f) {
+      o.slow_factor = parse_real(v, f, 1.0, 1000.0);
+      if (!(o.slow_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
+    });
+    add_integer(app, "--repeats", "probe samples per metric; the median is used (default 7)", o.probe_repeats, 1, 1000);
+    add_real(app, "--probe-ms", "MS", "minimum length of one probe sample (default 60; longer than a time slice)", o.probe_ms, 1, 60000);
+    add_value(app, "--probe-n", "N", "GEMM probe side (default 256)", [&o](Text& v, Text& f) { o.probe_matrix_n = parse_dimension(v, f); });
+    add_value(app, "--probe-bytes", "SIZE", "triad probe bytes per array (default 32M)", [&o](Text& v, Text& f) {
+      o.probe_bytes = parse_size(v, f);
+      if (o.probe_bytes < 1024) throw UsageError(f + " must be at least 1K, got '" + v + "'");
+    });
+  }
+  if (matmul || membw) {
+    start_section(app, "Measurement");
+    add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
+    add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
+    add_integer(app, "-c,--check", "untimed checks after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
+  }
+  start_section(app, "Device");
+  add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
+    if (v == "auto") o.device = DeviceChoice::kAuto;
+    else if (v == "cpu") o.device = DeviceChoice::kCpu;
+    else if (v == "gpu") o.device = DeviceChoice::kGpu;
+    else throw UsageError("unknown device '" + v + "' for " + f + " (use cpu, gpu or auto)");
+  });
+  add_integer(app, "-t,--threads",
+              "CPU threads per rank (default 0 = every core this rank may run on).\n"
+              "mpirun binds each rank to one core by default; to give a rank more cores run\n"
+              "mpirun --bind-to none (one rank per node) or --map-by ppr:R:node:pe=T.",
+              o.threads, 0, 4096);
+  start_section(app, "Report");
+  add_report_flags(app, o.report_path, o.overwrite_report);
+  add_tags(app, o.tags);
+  add_integer(app, "--seed", "seed of the random inputs (default 1)", o.seed, 0, 1LL << 40);
+  if (matmul || membw) {
+    add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one checked output element (expect exit 3)", o.inject_corrupt_output);
+  }
+  add_flag(app, "-h,--help", "this text", o.show_help);
+  add_flag(app, "--version", "version and build features", o.show_version);
+  app.footer("OpenBLAS picks its kernels from the CPU it detects; an old OpenBLAS may pick a slow generic one\n"
+             "(\"Prescott\") on a new CPU. The report records the choice and a warning names the OPENBLAS_CORETYPE to set.\n"
+             "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong results" +
+             std::string(program == ComputeProgram::kEnvcheck ? " or slow ranks found" : "") + ".");
 }
 
-const Flag* find_flag(const std::string& long_name, char short_name, unsigned program) {
-  for (const auto& flag : flags()) {
-    const bool named = short_name ? flag.short_name == short_name : long_name == flag.long_name;
-    if (named && (flag.programs & program)) return &flag;
+std::string description_of(ComputeProgram program) {
+  switch (program) {
+    case ComputeProgram::kMatmul:
+      return "GEMM C = A x B on every rank's own device; every rank's figures and their spread are reported.";
+    case ComputeProgram::kMembw:
+      return "STREAM copy/scale/add/triad on every rank's own memory; every rank's figures and their spread are\n"
+             "reported. GB/s = 1e9 bytes/s, counted as STREAM does (copy, scale 2 arrays; add, triad 3; no write-allocate).";
+    case ComputeProgram::kEnvcheck:
+      return "Inventory of every rank, then short compute (GEMM) and bandwidth (triad) probes, repeated; rank 0\n"
+             "compares the medians and flags every rank slower than the fastest by more than --slow-factor.";
   }
-  return nullptr;
+  return "";
 }
 
 }  // namespace
@@ -230,25 +209,9 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   options.program = program;
   if (program == ComputeProgram::kMatmul) options.sweep = {1024, 4096, 1024, 2.0};
   if (program == ComputeProgram::kMembw) options.sweep = {128u << 20, 128u << 20, 1u << 20, 0.0};
-  const unsigned mask = bit_of(program);
-  bool seen_step_bytes = false, seen_step_factor = false, seen_sweep = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const FlagOccurrence occurrence = read_flag(args[i]);
-    const Flag* flag = find_flag(occurrence.long_name, occurrence.short_name, mask);
-    const std::string& shown = occurrence.shown;
-    if (!flag) throw UsageError("unknown option '" + shown + "' for " + program_name(program) + " (see --help)");
-    const std::string value = flag_value(occurrence, flag->takes_value, args, i);
-    flag->apply(options, value, shown);
-    const std::string name = flag->long_name;
-    seen_step_bytes |= name == "stepbytes";
-    seen_step_factor |= name == "stepfactor";
-    seen_sweep |= name == "minbytes" || name == "maxbytes" || name == "stepbytes" || name == "stepfactor";
-  }
-  if (seen_step_bytes && seen_step_factor) throw UsageError("-i (step) and -f (step factor) conflict: give one of them");
-  if ((!options.explicit_sizes.empty() || !options.shapes.empty()) && seen_sweep) {
-    throw UsageError("--sizes/--shapes conflict with -b/-e/-i/-f: give a list or a sweep, not both");
-  }
-  if (!options.explicit_sizes.empty() && !options.shapes.empty()) throw UsageError("--sizes and --shapes conflict: give one of them");
+  CommandLine command_line("", "");  // no help text is printed from here
+  declare_options(command_line.app(), options, program);
+  command_line.parse(args);
   if (program == ComputeProgram::kMatmul && options.shapes.empty()) {
     for (std::uint64_t n : options.array_sizes()) {
       if (n > (1u << 20)) throw UsageError("matrix side " + std::to_string(n) + " is larger than 1048576 (-b/-e give N for matmul_perf)");
@@ -264,60 +227,10 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
 }
 
 std::string compute_usage_text(ComputeProgram program) {
-  std::ostringstream out;
-  out << "usage: [mpirun -np N] " << program_name(program) << " [options]\n\n";
-  if (program == ComputeProgram::kMatmul) {
-    out << "GEMM C = A x B on every rank's own device; every rank's figures and their spread are reported.\n"
-        << "Sizes (K/M = 1024-based):\n"
-        << "  -b, -e N                  smallest and largest square side (default 1024, 4096)\n"
-        << "  -f X / -i N               multiplicative (default 2) or additive step\n"
-        << "      --sizes LIST          explicit square sides, e.g. 512,1024,2048\n"
-        << "      --shapes LIST         explicit MxNxK shapes, e.g. 4096x4096x1024,8192x8192x8192\n"
-        << "  -d, --datatype LIST       float64 float32 (CPU, OpenBLAS); float32 tf32 float16 bfloat16 fp8 (GPU,\n"
-        << "                            cuBLASLt; fp8 needs sm_90+); comma list or all (default float32)\n"
-        << "      --rotate N|auto       input sets cycled through so small GEMMs do not run from cache (default auto)\n";
-  } else if (program == ComputeProgram::kMembw) {
-    out << "STREAM copy/scale/add/triad on every rank's own memory; every rank's figures and their spread are\n"
-        << "reported. GB/s = 1e9 bytes/s, counted as STREAM does (copy, scale 2 arrays; add, triad 3; no write-allocate).\n"
-        << "  -b, -e SIZE               smallest and largest bytes per array (default 128M)\n"
-        << "  -f X / -i SIZE            multiplicative or additive step\n"
-        << "      --sizes LIST          explicit bytes per array\n"
-        << "  -k, --kernels LIST        copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all\n";
-  } else {
-    out << "Inventory of every rank, then short compute (GEMM) and bandwidth (triad) probes, repeated; rank 0\n"
-        << "compares the medians and flags every rank slower than the fastest by more than --slow-factor.\n"
-        << "      --slow-factor X       fastest/rank ratio above which a rank is slow (default 1.5)\n"
-        << "      --repeats N           probe samples per metric; the median is used (default 7)\n"
-        << "      --probe-ms MS         minimum length of one probe sample (default 60; longer than a time slice)\n"
-        << "      --probe-n N           GEMM probe side (default 256)\n"
-        << "      --probe-bytes SIZE    triad probe bytes per array (default 32M)\n";
-  }
-  if (program != ComputeProgram::kEnvcheck) {
-    out << "Measurement:\n"
-        << "  -n, --iters N             timed iterations per row (default 20)\n"
-        << "  -w, --warmup_iters N      untimed warm-up iterations (default 5)\n"
-        << "  -c, --check N             untimed checks after timing (default 1; 0 = none)\n";
-  }
-  out << "Device:\n"
-      << "      --device cpu|gpu|auto   auto = the GPU when this build has CUDA and a GPU is visible (default auto)\n"
-      << "  -t, --threads N           CPU threads per rank (default 0 = every core this rank may run on).\n"
-      << "                            mpirun binds each rank to one core by default; to give a rank more cores run\n"
-      << "                            mpirun --bind-to none (one rank per node) or --map-by ppr:R:node:pe=T.\n"
-      << "Report:\n"
-      << "  -J, --report PATH         write a JSON report (never replaces an existing file)\n"
-      << "      --overwrite           allow -J to replace an existing file\n"
-      << "      --tag KEY=VALUE       label copied into the report (repeatable)\n"
-      << "      --seed N              seed of the random inputs (default 1)\n";
-  if (program != ComputeProgram::kEnvcheck) {
-    out << "      --inject-corrupt-output  testing aid: corrupt one checked output element (expect exit 3)\n";
-  }
-  out << "  -h, --help                this text\n"
-      << "      --version             version and build features\n\n"
-      << "OpenBLAS picks its kernels from the CPU it detects; an old OpenBLAS may pick a slow generic one\n"
-      << "(\"Prescott\") on a new CPU. The report records the choice and a warning names the OPENBLAS_CORETYPE to set.\n"
-      << "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong results"
-      << (program == ComputeProgram::kEnvcheck ? " or slow ranks found" : "") << ".\n";
-  return out.str();
+  ComputeOptions unused;
+  CommandLine command_line("[mpirun -np N] " + program_name(program) + " [options]", description_of(program));
+  declare_options(command_line.app(), unused, program);
+  return command_line.help();
 }
 
 }  // namespace collbench::compute

@@ -1,8 +1,5 @@
-// Command-line options of matmul_perf, membw_perf and envcheck, parsed once into a const struct.
-//
-// The collectives' parser (core/options) knows ops, roots and placements these programs do not
-// have; this one shares its flag spelling (-b/-e/-f/-n/-w/-c/-J, K/M/G 1024-based) and its size
-// parsing, and adds the compute flags.
+// Command-line options of matmul_perf, membw_perf and envcheck, parsed once into a const struct,
+// over the same command-line layer (core/command_line.h) and sweep flags as the collectives.
 #pragma once
 
 #include <cstdint>

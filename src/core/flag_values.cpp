@@ -4,9 +4,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/sizes.h"
 
 namespace collbench {
 
@@ -31,7 +33,7 @@ double parse_real(const std::string& value, const std::string& flag, double lowe
   }
   if (parsed < lowest || parsed > highest) {
     std::ostringstream text;
-    text << flag << " must be between " << lowest << " and " << highest << ", got '" << value << "'";
+    text << std::setprecision(15) << flag << " must be between " << lowest << " and " << highest << ", got '" << value << "'";
     throw UsageError(text.str());
   }
   return parsed;
@@ -46,31 +48,15 @@ std::vector<std::string> split_list(const std::string& value) {
   return items;
 }
 
-FlagOccurrence read_flag(const std::string& arg) {
-  FlagOccurrence flag;
-  if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
-    const auto equals = arg.find('=');
-    flag.long_name = arg.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
-    flag.shown = "--" + flag.long_name;
-    if (equals != std::string::npos) flag.inline_value = arg.substr(equals + 1);
-  } else if (arg.size() >= 2 && arg[0] == '-' && !std::isdigit(static_cast<unsigned char>(arg[1]))) {
-    flag.short_name = arg[1];
-    flag.shown = arg.substr(0, 2);
-    if (arg.size() > 2) flag.inline_value = arg.substr(2);
-  } else {
-    throw UsageError("unexpected argument '" + arg + "' (see --help)");
+std::vector<std::uint64_t> parse_size_list(const std::string& value, const std::string& flag) {
+  std::vector<std::uint64_t> sizes;
+  for (const auto& item : split_list(value)) {
+    const auto size = parse_size(item, flag);
+    if (size == 0) throw UsageError(flag + " sizes must be at least 1");
+    sizes.push_back(size);
   }
-  return flag;
-}
-
-std::string flag_value(const FlagOccurrence& flag, bool takes_value, const std::vector<std::string>& args, std::size_t& i) {
-  if (!takes_value) {
-    if (flag.inline_value) throw UsageError(flag.shown + " takes no value, got '" + *flag.inline_value + "'");
-    return "";
-  }
-  if (flag.inline_value) return *flag.inline_value;
-  if (i + 1 >= args.size()) throw UsageError(flag.shown + " expects a value (see --help)");
-  return args[++i];
+  if (sizes.empty()) throw UsageError(flag + " expects a comma-separated list of sizes");
+  return sizes;
 }
 
 std::pair<std::string, std::string> parse_tag(const std::string& value, const std::string& flag) {

@@ -1,13 +1,14 @@
 // Values of command-line flags (numbers, lists, key=value tags), with the flag named in every
-// error. Shared by every option parser.
+// error: the value parsers core/command_line.h hands every flag's text to.
 #pragma once
 
-#include <cstddef>
+#include <cstdint>
 #include <limits>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/error.h"
 
 namespace collbench {
 
@@ -22,20 +23,24 @@ double parse_real(const std::string& value, const std::string& flag,
 // "a,b,,c" -> {"a", "b", "", "c"}; a trailing comma gives a trailing empty item so callers can reject it.
 std::vector<std::string> split_list(const std::string& value);
 
-// One flag as the command line spelled it: "--name=value", "--name value", "-xVALUE" or "-x VALUE".
-struct FlagOccurrence {
-  std::string shown;       // "--name" or "-x", for messages
-  std::string long_name;   // empty for a short flag
-  char short_name = 0;     // 0 for a long flag
-  std::optional<std::string> inline_value;
-};
+// "a,b" or "all" -> the items `parse_item` (text -> std::optional<T>) gives; an unknown item or an
+// empty list is a UsageError that names the flag and the `choices`.
+template <typename T, typename ParseItem>
+std::vector<T> parse_choice_list(const std::string& value, const std::string& flag, ParseItem parse_item, const std::vector<T>& all,
+                                 const std::string& what, const std::string& choices) {
+  if (value == "all") return all;
+  std::vector<T> items;
+  for (const auto& item : split_list(value)) {
+    const auto parsed = parse_item(item);
+    if (!parsed) throw UsageError("unknown " + what + " '" + item + "' for " + flag + " (use " + choices + " or all)");
+    items.push_back(*parsed);
+  }
+  if (items.empty()) throw UsageError(flag + " expects at least one " + what);
+  return items;
+}
 
-// Reads args[i] as a flag; anything else (a stray word, "-5") is a UsageError.
-FlagOccurrence read_flag(const std::string& arg);
-
-// The flag's value: inline, or the next argument (advancing `i`). A flag that takes no value must
-// have none. UsageError otherwise.
-std::string flag_value(const FlagOccurrence& flag, bool takes_value, const std::vector<std::string>& args, std::size_t& i);
+// "8,64K,1M" -> sizes in bytes for --sizes; an empty item, an empty list or a 0 is a UsageError.
+std::vector<std::uint64_t> parse_size_list(const std::string& value, const std::string& flag);
 
 // "key=value" for --tag: the key is 1-64 letters, digits, '_', '-' or '.'; the value may be empty.
 std::pair<std::string, std::string> parse_tag(const std::string& value, const std::string& flag);

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/command_line.h"
 #include "core/error.h"
 #include "core/sizes.h"
 #include "summarize/compare.h"
@@ -23,114 +23,30 @@
 namespace collbench::summarize {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: collbench COMMAND [options] ...   (every command takes --format text|markdown|csv|json)\n"
-    "  table   REPORT|DIR... [--summary yes]       the nccl-tests table again, from reports (or one line each)\n"
-    "  scaling REPORT|DIR... [--at SIZE]           time, busbw, speedup and efficiency across world sizes\n"
-    "  speedup --by KEY [--baseline VALUE] REPORT|DIR...\n"
-    "          KEY: algorithm, backend, dtype, op, placement, world_size, version, env.NAME, tag.NAME or NAME\n"
-    "  compare BASE NEW [--min-effect 5%] [--alpha 0.05]\n"
-    "          BASE, NEW: a report or a folder of repeated runs; exit 0 no regression, 1 slower, 2 bad input\n"
-    "  plot    REPORT|DIR... --out FILE.svg|FILE.png [--metric busbw|algbw|time] [--gnuplot PROGRAM]\n"
-    "  sweep   [--np 1,2,4] [--env NAME=v1,v2]... [--repeat N] [--launcher 'srun --mpi=pmix'|none]\n"
-    "          [--np-flag FLAG] [--timeout SECONDS] --out DIR -- BENCH [bench args]\n"
-    "Sizes take K/M/G (1024-based). Reports come from *_perf -J FILE (add --samples for compare).\n";
-
+// What a command reads from its command line; each command fills the fields its flags name.
 struct Arguments {
   std::string command;
   Format format = Format::kText;
-  std::vector<std::string> positional;
-  std::vector<std::pair<std::string, std::string>> options;  // in order; repeatable ones appear several times
-  std::vector<std::string> after_dashes;                      // sweep: the benchmark and its arguments
-
-  std::optional<std::string> last(const std::string& name) const {
-    std::optional<std::string> value;
-    for (const auto& [key, text] : options) {
-      if (key == name) value = text;
-    }
-    return value;
-  }
-  std::vector<std::string> all(const std::string& name) const {
-    std::vector<std::string> values;
-    for (const auto& [key, text] : options) {
-      if (key == name) values.push_back(text);
-    }
-    return values;
-  }
+  std::vector<std::string> inputs;        // REPORT|DIR... (compare: BASE NEW)
+  std::vector<std::string> after_dashes;  // sweep: the benchmark and its arguments
+  bool summary = false;                   // table --summary
+  std::optional<std::uint64_t> at;        // scaling --at
+  std::string by;                         // speedup --by
+  std::optional<std::string> baseline;    // speedup --baseline
+  CompareOptions compare;
+  std::string out;  // plot --out
+  PlotMetric metric = PlotMetric::kBusBandwidth;
+  std::string gnuplot = "gnuplot";
+  SweepOptions sweep;
 };
 
-// Every option takes a value; listing them per command turns a typo into exit 2 instead of a
-// silently ignored flag.
-const std::vector<std::string>& options_of(const std::string& command) {
-  static const std::vector<std::string> table = {"--summary"};
-  static const std::vector<std::string> scaling = {"--at"};
-  static const std::vector<std::string> speedup = {"--by", "--baseline"};
-  static const std::vector<std::string> compare = {"--min-effect", "--alpha"};
-  static const std::vector<std::string> plot = {"--out", "--metric", "--gnuplot"};
-  static const std::vector<std::string> sweep = {"--np", "--env", "--repeat", "--launcher", "--np-flag", "--timeout", "--out"};
-  if (command == "table") return table;
-  if (command == "scaling") return scaling;
-  if (command == "speedup") return speedup;
-  if (command == "compare") return compare;
-  if (command == "plot") return plot;
-  if (command == "sweep") return sweep;
-  return table;  // not reached: parse() checks the command first
-}
+using Text = const std::string;
 
-Arguments parse(int argc, char** argv) {
-  if (argc < 2) throw InputError("no command given (try collbench --help)");
-  Arguments arguments;
-  arguments.command = argv[1];
-  static const std::vector<std::string> commands = {"table", "scaling", "speedup", "compare", "plot", "sweep"};
-  if (std::find(commands.begin(), commands.end(), arguments.command) == commands.end()) {
-    throw InputError("unknown command '" + arguments.command + "' (commands: table, scaling, speedup, compare, plot, sweep)");
-  }
-  const auto& known = options_of(arguments.command);
-  for (int i = 2; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--") {
-      for (++i; i < argc; ++i) arguments.after_dashes.emplace_back(argv[i]);
-      break;
-    }
-    if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
-      std::string value;
-      bool has_value = false;
-      if (const auto equals = arg.find('='); equals != std::string::npos && arg.rfind("--", 0) == 0) {
-        value = arg.substr(equals + 1);
-        arg = arg.substr(0, equals);
-        has_value = true;
-      }
-      if (arg != "--format" && std::find(known.begin(), known.end(), arg) == known.end()) {
-        throw InputError(arguments.command + ": unknown option " + arg);
-      }
-      if (!has_value) {
-        if (i + 1 >= argc) throw InputError(arguments.command + ": " + arg + " needs a value");
-        value = argv[++i];
-      }
-      if (arg == "--format") arguments.format = parse_format(value);
-      else arguments.options.emplace_back(arg, value);
-    } else {
-      arguments.positional.push_back(arg);
-    }
-  }
-  if (arguments.command != "sweep" && !arguments.after_dashes.empty()) throw InputError(arguments.command + ": unexpected '--'");
-  return arguments;
-}
-
-double parse_number(const std::string& text, const std::string& flag) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end == text.c_str() || (*end != '\0' && std::string(end) != "%")) {
-    throw InputError(flag + " expects a number, not '" + text + "'");
-  }
-  return *end == '%' ? value / 100 : value;
-}
-
-int parse_count(const std::string& text, const std::string& flag) {
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || value < 1 || value > 1000000) throw InputError(flag + " expects a positive integer, not '" + text + "'");
-  return static_cast<int>(value);
+// "5%" or "0.05".
+double parse_fraction(Text& text, Text& flag) {
+  const bool percent = !text.empty() && text.back() == '%';
+  const double value = parse_real(percent ? text.substr(0, text.size() - 1) : text, flag);
+  return percent ? value / 100 : value;
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -146,8 +62,8 @@ std::vector<std::string> split(const std::string& text, char separator) {
 void print(const Document& document, Format format) { std::fputs(render(document, format).c_str(), stdout); }
 
 std::vector<LoadedReport> load_with_rows(const Arguments& arguments) {
-  if (arguments.positional.empty()) throw InputError(arguments.command + ": no report given");
-  auto reports = load_reports(arguments.positional);
+  if (arguments.inputs.empty()) throw InputError(arguments.command + ": no report given");
+  auto reports = load_reports(arguments.inputs);
   require_rows(reports);
   return reports;
 }
@@ -159,7 +75,7 @@ void add_partial_notes(Document& document, const std::vector<LoadedReport>& repo
 
 int table_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  if (const auto summary = arguments.last("--summary"); summary && *summary != "no") {
+  if (arguments.summary) {
     Document document = report_summary_document(reports);
     add_partial_notes(document, reports);
     print(document, arguments.format);
@@ -177,39 +93,27 @@ int table_command(const Arguments& arguments) {
 
 int scaling_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  std::optional<std::uint64_t> at;
-  if (const auto text = arguments.last("--at")) {
-    try {
-      at = parse_size(*text, "--at");
-    } catch (const UsageError& e) {
-      throw InputError(e.what());
-    }
-  }
-  Document document = scaling_document(compute_scaling(reports), at);
+  Document document = scaling_document(compute_scaling(reports), arguments.at);
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
 }
 
 int speedup_command(const Arguments& arguments) {
-  const auto key = arguments.last("--by");
-  if (!key) throw InputError("speedup: --by KEY is required");
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  Document document = speedup_document(compute_speedup(reports, *key, arguments.last("--baseline")));
+  Document document = speedup_document(compute_speedup(reports, arguments.by, arguments.baseline));
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
 }
 
 int compare_command(const Arguments& arguments) {
-  if (arguments.positional.size() != 2) throw InputError("compare: expects BASE and NEW (a report or a folder each)");
-  CompareOptions options;
-  if (const auto text = arguments.last("--min-effect")) options.min_effect = parse_number(*text, "--min-effect");
-  if (const auto text = arguments.last("--alpha")) options.alpha = parse_number(*text, "--alpha");
+  if (arguments.inputs.size() != 2) throw InputError("compare: expects BASE and NEW (a report or a folder each)");
+  const CompareOptions& options = arguments.compare;
   if (options.min_effect < 0 || options.alpha <= 0 || options.alpha >= 1) throw InputError("compare: --min-effect >= 0 and 0 < --alpha < 1");
-  auto base = load_reports({arguments.positional[0]});
-  auto candidate = load_reports({arguments.positional[1]});
+  auto base = load_reports({arguments.inputs[0]});
+  auto candidate = load_reports({arguments.inputs[1]});
   require_rows(base);
   require_rows(candidate);
   const CompareResult result = compare_reports(base, candidate, options);
@@ -221,12 +125,9 @@ int compare_command(const Arguments& arguments) {
 }
 
 int plot_command(const Arguments& arguments) {
-  const auto out = arguments.last("--out");
-  if (!out) throw InputError("plot: --out FILE.svg or FILE.png is required");
-  const PlotMetric metric = parse_plot_metric(arguments.last("--metric").value_or("busbw"));
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  const PlotFiles files = write_plot(reports, metric, *out, arguments.last("--gnuplot").value_or("gnuplot"));
+  const PlotFiles files = write_plot(reports, arguments.metric, arguments.out, arguments.gnuplot);
   Document document;
   document.notes.push_back(files.message);
   add_partial_notes(document, reports);
@@ -239,25 +140,8 @@ int plot_command(const Arguments& arguments) {
 }
 
 int sweep_command(const Arguments& arguments) {
-  if (!arguments.positional.empty()) throw InputError("sweep: unexpected '" + arguments.positional.front() + "' (the benchmark goes after --)");
-  SweepOptions options;
-  if (const auto text = arguments.last("--np")) {
-    options.world_sizes.clear();
-    for (const auto& part : split(*text, ',')) options.world_sizes.push_back(parse_count(part, "--np"));
-  }
-  for (const auto& text : arguments.all("--env")) {
-    const auto equals = text.find('=');
-    if (equals == std::string::npos || equals == 0) throw InputError("sweep: --env expects NAME=v1,v2, not '" + text + "'");
-    options.settings.push_back({text.substr(0, equals), split(text.substr(equals + 1), ',')});
-  }
-  if (const auto text = arguments.last("--repeat")) options.repeat = parse_count(*text, "--repeat");
-  if (const auto text = arguments.last("--launcher")) {
-    options.launcher = split(*text, ' ');
-    if (options.launcher.empty()) throw InputError("sweep: --launcher is empty");
-  }
-  options.np_flag = arguments.last("--np-flag").value_or("");
-  if (const auto text = arguments.last("--timeout")) options.timeout_s = parse_number(*text, "--timeout");
-  options.out_dir = arguments.last("--out").value_or("");
+  if (!arguments.inputs.empty()) throw InputError("sweep: unexpected '" + arguments.inputs.front() + "' (the benchmark goes after --)");
+  SweepOptions options = arguments.sweep;
   options.bench = arguments.after_dashes;
   options.as_root = geteuid() == 0;
   const SweepOutcome outcome = run_sweep(options, stderr);
@@ -265,27 +149,132 @@ int sweep_command(const Arguments& arguments) {
   return outcome.failed > 0 ? 1 : 0;
 }
 
+// Every command, named here once: its help, its flags and what it runs.
+struct Command {
+  const char* name;
+  const char* synopsis;  // its arguments, for the usage line
+  const char* help;
+  void (*declare)(CLI::App&, Arguments&);
+  int (*run)(const Arguments&);
+};
+
+const Command kCommands[] = {
+    {"table", "REPORT|DIR... [options]", "the nccl-tests table again, from reports (or one line each)",
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text&) { a.summary = v != "no"; });
+     },
+     table_command},
+    {"scaling", "REPORT|DIR... [options]", "time, busbw, speedup and efficiency across world sizes",
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--at", "SIZE", "only this message size", [&a](Text& v, Text& f) { a.at = parse_size(v, f); });
+     },
+     scaling_command},
+    {"speedup", "--by KEY REPORT|DIR... [options]", "speedup tables: one column per value of KEY",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--by", "KEY", "algorithm, backend, dtype, op, placement, world_size, version, env.NAME, tag.NAME or NAME", a.by)
+           ->required();
+       add_value(command, "--baseline", "VALUE", "the column the others are compared with (default: the first)",
+                 [&a](Text& v, Text&) { a.baseline = v; });
+     },
+     speedup_command},
+    {"compare", "BASE NEW [options]",
+     "regression verdicts; BASE, NEW: a report or a folder of repeated runs;\n"
+     "exit 0 no regression, 1 slower, 2 bad input",
+     [](CLI::App& command, Arguments& a) {
+       add_value(command, "--min-effect", "X|X%", "smallest change that can fail (default 5%)",
+                 [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
+       add_value(command, "--alpha", "P", "significance level of the U test (default 0.05)",
+                 [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
+     },
+     compare_command},
+    {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]", "busbw, algbw or time against size, with gnuplot",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
+       add_value(command, "--metric", "busbw|algbw|time", "what to plot (default busbw)",
+                 [&a](Text& v, Text&) { a.metric = parse_plot_metric(v); });
+       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+     },
+     plot_command},
+    {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
+     [](CLI::App& command, Arguments& a) {
+       SweepOptions& o = a.sweep;
+       add_value(command, "--np", "LIST", "world sizes, e.g. 1,2,4 (default 1)", [&o](Text& v, Text& f) {
+         o.world_sizes.clear();
+         for (const auto& part : split(v, ',')) o.world_sizes.push_back(static_cast<int>(parse_integer(part, f, 1, 1000000)));
+       });
+       add_value(command, "--env", "NAME=v1,v2", "an environment variable and its values (repeatable)", [&o](Text& v, Text& f) {
+         const auto equals = v.find('=');
+         if (equals == std::string::npos || equals == 0) throw UsageError(f + " expects NAME=v1,v2, not '" + v + "'");
+         o.settings.push_back({v.substr(0, equals), split(v.substr(equals + 1), ',')});
+       });
+       add_integer(command, "--repeat", "runs of each point (default 1)", o.repeat, 1, 1000000);
+       add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
+                 [&o](Text& v, Text& f) {
+                   o.launcher = split(v, ' ');
+                   if (o.launcher.empty()) throw UsageError(f + " is empty");
+                 });
+       add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
+       add_real(command, "--timeout", "SECONDS", "kill a point after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+       add_text(command, "--out", "DIR", "reports, logs, tables and plots", o.out_dir)->required();
+     },
+     sweep_command},
+};
+
+// Parses the arguments into `arguments`; returns the help text to print instead when --help was asked for.
+std::optional<std::string> parse(std::vector<std::string> args, Arguments& arguments) {
+  // Everything after the first "--" is sweep's benchmark command, never collbench's flags.
+  const auto dashes = std::find(args.begin(), args.end(), "--");
+  const bool has_dashes = dashes != args.end();
+  if (has_dashes) arguments.after_dashes.assign(dashes + 1, args.end());
+  args.erase(dashes, args.end());
+  if (args.empty()) throw InputError("no command given (try collbench --help)");
+  if (args[0] == "help") args[0] = "--help";
+  CommandLine command_line("collbench COMMAND [options] ...", "Reports in, answers out: tables, scaling, speedup, verdicts, plots; and sweeps.");
+  CLI::App& app = command_line.app();
+  app.set_help_flag("-h,--help", "this text (COMMAND --help: the command's flags)");
+  app.require_subcommand(1);
+  app.footer("Every command takes --format text|markdown|csv|json. Sizes take K/M/G (1024-based).\n"
+             "Reports come from *_perf -J FILE (add --samples for compare).\n"
+             "Exit codes: 0 ok, 1 regression (compare), failed points (sweep) or runtime error, 2 bad usage or input.");
+  for (const Command& command : kCommands) {
+    CLI::App* sub = app.add_subcommand(command.name, command.help)->group("Commands");
+    set_usage(*sub, std::string("collbench ") + command.name + " " + command.synopsis);
+    sub->set_help_flag("-h,--help", "this text");
+    sub->add_option("inputs", arguments.inputs)->group("");  // reports; named in the usage line
+    add_value(*sub, "--format", "text|markdown|csv|json", "output format (default text)",
+              [&arguments](Text& v, Text&) { arguments.format = parse_format(v); });
+    command.declare(*sub, arguments);
+    sub->final_callback([&arguments, name = command.name] { arguments.command = name; });
+  }
+  if (args[0][0] != '-' && app.get_subcommands([&](CLI::App* command) { return command->get_name() == args[0]; }).empty()) {
+    throw InputError("unknown command '" + args[0] + "' (see collbench --help)");
+  }
+  try {
+    command_line.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    return command_line.help();
+  }
+  if (arguments.command != "sweep" && has_dashes) throw InputError(arguments.command + ": unexpected '--'");
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
   try {
-    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help")) {
-      std::fputs(kUsage, stdout);
+    Arguments arguments;
+    if (const auto help = parse(std::vector<std::string>(argv + 1, argv + argc), arguments)) {
+      std::fputs(help->c_str(), stdout);
       return 0;
     }
-    const Arguments arguments = parse(argc, argv);
-    if (arguments.command == "table") return table_command(arguments);
-    if (arguments.command == "scaling") return scaling_command(arguments);
-    if (arguments.command == "speedup") return speedup_command(arguments);
-    if (arguments.command == "compare") return compare_command(arguments);
-    if (arguments.command == "plot") return plot_command(arguments);
-    return sweep_command(arguments);
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "collbench: %s\n", e.what());
-    return static_cast<int>(ExitCode::kUsage);
+    for (const Command& command : kCommands) {
+      if (arguments.command == command.name) return command.run(arguments);
+    }
+    throw InputError("no command given (try collbench --help)");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "collbench: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kRuntimeError);
+    const bool bad_input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e);
+    return static_cast<int>(bad_input ? ExitCode::kUsage : ExitCode::kRuntimeError);
   }
 }
 

@@ -181,7 +181,7 @@ void validate(const SweepOptions& options) {
   if (options.bench.empty()) throw InputError("sweep: no benchmark after --");
   if (options.out_dir.empty()) throw InputError("sweep: --out DIR is required");
   for (const auto& arg : options.bench) {
-    if (arg == "-J" || arg.rfind("--report", 0) == 0 || arg == "--overwrite") {
+    if (arg.rfind("-J", 0) == 0 || arg.rfind("--report", 0) == 0 || arg.rfind("--output_", 0) == 0 || arg == "--overwrite") {
       throw InputError("sweep: the benchmark's " + arg + " is set by the sweep (one report per point in --out)");
     }
   }

@@ -1,0 +1,89 @@
+// The one command-line layer of every collbench program, on CLI11.
+//
+// A program declares each flag once (names, help, how its value is read); the same declarations
+// parse argv and print --help, so the two cannot drift. Values go through the project's own
+// parsers (core/flag_values.h, core/sizes.h), so a value means the same in every program: sizes
+// are 1024-based, integers and reals are range-checked and refuse trailing text ("-f 2x").
+// CLI11 gives nccl-tests' spellings: -b8, -b 8, --minbytes=8, --minbytes 8.
+//
+// Each value is applied when it is read, in command-line order, so a repeated flag overrides the
+// earlier one (as with nccl-tests' getopt) and a repeatable one (--tag) can accumulate.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/flag_values.h"
+#include "core/sizes.h"
+
+namespace collbench {
+
+// Gets a flag's value and the flag's name for messages ("-b/--minbytes"); throws UsageError.
+using ValueHandler = std::function<void(const std::string& value, const std::string& flag)>;
+
+// A program's (or a command's) flags and its --help, with the project's conventions: no flag
+// given a value it does not take, no stray words, errors as one-line UsageErrors.
+class CommandLine {
+ public:
+  // `usage` is the usage line's tail, e.g. "[mpirun -np N] all_reduce_perf [options]".
+  CommandLine(const std::string& usage, const std::string& description);
+
+  CLI::App& app() { return app_; }
+
+  // Parses args (without argv[0]). Throws UsageError with one line on any bad flag or value, and
+  // CLI::CallForHelp where the app set CLI11's own help flag again (for subcommands' help).
+  void parse(const std::vector<std::string>& args);
+
+  std::string help() const { return app_.help(); }
+
+ private:
+  CLI::App app_;
+};
+
+// The usage line's tail in --help (a CommandLine sets its own; subcommands may set theirs).
+void set_usage(CLI::App& app, const std::string& usage);
+
+// Flags declared after this are listed under `title` in --help.
+void start_section(CLI::App& app, const std::string& title);
+
+// A flag with one value; `value_name` names it in --help ("SIZE", "N", "LIST").
+CLI::Option* add_value(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
+                       ValueHandler apply);
+CLI::Option* add_flag(CLI::App& app, const std::string& names, const std::string& help, bool& target);
+CLI::Option* add_real(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
+                      double& target, double lowest, double highest);
+// A path or name that must not be empty.
+CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
+                      std::string& target);
+
+template <typename Integer>
+CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::string& help, Integer& target,
+                         long long lowest, long long highest) {
+  return add_value(app, names, "N", help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
+    target = static_cast<Integer>(parse_integer(value, flag, lowest, highest));
+  });
+}
+
+// -J/--report (and nccl-tests' --output_file) with --overwrite, and the repeatable --tag KEY=VALUE.
+void add_report_flags(CLI::App& app, std::string& path, bool& overwrite);
+void add_tags(CLI::App& app, std::map<std::string, std::string>& tags);
+
+// -b/--minbytes, -e/--maxbytes, -i/--stepbytes, -f/--stepfactor, shared by every sweeping program.
+struct SweepHelp {
+  std::string value_name;  // "SIZE", or "N" where the sweep counts matrix sides
+  std::string min, max, step, factor;
+};
+struct SweepFlags {
+  CLI::Option *min = nullptr, *max = nullptr, *step = nullptr, *factor = nullptr;
+  // An explicit list (--sizes) replaces the sweep, so giving both is an error.
+  void exclude(CLI::Option* list) const;
+};
+SweepFlags add_size_sweep(CLI::App& app, SizeSweep& sweep, const SweepHelp& help);
+
+}  // namespace collbench
