@@ -17,6 +17,7 @@
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
+#include "summarize/series.h"
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
 
@@ -31,9 +32,12 @@ constexpr const char* kUsage =
     "          KEY: algorithm, backend, dtype, op, placement, world_size, version, env.NAME, tag.NAME or NAME\n"
     "  compare BASE NEW [--min-effect 5%] [--alpha 0.05]\n"
     "          BASE, NEW: a report or a folder of repeated runs; exit 0 no regression, 1 slower, 2 bad input\n"
-    "  plot    REPORT|DIR... --out FILE.svg|FILE.png [--metric busbw|algbw|time] [--gnuplot PROGRAM]\n"
+    "  plot    REPORT|DIR... --out FILE.svg|FILE.png [--metric NAME] [--gnuplot PROGRAM]\n"
+    "          NAME: time or a figure of the rows' kind (default the headline): busbw, algbw (collective),\n"
+    "          tflops (gemm), gbps (stream, copy), gemm_gflops, triad_gbps, relative_speed (probe)\n"
     "  sweep   [--np 1,2,4] [--env NAME=v1,v2]... [--repeat N] [--launcher 'srun --mpi=pmix'|none]\n"
     "          [--np-flag FLAG] [--timeout SECONDS] --out DIR -- BENCH [bench args]\n"
+    "Every command reads every report kind (collective, gemm, stream, copy, probe), one kind at a time.\n"
     "Sizes take K/M/G (1024-based). Reports come from *_perf -J FILE (add --samples for compare).\n";
 
 struct Arguments {
@@ -149,6 +153,7 @@ std::vector<LoadedReport> load_with_rows(const Arguments& arguments) {
   if (arguments.positional.empty()) throw InputError(arguments.command + ": no report given");
   auto reports = load_reports(arguments.positional);
   require_rows(reports);
+  require_single_kind(reports);
   return reports;
 }
 
@@ -165,7 +170,7 @@ int table_command(const Arguments& arguments) {
     print(document, arguments.format);
     return 0;
   }
-  if (arguments.format == Format::kText) {
+  if (arguments.format == Format::kText && reports.front().report.kind == report::RowKind::kCollective) {
     std::fputs(nccl_table_text(reports).c_str(), stdout);
     return 0;
   }
@@ -185,7 +190,7 @@ int scaling_command(const Arguments& arguments) {
       throw InputError(e.what());
     }
   }
-  Document document = scaling_document(compute_scaling(reports), at);
+  Document document = scaling_document(compute_scaling(reports), at, kind_of(reports));
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
@@ -196,7 +201,7 @@ int speedup_command(const Arguments& arguments) {
   if (!key) throw InputError("speedup: --by KEY is required");
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  Document document = speedup_document(compute_speedup(reports, *key, arguments.last("--baseline")));
+  Document document = speedup_document(compute_speedup(reports, *key, arguments.last("--baseline")), kind_of(reports).size_column);
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
@@ -212,6 +217,8 @@ int compare_command(const Arguments& arguments) {
   auto candidate = load_reports({arguments.positional[1]});
   require_rows(base);
   require_rows(candidate);
+  require_single_kind(base);
+  require_single_kind(candidate);
   const CompareResult result = compare_reports(base, candidate, options);
   Document document = compare_document(result, options);
   for (const auto& note : partial_notes(base)) document.notes.push_back("BASE: " + note);
@@ -223,9 +230,9 @@ int compare_command(const Arguments& arguments) {
 int plot_command(const Arguments& arguments) {
   const auto out = arguments.last("--out");
   if (!out) throw InputError("plot: --out FILE.svg or FILE.png is required");
-  const PlotMetric metric = parse_plot_metric(arguments.last("--metric").value_or("busbw"));
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
+  const std::string metric = arguments.last("--metric").value_or(kind_of(reports).figures.front().name);
   const PlotFiles files = write_plot(reports, metric, *out, arguments.last("--gnuplot").value_or("gnuplot"));
   Document document;
   document.notes.push_back(files.message);
