@@ -23,6 +23,8 @@
 #include "core/error.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "report/report.h"
+#include "report/report_file.h"
 
 #ifdef COLLBENCH_HAVE_CUDA
 #include "backends/cuda/cuda_check.h"
@@ -53,6 +55,7 @@ struct CopyRow {
   std::uint64_t bytes = 0;  // per direction per iteration
   TimeStats time_us;
   double gbps = 0;  // all bytes copied (both directions when bi) / mean time
+  int iterations = 0;
 };
 
 CopyOptions parse(int argc, char** argv) {
@@ -82,6 +85,7 @@ CopyOptions parse(int argc, char** argv) {
 }
 
 CopyRow finish(CopyRow row, std::vector<double> samples_us, std::uint64_t bytes_moved) {
+  row.iterations = static_cast<int>(samples_us.size());
   row.time_us = summarize_samples(samples_us);
   row.gbps = row.time_us.mean > 0 ? static_cast<double>(bytes_moved) / (row.time_us.mean * 1e3) : 0.0;
   return row;
@@ -259,10 +263,13 @@ class GpuCopies {
 #endif
 
 nlohmann::json row_json(const CopyRow& row) {
-  nlohmann::json out = {{"mode", row.mode}, {"memory", row.memory}, {"engine", row.engine}, {"direction", row.direction},
+  nlohmann::json out = {{"kind", report::row_kind_spec(report::RowKind::kCopy).name},
+                        {"mode", row.mode}, {"memory", row.memory}, {"engine", row.engine}, {"direction", row.direction},
                         {"src_device", row.src}, {"dst_device", row.dst}, {"bytes", row.bytes},
+                        {"iterations", row.iterations},
                         {"time_us", {{"min", row.time_us.min}, {"p50", row.time_us.p50}, {"mean", row.time_us.mean},
-                                     {"max", row.time_us.max}}},
+                                     {"p95", row.time_us.p95}, {"p99", row.time_us.p99}, {"max", row.time_us.max},
+                                     {"stdev", row.time_us.stdev}}},
                         {"gbps", row.gbps}};
   if (row.mode == "d2d") out["read_plus_write_gbps"] = 2 * row.gbps;
   return out;
@@ -300,16 +307,6 @@ nlohmann::json pair_matrices(const std::vector<CopyRow>& rows, int devices) {
   return matrices;
 }
 
-void write_report(const CopyOptions& options, const nlohmann::json& report) {
-  const std::string temporary = options.report_path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream file(temporary);
-    file << report.dump(2) << '\n';
-    if (!file) throw Error("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), options.report_path.c_str()) != 0) throw Error("cannot rename the report to " + options.report_path);
-}
-
 int run(int argc, char** argv) {
   CopyOptions options;
   try {
@@ -325,9 +322,9 @@ int run(int argc, char** argv) {
     std::fprintf(stderr, "copy_perf: error: %s\n", e.what());
     return static_cast<int>(ExitCode::kUsage);
   }
-  nlohmann::json report = {{"schema_version", "copy-1.0"}, {"benchmark", "copy"}, {"status", "partial"}};
+  nlohmann::json report = {{"schema_version", report::schema_version()}, {"benchmark", "copy"}, {"status", "partial"}};
   report["context"] = {{"argv", std::vector<std::string>(argv, argv + argc)}, {"start_time", utc_timestamp_now()},
-                       {"versions", {{"collbench", collbench_version()}}}};
+                       {"world_size", 1}, {"backend", "copy"}, {"versions", {{"collbench", collbench_version()}}}};
   std::vector<CopyRow> rows;
   int devices = 0;
   std::string unavailable;
@@ -364,11 +361,14 @@ int run(int argc, char** argv) {
   }
   report["results"] = results;
   report["matrices"] = pair_matrices(rows, devices);
+  double max_gbps = 0;
+  for (const auto& row : rows) max_gbps = std::max(max_gbps, row.gbps);
+  report["summary"] = {{"rows", rows.size()}, {"max_gbps", rows.empty() ? nlohmann::json(nullptr) : nlohmann::json(max_gbps)}};
   report["status"] = "complete";
   report["context"]["end_time"] = utc_timestamp_now();
   if (!options.report_path.empty()) {
     try {
-      write_report(options, report);
+      report::write_json_atomically(options.report_path, report);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "copy_perf: error: %s\n", e.what());
       return static_cast<int>(ExitCode::kRuntimeError);

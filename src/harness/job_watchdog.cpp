@@ -1,7 +1,5 @@
 #include "harness/job_watchdog.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +11,7 @@
 
 #include "harness/context.h"
 #include "core/error.h"
+#include "report/report_file.h"
 
 namespace collbench {
 namespace {
@@ -39,17 +38,7 @@ void record_error_in_report(const std::string& path, const std::string& error) {
     if (!report.is_object() || report.value("status", "") == "complete") return;
     report["error"] = error;
     if (report.contains("context") && report["context"].is_object()) report["context"]["end_time"] = utc_timestamp_now();
-    // Not the main thread's temporary name: it may be writing at this very moment.
-    const std::string temporary = path + ".tmp.watchdog." + std::to_string(::getpid());
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << report.dump(2) << '\n';
-      if (!out.flush()) {
-        std::remove(temporary.c_str());
-        return;
-      }
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) std::remove(temporary.c_str());
+    report::write_json_atomically(path, report);
   } catch (const std::exception&) {
     // The report as last written stays: valid, partial, every completed row.
   }

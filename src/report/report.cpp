@@ -6,6 +6,53 @@ namespace collbench::report {
 
 std::string schema_version() { return std::to_string(kSchemaMajor) + "." + std::to_string(kSchemaMinor); }
 
+namespace {
+
+// Time is lower-is-better and comes from time_path; these are the rates. A collective's headline is
+// the bus bandwidth, as in nccl-tests' footer; a probe row (envcheck, one per rank) has no timings.
+const std::vector<RowKindSpec>& row_kind_table() {
+  static const std::vector<RowKindSpec> table = {
+      {RowKind::kCollective, "collective", {"backend", "algorithm", "dtype", "op", "root", "placement"}, {"bytes"}, "bytes",
+       "size (bytes)", true, "time_us",
+       {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}}},
+      {RowKind::kGemm, "gemm", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", true, "time_us",
+       {{"tflops", "tflops", "TFLOP/s", true}}},
+      {RowKind::kStream, "stream", {"kernel", "device"}, {"bytes"}, "bytes", "array size (bytes)", true, "time_us",
+       {{"gbps", "gbps", "bandwidth (GB/s)", true}}},
+      {RowKind::kCopy, "copy", {"mode", "memory", "engine", "direction", "src_device", "dst_device"}, {"bytes"}, "bytes",
+       "copy size (bytes)", true, "time_us", {{"gbps", "gbps", "bandwidth (GB/s)", true}}},
+      {RowKind::kProbe, "probe", {"inventory.host", "probes.device"}, {"rank"}, "rank", "rank", false, nullptr,
+       {{"probes.gemm_gflops", "gemm_gflops", "GEMM probe (GFLOP/s)", true},
+        {"probes.triad_gbps", "triad_gbps", "triad probe (GB/s)", true},
+        {"relative_speed", "relative_speed", "relative speed", true}}},
+  };
+  return table;
+}
+
+}  // namespace
+
+const RowKindSpec& row_kind_spec(RowKind kind) {
+  for (const auto& spec : row_kind_table()) {
+    if (spec.kind == kind) return spec;
+  }
+  return row_kind_table().front();  // not reached: every enumerator has an entry
+}
+
+const RowKindSpec* find_row_kind(const std::string& name) {
+  for (const auto& spec : row_kind_table()) {
+    if (name == spec.name) return &spec;
+  }
+  return nullptr;
+}
+
+RowKind row_kind_of_benchmark(const std::string& benchmark) {
+  if (benchmark == "matmul") return RowKind::kGemm;
+  if (benchmark == "membw") return RowKind::kStream;
+  if (benchmark == "copy") return RowKind::kCopy;
+  if (benchmark == "envcheck") return RowKind::kProbe;
+  return RowKind::kCollective;
+}
+
 Summary summarize_rows(const std::vector<ResultRow>& rows) {
   Summary summary;
   summary.rows = static_cast<int>(rows.size());

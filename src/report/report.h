@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,10 +18,53 @@
 
 namespace collbench::report {
 
-// Major changes break readers; minor versions only add keys. Readers accept any 1.x.
-constexpr int kSchemaMajor = 1;
+// Major changes break readers; minor versions only add keys. Readers accept 1.x (one row layout
+// per benchmark, rows without "kind") and 2.x (every row says its kind).
+constexpr int kSchemaMajor = 2;
 constexpr int kSchemaMinor = 0;
+constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
+
+// ===== Row kinds: what a row identifies and what it measures, declared once =================
+// Every command of the summarizer works from this table instead of from one kind's fields, so a
+// GEMM or copy report is compared, tabled and plotted the way a collective one is.
+enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe };
+
+struct FigureSpec {
+  const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
+  const char* name;   // what users call it (plot --metric): "busbw"
+  const char* label;  // axis label: "bus bandwidth (GB/s)"
+  bool higher_is_better;
+};
+
+struct RowKindSpec {
+  RowKind kind;
+  const char* name;                         // the rows' "kind" value
+  std::vector<const char*> key_fields;      // paths that identify a row besides its size, in display order
+  std::vector<const char*> size_fields;     // paths whose product places a row on the size axis
+  const char* size_column;                  // "bytes", "shape" (m x n x k), "rank"
+  const char* size_label;                   // plot axis label
+  bool size_is_magnitude;                   // sizes span decades: log axis (not so for a rank number)
+  const char* time_path;                    // "time_us" (stats; mean used), or nullptr: no timings
+  std::vector<FigureSpec> figures;          // figures[0] is the headline rate
+};
+
+const RowKindSpec& row_kind_spec(RowKind kind);
+const RowKindSpec* find_row_kind(const std::string& name);   // nullptr for an unknown name
+// A 1.x report has no per-row kind: its benchmark says which layout its rows have.
+RowKind row_kind_of_benchmark(const std::string& benchmark);
+
+// A row as every kind looks to the summarizer: its identity, its place on the size axis and its figures.
+struct Row {
+  RowKind kind = RowKind::kCollective;
+  std::vector<std::pair<std::string, std::string>> keys;  // (key field, value as text), in the kind's order
+  std::uint64_t size = 0;                 // product of the size fields: bytes, m*n*k, rank
+  std::string size_text;                  // "1048576", "96x96x96"
+  std::optional<double> time_us;          // mean time per iteration; always > 0 when present
+  std::vector<double> samples_us;
+  std::vector<std::optional<double>> figures;  // in the kind's figure order; null where undefined
+  std::optional<std::int64_t> wrong;
+};
 
 struct RankInfo {
   int rank = 0;
@@ -83,6 +127,9 @@ struct Summary {
   int rows_checked = 0;
 };
 
+// The envelope every reader returns. A collective report also keeps its typed rows (`results`:
+// what the runner writes and the nccl-tests table prints); `rows` holds every kind's rows in the
+// generic form, filled by the reader.
 struct Report {
   std::string schema_version_text = schema_version();
   std::string benchmark;         // "all_reduce", ...
@@ -92,6 +139,9 @@ struct Report {
   std::vector<ResultRow> results;
   std::vector<SkippedCase> skipped;
   Summary summary;
+  RowKind kind = RowKind::kCollective;
+  std::vector<Row> rows;
+  std::vector<std::string> warnings;
 };
 
 // Recomputes the summary from the rows.

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <thread>
 
 #include "core/error.h"
 #include "report/report_json.h"
@@ -37,7 +39,10 @@ ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& document) {
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  // Named per process and thread: the job watchdog's thread may rewrite the report while the main
+  // thread is writing it, and the two temporaries must not be one file.
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." +
+                                std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << document.dump(2) << '\n';

@@ -9,7 +9,8 @@
 
 namespace collbench::report {
 
-// Writes `document` to a temporary file beside `path`, then renames it over `path`, so a reader
+// The one report writer of every program (collectives, compute, copy_perf, the job watchdog):
+// writes `document` to a temporary file beside `path`, then renames it over `path`, so a reader
 // never sees half a report. Throws Error when the disk refuses.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
 

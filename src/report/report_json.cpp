@@ -18,6 +18,7 @@ json stats_to_json(const TimeStats& stats) {
 
 json row_to_json(const ResultRow& row) {
   json out = {
+      {"kind", row_kind_spec(RowKind::kCollective).name},
       {"bytes", row.bytes},
       {"requested_bytes", row.requested_bytes},
       {"count", row.count},
@@ -166,7 +167,9 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   return row;
 }
 
-Context context_from_json(const Reader& reader, const json& object) {
+// Reports of other kinds than collectives may lack the fields only collectives need: copy-1.0
+// reports have neither world_size nor backend (copy_perf is one process).
+Context context_from_json(const Reader& reader, const json& object, bool collective) {
   Context context;
   if (const auto it = object.find("argv"); it != object.end() && it->is_array()) {
     for (const auto& arg : *it) {
@@ -175,7 +178,7 @@ Context context_from_json(const Reader& reader, const json& object) {
   }
   context.start_time = object.contains("start_time") ? reader.string(object, "start_time") : "";
   context.end_time = object.contains("end_time") && object["end_time"].is_string() ? reader.string(object, "end_time") : "";
-  context.world_size = static_cast<int>(reader.integer(object, "world_size"));
+  context.world_size = collective || object.contains("world_size") ? static_cast<int>(reader.integer(object, "world_size")) : 1;
   if (context.world_size < 1) reader.fail(".world_size", "must be at least 1");
   if (const auto it = object.find("hosts"); it != object.end()) {
     if (!it->is_array()) reader.fail(".hosts", "expected an array of strings");
@@ -198,7 +201,7 @@ Context context_from_json(const Reader& reader, const json& object) {
       context.ranks.push_back(info);
     }
   }
-  context.backend = reader.string(object, "backend");
+  context.backend = collective || object.contains("backend") ? reader.string(object, "backend") : "";
   context.versions = reader.string_map(object, "versions");
   context.env = reader.string_map(object, "env");
   if (const auto it = object.find("options"); it != object.end()) {
@@ -207,6 +210,94 @@ Context context_from_json(const Reader& reader, const json& object) {
   }
   context.tags = reader.string_map(object, "tags");
   return context;
+}
+
+// A dotted path ("probes.triad_gbps") into a row; nullptr when any step is missing.
+const json* find_path(const json& object, const std::string& path) {
+  const json* at = &object;
+  std::size_t start = 0;
+  while (true) {
+    const auto dot = path.find('.', start);
+    const std::string step = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!at->is_object()) return nullptr;
+    const auto it = at->find(step);
+    if (it == at->end()) return nullptr;
+    at = &*it;
+    if (dot == std::string::npos) return at;
+    start = dot + 1;
+  }
+}
+
+std::string key_text(const Reader& reader, const json& value, const std::string& path) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
+  if (value.is_boolean() || value.is_number()) return value.dump();
+  reader.fail("." + path, "expected a string or a number");
+}
+
+// The one generic row path: what identifies the row, where it sits, what it measured, all read
+// through the kind's spec. Times must be positive: a zero-time baseline would compare as SAME.
+Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spec) {
+  if (!object.is_object()) reader.fail("", "expected an object");
+  Row row;
+  row.kind = spec.kind;
+  auto required = [&](const std::string& path) -> const json& {
+    const json* value = find_path(object, path);
+    if (!value) reader.fail("." + path, "missing");
+    return *value;
+  };
+  for (const char* path : spec.key_fields) row.keys.emplace_back(path, key_text(reader, required(path), path));
+  row.size = 1;
+  for (const char* path : spec.size_fields) {
+    const json& value = required(path);
+    if (!value.is_number_integer() || value.get<std::int64_t>() < 0) reader.fail(std::string(".") + path, "expected a non-negative integer");
+    row.size *= value.get<std::uint64_t>();
+    row.size_text += (row.size_text.empty() ? "" : "x") + std::to_string(value.get<std::uint64_t>());
+  }
+  if (spec.time_path) {
+    const json& stats = required(spec.time_path);
+    const Reader stats_reader = reader.at(std::string(".") + spec.time_path);
+    for (const char* statistic : {"min", "p50", "mean", "p95", "p99", "max"}) {
+      if (stats.is_object() && !stats.contains(statistic) && std::string(statistic) != "mean") continue;  // copy-1.0 kept four
+      if (stats_reader.number(stats, statistic) <= 0) stats_reader.fail(std::string(".") + statistic, "time must be positive");
+    }
+    row.time_us = stats_reader.number(stats, "mean");
+  }
+  for (const auto& figure : spec.figures) {
+    const json* value = find_path(object, figure.path);
+    if (!value || value->is_null()) {
+      row.figures.emplace_back();
+      continue;
+    }
+    if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < 0) {
+      reader.fail(std::string(".") + figure.path, "expected a non-negative number or null");
+    }
+    row.figures.emplace_back(value->get<double>());
+  }
+  if (const json* wrong = find_path(object, "wrong"); wrong && !wrong->is_null()) row.wrong = reader.integer(object, "wrong");
+  if (const auto it = object.find("samples_us"); it != object.end()) {
+    if (!it->is_array()) reader.fail(".samples_us", "expected an array of numbers");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& sample = (*it)[i];
+      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || sample.get<double>() < 0) {
+        reader.fail(".samples_us[" + std::to_string(i) + "]", "expected a non-negative number");
+      }
+      row.samples_us.push_back(sample.get<double>());
+    }
+  }
+  return row;
+}
+
+// "2.0", "1.3" or the copy-1.0 of copy_perf before the report family; returns the major version.
+int readable_major(const std::string& version) {
+  const std::string numbers = version.rfind("copy-", 0) == 0 ? version.substr(5) : version;
+  const auto dot = numbers.find('.');
+  const std::string major = dot == std::string::npos ? "" : numbers.substr(0, dot);
+  for (int candidate = kOldestReadableMajor; candidate <= kSchemaMajor; ++candidate) {
+    if (major == std::to_string(candidate)) return candidate;
+  }
+  throw ReportFormatError("report.schema_version: unsupported version '" + version + "' (this build reads " +
+                          std::to_string(kOldestReadableMajor) + ".x to " + std::to_string(kSchemaMajor) + ".x)");
 }
 
 }  // namespace
@@ -258,24 +349,40 @@ Report report_from_json(const nlohmann::json& document) {
   if (!document.is_object()) throw ReportFormatError("report: expected a JSON object at the top level");
   Report report;
   report.schema_version_text = reader.string(document, "schema_version");
-  const std::string& version = report.schema_version_text;
-  const auto dot = version.find('.');
-  if (dot == std::string::npos || version.substr(0, dot) != std::to_string(kSchemaMajor)) {
-    throw ReportFormatError("report.schema_version: unsupported version '" + version + "' (this build reads " +
-                            std::to_string(kSchemaMajor) + ".x)");
-  }
+  const int major = readable_major(report.schema_version_text);
   report.benchmark = reader.string(document, "benchmark");
   if (report.benchmark.empty()) reader.fail(".benchmark", "empty");
+  report.kind = row_kind_of_benchmark(report.benchmark);
+  const json& results = reader.field(document, "results");
+  if (!results.is_array()) reader.fail(".results", "expected an array");
+  // 2.x rows name their kind; a 1.x row without one has the layout its benchmark writes.
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const bool named = results[i].is_object() && results[i].contains("kind");
+    if (!named && major >= 2) reader.at(".results[" + std::to_string(i) + "]").fail(".kind", "missing");
+    if (!named) continue;
+    const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
+    const RowKindSpec* spec = find_row_kind(row_reader.string(results[i], "kind"));
+    if (!spec) row_reader.fail(".kind", "unknown row kind '" + results[i]["kind"].get<std::string>() + "'");
+    if (i > 0 && spec->kind != report.kind) row_reader.fail(".kind", "rows of different kinds in one report");
+    report.kind = spec->kind;
+  }
+  const bool collective = report.kind == RowKind::kCollective;
   report.status = reader.string(document, "status");
   if (report.status != "complete" && report.status != "partial") reader.fail(".status", "expected \"complete\" or \"partial\"");
   if (document.contains("error") && document["error"].is_string()) report.error = document["error"].get<std::string>();
-  report.context = context_from_json(reader.at(".context"), reader.field(document, "context"));
-  const json& results = reader.field(document, "results");
-  if (!results.is_array()) reader.fail(".results", "expected an array");
+  report.context = context_from_json(reader.at(".context"), reader.field(document, "context"), collective);
+  const RowKindSpec& spec = row_kind_spec(report.kind);
   for (std::size_t i = 0; i < results.size(); ++i) {
-    report.results.push_back(row_from_json(reader.at(".results[" + std::to_string(i) + "]"), results[i]));
+    const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
+    if (collective) report.results.push_back(row_from_json(row_reader, results[i]));
+    report.rows.push_back(generic_row(row_reader, results[i], spec));
   }
-  if (const auto it = document.find("skipped"); it != document.end() && it->is_array()) {
+  if (const auto it = document.find("warnings"); it != document.end() && it->is_array()) {
+    for (const auto& warning : *it) {
+      if (warning.is_string()) report.warnings.push_back(warning.get<std::string>());
+    }
+  }
+  if (const auto it = document.find("skipped"); collective && it != document.end() && it->is_array()) {
     for (std::size_t i = 0; i < it->size(); ++i) {
       const Reader entry_reader = reader.at(".skipped[" + std::to_string(i) + "]");
       const json& entry = (*it)[i];
@@ -407,7 +514,7 @@ nlohmann::json to_json(const MatmulReport& report) {
   json out = report_head(report);
   json results = json::array();
   for (const auto& row : report.results) {
-    results.push_back({{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"device", row.device},
+    results.push_back({{"kind", row_kind_spec(RowKind::kGemm).name}, {"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"device", row.device},
                        {"algorithm", row.algorithm}, {"threads", row.threads}, {"rotate_sets", row.rotate_sets},
                        {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
                        {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
@@ -427,7 +534,7 @@ nlohmann::json to_json(const MembwReport& report) {
   json out = report_head(report);
   json results = json::array();
   for (const auto& row : report.results) {
-    results.push_back({{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted},
+    results.push_back({{"kind", row_kind_spec(RowKind::kStream).name}, {"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted},
                        {"device", row.device}, {"threads", row.threads}, {"iterations", row.iterations},
                        {"warmup_iterations", row.warmup_iterations}, {"time_aggregation", row.time_aggregation},
                        {"time_us", stats_to_json(row.time_us)}, {"gbps", row.gbps},
@@ -452,7 +559,8 @@ nlohmann::json to_json(const EnvcheckReport& report) {
     } else {
       gpu["reason"] = rank.gpu_absent_reason;
     }
-    results.push_back({{"rank", rank.rank},
+    results.push_back({{"kind", row_kind_spec(RowKind::kProbe).name},
+                       {"rank", rank.rank},
                        {"inventory",
                         {{"host", rank.host}, {"local_rank", rank.local_rank}, {"pid", rank.pid},
                          {"cpu_model", rank.cpu_model}, {"online_cores", rank.online_cores},

@@ -17,6 +17,7 @@
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
+#include "summarize/series.h"
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
 
@@ -35,7 +36,7 @@ struct Arguments {
   std::optional<std::string> baseline;    // speedup --baseline
   CompareOptions compare;
   std::string out;  // plot --out
-  PlotMetric metric = PlotMetric::kBusBandwidth;
+  std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
 };
@@ -65,6 +66,7 @@ std::vector<LoadedReport> load_with_rows(const Arguments& arguments) {
   if (arguments.inputs.empty()) throw InputError(arguments.command + ": no report given");
   auto reports = load_reports(arguments.inputs);
   require_rows(reports);
+  require_single_kind(reports);
   return reports;
 }
 
@@ -81,7 +83,7 @@ int table_command(const Arguments& arguments) {
     print(document, arguments.format);
     return 0;
   }
-  if (arguments.format == Format::kText) {
+  if (arguments.format == Format::kText && reports.front().report.kind == report::RowKind::kCollective) {
     std::fputs(nccl_table_text(reports).c_str(), stdout);
     return 0;
   }
@@ -93,7 +95,7 @@ int table_command(const Arguments& arguments) {
 
 int scaling_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  Document document = scaling_document(compute_scaling(reports), arguments.at);
+  Document document = scaling_document(compute_scaling(reports), arguments.at, kind_of(reports));
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
@@ -102,7 +104,7 @@ int scaling_command(const Arguments& arguments) {
 int speedup_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  Document document = speedup_document(compute_speedup(reports, arguments.by, arguments.baseline));
+  Document document = speedup_document(compute_speedup(reports, arguments.by, arguments.baseline), kind_of(reports).size_column);
   add_partial_notes(document, reports);
   print(document, arguments.format);
   return 0;
@@ -116,6 +118,8 @@ int compare_command(const Arguments& arguments) {
   auto candidate = load_reports({arguments.inputs[1]});
   require_rows(base);
   require_rows(candidate);
+  require_single_kind(base);
+  require_single_kind(candidate);
   const CompareResult result = compare_reports(base, candidate, options);
   Document document = compare_document(result, options);
   for (const auto& note : partial_notes(base)) document.notes.push_back("BASE: " + note);
@@ -127,7 +131,8 @@ int compare_command(const Arguments& arguments) {
 int plot_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  const PlotFiles files = write_plot(reports, arguments.metric, arguments.out, arguments.gnuplot);
+  const std::string metric = arguments.metric.empty() ? kind_of(reports).figures.front().name : arguments.metric;
+  const PlotFiles files = write_plot(reports, metric, arguments.out, arguments.gnuplot);
   Document document;
   document.notes.push_back(files.message);
   add_partial_notes(document, reports);
@@ -190,8 +195,8 @@ const Command kCommands[] = {
     {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]", "busbw, algbw or time against size, with gnuplot",
      [](CLI::App& command, Arguments& a) {
        add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
-       add_value(command, "--metric", "busbw|algbw|time", "what to plot (default busbw)",
-                 [&a](Text& v, Text&) { a.metric = parse_plot_metric(v); });
+       add_value(command, "--metric", "NAME", "time or a figure of the rows' kind (default its headline): busbw, algbw; tflops; gbps; gemm_gflops, triad_gbps, relative_speed",
+                 [&a](Text& v, Text&) { a.metric = v; });
        add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
      },
      plot_command},
@@ -233,7 +238,8 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   CLI::App& app = command_line.app();
   app.set_help_flag("-h,--help", "this text (COMMAND --help: the command's flags)");
   app.require_subcommand(1);
-  app.footer("Every command takes --format text|markdown|csv|json. Sizes take K/M/G (1024-based).\n"
+  app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
+             "stream, copy, probe), one kind at a time. Sizes take K/M/G (1024-based).\n"
              "Reports come from *_perf -J FILE (add --samples for compare).\n"
              "Exit codes: 0 ok, 1 regression (compare), failed points (sweep) or runtime error, 2 bad usage or input.");
   for (const Command& command : kCommands) {

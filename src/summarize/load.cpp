@@ -44,7 +44,7 @@ std::vector<LoadedReport> load_reports(const std::vector<std::string>& paths) {
 
 void require_rows(const std::vector<LoadedReport>& reports) {
   for (const auto& loaded : reports) {
-    if (!loaded.report.results.empty()) return;
+    if (!loaded.report.rows.empty()) return;
   }
   throw InputError(reports.size() == 1 ? reports.front().path + ": report has no result rows"
                                        : "none of the " + std::to_string(reports.size()) + " reports has result rows");
@@ -61,11 +61,20 @@ std::string require_single_benchmark(const std::vector<LoadedReport>& reports) {
   return names.empty() ? "" : *names.begin();
 }
 
+void require_single_kind(const std::vector<LoadedReport>& reports) {
+  for (const auto& loaded : reports) {
+    if (loaded.report.kind == reports.front().report.kind) continue;
+    throw InputError("reports of different kinds cannot be combined: " + reports.front().path + " has " +
+                     report::row_kind_spec(reports.front().report.kind).name + " rows, " + loaded.path + " has " +
+                     report::row_kind_spec(loaded.report.kind).name + " rows");
+  }
+}
+
 std::vector<std::string> partial_notes(const std::vector<LoadedReport>& reports) {
   std::vector<std::string> notes;
   for (const auto& loaded : reports) {
     if (!loaded.partial()) continue;
-    std::string note = "partial report " + loaded.path + " (" + std::to_string(loaded.report.results.size()) + " rows";
+    std::string note = "partial report " + loaded.path + " (" + std::to_string(loaded.report.rows.size()) + " rows";
     if (!loaded.report.error.empty()) note += "; stopped: " + loaded.report.error;
     notes.push_back(note + ")");
   }

@@ -25,6 +25,10 @@ void require_rows(const std::vector<LoadedReport>& reports);
 // Throws InputError when the reports are of more than one benchmark (where one is expected).
 std::string require_single_benchmark(const std::vector<LoadedReport>& reports);
 
+// Throws InputError when the reports hold rows of more than one kind (gemm and collective, ...):
+// their rows have different keys and figures and cannot share a table, a comparison or a plot.
+void require_single_kind(const std::vector<LoadedReport>& reports);
+
 // One note per partial report, so a table built from them says it is incomplete.
 std::vector<std::string> partial_notes(const std::vector<LoadedReport>& reports);
 

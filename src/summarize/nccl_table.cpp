@@ -2,8 +2,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "report/table.h"
+#include "summarize/series.h"
 
 namespace collbench::summarize {
 namespace {
@@ -55,7 +57,44 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
   return text;
 }
 
+namespace {
+
+nlohmann::json optional_cell(const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
+
+// Any kind's rows through its spec: key fields, size, mean time, figures and #wrong.
+Document rows_document(const std::vector<LoadedReport>& reports) {
+  const report::RowKindSpec& kind = kind_of(reports);
+  Table table;
+  table.title = std::string("Results (") + kind.name + " rows)";
+  table.group_columns = {"report", "benchmark", "world_size", "status"};
+  for (const char* field : kind.key_fields) table.columns.push_back({field});
+  table.columns.push_back({kind.size_column});
+  if (kind.time_path) table.columns.push_back({"time_us", 2});
+  for (const auto& figure : kind.figures) table.columns.push_back({figure.path, 3});
+  table.columns.push_back({"wrong"});
+  for (const auto& loaded : reports) {
+    const auto& report = loaded.report;
+    Table::Group group{{loaded.path, report.benchmark, report.context.world_size, report.status}, {}};
+    for (const auto& row : report.rows) {
+      std::vector<nlohmann::json> cells;
+      for (const auto& key : row.keys) cells.emplace_back(key.second);
+      cells.push_back(size_cell(row));
+      if (kind.time_path) cells.push_back(optional_cell(row.time_us));
+      for (const auto& figure : row.figures) cells.push_back(optional_cell(figure));
+      cells.push_back(row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json(nullptr));
+      group.rows.push_back(std::move(cells));
+    }
+    table.groups.push_back(std::move(group));
+  }
+  Document document;
+  document.tables.push_back(std::move(table));
+  return document;
+}
+
+}  // namespace
+
 Document nccl_table_document(const std::vector<LoadedReport>& reports) {
+  if (kind_of(reports).kind != report::RowKind::kCollective) return rows_document(reports);
   Table table;
   table.title = "Results";
   table.group_columns = {"report", "benchmark", "world_size", "status"};
@@ -78,18 +117,30 @@ Document nccl_table_document(const std::vector<LoadedReport>& reports) {
 }
 
 Document report_summary_document(const std::vector<LoadedReport>& reports) {
+  const std::string rate = kind_of(reports).figures.front().path;
   Table table;
   table.title = "Summary";
-  table.columns = {{"benchmark"}, {"world_size"}, {"status"}, {"rows"}, {"avg_busbw_gbps", 3}, {"max_busbw_gbps", 3},
-                   {"wrong"}, {"report"}};
+  table.columns = {{"benchmark"}, {"world_size"}, {"status"}, {"rows"}, {"avg_" + rate, 3}, {"max_" + rate, 3}, {"wrong"}, {"report"}};
   Table::Group group;
-  auto optional = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
   for (const auto& loaded : reports) {
-    const auto& summary = loaded.report.summary;
-    group.rows.push_back({loaded.report.benchmark, loaded.report.context.world_size, loaded.report.status, summary.rows,
-                          optional(summary.avg_busbw_gbps), optional(summary.max_busbw_gbps),
-                          summary.rows_checked > 0 ? nlohmann::json(summary.wrong_total) : nlohmann::json("not checked"),
-                          loaded.path});
+    // The mean and peak over rows that have the headline figure (nccl-tests' footer for busbw).
+    std::optional<double> total, peak;
+    int with_rate = 0, checked = 0;
+    std::int64_t wrong_total = 0;
+    for (const auto& row : loaded.report.rows) {
+      if (const auto value = headline(row)) {
+        total = total.value_or(0) + *value;
+        peak = std::max(peak.value_or(0), *value);
+        ++with_rate;
+      }
+      if (row.wrong) {
+        wrong_total += *row.wrong;
+        ++checked;
+      }
+    }
+    group.rows.push_back({loaded.report.benchmark, loaded.report.context.world_size, loaded.report.status, loaded.report.rows.size(),
+                          total ? nlohmann::json(*total / with_rate) : nlohmann::json(nullptr), optional_cell(peak),
+                          checked > 0 ? nlohmann::json(wrong_total) : nlohmann::json("not checked"), loaded.path});
   }
   table.groups.push_back(std::move(group));
   Document document;

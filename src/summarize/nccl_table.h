@@ -12,11 +12,12 @@ namespace collbench::summarize {
 // The text form is exactly what the *_perf executable printed (same writer), one block per report.
 std::string nccl_table_text(const std::vector<LoadedReport>& reports);
 
-// The same rows as a table for Markdown, CSV and JSON: one group per report.
+// The same rows as a table for Markdown, CSV and JSON: one group per report. Reports of other
+// kinds (every format, text included) get the kind's columns: key fields, size, time, figures, #wrong.
 Document nccl_table_document(const std::vector<LoadedReport>& reports);
 
-// One row per report: benchmark, ranks, status, rows, average and peak bus bandwidth, #wrong (the
-// footer of each nccl-tests table, side by side).
+// One row per report: benchmark, ranks, status, rows, average and peak of the headline rate (bus
+// bandwidth for collectives), #wrong (the footer of each nccl-tests table, side by side).
 Document report_summary_document(const std::vector<LoadedReport>& reports);
 
 }  // namespace collbench::summarize

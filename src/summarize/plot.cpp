@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -13,32 +14,31 @@
 namespace collbench::summarize {
 namespace {
 
-std::string metric_label(PlotMetric metric) {
-  switch (metric) {
-    case PlotMetric::kBusBandwidth: return "bus bandwidth (GB/s)";
-    case PlotMetric::kAlgBandwidth: return "algorithm bandwidth (GB/s)";
-    case PlotMetric::kTime: return "time (us)";
+std::string metric_label(const report::RowKindSpec& kind, const std::string& metric) {
+  for (const auto& figure : kind.figures) {
+    if (metric == figure.name) return figure.label;
   }
-  return "";
+  return "time (us)";
 }
 
-bool value_of(const report::ResultRow& row, PlotMetric metric, double& value) {
-  switch (metric) {
-    case PlotMetric::kBusBandwidth:
-      if (!row.busbw_gbps) return false;
-      value = *row.busbw_gbps;
-      break;
-    case PlotMetric::kAlgBandwidth: value = row.algbw_gbps; break;
-    case PlotMetric::kTime: value = row.time_us.mean; break;
+std::optional<double> value_of(const report::Row& row, const std::string& metric) {
+  std::optional<double> value = metric == "time" ? row.time_us : std::nullopt;
+  const auto& figures = report::row_kind_spec(row.kind).figures;
+  for (std::size_t i = 0; i < figures.size() && i < row.figures.size(); ++i) {
+    if (metric == figures[i].name) value = row.figures[i];
   }
-  return value > 0;  // log axes cannot show 0
+  if (value && *value > 0) return value;
+  return std::nullopt;  // log axes cannot show 0
 }
 
-std::string series_title(const LoadedReport& source, const report::ResultRow& row) {
-  std::string title = source.report.benchmark + " np=" + std::to_string(source.report.context.world_size) + " " + row.dtype;
-  if (row.op != "none") title += " " + row.op;
-  title += " " + row.placement + " " + row.backend + "/" + row.algorithm;
-  if (row.root >= 0) title += " root=" + std::to_string(row.root);
+// The benchmark, world size, the row's key values (leaving out the "none" op and the -1 root that
+// say a collective has neither) and the tags.
+std::string series_title(const LoadedReport& source, const report::Row& row) {
+  std::string title = source.report.benchmark + " np=" + std::to_string(source.report.context.world_size);
+  for (const auto& [field, value] : row.keys) {
+    if ((field == "op" && value == "none") || (field == "root" && value == "-1")) continue;
+    title += " " + (field == "root" ? "root=" + value : value);
+  }
   const std::string tags = tags_text(source.report.context);
   if (!tags.empty()) title += " " + tags;
   return title;
@@ -76,19 +76,25 @@ void write_file(const std::string& path, const std::string& text) {
 
 }  // namespace
 
-PlotMetric parse_plot_metric(const std::string& name) {
-  if (name == "busbw") return PlotMetric::kBusBandwidth;
-  if (name == "algbw") return PlotMetric::kAlgBandwidth;
-  if (name == "time") return PlotMetric::kTime;
-  throw InputError("--metric expects busbw, algbw or time, not '" + name + "'");
+void check_plot_metric(const report::RowKindSpec& kind, const std::string& metric) {
+  std::string choices;
+  for (const auto& figure : kind.figures) {
+    if (metric == figure.name) return;
+    choices += std::string(figure.name) + ", ";
+  }
+  if (kind.time_path) {
+    if (metric == "time") return;
+    choices += "time, ";
+  }
+  throw InputError("--metric expects " + choices.substr(0, choices.size() - 2) + " for " + kind.name + " rows, not '" + metric + "'");
 }
 
-std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, PlotMetric metric) {
+std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, const std::string& metric) {
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> grouped;
   for (const auto& observation : observations(reports)) {
-    double value = 0;
-    if (!value_of(*observation.row, metric, value)) continue;
-    grouped[series_title(*observation.source, *observation.row)][observation.row->bytes].push_back(value);
+    const auto value = value_of(*observation.row, metric);
+    if (!value) continue;
+    grouped[series_title(*observation.source, *observation.row)][observation.row->size].push_back(*value);
   }
   std::vector<PlotSeries> out;
   for (const auto& [title, by_size] : grouped) {
@@ -110,18 +116,18 @@ std::string plot_data_text(const std::vector<PlotSeries>& series) {
   return out.str();
 }
 
-std::string plot_script_text(const std::vector<PlotSeries>& series, PlotMetric metric, const std::string& title,
-                             const std::string& data_path, const std::string& image_path) {
+std::string plot_script_text(const std::vector<PlotSeries>& series, const std::string& metric, const std::string& title,
+                             const std::string& data_path, const std::string& image_path, const report::RowKindSpec& kind) {
   const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   std::ostringstream out;
   out << "# collbench plot; run: gnuplot " << "<this file>\n";
   out << (png ? "set terminal pngcairo size 1000,640\n" : "set terminal svg size 1000,640 dynamic\n");
   out << "set output " << gnuplot_path(image_path) << "\n";
   out << "set title " << gnuplot_label(title) << " noenhanced\n";
-  out << "set logscale x 2\nset logscale y 10\nset grid\n";
-  out << "set xlabel 'size (bytes)'\nset ylabel " << gnuplot_label(metric_label(metric)) << "\n";
+  out << (kind.size_is_magnitude ? "set logscale x 2\n" : "") << "set logscale y 10\nset grid\n";
+  out << "set xlabel " << gnuplot_label(kind.size_label) << "\nset ylabel " << gnuplot_label(metric_label(kind, metric)) << "\n";
   out << "set key outside right top noenhanced\n";
-  out << "set format x \"%.0s%cB\"\n";
+  if (std::string(kind.size_column) == "bytes") out << "set format x \"%.0s%cB\"\n";
   out << "plot \\\n";
   for (std::size_t i = 0; i < series.size(); ++i) {
     out << "  " << gnuplot_path(data_path) << " index " << i << " using 1:2 with linespoints title " << gnuplot_label(series[i].title)
@@ -130,15 +136,17 @@ std::string plot_script_text(const std::vector<PlotSeries>& series, PlotMetric m
   return out.str();
 }
 
-PlotFiles write_plot(const std::vector<LoadedReport>& reports, PlotMetric metric, const std::string& image_path,
+PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                      const std::string& gnuplot_program) {
+  const report::RowKindSpec& kind = kind_of(reports);
+  check_plot_metric(kind, metric);
   const auto dot = image_path.rfind('.');
   const std::string extension = dot == std::string::npos ? "" : image_path.substr(dot);
   if (extension != ".svg" && extension != ".png") throw InputError(image_path + ": plot output must end in .svg or .png");
   const auto series = plot_series(reports, metric);
   if (series.empty()) {
-    throw InputError(metric == PlotMetric::kBusBandwidth ? "nothing to plot: no row has a bus bandwidth (one rank only? try --metric algbw or time)"
-                                                         : "nothing to plot: no rows");
+    throw InputError(metric == "busbw" ? "nothing to plot: no row has a bus bandwidth (one rank only? try --metric algbw or time)"
+                                       : "nothing to plot: no row has a positive " + metric);
   }
   PlotFiles files;
   const std::string stem = image_path.substr(0, dot);
@@ -146,8 +154,8 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, PlotMetric metric
   files.script_path = stem + ".gp";
   files.image_path = image_path;
   write_file(files.data_path, plot_data_text(series));
-  write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(metric),
-                                                 files.data_path, image_path));
+  write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(kind, metric),
+                                                 files.data_path, image_path, kind));
   ProcessSpec spec;
   spec.argv = {gnuplot_program, files.script_path};
   spec.output_path = stem + ".gnuplot.log";

@@ -11,25 +11,31 @@ namespace {
 SeriesKey scaling_key(const Observation& observation) {
   const auto& report = observation.source->report;
   const auto& row = *observation.row;
-  return {{"benchmark", report.benchmark}, {"backend", row.backend},     {"algorithm", row.algorithm},
-          {"dtype", row.dtype},            {"op", row.op},               {"root", std::to_string(row.root)},
-          {"placement", row.placement},    {"tags", tags_text(report.context)}};
+  SeriesKey key = {{"benchmark", report.benchmark}};
+  key.insert(key.end(), row.keys.begin(), row.keys.end());
+  key.emplace_back("tags", tags_text(report.context));
+  return key;
 }
 
 struct Samples {
+  nlohmann::json size_cell;
   std::vector<double> times;
-  std::vector<double> busbws;
+  std::vector<double> rates;
 };
 
 }  // namespace
 
 std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& reports) {
   // std::map keeps series and points in a stable, sorted order for free.
-  std::map<SeriesKey, std::map<std::pair<std::uint64_t, int>, Samples>> grouped;
+  // Shapes with the same m*n*k are different points: the size text keeps them apart.
+  std::map<SeriesKey, std::map<std::tuple<std::uint64_t, std::string, int>, Samples>> grouped;
   for (const auto& observation : observations(reports)) {
-    auto& samples = grouped[scaling_key(observation)][{observation.row->bytes, observation.source->report.context.world_size}];
-    samples.times.push_back(observation.row->time_us.mean);
-    if (observation.row->busbw_gbps) samples.busbws.push_back(*observation.row->busbw_gbps);
+    const report::Row& row = *observation.row;
+    if (!row.time_us) throw InputError(observation.source->path + ": " + report::row_kind_spec(row.kind).name + " rows have no timings to scale");
+    auto& samples = grouped[scaling_key(observation)][{row.size, row.size_text, observation.source->report.context.world_size}];
+    samples.size_cell = size_cell(row);
+    samples.times.push_back(*row.time_us);
+    if (headline(row)) samples.rates.push_back(*headline(row));
   }
   std::vector<ScalingSeries> out;
   for (const auto& [key, points] : grouped) {
@@ -37,16 +43,17 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& repo
     const ScalingPoint* base = nullptr;
     for (const auto& [where, samples] : points) {
       ScalingPoint point;
-      point.bytes = where.first;
-      point.world_size = where.second;
+      point.bytes = std::get<0>(where);
+      point.size_cell = samples.size_cell;
+      point.world_size = std::get<2>(where);
       point.time_us = median(samples.times);
-      if (!samples.busbws.empty()) point.busbw_gbps = median(samples.busbws);
+      if (!samples.rates.empty()) point.headline_rate = median(samples.rates);
       point.runs = static_cast<int>(samples.times.size());
       series.points.push_back(point);
     }
     // Points are sorted by (bytes, world size): the first of each size is its baseline.
     for (auto& point : series.points) {
-      if (!base || base->bytes != point.bytes) base = &point;
+      if (!base || base->size_cell != point.size_cell) base = &point;
       point.speedup = point.time_us > 0 ? base->time_us / point.time_us : 0;
       point.efficiency = point.speedup * base->world_size / point.world_size;
     }
@@ -55,17 +62,18 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& repo
   return out;
 }
 
-Document scaling_document(const std::vector<ScalingSeries>& series, std::optional<std::uint64_t> at_bytes) {
+Document scaling_document(const std::vector<ScalingSeries>& series, std::optional<std::uint64_t> at_bytes,
+                          const report::RowKindSpec& kind) {
   Table table;
   table.title = at_bytes ? "Scaling at " + std::to_string(*at_bytes) + " B" : "Scaling";
   if (!series.empty()) table.group_columns = key_names(series.front().key);
-  table.columns = {{"bytes"}, {"world_size"}, {"time_us", 2}, {"busbw_gbps", 3}, {"speedup", 3}, {"efficiency", 3}, {"runs"}};
+  table.columns = {{kind.size_column}, {"world_size"}, {"time_us", 2}, {kind.figures.front().path, 3}, {"speedup", 3}, {"efficiency", 3}, {"runs"}};
   for (const auto& one : series) {
     Table::Group group{key_cells(one.key), {}};
     for (const auto& point : one.points) {
       if (at_bytes && point.bytes != *at_bytes) continue;
-      group.rows.push_back({point.bytes, point.world_size, point.time_us,
-                            point.busbw_gbps ? nlohmann::json(*point.busbw_gbps) : nlohmann::json(nullptr),
+      group.rows.push_back({point.size_cell, point.world_size, point.time_us,
+                            point.headline_rate ? nlohmann::json(*point.headline_rate) : nlohmann::json(nullptr),
                             point.speedup, point.efficiency, point.runs});
     }
     if (!group.rows.empty()) table.groups.push_back(std::move(group));

@@ -18,10 +18,28 @@ std::string tags_text(const report::Context& context, const std::string& also_ig
 std::vector<Observation> observations(const std::vector<LoadedReport>& reports) {
   std::vector<Observation> out;
   for (const auto& loaded : reports) {
-    for (const auto& row : loaded.report.results) out.push_back({&loaded, &row});
+    for (const auto& row : loaded.report.rows) out.push_back({&loaded, &row});
   }
   return out;
 }
+
+const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports) {
+  return report::row_kind_spec(reports.empty() ? report::RowKind::kCollective : reports.front().report.kind);
+}
+
+std::optional<std::string> key_field(const report::Row& row, const std::string& field) {
+  for (const auto& [name, value] : row.keys) {
+    if (name == field) return value;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json size_cell(const report::Row& row) {
+  if (report::row_kind_spec(row.kind).size_fields.size() == 1) return row.size;
+  return row.size_text;
+}
+
+std::optional<double> headline(const report::Row& row) { return row.figures.empty() ? std::nullopt : row.figures.front(); }
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,9 +23,21 @@ std::string tags_text(const report::Context& context, const std::string& also_ig
 // A row and the report it came from.
 struct Observation {
   const LoadedReport* source = nullptr;
-  const report::ResultRow* row = nullptr;
+  const report::Row* row = nullptr;
 };
 std::vector<Observation> observations(const std::vector<LoadedReport>& reports);
+
+// The spec of the rows' kind (every command first checks the reports share one kind).
+const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports);
+
+// A key field's value in a row, or nullopt when the row's kind has no such field.
+std::optional<std::string> key_field(const report::Row& row, const std::string& field);
+
+// The size axis as a table cell: a number when the size is one field (bytes), else "mxnxk".
+nlohmann::json size_cell(const report::Row& row);
+
+// The headline rate of a row (figures[0]), or nullopt.
+std::optional<double> headline(const report::Row& row);
 
 // The median of values (they need not be sorted); 0 for none.
 double median(std::vector<double> values);

@@ -49,7 +49,8 @@ struct CoVarying {
 };
 
 std::map<std::string, std::string> field_values(const Observation& observation) {
-  std::map<std::string, std::string> fields = {{"algorithm", observation.row->algorithm}};
+  std::map<std::string, std::string> fields;
+  if (const auto algorithm = key_field(*observation.row, "algorithm")) fields["algorithm"] = *algorithm;
   for (const auto& [name, value] : observation.source->report.context.tags) fields["tag." + name] = value;
   return fields;
 }
@@ -58,12 +59,10 @@ SeriesKey speedup_key(const Observation& observation, const std::string& key, co
   const auto& report = observation.source->report;
   const auto& row = *observation.row;
   SeriesKey out = {{"benchmark", report.benchmark}};
-  if (key != "backend") out.push_back({"backend", row.backend});
-  if (key != "algorithm" && !co_varying.co_varies("algorithm")) out.push_back({"algorithm", row.algorithm});
-  if (key != "dtype") out.push_back({"dtype", row.dtype});
-  if (key != "op") out.push_back({"op", row.op});
-  out.push_back({"root", std::to_string(row.root)});
-  if (key != "placement") out.push_back({"placement", row.placement});
+  for (const auto& [field, value] : row.keys) {
+    if (field == key || (field == "algorithm" && co_varying.co_varies("algorithm"))) continue;
+    out.push_back({field, value});
+  }
   if (key != "world_size" && key != "np") out.push_back({"world_size", std::to_string(report.context.world_size)});
   std::string tags;
   for (const auto& [name, value] : report.context.tags) {
@@ -85,13 +84,9 @@ bool all_numeric(const std::vector<std::string>& values) {
 
 }  // namespace
 
-std::string value_of_key(const std::string& key, const LoadedReport& source, const report::ResultRow& row) {
+std::string value_of_key(const std::string& key, const LoadedReport& source, const report::Row& row) {
   const auto& context = source.report.context;
-  if (key == "algorithm") return row.algorithm;
-  if (key == "backend") return row.backend;
-  if (key == "dtype") return row.dtype;
-  if (key == "op") return row.op;
-  if (key == "placement") return row.placement;
+  if (const auto value = key_field(row, key)) return *value;
   if (key == "world_size" || key == "np") return std::to_string(context.world_size);
   if (key == "version") return lookup(context.versions, "collbench");
   if (has_prefix(key, "env.") || has_prefix(key, "env:")) return lookup(context.env, key.substr(4));
@@ -111,7 +106,9 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
                               const std::optional<std::string>& baseline) {
   SpeedupResult result;
   result.key = key;
-  std::map<SeriesKey, std::map<std::uint64_t, std::map<std::string, std::vector<double>>>> grouped;
+  // Per series, per size (shapes of one m*n*k apart), per value of the key: the rows' mean times.
+  std::map<SeriesKey, std::map<std::pair<std::uint64_t, std::string>, std::map<std::string, std::vector<double>>>> grouped;
+  std::map<std::pair<std::uint64_t, std::string>, nlohmann::json> size_cells;
   std::vector<std::string> values;  // first appearance order
   const auto all = observations(reports);
   CoVarying co_varying;
@@ -121,9 +118,13 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
     for (const auto& [field, field_value] : field_values(observation)) co_varying.add(field, value, field_value);
   }
   for (const auto& observation : all) {
-    const std::string value = value_of_key(key, *observation.source, *observation.row);
-    grouped[speedup_key(observation, key, co_varying)][observation.row->bytes][value].push_back(observation.row->time_us.mean);
+    const report::Row& row = *observation.row;
+    if (!row.time_us) throw InputError(observation.source->path + ": " + report::row_kind_spec(row.kind).name + " rows have no timings to compare");
+    const std::string value = value_of_key(key, *observation.source, row);
+    grouped[speedup_key(observation, key, co_varying)][{row.size, row.size_text}][value].push_back(*row.time_us);
+    size_cells[{row.size, row.size_text}] = size_cell(row);
   }
+  if (values.empty()) throw InputError("no rows to compare");
   if (values.size() == 1 && values.front() == kUnset) throw InputError("no report has a value for --by " + key);
   if (values.size() < 2) throw InputError("--by " + key + ": every row has the same value '" + values.front() + "'; nothing to compare");
   if (all_numeric(values)) {
@@ -143,8 +144,8 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   for (const auto& [series_key, by_size] : grouped) {
     SpeedupSeries series{series_key, {}, {}};
     std::vector<std::vector<double>> ratios(values.size());
-    for (const auto& [bytes, by_value] : by_size) {
-      SpeedupSeries::Line line{bytes, {}};
+    for (const auto& [size, by_value] : by_size) {
+      SpeedupSeries::Line line{size.first, size_cells[size], {}};
       for (const auto& value : values) {
         const auto it = by_value.find(value);
         line.time_us.push_back(it == by_value.end() ? std::nullopt : std::optional<double>(median(it->second)));
@@ -160,7 +161,7 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   return result;
 }
 
-Document speedup_document(const SpeedupResult& result) {
+Document speedup_document(const SpeedupResult& result, const std::string& size_column) {
   Table table;
   table.title = "Speedup by " + result.key + " (baseline " + result.values.front() + ")";
   if (!result.series.empty()) table.group_columns = key_names(result.series.front().key);
@@ -168,13 +169,13 @@ Document speedup_document(const SpeedupResult& result) {
   const bool numeric = all_numeric(result.values);
   const std::string short_key = result.key.find_first_of(".:") == std::string::npos ? result.key : result.key.substr(4);
   auto header = [&](const std::string& value) { return numeric ? short_key + "=" + value : value; };
-  table.columns = {{"bytes"}, {header(result.values.front()) + " time_us", 2}};
+  table.columns = {{size_column}, {header(result.values.front()) + " time_us", 2}};
   for (std::size_t i = 1; i < result.values.size(); ++i) table.columns.push_back({header(result.values[i]), 3});
   auto cell = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
   for (const auto& series : result.series) {
     Table::Group group{key_cells(series.key), {}};
     for (const auto& line : series.lines) {
-      std::vector<nlohmann::json> row = {line.bytes, cell(line.time_us[0])};
+      std::vector<nlohmann::json> row = {line.size_cell, cell(line.time_us[0])};
       for (std::size_t i = 1; i < result.values.size(); ++i) {
         const bool both = line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0;
         row.push_back(both ? nlohmann::json(*line.time_us[0] / *line.time_us[i]) : nlohmann::json(nullptr));

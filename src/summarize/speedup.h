@@ -12,14 +12,16 @@
 
 namespace collbench::summarize {
 
-// KEY forms: algorithm, backend, dtype, op, placement, world_size (or np), version (collbench),
-// env.NAME, tag.NAME, or a bare NAME looked up in the tags, then in context.env.
-std::string value_of_key(const std::string& key, const LoadedReport& source, const report::ResultRow& row);
+// KEY forms: a key field of the rows' kind (algorithm, backend, dtype, op, placement for
+// collectives; dtype, device for GEMM; kernel; mode, engine, ... for copies), world_size (or np),
+// version (collbench), env.NAME, tag.NAME, or a bare NAME looked up in the tags, then in context.env.
+std::string value_of_key(const std::string& key, const LoadedReport& source, const report::Row& row);
 
 struct SpeedupSeries {
   SeriesKey key;
   struct Line {
-    std::uint64_t bytes = 0;
+    std::uint64_t bytes = 0;  // on the kind's size axis
+    nlohmann::json size_cell;
     std::vector<std::optional<double>> time_us;  // per value; median over repeats of the mean
   };
   std::vector<Line> lines;
@@ -32,12 +34,13 @@ struct SpeedupResult {
   std::vector<SpeedupSeries> series;
 };
 
-// Throws InputError when the key has fewer than two values, or the baseline is not among them.
+// Throws InputError when the key has fewer than two values, or the baseline is not among them, or
+// the rows carry no timings (probes).
 SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const std::string& key,
                               const std::optional<std::string>& baseline);
 
-// Speedup = baseline time / time, so > 1 is faster than the baseline.
-Document speedup_document(const SpeedupResult& result);
+// Speedup = baseline time / time, so > 1 is faster than the baseline. `size_column` names the sizes.
+Document speedup_document(const SpeedupResult& result, const std::string& size_column = "bytes");
 
 double geometric_mean(const std::vector<double>& values);  // 0 for none
 

@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
     expect(report.contains(key), std::string("missing top-level key ") + key);
   }
   if (failures) return 1;
+  expect(report["schema_version"].get<std::string>().rfind("2.", 0) == 0, "schema_version is " + report["schema_version"].dump());
+  const char* row_kind = benchmark == "envcheck" ? "probe" : benchmark == "matmul" ? "gemm" : "stream";
+  for (const auto& row : report["results"]) expect(row.value("kind", "") == row_kind, std::string("a row's kind is not ") + row_kind);
   expect(report["benchmark"] == benchmark, "benchmark is " + report["benchmark"].dump());
   expect(report["status"] == "complete", "status is " + report["status"].dump());
   expect(report["context"]["world_size"] == world_size, "context.world_size is " + report["context"]["world_size"].dump());

@@ -56,7 +56,7 @@ TEST(Scaling, SpeedupAndEfficiencyAgainstTheSmallestWorldSize) {
   EXPECT_EQ(points[3].bytes, 1048576u);
   EXPECT_EQ(points[3].world_size, 1);
   EXPECT_DOUBLE_EQ(points[3].speedup, 1.0);
-  EXPECT_FALSE(points[3].busbw_gbps.has_value());  // one rank: bus bandwidth undefined
+  EXPECT_FALSE(points[3].headline_rate.has_value());  // one rank: bus bandwidth (the headline) undefined
   EXPECT_DOUBLE_EQ(points[4].speedup, 1.25);
   EXPECT_DOUBLE_EQ(points[4].efficiency, 0.625);
   EXPECT_DOUBLE_EQ(points[5].speedup, 2.0);
@@ -226,7 +226,7 @@ TEST(Malformed, MessagesNameTheFile) {
     FAIL() << "no exception";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("unknown_schema.json"), std::string::npos);
-    EXPECT_NE(std::string(e.what()).find("2.0"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("3.0"), std::string::npos);
   }
 }
 
@@ -259,6 +259,92 @@ TEST(Plot, DataAndScriptWithoutGnuplot) {
   EXPECT_NE(files.message.find("gnuplot not found"), std::string::npos);
   EXPECT_NE(plot_script_text(series, PlotMetric::kBusBandwidth, "t", "d.dat", "x.svg").find("logscale x"), std::string::npos);
   EXPECT_THROW(write_plot(reports, PlotMetric::kTime, dir + "/plot.gif"), InputError);
+}
+
+// Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).
+std::string kinds(const std::string& name) { return data("../kinds/" + name); }
+
+TEST(ReportKinds, EveryCommandReadsEveryKind) {
+  const std::string dir = ::testing::TempDir();
+  for (const std::string name : {"matmul_v1.json", "matmul_v2_slower.json", "membw_v1.json", "copy_v1.json", "envcheck_v1.json"}) {
+    for (const std::string format : {"text", "markdown", "csv", "json"}) {
+      EXPECT_EQ(run_cli({"table", kinds(name), "--format", format}), 0) << name << " " << format;
+    }
+    EXPECT_EQ(run_cli({"table", kinds(name), "--summary", "yes"}), 0) << name;
+    EXPECT_EQ(run_cli({"compare", kinds(name), kinds(name)}), 0) << name;
+    EXPECT_EQ(run_cli({"plot", kinds(name), "--out", dir + "/kind.svg", "--gnuplot", "/nonexistent/gnuplot"}), 0) << name;
+  }
+  EXPECT_EQ(run_cli({"scaling", kinds("membw_v1.json")}), 0);
+  EXPECT_EQ(run_cli({"speedup", "--by", "kernel", kinds("membw_v1.json")}), 0);  // copy against triad, per array size
+}
+
+TEST(ReportKinds, OldLayoutsReadAsTheirKind) {
+  const auto reports = load_reports({kinds("matmul_v1.json"), kinds("membw_v1.json"), kinds("copy_v1.json"), kinds("envcheck_v1.json")});
+  EXPECT_EQ(reports[0].report.kind, report::RowKind::kGemm);
+  EXPECT_EQ(reports[1].report.kind, report::RowKind::kStream);
+  EXPECT_EQ(reports[2].report.kind, report::RowKind::kCopy);
+  EXPECT_EQ(reports[3].report.kind, report::RowKind::kProbe);
+  EXPECT_EQ(reports[0].report.rows.at(2).size_text, "100x60x300");
+  EXPECT_EQ(reports[0].report.rows.at(2).size, 100u * 60u * 300u);
+  EXPECT_EQ(reports[2].report.context.world_size, 1);  // copy-1.0 had no world size
+  EXPECT_DOUBLE_EQ(*reports[3].report.rows.at(1).figures.at(0), 20.0);  // probe headline: GEMM GFLOP/s
+}
+
+TEST(ReportKinds, CompareGivesAVerdictPerShape) {
+  // A 1.0 report against a 2.0 one of the same benchmark: 256^3 is 50 % slower, the rest the same.
+  const auto result = compare_reports(load_reports({kinds("matmul_v1.json")}), load_reports({kinds("matmul_v2_slower.json")}), CompareOptions{});
+  ASSERT_EQ(result.lines.size(), 3u);
+  EXPECT_EQ(key_value(result.lines[0].key, "shape"), "100x60x300");
+  EXPECT_EQ(result.lines[0].verdict, Verdict::kSame);
+  EXPECT_EQ(key_value(result.lines[1].key, "shape"), "128x128x128");
+  EXPECT_EQ(result.lines[1].verdict, Verdict::kSame);
+  EXPECT_EQ(key_value(result.lines[2].key, "shape"), "256x256x256");
+  EXPECT_EQ(key_value(result.lines[2].key, "dtype"), "float32");
+  EXPECT_EQ(result.lines[2].verdict, Verdict::kSlower);
+  EXPECT_NEAR(result.lines[2].change, 0.5, 1e-12);
+  EXPECT_EQ(run_cli({"compare", kinds("matmul_v1.json"), kinds("matmul_v2_slower.json")}), 1);
+  EXPECT_EQ(run_cli({"compare", kinds("matmul_v2_slower.json"), kinds("matmul_v1.json")}), 0);  // faster
+}
+
+TEST(ReportKinds, ProbesCompareTheirHeadlineRate) {
+  const auto reports = load_reports({kinds("envcheck_v1.json")});
+  const auto result = compare_reports(reports, reports, CompareOptions{});
+  ASSERT_EQ(result.lines.size(), 2u);
+  EXPECT_EQ(result.measure, "probes.gemm_gflops");
+  EXPECT_EQ(result.lines[0].verdict, Verdict::kSame);
+}
+
+TEST(ReportKinds, KindsThatCannotBeCombinedAreRefused) {
+  EXPECT_EQ(run_cli({"table", kinds("matmul_v1.json"), kinds("membw_v1.json")}), 2);
+  EXPECT_EQ(run_cli({"compare", kinds("matmul_v1.json"), data("compare/base.json")}), 2);
+  EXPECT_EQ(run_cli({"scaling", kinds("copy_v1.json"), data("scaling")}), 2);
+  EXPECT_EQ(run_cli({"scaling", kinds("envcheck_v1.json")}), 2);  // probes have no timings to scale
+  EXPECT_EQ(run_cli({"plot", kinds("matmul_v1.json"), "--out", ::testing::TempDir() + "/x.svg", "--metric", "busbw"}), 2);
+}
+
+TEST(ReportKinds, ZeroTimeBaselineIsBadInput) {
+  EXPECT_EQ(run_cli({"compare", kinds("zero_time_base.json"), data("compare/base.json")}), 2);
+  EXPECT_EQ(run_cli({"table", kinds("zero_time_base.json")}), 2);
+  try {
+    load_reports({kinds("zero_time_base.json")});
+    FAIL() << "no exception";
+  } catch (const InputError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("zero_time_base.json"), std::string::npos) << message;
+    EXPECT_NE(message.find("results[0]"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  }
+}
+
+TEST(ReportKinds, PlotsTheHeadlineAgainstTheSizeAxis) {
+  const auto reports = load_reports({kinds("matmul_v1.json")});
+  const auto series = plot_series(reports, "tflops");
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].points.size(), 3u);
+  EXPECT_EQ(series[0].points[0].first, 100u * 60u * 300u);
+  const std::string script = plot_script_text(series, "tflops", "t", "d.dat", "x.svg", report::row_kind_spec(report::RowKind::kGemm));
+  EXPECT_NE(script.find("TFLOP/s"), std::string::npos);
+  EXPECT_EQ(script.find("%cB"), std::string::npos);  // m*n*k is not a byte count
 }
 
 TEST(Sweep, GridAndCommandsWithoutAShell) {

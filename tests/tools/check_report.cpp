@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   Checker check;
-  check.expect(document["schema_version"].get<std::string>().rfind("1.", 0) == 0, "schema_version is 1.x");
+  check.expect(document["schema_version"].get<std::string>().rfind("2.", 0) == 0, "schema_version is 2.x");
   check.expect(document["benchmark"] == benchmark, "benchmark is " + benchmark);
   check.expect(document["status"] == status, "status is " + status);
   const json& context = document["context"];
@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
   for (const json& row : results) {
     const std::string where = "row " + std::to_string(row["bytes"].get<std::uint64_t>()) + " B " +
                               row["dtype"].get<std::string>() + " " + row["placement"].get<std::string>();
+    check.expect(row.value("kind", "") == "collective", where + ": kind is collective");
     for (const char* key : {"bytes", "count", "dtype", "op", "root", "placement", "backend", "algorithm", "iterations",
                             "time_us", "algbw_gbps", "busbw_gbps", "wrong"}) {
       check.expect(row.contains(key), where + ": has " + key);

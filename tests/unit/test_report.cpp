@@ -71,7 +71,8 @@ TEST(ReportJson, RoundTripKeepsEveryField) {
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "1.0");
+  EXPECT_EQ(document["schema_version"], "2.0");
+  EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());
   EXPECT_TRUE(document["results"][0]["wrong"].is_number_integer());
@@ -79,6 +80,18 @@ TEST(ReportJson, TypesAreJsonTypes) {
   EXPECT_TRUE(document["context"]["world_size"].is_number_integer());
   EXPECT_TRUE(document["summary"]["avg_busbw_gbps"].is_number());
   EXPECT_EQ(document["summary"]["rows_checked"], 1);
+}
+
+TEST(ReportJson, ReadsOneAndTwoAlike) {
+  nlohmann::json old = to_json(sample_report());
+  old["schema_version"] = "1.0";
+  for (auto& row : old["results"]) row.erase("kind");
+  const Report back = report_from_json(old);
+  EXPECT_EQ(back.kind, RowKind::kCollective);
+  ASSERT_EQ(back.rows.size(), back.results.size());
+  EXPECT_EQ(back.rows[0].size, back.results[0].bytes);
+  EXPECT_DOUBLE_EQ(*back.rows[0].time_us, back.results[0].time_us.mean);
+  EXPECT_EQ(back.rows[0].keys.size(), row_kind_spec(RowKind::kCollective).key_fields.size());
 }
 
 TEST(ReportJson, RejectsMalformedReports) {
@@ -90,7 +103,11 @@ TEST(ReportJson, RejectsMalformedReports) {
   };
   const std::vector<nlohmann::json> bad = {
       nlohmann::json::array(),
-      broken([](auto& j) { j["schema_version"] = "2.0"; }),
+      broken([](auto& j) { j["schema_version"] = "3.0"; }),
+      broken([](auto& j) { j["results"][0].erase("kind"); }),            // 2.x rows say their kind
+      broken([](auto& j) { j["results"][0]["kind"] = "quantum"; }),
+      broken([](auto& j) { j["results"][1]["kind"] = "gemm"; }),         // one kind per report
+      broken([](auto& j) { j["results"][0]["time_us"]["min"] = 0.0; }),  // a zero time is no measurement
       broken([](auto& j) { j["schema_version"] = 1; }),
       broken([](auto& j) { j.erase("benchmark"); }),
       broken([](auto& j) { j["status"] = "done"; }),

@@ -79,7 +79,7 @@ write("compare/noisy_new.json", report("all_reduce", 2, [row(4096, 0, 2, samples
 # Bad input.
 write("bad/not_json.json", "{ this is not json\n")
 bad_schema = report("all_reduce", 2, [row(1024, 10.0, 2)])
-bad_schema["schema_version"] = "2.0"
+bad_schema["schema_version"] = "3.0"
 write("bad/unknown_schema.json", bad_schema)
 write("bad/no_rows.json", report("all_reduce", 2, []))
 write("bad/broadcast.json", report("broadcast", 2, [row(1024, 10.0, 2)]))
