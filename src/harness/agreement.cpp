@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "harness/context.h"
+#include "report/report_file.h"
 
 namespace collbench {
 namespace {
@@ -37,7 +38,11 @@ std::uint64_t options_fingerprint(const std::string& program, const Options& opt
   canonical["overwrite_report"] = options.overwrite_report;
   canonical["tags"] = options.tags;
   canonical["inject_corrupt_output"] = options.inject_corrupt_output;
-  return fnv1a(canonical.dump());  // nlohmann orders object keys, so the text is canonical
+  // nlohmann orders object keys, so the text is canonical. Text that is not UTF-8 is shown there
+  // as U+FFFD, so the raw bytes of the free-text options are hashed as well.
+  std::string raw = options.report_path;
+  for (const auto& [key, value] : options.tags) raw += '\0' + key + '\0' + value;
+  return fnv1a(report::json_text(canonical) + '\0' + raw);
 }
 
 std::string options_disagreement(World& world, const std::string& program, const Options& options,

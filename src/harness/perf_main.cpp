@@ -190,8 +190,7 @@ int PerfProgram::measure(mpi::MpiWorld& world, const Options& options, std::opti
       wrong_total += row.wrong.value_or(0);
       if (!leader) return;
       report_.results.push_back(row);
-      report_.summary = report::summarize_rows(report_.results);
-      save();
+      save();  // the writer derives the summary and batches these routine saves
     };
     events.size_completed = [&](const report::ResultRow* out_of_place, const report::ResultRow* in_place) {
       if (leader) table.line(out_of_place, in_place);

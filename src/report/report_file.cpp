@@ -1,14 +1,13 @@
 #include "report/report_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <functional>
-#include <thread>
 
 #include "core/error.h"
 #include "report/report_json.h"
@@ -21,36 +20,58 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+std::optional<std::pair<dev_t, ino_t>> identity_of(const std::string& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return std::nullopt;
+  return std::pair{status.st_dev, status.st_ino};
+}
+
+// Writes all of `text` to `fd`; false with errno set when the disk refuses (ENOSPC, EIO, ...).
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t wrote = ::write(fd, text.data() + done, text.size() - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) return false;
+    done += static_cast<std::size_t>(wrote);
+  }
+  return true;
+}
+
 }  // namespace
 
-ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path_, ignored)) throw UsageError("report path '" + path_ + "' is a directory");
-  if (!overwrite && std::filesystem::exists(path_, ignored)) {
-    throw UsageError("report '" + path_ + "' already exists; choose another path or pass --overwrite");
-  }
-  const std::string folder = folder_of(path_);
-  if (!std::filesystem::is_directory(folder, ignored)) {
-    throw UsageError("cannot write report '" + path_ + "': folder '" + folder + "' does not exist");
-  }
-  if (::access(folder.c_str(), W_OK) != 0) {
-    throw UsageError("cannot write report '" + path_ + "': folder '" + folder + "' is not writable");
+std::string json_text(const nlohmann::json& document, int indent, bool* replaced) {
+  if (replaced) *replaced = false;
+  try {
+    return document.dump(indent);
+  } catch (const nlohmann::json::type_error&) {  // 316: invalid UTF-8
+    if (replaced) *replaced = true;
+    return document.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   }
 }
 
 void write_json_atomically(const std::string& path, const nlohmann::json& document) {
-  // Named per process and thread: the job watchdog's thread may rewrite the report while the main
-  // thread is writing it, and the two temporaries must not be one file.
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." +
-                                std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << document.dump(2) << '\n';
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw Error("cannot write report '" + temporary + "': " + std::strerror(errno));
-    }
+  bool replaced = false;
+  std::string text = json_text(document, 2, &replaced);
+  if (replaced && document.is_object()) {
+    nlohmann::json marked = document;
+    if (!marked["warnings"].is_array()) marked["warnings"] = nlohmann::json::array();
+    marked["warnings"].push_back("text that was not valid UTF-8 (tags, file names or environment) is shown with U+FFFD "
+                                 "in place of its bad bytes");
+    text = json_text(marked, 2);
+  }
+  text += '\n';
+  // A short name in the report's own folder: rename stays within one filesystem, and a report name
+  // as long as the filesystem allows does not become too long with a suffix.
+  std::string temporary = folder_of(path) + "/.collbench-XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) throw Error("cannot write report '" + path + "': " + std::strerror(errno));
+  const bool ok = write_all(fd, text) && ::fsync(fd) == 0 && ::fchmod(fd, 0644) == 0;  // mkstemp made it 0600
+  const int write_errno = errno;
+  if (::close(fd) != 0 || !ok) {
+    const std::string reason = std::strerror(ok ? errno : write_errno);
+    std::remove(temporary.c_str());
+    throw Error("cannot write report '" + path + "': " + reason);
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
@@ -59,6 +80,48 @@ void write_json_atomically(const std::string& path, const nlohmann::json& docume
   }
 }
 
-void ReportFile::write(const Report& report) const { write_json_atomically(path_, to_json(report)); }
+ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path_, ignored)) throw UsageError("report path '" + path_ + "' is a directory");
+  const std::string folder = folder_of(path_);
+  if (!std::filesystem::is_directory(folder, ignored)) {
+    throw UsageError("cannot write report '" + path_ + "': folder '" + folder + "' does not exist");
+  }
+  if (::access(folder.c_str(), W_OK) != 0) {
+    throw UsageError("cannot write report '" + path_ + "': folder '" + folder + "' is not writable");
+  }
+  if (overwrite) return;
+  // The claim itself is the existence check, so two runs given one path cannot both pass it.
+  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST) {
+    throw UsageError("report '" + path_ + "' already exists; choose another path or pass --overwrite");
+  }
+  if (fd < 0) throw UsageError("cannot write report '" + path_ + "': " + std::strerror(errno));
+  ::close(fd);
+  ours_ = identity_of(path_);
+}
+
+ReportFile::~ReportFile() {
+  if (!written_ && ours_ && identity_of(path_) == ours_) std::remove(path_.c_str());
+}
+
+void ReportFile::check_still_ours() const {
+  if (ours_ && identity_of(path_) != ours_) {
+    // Error, not UsageError: only the writing rank sees this, and it must end the whole job.
+    throw Error("report '" + path_ + "' was replaced or removed by another writer; this run's report was not written there",
+                ExitCode::kUsage);
+  }
+}
+
+void ReportFile::write(const Report& report) {
+  const auto now = std::chrono::steady_clock::now();
+  const bool routine = report.status == "partial" && report.error.empty();
+  if (routine && written_ && now < next_routine_write_) return;
+  check_still_ours();
+  write_json_atomically(path_, to_json(report));
+  written_ = true;
+  ours_ = identity_of(path_);
+  next_routine_write_ = now + 20 * (std::chrono::steady_clock::now() - now);
+}
 
 }  // namespace collbench::report

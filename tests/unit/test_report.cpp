@@ -145,7 +145,7 @@ class TempFolder : public ::testing::Test {
 using ReportFileTest = TempFolder;
 
 TEST_F(ReportFileTest, WritesAtomicallyAndReadsBack) {
-  const ReportFile file(path("r.json"), false);
+  ReportFile file(path("r.json"), false);
   file.write(sample_report());
   EXPECT_EQ(read_report_file(path("r.json")).results.size(), 2u);
   for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
@@ -159,6 +159,70 @@ TEST_F(ReportFileTest, NeverReplacesAnExistingFileUnlessAsked) {
   EXPECT_NO_THROW(ReportFile(path("existing.json"), true));
   EXPECT_THROW(ReportFile(path("missing-folder/r.json"), false), UsageError);
   EXPECT_THROW(ReportFile(folder_.string(), true), UsageError);
+}
+
+TEST_F(ReportFileTest, TheClaimIsExclusiveAndGivenBackWhenUnused) {
+  {
+    ReportFile first(path("r.json"), false);
+    EXPECT_TRUE(std::filesystem::exists(path("r.json"))) << "the path is claimed at once";
+    EXPECT_THROW(ReportFile(path("r.json"), false), UsageError) << "a second writer fails at its start";
+  }
+  EXPECT_FALSE(std::filesystem::exists(path("r.json"))) << "a claim that got no report is removed";
+}
+
+TEST_F(ReportFileTest, ASecondWriterIsNoticedAtTheMomentOfWriting) {
+  ReportFile file(path("r.json"), false);
+  Report report = sample_report();
+  report.status = "complete";
+  file.write(report);
+  std::filesystem::remove(path("r.json"));
+  std::ofstream(path("r.json")) << "{\"theirs\": true}";  // another program put its file there
+  try {
+    file.write(report);
+    ADD_FAILURE() << "the other writer's file was replaced";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+  }
+  std::ifstream in(path("r.json"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\"theirs\": true}");
+}
+
+TEST_F(ReportFileTest, RoutineSavesAreBatchedButEndingsAreNot) {
+  ReportFile file(path("r.json"), false);
+  Report report = sample_report();
+  report.status = "partial";
+  report.results.resize(1);
+  file.write(report);  // the first save always lands
+  for (int row = 0; row < 2000; ++row) {
+    report.results.push_back(report.results.front());
+    file.write(report);
+  }
+  const auto saved_while_running = read_report_file(path("r.json")).results.size();
+  EXPECT_LT(saved_while_running, 2001u) << "not every routine save rewrote the file";
+  report.error = "interrupted by SIGINT";
+  file.write(report);
+  EXPECT_EQ(read_report_file(path("r.json")).results.size(), 2001u) << "a failing run's report has every row";
+}
+
+TEST_F(ReportFileTest, TextThatIsNotUtf8IsReplacedAndSaid) {
+  ReportFile file(path("r.json"), false);
+  Report report = sample_report();
+  report.status = "complete";
+  report.context.tags["site"] = "caf\xe9";  // Latin-1
+  ASSERT_NO_THROW(file.write(report));
+  const Report back = read_report_file(path("r.json"));
+  EXPECT_EQ(back.context.tags.at("site"), "caf\xef\xbf\xbd");
+  ASSERT_FALSE(back.warnings.empty());
+  EXPECT_NE(back.warnings.back().find("U+FFFD"), std::string::npos);
+}
+
+TEST_F(ReportFileTest, ALongNameTheFilesystemTakesIsWritten) {
+  const std::string name = std::string(250, 'r') + ".json";  // 255 bytes: NAME_MAX
+  ReportFile file(path(name), false);
+  Report report = sample_report();
+  report.status = "complete";
+  EXPECT_NO_THROW(file.write(report));
+  EXPECT_EQ(read_report_file(path(name)).results.size(), 2u);
 }
 
 TEST_F(ReportFileTest, BadFilesGiveOneClearReason) {

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The one report writer under stress (issue "Reliability round 2"):
+#   two_writers  two runs given one -J path at once: the second fails at its start (exit 2, one line)
+#                and the first run's report is the one on disk
+#   non_utf8     Latin-1 bytes in a tag, the -J file name and an allow-listed environment variable:
+#                the run succeeds and its report reads, with U+FFFD and a warning saying so
+#   many_rows    20,000 rows with -J finish (the whole report is not rewritten after every row) and
+#                every row is in the report
+# Usage: report_writer.sh BIN_DIR SCENARIO
+set -u
+bin="$1"
+scenario="$2"
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+fail() { echo "FAIL ($scenario): $*" >&2; exit 1; }
+mpirun_local="$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpirun-local.sh"
+
+case "$scenario" in
+  two_writers)
+    "$mpirun_local" -np 2 "$bin/all_reduce_perf" -b 8 -e 64K -f 2 -n 400 -w 1 -J "$work/same.json" --tag writer=first \
+      > "$work/first.out" 2>&1 &
+    first=$!
+    for _ in $(seq 200); do [ -e "$work/same.json" ] && break; sleep 0.05; done
+    [ -e "$work/same.json" ] || fail "the first run never claimed its report path"
+    "$bin/all_reduce_perf" -b 8 -e 8 -J "$work/same.json" --tag writer=second > "$work/second.out" 2> "$work/second.err"
+    code=$?
+    [ $code -eq 2 ] || fail "the second writer exited $code"
+    [ "$(wc -l < "$work/second.err")" -eq 1 ] && grep -q 'already exists' "$work/second.err" \
+      || fail "second writer's stderr: $(cat "$work/second.err")"
+    wait $first || fail "the first run failed: $(tail -3 "$work/first.out")"
+    grep -q '"writer": "first"' "$work/same.json" || fail "the report on disk is not the first run's"
+    "$bin/check_report" "$work/same.json" --benchmark all_reduce --world-size 2 > /dev/null || fail "first report invalid"
+    ;;
+  non_utf8)
+    name=$(printf 'r\xe9port.json')
+    NCCL_DEBUG=$(printf 'caf\xe9') "$mpirun_local" -np 2 -x NCCL_DEBUG "$bin/all_reduce_perf" -b 8 -e 64 -n 2 -w 1 \
+      --tag "$(printf 'site=caf\xe9')" -J "$work/$name" > "$work/out" 2> "$work/err" || fail "exit $?: $(head -3 "$work/err")"
+    "$bin/check_report" "$work/$name" --benchmark all_reduce --world-size 2 > /dev/null || fail "report invalid"
+    grep -q "$(printf 'caf\xef\xbf\xbd')" "$work/$name" || fail "no U+FFFD where the Latin-1 byte was"
+    grep -q 'not valid UTF-8' "$work/$name" || fail "the report does not say it replaced bytes"
+    ls "$work" | grep -q '\.tmp\|collbench-' && fail "a temporary file was left behind"
+    ;;
+  many_rows)
+    # -b 4 -e 40000 -i 4: 10,000 sizes x 2 placements. Rewriting the whole report after each row
+    # took about 40 minutes; the CTest timeout fails that long before.
+    "$bin/all_reduce_perf" -b 4 -e 40000 -i 4 -n 1 -w 0 -c 0 -J "$work/r.json" > /dev/null || fail "exit $?"
+    rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$work/r.json")
+    [ "$rows" -eq 20000 ] || fail "$rows rows in the report"
+    ;;
+  *) fail "unknown scenario" ;;
+esac
+echo "PASS ($scenario)"
