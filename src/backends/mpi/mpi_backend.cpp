@@ -3,6 +3,9 @@
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <optional>
+#include <cstdio>
 
 #include "backends/mpi/mpi_check.h"
 #include "backends/mpi/mpi_world.h"
@@ -56,6 +59,66 @@ int mpi_count(std::size_t count) {
 
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
 
+// Open MPI's tuned component honours a forced algorithm (OMPI_MCA_coll_tuned_<name>_algorithm)
+// only with dynamic rules on, and silently falls back to its own choice for a number it does not
+// know. The value it actually holds is read back through MPI's tool interface (MPI_T control
+// variables), so a row says what ran: "ompi-tuned-4", or the request and what became of it.
+std::optional<int> tuned_value_in_use(const std::string& variable) {
+  int provided = 0;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return std::nullopt;
+  std::optional<int> value;
+  int count = 0;
+  MPI_T_cvar_get_num(&count);
+  for (int index = 0; index < count && !value; ++index) {
+    char name[256], description[16];
+    int name_length = sizeof name, description_length = sizeof description, verbosity = 0, binding = 0, scope = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_T_enum enumeration = MPI_T_ENUM_NULL;
+    if (MPI_T_cvar_get_info(index, name, &name_length, &verbosity, &type, &enumeration, description, &description_length,
+                            &binding, &scope) != MPI_SUCCESS ||
+        variable != name || type != MPI_INT) {
+      continue;
+    }
+    MPI_T_cvar_handle handle;
+    int elements = 0;
+    int read = 0;
+    if (MPI_T_cvar_handle_alloc(index, nullptr, &handle, &elements) != MPI_SUCCESS) continue;
+    if (elements == 1 && MPI_T_cvar_read(handle, &read) == MPI_SUCCESS) value = read;
+    MPI_T_cvar_handle_free(&handle);
+  }
+  MPI_T_finalize();
+  return value;
+}
+
+std::map<std::string, std::string> forced_tuned_algorithms(int rank) {
+  static constexpr std::array<std::pair<const char*, const char*>, 8> kTunedNames = {{
+      {"all_reduce", "allreduce"}, {"broadcast", "bcast"}, {"reduce", "reduce"}, {"all_gather", "allgather"},
+      {"reduce_scatter", "reduce_scatter_block"}, {"alltoall", "alltoall"}, {"gather", "gather"}, {"scatter", "scatter"},
+  }};
+  std::map<std::string, std::string> labels;
+  const char* dynamic = std::getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+  if (!dynamic || std::string(dynamic) != "1") return labels;
+  for (const auto& [ours, tuned] : kTunedNames) {
+    const std::string parameter = std::string("coll_tuned_") + tuned + "_algorithm";
+    const char* requested = std::getenv(("OMPI_MCA_" + parameter).c_str());
+    if (!requested) continue;
+    const std::optional<int> in_use = tuned_value_in_use(parameter);
+    if (!in_use) {
+      labels[ours] = std::string("ompi-tuned-") + requested + " (requested, not verified)";
+    } else if (std::to_string(*in_use) == requested) {
+      labels[ours] = "ompi-tuned-" + std::to_string(*in_use);
+    } else {
+      labels[ours] = std::string("default (ompi-tuned-") + requested + " requested, rejected by Open MPI)";
+      if (rank == 0) {
+        std::fprintf(stderr, "collbench: warning: Open MPI rejected OMPI_MCA_%s=%s and uses %s; rows say \"%s\"\n",
+                     parameter.c_str(), requested, *in_use == 0 ? "its own choice" : std::to_string(*in_use).c_str(),
+                     labels[ours].c_str());
+      }
+    }
+  }
+  return labels;
+}
+
 }  // namespace
 
 MpiBackend::MpiBackend(MPI_Comm parent) {
@@ -73,6 +136,7 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
                serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
                serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv)},
               all_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX)};
+  tuned_algorithms_ = forced_tuned_algorithms(rank_);
 }
 
 MpiBackend::~MpiBackend() {
@@ -85,20 +149,8 @@ MpiBackend::~MpiBackend() {
 }
 
 std::string MpiBackend::algorithm(const std::string& collective) const {
-  // Open MPI's tuned component honours a forced algorithm only with dynamic rules on; report
-  // the forced number so algorithm-vs-algorithm tables can tell runs apart.
-  static const std::array<std::pair<const char*, const char*>, 8> kTunedNames = {{
-      {"all_reduce", "allreduce"}, {"broadcast", "bcast"}, {"reduce", "reduce"}, {"all_gather", "allgather"},
-      {"reduce_scatter", "reduce_scatter_block"}, {"alltoall", "alltoall"}, {"gather", "gather"}, {"scatter", "scatter"},
-  }};
-  const char* dynamic = std::getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
-  if (!dynamic || std::string(dynamic) != "1") return "default";
-  for (const auto& [ours, tuned] : kTunedNames) {
-    if (collective != ours) continue;
-    const std::string variable = std::string("OMPI_MCA_coll_tuned_") + tuned + "_algorithm";
-    if (const char* forced = std::getenv(variable.c_str())) return std::string("ompi-tuned-") + forced;
-  }
-  return "default";
+  const auto it = tuned_algorithms_.find(collective);
+  return it == tuned_algorithms_.end() ? "default" : it->second;
 }
 
 std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }

@@ -4,6 +4,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <map>
+#include <string>
 
 #include "backends/backend.h"
 
@@ -43,6 +45,9 @@ class MpiBackend final : public Backend {
   // MPI has no 16-bit floating types: user-defined ops over MPI_UINT16_T, [half|bf16][sum..max].
   std::array<std::array<MPI_Op, 4>, 2> sixteen_bit_ops_{};
   BackendSupport support_;
+  // Per collective, the tuned algorithm Open MPI was asked to force and took ("ompi-tuned-4"), or
+  // what became of a request it did not take; absent: no request, Open MPI decides ("default").
+  std::map<std::string, std::string> tuned_algorithms_;
 };
 
 }  // namespace collbench::mpi
