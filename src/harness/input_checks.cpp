@@ -50,10 +50,8 @@ std::uint64_t available_host_memory_bytes() {
   return 0;
 }
 
-std::string memory_shortfall(World& world, const Collective& collective, const Options& options) {
-  // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.
-  const bool buffers_on_host = options.backend == "mpi";
-  const std::uint64_t needed = host_buffer_bytes_per_rank(collective, options, world.size(), buffers_on_host);
+std::string memory_shortfall(World& world, const MemoryNeed& need) {
+  const std::uint64_t needed = need.bytes_per_rank;
   const std::vector<std::string> hosts =
       world.gather_strings(world.host() + ' ' + std::to_string(available_host_memory_bytes()));
   std::map<std::string, std::pair<int, std::uint64_t>> ranks_and_memory;  // host -> (ranks, available)
@@ -67,12 +65,12 @@ std::string memory_shortfall(World& world, const Collective& collective, const O
   }
   for (const std::string& host : order) {
     const auto [ranks, available] = ranks_and_memory[host];
-    if (available == 0) continue;  // unknown: let the allocation speak
+    if (available == 0 || needed == 0) continue;  // unknown: let the allocation speak
     // Overflow-proof form of needed * ranks > available.
     if (needed > available / static_cast<std::uint64_t>(ranks)) {
-      return "the sweep needs " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
+      return need.what + " needs " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
              " rank(s) on " + host + ": " + gibibytes(needed * static_cast<std::uint64_t>(ranks)) + ") but " + host +
-             " has " + gibibytes(available) + " available; lower -e or use fewer ranks per host";
+             " has " + gibibytes(available) + " available; " + need.remedy;
     }
   }
   return "";

@@ -53,7 +53,6 @@ class CollectiveRunner {
                             Placement placement, Buffers& buffers);
   CollectiveCall prepare(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
   std::int64_t count_wrong(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
-  std::vector<double> combine_across_ranks(std::vector<double> samples_us);
 
   const Collective& collective_;
   const Options& options_;
