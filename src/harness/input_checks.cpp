@@ -68,7 +68,7 @@ std::string memory_shortfall(World& world, const MemoryNeed& need) {
     if (available == 0 || needed == 0) continue;  // unknown: let the allocation speak
     // Overflow-proof form of needed * ranks > available.
     if (needed > available / static_cast<std::uint64_t>(ranks)) {
-      return need.what + " needs " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
+      return need.what + " " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
              " rank(s) on " + host + ": " + gibibytes(needed * static_cast<std::uint64_t>(ranks)) + ") but " + host +
              " has " + gibibytes(available) + " available; " + need.remedy;
     }

@@ -31,7 +31,7 @@ struct RunContext {
 // Host memory one rank will allocate, checked against every host before anything is allocated.
 struct MemoryNeed {
   std::uint64_t bytes_per_rank = 0;  // 0: nothing worth checking
-  std::string what = "the sweep";
+  std::string what = "the sweep needs";
   std::string remedy = "lower -e or use fewer ranks per host";
 };
 
