@@ -99,96 +99,96 @@ int MatmulBenchmark::measure(RunContext& run) {
   }
   const int last_rank = world.size() - 1;
   for (int cycle = 1; cycle <= options.cycles; ++cycle) {
-  for (GemmType type : options.gemm_types) {
-    const std::string reason = engine->unsupported_reason(type);
-    if (!reason.empty()) {
-      if (leader && cycle == 1) {
-        report_.skipped.push_back({to_string(type), reason});
-        std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
+    for (GemmType type : options.gemm_types) {
+      const std::string reason = engine->unsupported_reason(type);
+      if (!reason.empty()) {
+        if (leader && cycle == 1) {
+          report_.skipped.push_back({to_string(type), reason});
+          std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
+          save(run);
+        }
+        continue;
+      }
+      for (const GemmShape& shape : options.gemm_shapes()) {
+        const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
+        engine->prepare(shape, type, options.seed, sets);
+        TimedOperation gemm;
+        gemm.run_untimed = [&](int i) { engine->run_timed_us(i % sets); };
+        gemm.run_timed_us = [&](int i) { return engine->run_timed_us(i % sets); };
+        const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                 std::to_string(shape.k) + " " + to_string(type);
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
+                                           gemm, run.watchdog, step);
+        const TimeStats& mine = timed.mine;
+        const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
+        MyFigures figures;
+        figures.time_us = mine;
+        figures.rate = flops / (mine.mean * 1e-6) / 1e12;
+        bool peak_is_estimate = false;
+        const auto peak = engine->peak_tflops(type, &peak_is_estimate);
+        if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+        const double bound = relative_error_bound(type, shape.k);
+        if (options.check_iterations > 0) {
+          const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
+          std::vector<double> reference;
+          for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
+          double worst = 0;
+          for (int check = 0; check < options.check_iterations; ++check) {
+            engine->run_timed_us(0);
+            if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
+            const double error = relative_error(engine->read_outputs(0, entries), reference);
+            worst = std::isfinite(error) ? std::max(worst, error) : error;
+            if (run.watchdog) run.watchdog->progress();
+            if (!std::isfinite(worst)) break;
+          }
+          figures.relative_error = worst;
+          figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
+        }
+        report::MatmulRow row;
+        row.per_rank = gather_rank_figures(world, figures);
+        row.time_us = timed.combined;
+        if (!leader) continue;
+        row.m = shape.m;
+        row.n = shape.n;
+        row.k = shape.k;
+        row.dtype = to_string(type);
+        row.device = engine->device();
+        row.algorithm = engine->algorithm();
+        row.threads = on_cpu ? threads : 0;
+        row.rotate_sets = sets;
+        row.iterations = options.iterations;
+        row.warmup_iterations = options.warmup_iterations;
+        row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
+        row.peak_tflops = peak;
+        row.peak_is_estimate = peak_is_estimate;
+        if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
+        row.error_bound = bound;
+        row.check_iterations = options.check_iterations;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          double worst = 0;
+          for (const auto& rank : row.per_rank) {
+            wrong += rank.wrong.value_or(0);
+            const double error = rank.relative_error.value_or(0);
+            worst = std::isfinite(error) ? std::max(worst, error) : error;
+          }
+          row.wrong = wrong;
+          row.relative_error = worst;
+        }
+        row.spread = spread_of_ranks(row.per_rank);
+        report_.results.push_back(row);
+        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
         save(run);
+        char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
+        if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
+        if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
+        if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
+        std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
+                    static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
+                    row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
+        std::fflush(stdout);
       }
-      continue;
     }
-    for (const GemmShape& shape : options.gemm_shapes()) {
-      const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
-      engine->prepare(shape, type, options.seed, sets);
-      TimedOperation gemm;
-      gemm.run_untimed = [&](int i) { engine->run_timed_us(i % sets); };
-      gemm.run_timed_us = [&](int i) { return engine->run_timed_us(i % sets); };
-      const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
-                               std::to_string(shape.k) + " " + to_string(type);
-      LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
-                                         gemm, run.watchdog, step);
-      const TimeStats& mine = timed.mine;
-      const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-      MyFigures figures;
-      figures.time_us = mine;
-      figures.rate = flops / (mine.mean * 1e-6) / 1e12;
-      bool peak_is_estimate = false;
-      const auto peak = engine->peak_tflops(type, &peak_is_estimate);
-      if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-      const double bound = relative_error_bound(type, shape.k);
-      if (options.check_iterations > 0) {
-        const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
-        std::vector<double> reference;
-        for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
-        double worst = 0;
-        for (int check = 0; check < options.check_iterations; ++check) {
-          engine->run_timed_us(0);
-          if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
-          const double error = relative_error(engine->read_outputs(0, entries), reference);
-          worst = std::isfinite(error) ? std::max(worst, error) : error;
-          if (run.watchdog) run.watchdog->progress();
-          if (!std::isfinite(worst)) break;
-        }
-        figures.relative_error = worst;
-        figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
-      }
-      report::MatmulRow row;
-      row.per_rank = gather_rank_figures(world, figures);
-      row.time_us = timed.combined;
-      if (!leader) continue;
-      row.m = shape.m;
-      row.n = shape.n;
-      row.k = shape.k;
-      row.dtype = to_string(type);
-      row.device = engine->device();
-      row.algorithm = engine->algorithm();
-      row.threads = on_cpu ? threads : 0;
-      row.rotate_sets = sets;
-      row.iterations = options.iterations;
-      row.warmup_iterations = options.warmup_iterations;
-      row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
-      row.peak_tflops = peak;
-      row.peak_is_estimate = peak_is_estimate;
-      if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
-      row.error_bound = bound;
-      row.check_iterations = options.check_iterations;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        double worst = 0;
-        for (const auto& rank : row.per_rank) {
-          wrong += rank.wrong.value_or(0);
-          const double error = rank.relative_error.value_or(0);
-          worst = std::isfinite(error) ? std::max(worst, error) : error;
-        }
-        row.wrong = wrong;
-        row.relative_error = worst;
-      }
-      row.spread = spread_of_ranks(row.per_rank);
-      report_.results.push_back(row);
-      extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
-      save(run);
-      char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
-      if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
-      if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
-      if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
-      std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
-                  static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
-                  row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
-      std::fflush(stdout);
-    }
-  }
   }
   report_.status = "complete";
   report_.context.end_time = utc_timestamp_now();

@@ -77,73 +77,73 @@ int MembwBenchmark::measure(RunContext& run) {
   }
   const int last_rank = world.size() - 1;
   for (int cycle = 1; cycle <= options.cycles; ++cycle) {
-  for (std::uint64_t bytes : options.array_sizes()) {
-    const std::uint64_t elements = bytes / sizeof(double);
-    engine->prepare(elements);
-    for (StreamKernel kernel : kernels) {
-      const std::string reason = engine->unsupported_reason(kernel);
-      if (!reason.empty()) {
-        if (leader && std::none_of(report_.skipped.begin(), report_.skipped.end(),
-                                   [&](const report::ComputeSkipped& s) { return s.what == to_string(kernel); })) {
-          report_.skipped.push_back({to_string(kernel), reason});
-          std::printf("# skipped %s: %s\n", to_string(kernel).c_str(), reason.c_str());
-          save(run);
+    for (std::uint64_t bytes : options.array_sizes()) {
+      const std::uint64_t elements = bytes / sizeof(double);
+      engine->prepare(elements);
+      for (StreamKernel kernel : kernels) {
+        const std::string reason = engine->unsupported_reason(kernel);
+        if (!reason.empty()) {
+          if (leader && std::none_of(report_.skipped.begin(), report_.skipped.end(),
+                                     [&](const report::ComputeSkipped& s) { return s.what == to_string(kernel); })) {
+            report_.skipped.push_back({to_string(kernel), reason});
+            std::printf("# skipped %s: %s\n", to_string(kernel).c_str(), reason.c_str());
+            save(run);
+          }
+          continue;
         }
-        continue;
-      }
-      TimedOperation pass;
-      pass.run_untimed = [&](int) { engine->run_timed_us(kernel); };
-      pass.run_timed_us = [&](int) { return engine->run_timed_us(kernel); };
-      LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
-                                         run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
-      const std::uint64_t counted = stream_bytes_counted(kernel, elements);
-      MyFigures figures;
-      figures.time_us = timed.mine;
-      figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
-      const auto peak = engine->peak_gbps();
-      if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        for (int check = 0; check < options.check_iterations; ++check) {
-          wrong += engine->check(kernel, options.inject_corrupt_output && world.rank() == last_rank);
-          if (run.watchdog) run.watchdog->progress();
+        TimedOperation pass;
+        pass.run_untimed = [&](int) { engine->run_timed_us(kernel); };
+        pass.run_timed_us = [&](int) { return engine->run_timed_us(kernel); };
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
+                                           run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
+        const std::uint64_t counted = stream_bytes_counted(kernel, elements);
+        MyFigures figures;
+        figures.time_us = timed.mine;
+        figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
+        const auto peak = engine->peak_gbps();
+        if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          for (int check = 0; check < options.check_iterations; ++check) {
+            wrong += engine->check(kernel, options.inject_corrupt_output && world.rank() == last_rank);
+            if (run.watchdog) run.watchdog->progress();
+          }
+          figures.wrong = wrong;
+          engine->prepare(elements);  // the check's pattern is not STREAM's; start the next kernel as STREAM does
         }
-        figures.wrong = wrong;
-        engine->prepare(elements);  // the check's pattern is not STREAM's; start the next kernel as STREAM does
+        report::MembwRow row;
+        row.per_rank = gather_rank_figures(world, figures);
+        row.time_us = timed.combined;
+        if (!leader) continue;
+        row.kernel = to_string(kernel);
+        row.bytes = elements * sizeof(double);
+        row.bytes_counted = counted;
+        row.device = engine->device();
+        row.threads = on_cpu ? threads : 0;
+        row.iterations = options.iterations;
+        row.warmup_iterations = options.warmup_iterations;
+        row.gbps = static_cast<double>(counted) / (row.time_us.mean * 1e-6) / 1e9;
+        row.peak_gbps = peak;
+        if (peak) row.percent_of_peak = 100.0 * row.gbps / *peak;
+        row.check_iterations = options.check_iterations;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
+          row.wrong = wrong;
+        }
+        row.spread = spread_of_ranks(row.per_rank);
+        report_.results.push_back(row);
+        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
+        save(run);
+        char percent[16] = "n/a", wrong[24] = "N/A";
+        if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f", *row.percent_of_peak);
+        if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
+        std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", static_cast<unsigned long long>(row.bytes),
+                    row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.gbps, percent, row.spread.ratio,
+                    wrong);
+        std::fflush(stdout);
       }
-      report::MembwRow row;
-      row.per_rank = gather_rank_figures(world, figures);
-      row.time_us = timed.combined;
-      if (!leader) continue;
-      row.kernel = to_string(kernel);
-      row.bytes = elements * sizeof(double);
-      row.bytes_counted = counted;
-      row.device = engine->device();
-      row.threads = on_cpu ? threads : 0;
-      row.iterations = options.iterations;
-      row.warmup_iterations = options.warmup_iterations;
-      row.gbps = static_cast<double>(counted) / (row.time_us.mean * 1e-6) / 1e9;
-      row.peak_gbps = peak;
-      if (peak) row.percent_of_peak = 100.0 * row.gbps / *peak;
-      row.check_iterations = options.check_iterations;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
-        row.wrong = wrong;
-      }
-      row.spread = spread_of_ranks(row.per_rank);
-      report_.results.push_back(row);
-      extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
-      save(run);
-      char percent[16] = "n/a", wrong[24] = "N/A";
-      if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f", *row.percent_of_peak);
-      if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
-      std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", static_cast<unsigned long long>(row.bytes),
-                  row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.gbps, percent, row.spread.ratio,
-                  wrong);
-      std::fflush(stdout);
     }
-  }
   }
   report_.status = "complete";
   report_.context.end_time = utc_timestamp_now();

@@ -6,7 +6,7 @@
 
 namespace collbench {
 
-// The flags every program shares, declared once here and read by the program shell
+// The flags every program shares, declared once (core/command_line.h) and read by the program shell
 // (harness/program_shell.h): how often the sweep repeats, when a stalled run gives up, what the
 // report keeps, help and version. Each program's options derive from it.
 struct RunFlags {

@@ -26,17 +26,8 @@ std::string gibibytes(std::uint64_t bytes) {
 
 std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
                                          bool buffers_on_host) {
-  std::uint64_t largest_send = 0, largest_shared = 0;
-  for (DType dtype : options.dtypes) {
-    const std::uint64_t element = dtype_info(dtype).size_bytes;
-    for (std::uint64_t bytes : options.requested_sizes()) {
-      const RowSize size = row_size_for(collective, bytes, dtype, ranks);
-      largest_send = std::max<std::uint64_t>(largest_send, size.layout.send_count * element);
-      largest_shared = std::max<std::uint64_t>(
-          largest_shared, std::max(size.layout.send_count, size.layout.recv_count) * element);
-    }
-  }
-  return buffers_on_host ? largest_send + 2 * largest_shared : largest_shared;
+  const BufferBytes largest = largest_buffers(collective, options, ranks);
+  return buffers_on_host ? largest.send + 2 * largest.shared : largest.shared;
 }
 
 std::uint64_t available_host_memory_bytes() {

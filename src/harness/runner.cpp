@@ -57,6 +57,19 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
   return {std::max(layout.send_count, layout.recv_count), layout};
 }
 
+BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
+  BufferBytes largest;
+  for (DType dtype : options.dtypes) {
+    const std::uint64_t element = dtype_info(dtype).size_bytes;
+    for (std::uint64_t bytes : options.requested_sizes()) {
+      const BufferLayout layout = row_size_for(collective, bytes, dtype, ranks).layout;
+      largest.send = std::max<std::uint64_t>(largest.send, layout.send_count * element);
+      largest.shared = std::max<std::uint64_t>(largest.shared, std::max(layout.send_count, layout.recv_count) * element);
+    }
+  }
+  return largest;
+}
+
 CollectiveRunner::CollectiveRunner(const Collective& collective, const Options& options, World& world, Backend& backend,
                                    Watchdog* watchdog, RunnerEvents events)
     : collective_(collective),
@@ -69,19 +82,11 @@ CollectiveRunner::CollectiveRunner(const Collective& collective, const Options& 
 
 void CollectiveRunner::run() {
   const int ranks = world_.size();
-  std::size_t largest_send = 0, largest_shared = 0;
-  for (DType dtype : options_.dtypes) {
-    const std::size_t element = dtype_info(dtype).size_bytes;
-    for (std::uint64_t bytes : options_.requested_sizes()) {
-      const RowSize size = row_size_for(collective_, bytes, dtype, ranks);
-      largest_send = std::max(largest_send, size.layout.send_count * element);
-      largest_shared = std::max(largest_shared, std::max(size.layout.send_count, size.layout.recv_count) * element);
-    }
-  }
+  const BufferBytes largest = largest_buffers(collective_, options_, ranks);
   Buffers buffers;
-  buffers.send = backend_.allocate(largest_send);
-  buffers.recv = backend_.allocate(largest_shared);
-  buffers.host.resize(largest_shared);
+  buffers.send = backend_.allocate(largest.send);
+  buffers.recv = backend_.allocate(largest.shared);
+  buffers.host.resize(largest.shared);
 
   const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
   std::vector<int> roots{-1};
