@@ -3,28 +3,29 @@
 // SM copy kernel, one direction and both at once, over a size sweep, with a matrix over GPU pairs.
 // Without a visible GPU (or a CUDA build) it measures host memcpy and says the GPU modes are
 // unavailable. P2P between ranks is sendrecv_perf's job. GB/s = 1e9 bytes/s of data copied.
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/context.h"
 #include "core/command_line.h"
 #include "core/error.h"
+#include "core/options.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "harness/context.h"
+#include "harness/measurement_loop.h"
+#include "harness/program_shell.h"
 #include "report/report.h"
-#include "report/report_file.h"
+#include "report/report_json.h"
 
 #ifdef COLLBENCH_HAVE_CUDA
 #include "backends/cuda/cuda_check.h"
@@ -35,15 +36,12 @@
 namespace collbench {
 namespace {
 
-struct CopyOptions {
+// The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
+struct CopyOptions : RunFlags {
   SizeSweep sweep{8, 64u << 20, 0, 4.0};
   int iterations = 20;
   int warmup_iterations = 5;
-  std::string report_path;
-  bool overwrite = false;
   bool host_only = false;  // --host-only: the memcpy baseline even where GPUs are visible
-  bool show_help = false;
-  std::string help_text;  // --help: what to print instead of measuring
 };
 
 struct CopyRow {
@@ -56,10 +54,12 @@ struct CopyRow {
   TimeStats time_us;
   double gbps = 0;  // all bytes copied (both directions when bi) / mean time
   int iterations = 0;
+  int cycle = 1;
+  std::vector<double> samples_us;  // with --samples: every iteration, combined over ranks
 };
 
-CopyOptions parse(int argc, char** argv) {
-  CopyOptions options;
+// Every flag of copy_perf, once: parsing and --help both read these.
+std::string declare_and_parse(CopyOptions& options, const std::vector<std::string>* args) {
   CommandLine command_line("copy_perf [options]",
                            "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
                            "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
@@ -71,43 +71,49 @@ CopyOptions parse(int argc, char** argv) {
   start_section(app, "Options");
   add_integer(app, "-n,--iters", "timed iterations (default 20)", options.iterations, 1, 100000000);
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
-  add_report_flags(app, options.report_path, options.overwrite);
+  add_run_flags(app, options);
+  add_report_flags(app, options);
   add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
-  add_flag(app, "-h,--help", "this text", options.show_help);
-  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage.");
-  command_line.parse(std::vector<std::string>(argv + 1, argv + argc));
-  if (options.show_help) {
-    options.help_text = command_line.help();
-  } else {
-    expand_sweep(options.sweep);  // validates now
-  }
-  return options;
+  add_help_flags(app, options);
+  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 4 timeout.");
+  if (!args) return command_line.help();
+  command_line.parse(*args);
+  if (!options.show_help && !options.show_version) expand_sweep(options.sweep);  // validates now
+  return "";
 }
 
-CopyRow finish(CopyRow row, std::vector<double> samples_us, std::uint64_t bytes_moved) {
-  row.iterations = static_cast<int>(samples_us.size());
-  row.time_us = summarize_samples(samples_us);
+// Where rows go as they complete: the table line and the report.
+using RowSink = std::function<void(CopyRow row)>;
+
+// Times one copy through the harness's loop; `bytes_moved` per iteration gives GB/s.
+void time_copy(const RunContext& run, const CopyOptions& options, CopyRow row, std::uint64_t bytes_moved,
+               const std::function<double()>& copy_timed_us, const RowSink& sink) {
+  TimedOperation operation;
+  operation.run_untimed = [&](int) { copy_timed_us(); };
+  operation.run_timed_us = [&](int) { return copy_timed_us(); };
+  const std::string step = "copy " + row.mode + " " + row.engine + " " + row.direction + " at " + std::to_string(row.bytes) + " B";
+  LoopResult timed = time_iterations(run.world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
+                                     operation, run.watchdog, step);
+  row.iterations = options.iterations;
+  row.time_us = timed.combined;
   row.gbps = row.time_us.mean > 0 ? static_cast<double>(bytes_moved) / (row.time_us.mean * 1e3) : 0.0;
-  return row;
+  if (options.keep_samples) row.samples_us = std::move(timed.combined_us);
+  sink(std::move(row));
 }
 
-std::vector<CopyRow> measure_host_memcpy(const CopyOptions& options) {
-  std::vector<CopyRow> rows;
+void measure_host_memcpy(const RunContext& run, const CopyOptions& options, int cycle, const RowSink& sink) {
   const auto sizes = expand_sweep(options.sweep);
   const std::uint64_t largest = sizes.back();
   std::vector<unsigned char> source(largest, 0x5a), destination(largest, 0);  // touched: no page faults timed
   for (std::uint64_t bytes : sizes) {
-    std::vector<double> samples;
-    for (int i = 0; i < options.warmup_iterations + options.iterations; ++i) {
+    CopyRow row{"host", "host", "cpu", "uni", -1, -1, bytes, {}, 0, 0, cycle, {}};
+    time_copy(run, options, row, bytes, [&] {
       const auto start = std::chrono::steady_clock::now();
       std::memcpy(destination.data(), source.data(), bytes);
-      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-      if (i >= options.warmup_iterations) samples.push_back(us);
-    }
+      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }, sink);
     if (std::memcmp(destination.data(), source.data(), bytes) != 0) throw Error("host memcpy produced wrong bytes");
-    rows.push_back(finish({"host", "host", "cpu", "uni", -1, -1, bytes, {}, 0}, samples, bytes));
   }
-  return rows;
 }
 
 #ifdef COLLBENCH_HAVE_CUDA
@@ -203,19 +209,15 @@ class GpuCopies {
     return ms * 1e3;
   }
 
-  std::vector<CopyRow> run(const CopyOptions& options) {
-    std::vector<CopyRow> rows;
+  void run(const RunContext& run, const CopyOptions& options, int cycle, const RowSink& sink) {
     for (std::uint64_t bytes : expand_sweep(options.sweep)) {
       auto sample = [&](CopyRow row, DeviceSide& first, DeviceSide& second, std::function<void(cudaStream_t)> forward,
                         std::function<void(cudaStream_t)> backward) {
         row.bytes = bytes;
         row.direction = backward ? "bi" : "uni";
-        std::vector<double> samples;
-        for (int i = 0; i < options.warmup_iterations + options.iterations; ++i) {
-          const double us = time_us(first, second, forward, backward);
-          if (i >= options.warmup_iterations) samples.push_back(us);
-        }
-        rows.push_back(finish(row, samples, backward ? 2 * bytes : bytes));
+        row.cycle = cycle;
+        time_copy(run, options, row, backward ? 2 * bytes : bytes,
+                  [&] { return time_us(first, second, forward, backward); }, sink);
       };
       for (auto& side : sides_) {
         const int d = side.device;
@@ -225,32 +227,31 @@ class GpuCopies {
           const char* memory = pinned ? "pinned" : "pageable";
           auto h2d = [&, host_in](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(side.b, host_in, bytes, cudaMemcpyHostToDevice, s)); };
           auto d2h = [&, host_out](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(host_out, side.a, bytes, cudaMemcpyDeviceToHost, s)); };
-          sample({"h2d", memory, "ce", "", -1, d, 0, {}, 0}, side, side, h2d, nullptr);
-          sample({"d2h", memory, "ce", "", d, -1, 0, {}, 0}, side, side, d2h, nullptr);
-          sample({"h2d+d2h", memory, "ce", "", d, d, 0, {}, 0}, side, side, h2d, d2h);
+          sample({"h2d", memory, "ce", "", -1, d, 0, {}, 0, 0, 1, {}}, side, side, h2d, nullptr);
+          sample({"d2h", memory, "ce", "", d, -1, 0, {}, 0, 0, 1, {}}, side, side, d2h, nullptr);
+          sample({"h2d+d2h", memory, "ce", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, h2d, d2h);
         }
         auto ce_copy = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(side.b, side.a, bytes, cudaMemcpyDeviceToDevice, s)); };
         auto sm_copy = [&](cudaStream_t s) { gpu::launch_sm_copy(side.b, side.a, bytes, side.sm_blocks, s); };
-        sample({"d2d", "device", "ce", "", d, d, 0, {}, 0}, side, side, ce_copy, nullptr);
-        sample({"d2d", "device", "sm", "", d, d, 0, {}, 0}, side, side, sm_copy, nullptr);
+        sample({"d2d", "device", "ce", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, ce_copy, nullptr);
+        sample({"d2d", "device", "sm", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, sm_copy, nullptr);
       }
       for (auto& from : sides_) {
         for (auto& to : sides_) {
           if (from.device == to.device) continue;
           auto ce_there = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyPeerAsync(to.b, to.device, from.a, from.device, bytes, s)); };
           auto ce_back = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyPeerAsync(from.b, from.device, to.a, to.device, bytes, s)); };
-          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0}, from, to, ce_there, nullptr);
-          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0}, from, to, ce_there, ce_back);
+          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, ce_there, nullptr);
+          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, ce_there, ce_back);
           // SM copies write into the peer's memory, so they need peer access both ways for bi.
           if (!peer_access(from.device, to.device)) continue;
           auto sm_there = [&](cudaStream_t s) { gpu::launch_sm_copy(to.b, from.a, bytes, from.sm_blocks, s); };
           auto sm_back = [&](cudaStream_t s) { gpu::launch_sm_copy(from.b, to.a, bytes, to.sm_blocks, s); };
-          sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0}, from, to, sm_there, nullptr);
-          if (peer_access(to.device, from.device)) sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0}, from, to, sm_there, sm_back);
+          sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, sm_there, nullptr);
+          if (peer_access(to.device, from.device)) sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, sm_there, sm_back);
         }
       }
     }
-    return rows;
   }
 
  private:
@@ -266,12 +267,13 @@ nlohmann::json row_json(const CopyRow& row) {
   nlohmann::json out = {{"kind", report::row_kind_spec(report::RowKind::kCopy).name},
                         {"mode", row.mode}, {"memory", row.memory}, {"engine", row.engine}, {"direction", row.direction},
                         {"src_device", row.src}, {"dst_device", row.dst}, {"bytes", row.bytes},
-                        {"iterations", row.iterations},
+                        {"iterations", row.iterations}, {"cycle", row.cycle},
                         {"time_us", {{"min", row.time_us.min}, {"p50", row.time_us.p50}, {"mean", row.time_us.mean},
                                      {"p95", row.time_us.p95}, {"p99", row.time_us.p99}, {"max", row.time_us.max},
                                      {"stdev", row.time_us.stdev}}},
                         {"gbps", row.gbps}};
   if (row.mode == "d2d") out["read_plus_write_gbps"] = 2 * row.gbps;
+  if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
   return out;
 }
 
@@ -307,77 +309,116 @@ nlohmann::json pair_matrices(const std::vector<CopyRow>& rows, int devices) {
   return matrices;
 }
 
-int run(int argc, char** argv) {
-  CopyOptions options;
-  try {
-    options = parse(argc, argv);
-    if (options.show_help) {
-      std::fputs(options.help_text.c_str(), stdout);
-      return 0;
-    }
-    if (!options.report_path.empty() && !options.overwrite && ::access(options.report_path.c_str(), F_OK) == 0) {
-      throw UsageError("report " + options.report_path + " exists (use --overwrite to replace it)");
-    }
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "copy_perf: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kUsage);
+// copy_perf in the harness's program shell: host memcpy, or every GPU copy mode, as one workload.
+class CopyBenchmark final : public Program {
+ public:
+  explicit CopyBenchmark(CopyOptions options) : options_(std::move(options)) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override {
+    CopyOptions unused;
+    return declare_and_parse(unused, nullptr);
   }
-  nlohmann::json report = {{"schema_version", report::schema_version()}, {"benchmark", "copy"}, {"status", "partial"}};
-  report["context"] = {{"argv", std::vector<std::string>(argv, argv + argc)}, {"start_time", utc_timestamp_now()},
-                       {"world_size", 1}, {"backend", "copy"}, {"versions", {{"collbench", collbench_version()}}}};
+  std::string build_features() const override {
+#ifdef COLLBENCH_HAVE_CUDA
+    return "host memcpy; gpu: cuda copy engines and sm copies";
+#else
+    return "host memcpy; gpu: not built (no CUDA toolkit found)";
+#endif
+  }
+  std::string options_identity() const override { return nlohmann::json{{"program", "copy_perf"}, {"options", options_json()},
+                                                                        {"report_path", options_.report_path}, {"tags", options_.tags}}.dump(); }
+  std::string check_for_world(World&) override { return ""; }
+  MemoryNeed memory_need(int) const override {
+    // Two host buffers of the largest size; the GPU modes add two pinned ones.
+    const std::uint64_t largest = expand_sweep(options_.sweep).back();
+#ifdef COLLBENCH_HAVE_CUDA
+    const std::uint64_t buffers = options_.host_only ? 2 : 4;
+#else
+    const std::uint64_t buffers = 2;
+#endif
+    return {largest > UINT64_MAX / buffers ? UINT64_MAX : buffers * largest, "the sweep needs", "lower -e"};
+  }
+  int measure(RunContext& run) override;
+
+ private:
+  nlohmann::json options_json() const {
+    return {{"sizes", expand_sweep(options_.sweep)}, {"iterations", options_.iterations},
+            {"warmup_iterations", options_.warmup_iterations}, {"host_only", options_.host_only}, {"cycles", options_.cycles},
+            {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples}};
+  }
+
+  CopyOptions options_;
+};
+
+int CopyBenchmark::measure(RunContext& run) {
+  const bool leader = run.world.rank() == 0;
+  report::Report envelope;
+  envelope.benchmark = "copy";
+  envelope.context = collect_context(run.world, "copy", "host", run.argv, Options{});
+  envelope.context.options = options_json();
+  envelope.context.tags = options_.tags;
+  nlohmann::json report = report::to_json(envelope);
+  report.erase("skipped");
+  report["summary"] = {{"rows", 0}, {"max_gbps", nullptr}};
   std::vector<CopyRow> rows;
   int devices = 0;
   std::string unavailable;
-  try {
 #ifdef COLLBENCH_HAVE_CUDA
-    std::string why_none;
-    devices = options.host_only ? 0 : cuda::visible_device_count(&why_none);
-    if (devices == 0 && !options.host_only) unavailable = "no CUDA device is visible (" + why_none + ")";
-    if (devices > 0) {
-      report["context"]["versions"]["cuda_runtime"] = cuda::runtime_version();
-      report["context"]["versions"]["cuda_driver"] = cuda::driver_version();
-      for (int d = 0; d < devices; ++d) report["context"]["devices"].push_back(cuda::device_info(d).describe());
-      GpuCopies copies(devices, expand_sweep(options.sweep).back());
-      rows = copies.run(options);
-    }
-#else
-    unavailable = "this build has no CUDA";
-#endif
-    if (!unavailable.empty()) {
-      std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
-      report["context"]["gpu_modes_unavailable"] = unavailable;
-    }
-    if (devices == 0) rows = measure_host_memcpy(options);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "copy_perf: error: %s\n", e.what());
-    return static_cast<int>(ExitCode::kRuntimeError);
+  std::string why_none;
+  devices = options_.host_only ? 0 : cuda::visible_device_count(&why_none);
+  if (devices == 0 && !options_.host_only) unavailable = "no CUDA device is visible (" + why_none + ")";
+  if (devices > 0) {
+    report["context"]["versions"]["cuda_runtime"] = cuda::runtime_version();
+    report["context"]["versions"]["cuda_driver"] = cuda::driver_version();
+    for (int d = 0; d < devices; ++d) report["context"]["devices"].push_back(cuda::device_info(d).describe());
   }
-  std::printf("# %-8s %-8s %-3s %-3s %4s %4s %12s %12s %10s\n", "mode", "memory", "eng", "dir", "src", "dst", "size", "time(us)", "GB/s");
-  nlohmann::json results = nlohmann::json::array();
-  for (const auto& row : rows) {
+#else
+  unavailable = "this build has no CUDA";
+#endif
+  if (!unavailable.empty()) report["context"]["gpu_modes_unavailable"] = unavailable;
+  run.report.save(report);
+  if (leader) {
+    if (!unavailable.empty()) std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
+    std::printf("# %-8s %-8s %-3s %-3s %4s %4s %12s %12s %10s\n", "mode", "memory", "eng", "dir", "src", "dst", "size", "time(us)", "GB/s");
+  }
+  double max_gbps = 0;
+  const RowSink sink = [&](CopyRow row) {
+    if (!leader) return;
     std::printf("  %-8s %-8s %-3s %-3s %4d %4d %12llu %12.2f %10.2f\n", row.mode.c_str(), row.memory.c_str(), row.engine.c_str(),
                 row.direction.c_str(), row.src, row.dst, static_cast<unsigned long long>(row.bytes), row.time_us.mean, row.gbps);
-    results.push_back(row_json(row));
+    std::fflush(stdout);
+    max_gbps = std::max(max_gbps, row.gbps);
+    report["results"].push_back(row_json(row));
+    report["summary"] = {{"rows", report["results"].size()}, {"max_gbps", max_gbps}};
+    run.report.save(report);
+    rows.push_back(std::move(row));
+  };
+#ifdef COLLBENCH_HAVE_CUDA
+  std::optional<GpuCopies> copies;
+  if (devices > 0) copies.emplace(devices, expand_sweep(options_.sweep).back());
+#endif
+  for (int cycle = 1; cycle <= options_.cycles; ++cycle) {
+#ifdef COLLBENCH_HAVE_CUDA
+    if (copies) copies->run(run, options_, cycle, sink);
+#endif
+    if (devices == 0) measure_host_memcpy(run, options_, cycle, sink);
   }
-  report["results"] = results;
-  report["matrices"] = pair_matrices(rows, devices);
-  double max_gbps = 0;
-  for (const auto& row : rows) max_gbps = std::max(max_gbps, row.gbps);
-  report["summary"] = {{"rows", rows.size()}, {"max_gbps", rows.empty() ? nlohmann::json(nullptr) : nlohmann::json(max_gbps)}};
+  if (leader) report["matrices"] = pair_matrices(rows, devices);
   report["status"] = "complete";
   report["context"]["end_time"] = utc_timestamp_now();
-  if (!options.report_path.empty()) {
-    try {
-      report::write_json_atomically(options.report_path, report);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "copy_perf: error: %s\n", e.what());
-      return static_cast<int>(ExitCode::kRuntimeError);
-    }
-  }
+  run.report.save(report);
   return 0;
 }
 
 }  // namespace
 }  // namespace collbench
 
-int main(int argc, char** argv) { return collbench::run(argc, argv); }
+int main(int argc, char** argv) {
+  using namespace collbench;
+  return run_program("copy_perf", argc, argv, [](const std::vector<std::string>& args) {
+    CopyOptions options;
+    declare_and_parse(options, &args);
+    return std::make_unique<CopyBenchmark>(std::move(options));
+  });
+}

@@ -104,7 +104,10 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
     add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
     add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
     add_integer(app, "-c,--check", "untimed checks after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
+  } else {
+    start_section(app, "Measurement");
   }
+  add_run_flags(app, o);
   start_section(app, "Device");
   add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
     if (v == "auto") o.device = DeviceChoice::kAuto;
@@ -118,18 +121,16 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
               "mpirun --bind-to none (one rank per node) or --map-by ppr:R:node:pe=T.",
               o.threads, 0, 4096);
   start_section(app, "Report");
-  add_report_flags(app, o.report_path, o.overwrite_report);
-  add_tags(app, o.tags);
+  add_report_flags(app, o);
   add_integer(app, "--seed", "seed of the random inputs (default 1)", o.seed, 0, 1LL << 40);
   if (matmul || membw) {
     add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one checked output element (expect exit 3)", o.inject_corrupt_output);
   }
-  add_flag(app, "-h,--help", "this text", o.show_help);
-  add_flag(app, "--version", "version and build features", o.show_version);
+  add_help_flags(app, o);
   app.footer("OpenBLAS picks its kernels from the CPU it detects; an old OpenBLAS may pick a slow generic one\n"
              "(\"Prescott\") on a new CPU. The report records the choice and a warning names the OPENBLAS_CORETYPE to set.\n"
              "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong results" +
-             std::string(program == ComputeProgram::kEnvcheck ? " or slow ranks found" : "") + ".");
+             std::string(program == ComputeProgram::kEnvcheck ? " or slow ranks found" : "") + ", 4 timeout.");
 }
 
 std::string description_of(ComputeProgram program) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/run_flags.h"
 #include "core/sizes.h"
 
 namespace collbench::compute {
@@ -28,7 +29,8 @@ std::string to_string(GemmType type);
 std::string to_string(StreamKernel kernel);
 std::string to_string(DeviceChoice device);
 
-struct ComputeOptions {
+// The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
+struct ComputeOptions : RunFlags {
   ComputeProgram program = ComputeProgram::kMatmul;
   SizeSweep sweep{1024, 1024, 1024, 0.0};         // matmul: N; membw: bytes per array
   std::vector<std::uint64_t> explicit_sizes;       // --sizes
@@ -42,9 +44,6 @@ struct ComputeOptions {
   int threads = 0;         // 0: every core this process may run on
   int rotate_sets = 0;     // GEMM input sets to cycle through; 0 = enough to exceed the last-level cache
   DeviceChoice device = DeviceChoice::kAuto;
-  std::string report_path;
-  bool overwrite_report = false;
-  std::map<std::string, std::string> tags;
   std::uint64_t seed = 1;
   bool inject_corrupt_output = false;  // testing aid: the last rank corrupts one checked output element
   // envcheck
@@ -53,8 +52,6 @@ struct ComputeOptions {
   double probe_ms = 60;               // each probe sample runs at least this long, so time-slicing shows
   std::int64_t probe_matrix_n = 256;
   std::uint64_t probe_bytes = 32u << 20;
-  bool show_help = false;
-  bool show_version = false;
 
   // matmul: the shapes to run (from --shapes or the square sweep); membw: array sizes in bytes.
   std::vector<GemmShape> gemm_shapes() const;

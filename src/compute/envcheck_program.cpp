@@ -9,15 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/compute_benchmark.h"
 #include "compute/engines.h"
 #include "compute/host_info.h"
 #include "compute/openblas_info.h"
-#include "compute/program_shell.h"
 #include "compute/programs.h"
 #include "compute/rank_speeds.h"
-#include "harness/context.h"
 #include "core/error.h"
-#include "report/report_file.h"
+#include "harness/context.h"
+#include "harness/watchdog.h"
 #include "report/report_json.h"
 
 namespace collbench::compute {
@@ -44,9 +44,21 @@ report::ThroughputSpread to_report(const Spread& spread) {
   return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
 }
 
-class EnvcheckProgram final : public ReportingProgram<report::EnvcheckReport> {
+// The probes: a GEMM and a triad workload in lock-step on every rank, then rank 0's verdict.
+class EnvcheckBenchmark final : public ComputeBenchmark {
  public:
-  int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
+  using ComputeBenchmark::ComputeBenchmark;
+  MemoryNeed memory_need(int) const override {
+    if (!runs_on_host()) return {};
+    const auto side = static_cast<std::uint64_t>(options_.probe_matrix_n);
+    // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
+    return {3 * side * side * sizeof(float) + 3 * options_.probe_bytes, "the probes need",
+            "lower --probe-n or --probe-bytes, or use fewer ranks per host"};
+  }
+  int measure(RunContext& run) override;
+
+ private:
+  report::EnvcheckReport report_;
 };
 
 nlohmann::json my_inventory(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu) {
@@ -94,9 +106,11 @@ report::EnvcheckRank rank_from(int rank, const nlohmann::json& j) {
   return out;
 }
 
-int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
+int EnvcheckBenchmark::measure(RunContext& run) {
+  World& world = run.world;
+  const ComputeOptions& options = options_;
   const bool leader = world.rank() == 0;
-  report_path_ = setup.report_path;
+  auto save = [&] { run.report.save(report::to_json(report_)); };
   const HostInfo host = probe_host();
   const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
   const OpenBlasInfo blas = configure_openblas(threads, host.vector_level);
@@ -114,7 +128,7 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
     gemm = make_cpu_gemm_engine(threads);
     stream = make_cpu_stream_engine(threads);
   }
-  report_.context = compute_context(world, gemm->device(), setup, options);
+  report_.context = context(world, gemm->device(), run.argv);
   save();
 
   // Probes in lock-step: every rank measures at the same time, as a real job would load them.
@@ -126,12 +140,15 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
   stream->prepare(elements);
   stream->run_timed_us(StreamKernel::kTriad);
   std::vector<double> gemm_samples, triad_samples;
-  for (int repeat = 0; repeat < options.probe_repeats; ++repeat) {
+  // -N repeats the probe set: more samples under the same medians.
+  if (run.watchdog) run.watchdog->enter("envcheck probes");
+  for (int repeat = 0; repeat < options.probe_repeats * options.cycles; ++repeat) {
     world.barrier();
     gemm_samples.push_back(rate_over(options.probe_ms, [&] { gemm->run_timed_us(0); }) * gemm_flops / 1e9);
     world.barrier();
     triad_samples.push_back(rate_over(options.probe_ms, [&] { stream->run_timed_us(StreamKernel::kTriad); }) *
                             static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements)) / 1e9);
+    if (run.watchdog) run.watchdog->progress();
   }
 
   nlohmann::json mine = my_inventory(world, host, blas, gpu);
@@ -158,7 +175,7 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
     auto& summary = report_.summary;
     summary.ranks = world.size();
     summary.slow_factor = options.slow_factor;
-    summary.repeats = options.probe_repeats;
+    summary.repeats = options.probe_repeats * options.cycles;
     summary.probe_ms = options.probe_ms;
     summary.recommendation = to_string(advice.advice);
     summary.recommendation_text = advice.text;
@@ -171,7 +188,7 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
     report_.context.end_time = utc_timestamp_now();
     save();
 
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", setup.program.c_str(), warning.c_str());
+    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
     std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
                 world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
                 options.probe_repeats, options.probe_ms);
@@ -195,7 +212,7 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
       for (int rank : advice.exclude) std::printf(" %d", rank);
       std::printf("\n");
     }
-    if (report_path_) std::printf("# report: %s\n", report_path_->c_str());
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     std::fflush(stdout);
     exit_code = report_.slow_ranks.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
@@ -204,9 +221,6 @@ int EnvcheckProgram::measure(World& world, const ComputeOptions& options, const 
 
 }  // namespace
 
-int run_envcheck(int argc, char** argv) {
-  EnvcheckProgram program;
-  return run_compute_program(ComputeProgram::kEnvcheck, argc, argv, program);
-}
+int run_envcheck(int argc, char** argv) { return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, argc, argv); }
 
 }  // namespace collbench::compute

@@ -4,15 +4,16 @@
 #include <cstdio>
 #include <memory>
 
+#include "compute/compute_benchmark.h"
 #include "compute/engines.h"
 #include "compute/host_info.h"
 #include "compute/platform_notes.h"
-#include "compute/program_shell.h"
 #include "compute/programs.h"
 #include "compute/rank_gather.h"
-#include "harness/context.h"
 #include "core/error.h"
-#include "report/report_file.h"
+#include "harness/context.h"
+#include "harness/measurement_loop.h"
+#include "harness/watchdog.h"
 #include "report/report_json.h"
 
 namespace collbench::compute {
@@ -40,143 +41,169 @@ int rotation_sets(const ComputeOptions& options, std::uint64_t set_bytes, std::u
   return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, kMaxRotatedSets));
 }
 
-class MatmulProgram final : public ReportingProgram<report::MatmulReport> {
+// A, B and C of one input set; C is float32 or wider.
+std::uint64_t set_bytes(const GemmShape& shape, GemmType type) {
+  const auto bytes_per_element = static_cast<std::uint64_t>(element_bytes(type));
+  return static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n) * bytes_per_element +
+         static_cast<std::uint64_t>(shape.m * shape.n) * 4;
+}
+
+// The GEMM workload: shapes x dtypes over a GEMM engine, each timed by the harness's loop.
+class MatmulBenchmark final : public ComputeBenchmark {
  public:
-  int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
+  using ComputeBenchmark::ComputeBenchmark;
+  MemoryNeed memory_need(int) const override;
+  int measure(RunContext& run) override;
 
  private:
-  void finish_summary() { report_.summary = summarize_throughput(report_.results, &report::MatmulRow::tflops); }
+  void save(RunContext& run) {
+    report_.summary = summarize_throughput(report_.results, &report::MatmulRow::tflops);
+    run.report.save(with_row_extras(report::to_json(report_), extras_));
+  }
+
+  report::MatmulReport report_;
+  std::vector<RowExtras> extras_;
 };
 
-int MatmulProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
+MemoryNeed MatmulBenchmark::memory_need(int) const {
+  std::uint64_t largest = 0;
+  if (!runs_on_host()) return {};
+  for (GemmType type : options_.gemm_types) {
+    for (const GemmShape& shape : options_.gemm_shapes()) {
+      largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options_.rotate_sets, 1)));
+    }
+  }
+  return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
+}
+
+int MatmulBenchmark::measure(RunContext& run) {
+  World& world = run.world;
+  const ComputeOptions& options = options_;
+  const std::string program = program_name(options.program);
   const bool leader = world.rank() == 0;
-  report_path_ = setup.report_path;
   const HostInfo host = probe_host();
   const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
   std::unique_ptr<GemmEngine> engine = choose_engine(options, world, threads);
   const bool on_cpu = engine->device() == "cpu";
-  report_.context = compute_context(world, engine->device(), setup, options);
+  report_.context = context(world, engine->device(), run.argv);
   report_.platform = gather_platforms(world, local_platform(host, options.threads, on_cpu ? threads : 0, world.size(),
                                                               engine->device(), engine->library(), on_cpu));
   report_.warnings = distinct_warnings(report_.platform);
-  save();
+  save(run);
   if (leader) {
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", setup.program.c_str(), warning.c_str());
+    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), warning.c_str());
     std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world.size(), engine->device().c_str(), engine->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
                 "max_us", "TFLOP/s", "%peak", "rel_err", "spread", "#wrong");
   }
   const int last_rank = world.size() - 1;
-  for (GemmType type : options.gemm_types) {
-    const std::string reason = engine->unsupported_reason(type);
-    if (!reason.empty()) {
-      if (leader) {
-        report_.skipped.push_back({to_string(type), reason});
-        std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
-        save();
-      }
-      continue;
-    }
-    for (const GemmShape& shape : options.gemm_shapes()) {
-      const auto bytes_per_element = static_cast<std::uint64_t>(element_bytes(type));
-      const std::uint64_t set_bytes = static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n) * bytes_per_element +
-                                      static_cast<std::uint64_t>(shape.m * shape.n) * 4;
-      const int sets = rotation_sets(options, set_bytes, engine->cache_bytes());
-      engine->prepare(shape, type, options.seed, sets);
-      for (int i = 0; i < options.warmup_iterations; ++i) engine->run_timed_us(i % sets);
-      std::vector<double> samples;
-      for (int i = 0; i < options.iterations; ++i) {
-        world.barrier();  // outside the timed region, so ranks start each GEMM together
-        samples.push_back(engine->run_timed_us(i % sets));
-      }
-      const TimeStats mine = summarize_samples(samples);
-      const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-      MyFigures figures;
-      figures.time_us = mine;
-      figures.rate = flops / (mine.mean * 1e-6) / 1e12;
-      bool peak_is_estimate = false;
-      const auto peak = engine->peak_tflops(type, &peak_is_estimate);
-      if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-      const double bound = relative_error_bound(type, shape.k);
-      if (options.check_iterations > 0) {
-        const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
-        std::vector<double> reference;
-        for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
-        double worst = 0;
-        for (int check = 0; check < options.check_iterations; ++check) {
-          engine->run_timed_us(0);
-          if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
-          const double error = relative_error(engine->read_outputs(0, entries), reference);
-          worst = std::isfinite(error) ? std::max(worst, error) : error;
-          if (!std::isfinite(worst)) break;
+  for (int cycle = 1; cycle <= options.cycles; ++cycle) {
+    for (GemmType type : options.gemm_types) {
+      const std::string reason = engine->unsupported_reason(type);
+      if (!reason.empty()) {
+        if (leader && cycle == 1) {
+          report_.skipped.push_back({to_string(type), reason});
+          std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
+          save(run);
         }
-        figures.relative_error = worst;
-        figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
+        continue;
       }
-      report::MatmulRow row;
-      row.per_rank = gather_rank_figures(world, figures);
-      row.time_us = max_over_ranks(world, samples);
-      if (!leader) continue;
-      row.m = shape.m;
-      row.n = shape.n;
-      row.k = shape.k;
-      row.dtype = to_string(type);
-      row.device = engine->device();
-      row.algorithm = engine->algorithm();
-      row.threads = on_cpu ? threads : 0;
-      row.rotate_sets = sets;
-      row.iterations = options.iterations;
-      row.warmup_iterations = options.warmup_iterations;
-      row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
-      row.peak_tflops = peak;
-      row.peak_is_estimate = peak_is_estimate;
-      if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
-      row.error_bound = bound;
-      row.check_iterations = options.check_iterations;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        double worst = 0;
-        for (const auto& rank : row.per_rank) {
-          wrong += rank.wrong.value_or(0);
-          const double error = rank.relative_error.value_or(0);
-          worst = std::isfinite(error) ? std::max(worst, error) : error;
+      for (const GemmShape& shape : options.gemm_shapes()) {
+        const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
+        engine->prepare(shape, type, options.seed, sets);
+        TimedOperation gemm;
+        gemm.run_untimed = [&](int i) { engine->run_timed_us(i % sets); };
+        gemm.run_timed_us = [&](int i) { return engine->run_timed_us(i % sets); };
+        const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                 std::to_string(shape.k) + " " + to_string(type);
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
+                                           gemm, run.watchdog, step);
+        const TimeStats& mine = timed.mine;
+        const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
+        MyFigures figures;
+        figures.time_us = mine;
+        figures.rate = flops / (mine.mean * 1e-6) / 1e12;
+        bool peak_is_estimate = false;
+        const auto peak = engine->peak_tflops(type, &peak_is_estimate);
+        if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+        const double bound = relative_error_bound(type, shape.k);
+        if (options.check_iterations > 0) {
+          const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
+          std::vector<double> reference;
+          for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
+          double worst = 0;
+          for (int check = 0; check < options.check_iterations; ++check) {
+            engine->run_timed_us(0);
+            if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
+            const double error = relative_error(engine->read_outputs(0, entries), reference);
+            worst = std::isfinite(error) ? std::max(worst, error) : error;
+            if (run.watchdog) run.watchdog->progress();
+            if (!std::isfinite(worst)) break;
+          }
+          figures.relative_error = worst;
+          figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
         }
-        row.wrong = wrong;
-        row.relative_error = worst;
+        report::MatmulRow row;
+        row.per_rank = gather_rank_figures(world, figures);
+        row.time_us = timed.combined;
+        if (!leader) continue;
+        row.m = shape.m;
+        row.n = shape.n;
+        row.k = shape.k;
+        row.dtype = to_string(type);
+        row.device = engine->device();
+        row.algorithm = engine->algorithm();
+        row.threads = on_cpu ? threads : 0;
+        row.rotate_sets = sets;
+        row.iterations = options.iterations;
+        row.warmup_iterations = options.warmup_iterations;
+        row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
+        row.peak_tflops = peak;
+        row.peak_is_estimate = peak_is_estimate;
+        if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
+        row.error_bound = bound;
+        row.check_iterations = options.check_iterations;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          double worst = 0;
+          for (const auto& rank : row.per_rank) {
+            wrong += rank.wrong.value_or(0);
+            const double error = rank.relative_error.value_or(0);
+            worst = std::isfinite(error) ? std::max(worst, error) : error;
+          }
+          row.wrong = wrong;
+          row.relative_error = worst;
+        }
+        row.spread = spread_of_ranks(row.per_rank);
+        report_.results.push_back(row);
+        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
+        save(run);
+        char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
+        if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
+        if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
+        if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
+        std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
+                    static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
+                    row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
+        std::fflush(stdout);
       }
-      row.spread = spread_of_ranks(row.per_rank);
-      report_.results.push_back(row);
-      finish_summary();
-      save();
-      char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
-      if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
-      if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
-      if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
-      std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
-                  static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
-                  row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
-      std::fflush(stdout);
     }
   }
   report_.status = "complete";
   report_.context.end_time = utc_timestamp_now();
-  finish_summary();
-  save();
+  save(run);
   const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
   if (leader) {
     std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", report_.summary.rows,
                 static_cast<long long>(wrong_total), on_cpu ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
-    if (report_path_) std::printf("# report: %s\n", report_path_->c_str());
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
   }
   return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
 }
 
 }  // namespace
 
-int run_matmul_perf(int argc, char** argv) {
-  MatmulProgram program;
-  return run_compute_program(ComputeProgram::kMatmul, argc, argv, program);
-}
+int run_matmul_perf(int argc, char** argv) { return run_compute_benchmark<MatmulBenchmark>(ComputeProgram::kMatmul, argc, argv); }
 
 }  // namespace collbench::compute

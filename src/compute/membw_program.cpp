@@ -4,16 +4,17 @@
 #include <cstdio>
 #include <memory>
 
+#include "compute/compute_benchmark.h"
 #include "compute/engines.h"
 #include "compute/host_info.h"
 #include "compute/platform_notes.h"
-#include "compute/program_shell.h"
 #include "compute/programs.h"
 #include "compute/rank_gather.h"
-#include "harness/context.h"
 #include "core/error.h"
 #include "core/sizes.h"
-#include "report/report_file.h"
+#include "harness/context.h"
+#include "harness/measurement_loop.h"
+#include "harness/watchdog.h"
 #include "report/report_json.h"
 
 namespace collbench::compute {
@@ -29,30 +30,45 @@ std::unique_ptr<StreamEngine> choose_engine(const ComputeOptions& options, World
   return make_cpu_stream_engine(threads);
 }
 
-class MembwProgram final : public ReportingProgram<report::MembwReport> {
+// The STREAM workload: array sizes x kernels over a STREAM engine, each timed by the harness's loop.
+class MembwBenchmark final : public ComputeBenchmark {
  public:
-  int measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) override;
+  using ComputeBenchmark::ComputeBenchmark;
+  MemoryNeed memory_need(int) const override {
+    if (!runs_on_host()) return {};
+    const auto sizes = options_.array_sizes();
+    return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
+  }
+  int measure(RunContext& run) override;
 
  private:
-  void finish_summary() { report_.summary = summarize_throughput(report_.results, &report::MembwRow::gbps); }
+  void save(RunContext& run) {
+    report_.summary = summarize_throughput(report_.results, &report::MembwRow::gbps);
+    run.report.save(with_row_extras(report::to_json(report_), extras_));
+  }
+
+  report::MembwReport report_;
+  std::vector<RowExtras> extras_;
 };
 
-int MembwProgram::measure(World& world, const ComputeOptions& options, const ProgramSetup& setup) {
+int MembwBenchmark::measure(RunContext& run) {
+  World& world = run.world;
+  const ComputeOptions& options = options_;
+  const std::string program = program_name(options.program);
   const bool leader = world.rank() == 0;
-  report_path_ = setup.report_path;
   const HostInfo host = probe_host();
   const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
   std::unique_ptr<StreamEngine> engine = choose_engine(options, world, threads);
   const bool on_cpu = engine->device() == "cpu";
   std::vector<StreamKernel> kernels = options.kernels;
   if (!on_cpu && !options.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
-  report_.context = compute_context(world, engine->device(), setup, options);
+  report_.context = context(world, engine->device(), run.argv);
   report_.platform = gather_platforms(world, local_platform(host, options.threads, on_cpu ? threads : 0, world.size(),
                                                               engine->device(), on_cpu ? "OpenMP" : "CUDA", false));
   report_.warnings = distinct_warnings(report_.platform);
-  save();
+  save(run);
   if (leader) {
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", setup.program.c_str(), warning.c_str());
+    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), warning.c_str());
     std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world.size(), engine->device().c_str(),
                 on_cpu ? (", " + std::to_string(threads) + " OpenMP threads").c_str() : "");
     std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
@@ -60,90 +76,88 @@ int MembwProgram::measure(World& world, const ComputeOptions& options, const Pro
                 "GB/s", "%peak", "spread", "#wrong");
   }
   const int last_rank = world.size() - 1;
-  for (std::uint64_t bytes : options.array_sizes()) {
-    const std::uint64_t elements = bytes / sizeof(double);
-    engine->prepare(elements);
-    for (StreamKernel kernel : kernels) {
-      const std::string reason = engine->unsupported_reason(kernel);
-      if (!reason.empty()) {
-        if (leader && std::none_of(report_.skipped.begin(), report_.skipped.end(),
-                                   [&](const report::ComputeSkipped& s) { return s.what == to_string(kernel); })) {
-          report_.skipped.push_back({to_string(kernel), reason});
-          std::printf("# skipped %s: %s\n", to_string(kernel).c_str(), reason.c_str());
-          save();
+  for (int cycle = 1; cycle <= options.cycles; ++cycle) {
+    for (std::uint64_t bytes : options.array_sizes()) {
+      const std::uint64_t elements = bytes / sizeof(double);
+      engine->prepare(elements);
+      for (StreamKernel kernel : kernels) {
+        const std::string reason = engine->unsupported_reason(kernel);
+        if (!reason.empty()) {
+          if (leader && std::none_of(report_.skipped.begin(), report_.skipped.end(),
+                                     [&](const report::ComputeSkipped& s) { return s.what == to_string(kernel); })) {
+            report_.skipped.push_back({to_string(kernel), reason});
+            std::printf("# skipped %s: %s\n", to_string(kernel).c_str(), reason.c_str());
+            save(run);
+          }
+          continue;
         }
-        continue;
-      }
-      for (int i = 0; i < options.warmup_iterations; ++i) engine->run_timed_us(kernel);
-      std::vector<double> samples;
-      for (int i = 0; i < options.iterations; ++i) {
-        world.barrier();
-        samples.push_back(engine->run_timed_us(kernel));
-      }
-      const std::uint64_t counted = stream_bytes_counted(kernel, elements);
-      MyFigures figures;
-      figures.time_us = summarize_samples(samples);
-      figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
-      const auto peak = engine->peak_gbps();
-      if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        for (int check = 0; check < options.check_iterations; ++check) {
-          wrong += engine->check(kernel, options.inject_corrupt_output && world.rank() == last_rank);
+        TimedOperation pass;
+        pass.run_untimed = [&](int) { engine->run_timed_us(kernel); };
+        pass.run_timed_us = [&](int) { return engine->run_timed_us(kernel); };
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
+                                           run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
+        const std::uint64_t counted = stream_bytes_counted(kernel, elements);
+        MyFigures figures;
+        figures.time_us = timed.mine;
+        figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
+        const auto peak = engine->peak_gbps();
+        if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          for (int check = 0; check < options.check_iterations; ++check) {
+            wrong += engine->check(kernel, options.inject_corrupt_output && world.rank() == last_rank);
+            if (run.watchdog) run.watchdog->progress();
+          }
+          figures.wrong = wrong;
+          engine->prepare(elements);  // the check's pattern is not STREAM's; start the next kernel as STREAM does
         }
-        figures.wrong = wrong;
-        engine->prepare(elements);  // the check's pattern is not STREAM's; start the next kernel as STREAM does
+        report::MembwRow row;
+        row.per_rank = gather_rank_figures(world, figures);
+        row.time_us = timed.combined;
+        if (!leader) continue;
+        row.kernel = to_string(kernel);
+        row.bytes = elements * sizeof(double);
+        row.bytes_counted = counted;
+        row.device = engine->device();
+        row.threads = on_cpu ? threads : 0;
+        row.iterations = options.iterations;
+        row.warmup_iterations = options.warmup_iterations;
+        row.gbps = static_cast<double>(counted) / (row.time_us.mean * 1e-6) / 1e9;
+        row.peak_gbps = peak;
+        if (peak) row.percent_of_peak = 100.0 * row.gbps / *peak;
+        row.check_iterations = options.check_iterations;
+        if (options.check_iterations > 0) {
+          std::int64_t wrong = 0;
+          for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
+          row.wrong = wrong;
+        }
+        row.spread = spread_of_ranks(row.per_rank);
+        report_.results.push_back(row);
+        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
+        save(run);
+        char percent[16] = "n/a", wrong[24] = "N/A";
+        if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f", *row.percent_of_peak);
+        if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
+        std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", static_cast<unsigned long long>(row.bytes),
+                    row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.gbps, percent, row.spread.ratio,
+                    wrong);
+        std::fflush(stdout);
       }
-      report::MembwRow row;
-      row.per_rank = gather_rank_figures(world, figures);
-      row.time_us = max_over_ranks(world, samples);
-      if (!leader) continue;
-      row.kernel = to_string(kernel);
-      row.bytes = elements * sizeof(double);
-      row.bytes_counted = counted;
-      row.device = engine->device();
-      row.threads = on_cpu ? threads : 0;
-      row.iterations = options.iterations;
-      row.warmup_iterations = options.warmup_iterations;
-      row.gbps = static_cast<double>(counted) / (row.time_us.mean * 1e-6) / 1e9;
-      row.peak_gbps = peak;
-      if (peak) row.percent_of_peak = 100.0 * row.gbps / *peak;
-      row.check_iterations = options.check_iterations;
-      if (options.check_iterations > 0) {
-        std::int64_t wrong = 0;
-        for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
-        row.wrong = wrong;
-      }
-      row.spread = spread_of_ranks(row.per_rank);
-      report_.results.push_back(row);
-      finish_summary();
-      save();
-      char percent[16] = "n/a", wrong[24] = "N/A";
-      if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f", *row.percent_of_peak);
-      if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
-      std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", static_cast<unsigned long long>(row.bytes),
-                  row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.gbps, percent, row.spread.ratio,
-                  wrong);
-      std::fflush(stdout);
     }
   }
   report_.status = "complete";
   report_.context.end_time = utc_timestamp_now();
-  finish_summary();
-  save();
+  save(run);
   const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
   if (leader) {
     std::printf("# rows: %d, wrong elements: %lld\n", report_.summary.rows, static_cast<long long>(wrong_total));
-    if (report_path_) std::printf("# report: %s\n", report_path_->c_str());
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
   }
   return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
 }
 
 }  // namespace
 
-int run_membw_perf(int argc, char** argv) {
-  MembwProgram program;
-  return run_compute_program(ComputeProgram::kMembw, argc, argv, program);
-}
+int run_membw_perf(int argc, char** argv) { return run_compute_benchmark<MembwBenchmark>(ComputeProgram::kMembw, argc, argv); }
 
 }  // namespace collbench::compute

@@ -74,9 +74,4 @@ std::vector<report::RankPlatform> gather_platforms(World& world, const report::R
   return out;
 }
 
-TimeStats max_over_ranks(World& world, std::vector<double> samples_us) {
-  world.combine(samples_us, Combine::kMax);
-  return summarize_samples(std::move(samples_us));
-}
-
 }  // namespace collbench::compute

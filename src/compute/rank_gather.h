@@ -26,7 +26,4 @@ report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRan
 // A collective call: every rank's platform, in rank order.
 std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine);
 
-// Per-iteration times combined as nccl-tests' default: the slowest rank's time of each iteration.
-TimeStats max_over_ranks(World& world, std::vector<double> samples_us);
-
 }  // namespace collbench::compute

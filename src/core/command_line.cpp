@@ -99,16 +99,26 @@ CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string
   });
 }
 
-void add_report_flags(CLI::App& app, std::string& path, bool& overwrite) {
-  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)", path);
-  add_flag(app, "--overwrite", "allow -J to replace an existing file", overwrite);
+void add_run_flags(CLI::App& app, RunFlags& flags) {
+  add_integer(app, "-N,--run_cycles,--cycles", "repeat the whole sweep N times (default 1)", flags.cycles, 1, 1000000);
+  add_real(app, "-T,--timeout", "SECONDS", "give up with exit 4 when a step makes no progress (default 0 = off)",
+           flags.timeout_seconds, 0, 1e6);
 }
 
-void add_tags(CLI::App& app, std::map<std::string, std::string>& tags) {
-  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&tags](const std::string& value, const std::string& flag) {
+void add_report_flags(CLI::App& app, RunFlags& flags) {
+  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)",
+           flags.report_path);
+  add_flag(app, "--overwrite", "allow -J to replace an existing file", flags.overwrite_report);
+  add_flag(app, "--samples", "keep every per-iteration time in the report", flags.keep_samples);
+  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&flags](const std::string& value, const std::string& flag) {
     auto [key, tag_value] = parse_tag(value, flag);
-    tags[key] = std::move(tag_value);
+    flags.tags[key] = std::move(tag_value);
   });
+}
+
+void add_help_flags(CLI::App& app, RunFlags& flags) {
+  add_flag(app, "-h,--help", "this text", flags.show_help);
+  add_flag(app, "--version", "version and build features", flags.show_version);
 }
 
 void SweepFlags::exclude(CLI::Option* list) const {

@@ -20,6 +20,7 @@
 
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "core/run_flags.h"
 #include "core/sizes.h"
 
 namespace collbench {
@@ -70,9 +71,12 @@ CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::str
   });
 }
 
-// -J/--report (and nccl-tests' --output_file) with --overwrite, and the repeatable --tag KEY=VALUE.
-void add_report_flags(CLI::App& app, std::string& path, bool& overwrite);
-void add_tags(CLI::App& app, std::map<std::string, std::string>& tags);
+// -N/--run_cycles and -T/--timeout.
+void add_run_flags(CLI::App& app, RunFlags& flags);
+// -J/--report (and nccl-tests' --output_file), --overwrite, --samples and the repeatable --tag KEY=VALUE.
+void add_report_flags(CLI::App& app, RunFlags& flags);
+// -h/--help and --version.
+void add_help_flags(CLI::App& app, RunFlags& flags);
 
 // -b/--minbytes, -e/--maxbytes, -i/--stepbytes, -f/--stepfactor, shared by every sweeping program.
 struct SweepHelp {

@@ -68,16 +68,12 @@ void declare_options(CLI::App& app, Options& o) {
   add_integer(app, "-c,--check", "untimed correctness iterations after timing (default 1; 0 = none)", o.check_iterations, 0, 1000000);
   add_value(app, "-a,--average", "N", "iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 3)",
             [&o](Text& v, Text& f) { o.aggregation = static_cast<TimeAggregation>(parse_integer(v, f, 0, 3)); });
-  add_integer(app, "-N,--run_cycles,--cycles", "repeat the whole sweep N times (default 1)", o.cycles, 1, 1000000);
-  add_real(app, "-T,--timeout", "SECONDS", "give up with exit 4 when a step makes no progress (default 0 = off)", o.timeout_seconds, 0, 1e6);
+  add_run_flags(app, o);
   add_integer(app, "--seed", "seed of the input values (default 1)", o.seed, 0, 1LL << 40);
   start_section(app, "Report");
-  add_report_flags(app, o.report_path, o.overwrite_report);
-  add_flag(app, "--samples", "keep every per-iteration time in the report", o.keep_samples);
-  add_tags(app, o.tags);
+  add_report_flags(app, o);
   add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
-  add_flag(app, "-h,--help", "this text", o.show_help);
-  add_flag(app, "--version", "version and build features", o.show_version);
+  add_help_flags(app, o);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
 }
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/run_flags.h"
 #include "core/sizes.h"
 
 namespace collbench {
@@ -21,7 +22,8 @@ std::string_view to_string(TimeAggregation aggregation);
 
 constexpr int kEveryRoot = -1;
 
-struct Options {
+// The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
+struct Options : RunFlags {
   SizeSweep sweep{32u << 20, 32u << 20, 1u << 20, 0.0};  // nccl-tests defaults: 32M only
   std::vector<std::uint64_t> explicit_sizes;               // --sizes; replaces the sweep when set
   int iterations = 20;
@@ -31,14 +33,8 @@ struct Options {
   std::vector<ReduceOp> ops{ReduceOp::kSum};
   int root = 0;  // kEveryRoot = every rank in turn
   TimeAggregation aggregation = TimeAggregation::kMax;
-  int cycles = 1;
-  std::string report_path;  // empty: no JSON report
-  bool overwrite_report = false;
-  double timeout_seconds = 0;  // 0: no watchdog
   PlacementChoice placement = PlacementChoice::kBoth;
   std::string backend;  // empty: the default for this build and machine
-  bool keep_samples = false;
-  std::map<std::string, std::string> tags;
   std::uint64_t seed = 1;
   int gpus_per_process = 1;
   // GPU backends. -z 1: the host waits for every call and times it on its own clock (nccl-tests'
@@ -54,8 +50,6 @@ struct Options {
   // Testing aid: the last rank flips one output element before each check, so tests can prove
   // the checker catches a wrong result through the real buffer path.
   bool inject_corrupt_output = false;
-  bool show_help = false;
-  bool show_version = false;
 
   std::vector<std::uint64_t> requested_sizes() const;
   std::vector<Placement> placements() const;

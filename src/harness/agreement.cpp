@@ -29,7 +29,7 @@ std::string command_line(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-std::uint64_t options_fingerprint(const std::string& program, const Options& options) {
+std::string collective_options_identity(const std::string& program, const Options& options) {
   nlohmann::json canonical = options_as_json(options);
   // What options_as_json leaves out of the report but still changes what ranks do or expect.
   canonical["program"] = program;
@@ -39,16 +39,18 @@ std::uint64_t options_fingerprint(const std::string& program, const Options& opt
   canonical["tags"] = options.tags;
   canonical["inject_corrupt_output"] = options.inject_corrupt_output;
   // nlohmann orders object keys, so the text is canonical. Text that is not UTF-8 is shown there
-  // as U+FFFD, so the raw bytes of the free-text options are hashed as well.
+  // as U+FFFD, so the raw bytes of the free-text options are part of the identity as well.
   std::string raw = options.report_path;
   for (const auto& [key, value] : options.tags) raw += '\0' + key + '\0' + value;
-  return fnv1a(report::json_text(canonical) + '\0' + raw);
+  return report::json_text(canonical) + '\0' + raw;
 }
 
-std::string options_disagreement(World& world, const std::string& program, const Options& options,
-                                 const std::vector<std::string>& argv) {
-  const std::vector<std::string> fingerprints =
-      world.gather_strings(std::to_string(options_fingerprint(program, options)));
+std::uint64_t options_fingerprint(const std::string& program, const Options& options) {
+  return fnv1a(collective_options_identity(program, options));
+}
+
+std::string options_disagreement(World& world, const std::string& identity, const std::vector<std::string>& argv) {
+  const std::vector<std::string> fingerprints = world.gather_strings(std::to_string(fnv1a(identity)));
   std::vector<int> differing;
   for (std::size_t rank = 1; rank < fingerprints.size(); ++rank) {
     if (fingerprints[rank] != fingerprints[0]) differing.push_back(static_cast<int>(rank));

@@ -11,14 +11,17 @@
 
 namespace collbench {
 
-// A hash of everything that shapes the run: the program and the parsed options (so "-b8" and
-// "-b 8" agree). FNV-1a over a canonical text form; stable across processes of one build.
+// Everything that shapes a collective run as canonical text: the program and the parsed options
+// (so "-b8" and "-b 8" agree).
+std::string collective_options_identity(const std::string& program, const Options& options);
+
+// A hash of collective_options_identity(): FNV-1a, stable across processes of one build.
 std::uint64_t options_fingerprint(const std::string& program, const Options& options);
 
-// Collective: every rank calls it right after the world exists. Returns "" when every rank has
-// rank 0's fingerprint, else one sentence (the same on every rank) naming the ranks that differ
-// and showing their command lines.
-std::string options_disagreement(World& world, const std::string& program, const Options& options,
-                                 const std::vector<std::string>& argv);
+// Collective: every rank calls it right after the world exists, with its program's identity
+// (harness/program_shell.h), so that two programs in one MPMD launch disagree too. Returns "" when
+// every rank has rank 0's identity, else one sentence (the same on every rank) naming the ranks
+// that differ and showing their command lines.
+std::string options_disagreement(World& world, const std::string& identity, const std::vector<std::string>& argv);
 
 }  // namespace collbench

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -26,17 +27,8 @@ std::string gibibytes(std::uint64_t bytes) {
 
 std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
                                          bool buffers_on_host) {
-  std::uint64_t largest_send = 0, largest_shared = 0;
-  for (DType dtype : options.dtypes) {
-    const std::uint64_t element = dtype_info(dtype).size_bytes;
-    for (std::uint64_t bytes : options.requested_sizes()) {
-      const RowSize size = row_size_for(collective, bytes, dtype, ranks);
-      largest_send = std::max<std::uint64_t>(largest_send, size.layout.send_count * element);
-      largest_shared = std::max<std::uint64_t>(
-          largest_shared, std::max(size.layout.send_count, size.layout.recv_count) * element);
-    }
-  }
-  return buffers_on_host ? largest_send + 2 * largest_shared : largest_shared;
+  const BufferBytes largest = largest_buffers(collective, options, ranks);
+  return buffers_on_host ? largest.send + 2 * largest.shared : largest.shared;
 }
 
 std::uint64_t available_host_memory_bytes() {
@@ -50,10 +42,8 @@ std::uint64_t available_host_memory_bytes() {
   return 0;
 }
 
-std::string memory_shortfall(World& world, const Collective& collective, const Options& options) {
-  // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.
-  const bool buffers_on_host = options.backend == "mpi";
-  const std::uint64_t needed = host_buffer_bytes_per_rank(collective, options, world.size(), buffers_on_host);
+std::string memory_shortfall(World& world, const MemoryNeed& need) {
+  const std::uint64_t needed = need.bytes_per_rank;
   const std::vector<std::string> hosts =
       world.gather_strings(world.host() + ' ' + std::to_string(available_host_memory_bytes()));
   std::map<std::string, std::pair<int, std::uint64_t>> ranks_and_memory;  // host -> (ranks, available)
@@ -67,20 +57,23 @@ std::string memory_shortfall(World& world, const Collective& collective, const O
   }
   for (const std::string& host : order) {
     const auto [ranks, available] = ranks_and_memory[host];
-    if (available == 0) continue;  // unknown: let the allocation speak
+    if (available == 0 || needed == 0) continue;  // unknown: let the allocation speak
     // Overflow-proof form of needed * ranks > available.
     if (needed > available / static_cast<std::uint64_t>(ranks)) {
-      return "the sweep needs " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
+      return need.what + " " + gibibytes(needed) + " of buffers per rank (" + std::to_string(ranks) +
              " rank(s) on " + host + ": " + gibibytes(needed * static_cast<std::uint64_t>(ranks)) + ") but " + host +
-             " has " + gibibytes(available) + " available; lower -e or use fewer ranks per host";
+             " has " + gibibytes(available) + " available; " + need.remedy;
     }
   }
   return "";
 }
 
 std::string report_write_problem(const std::string& path) {
-  const std::string probe = path + ".probe." + std::to_string(::getpid());
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  // A short name in the report's folder: a report name as long as the filesystem allows must not
+  // fail here only because a suffix made it longer.
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::string probe = (parent.empty() ? std::string(".") : parent.string()) + "/.collbench-probe-XXXXXX";
+  const int fd = ::mkstemp(probe.data());
   if (fd < 0) return "cannot write report '" + path + "': " + std::strerror(errno);
   const bool written = ::write(fd, "{}\n", 3) == 3;
   const int saved = errno;

@@ -7,6 +7,7 @@
 
 #include "core/options.h"
 #include "core/world.h"
+#include "harness/program_shell.h"
 #include "workloads/collective.h"
 
 namespace collbench {
@@ -19,9 +20,9 @@ std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Opt
 // This host's MemAvailable from /proc/meminfo, or 0 when unknown.
 std::uint64_t available_host_memory_bytes();
 
-// Collective. "" when every host has the memory its ranks' buffers need, else one sentence (the
-// same on every rank) naming the first host that does not.
-std::string memory_shortfall(World& world, const Collective& collective, const Options& options);
+// Collective. "" when every host has the memory its ranks need, else one sentence (the same on
+// every rank) naming the first host that does not, how much is needed and what to change.
+std::string memory_shortfall(World& world, const MemoryNeed& need);
 
 // Why rank 0 cannot create files beside the report (read-only file systems, /proc, /sys, full
 // disks answer only when asked), or "" when it can. Creates and removes one small probe file.

@@ -44,12 +44,13 @@ void record_error_in_report(const std::string& path, const std::string& error) {
   }
 }
 
-JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string program, std::string report_path)
+JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string program,
+                         std::function<void(const std::string& error)> record_error)
     : rank_(world.rank()),
       where_("rank " + std::to_string(world.rank()) + " on " + world.host()),
       timeout_seconds_(timeout_seconds),
       program_(std::move(program)),
-      report_path_(std::move(report_path)) {
+      record_error_(std::move(record_error)) {
   if (world.size() > 1) {
     std::string problem;
     monitor_ = RankMonitor::connect(world, silence_limit_seconds(timeout_seconds), &problem);
@@ -126,7 +127,7 @@ void JobWatchdog::end_job(const std::string& what_happened, const std::string& s
   std::string line = what_happened + " in " + step + " (seen by " + where_ + ")";
   if (monitor_ || !late.empty()) line += "; ranks that did not arrive: " + describe(late);
   // The report first: once other ranks leave, the launcher may kill this process at any moment.
-  if (rank_ == 0) record_error_in_report(report_path_, "timeout: " + line);
+  if (rank_ == 0) record_error_("timeout: " + line);
   std::fprintf(stderr, "%s: timeout: %s; ending the job with exit 4\n", program_.c_str(), line.c_str());
   std::fflush(stderr);
   if (monitor_ && monitor_->is_root()) monitor_->stop_everyone(std::chrono::seconds(2));

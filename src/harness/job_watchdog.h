@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -19,8 +20,10 @@ namespace collbench {
 
 class JobWatchdog {
  public:
-  // Collective (every rank constructs it at the same point). `report_path` may be empty.
-  JobWatchdog(World& world, double timeout_seconds, std::string program, std::string report_path);
+  // Collective (every rank constructs it at the same point). `record_error` keeps the verdict in
+  // the report (harness/report_writer.h) before the process ends.
+  JobWatchdog(World& world, double timeout_seconds, std::string program,
+              std::function<void(const std::string& error)> record_error);
   ~JobWatchdog();
   JobWatchdog(const JobWatchdog&) = delete;
   JobWatchdog& operator=(const JobWatchdog&) = delete;
@@ -38,7 +41,7 @@ class JobWatchdog {
   std::string where_;  // "rank 1 on host"
   double timeout_seconds_;
   std::string program_;
-  std::string report_path_;
+  std::function<void(const std::string& error)> record_error_;
   std::unique_ptr<RankMonitor> monitor_;  // null with one rank, or when the side channel failed
   std::unique_ptr<Watchdog> watchdog_;
   // Watchdog-thread state: when the last tick ran, and what a long gap between ticks says (the

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/stats.h"
 #include "core/values.h"
+#include "harness/measurement_loop.h"
 #include "harness/watchdog.h"
 
 namespace collbench {
@@ -56,6 +57,19 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
   return {std::max(layout.send_count, layout.recv_count), layout};
 }
 
+BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
+  BufferBytes largest;
+  for (DType dtype : options.dtypes) {
+    const std::uint64_t element = dtype_info(dtype).size_bytes;
+    for (std::uint64_t bytes : options.requested_sizes()) {
+      const BufferLayout layout = row_size_for(collective, bytes, dtype, ranks).layout;
+      largest.send = std::max<std::uint64_t>(largest.send, layout.send_count * element);
+      largest.shared = std::max<std::uint64_t>(largest.shared, std::max(layout.send_count, layout.recv_count) * element);
+    }
+  }
+  return largest;
+}
+
 CollectiveRunner::CollectiveRunner(const Collective& collective, const Options& options, World& world, Backend& backend,
                                    Watchdog* watchdog, RunnerEvents events)
     : collective_(collective),
@@ -68,19 +82,11 @@ CollectiveRunner::CollectiveRunner(const Collective& collective, const Options& 
 
 void CollectiveRunner::run() {
   const int ranks = world_.size();
-  std::size_t largest_send = 0, largest_shared = 0;
-  for (DType dtype : options_.dtypes) {
-    const std::size_t element = dtype_info(dtype).size_bytes;
-    for (std::uint64_t bytes : options_.requested_sizes()) {
-      const RowSize size = row_size_for(collective_, bytes, dtype, ranks);
-      largest_send = std::max(largest_send, size.layout.send_count * element);
-      largest_shared = std::max(largest_shared, std::max(size.layout.send_count, size.layout.recv_count) * element);
-    }
-  }
+  const BufferBytes largest = largest_buffers(collective_, options_, ranks);
   Buffers buffers;
-  buffers.send = backend_.allocate(largest_send);
-  buffers.recv = backend_.allocate(largest_shared);
-  buffers.host.resize(largest_shared);
+  buffers.send = backend_.allocate(largest.send);
+  buffers.recv = backend_.allocate(largest.shared);
+  buffers.host.resize(largest.shared);
 
   const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
   std::vector<int> roots{-1};
@@ -157,48 +163,27 @@ CollectiveCall CollectiveRunner::prepare(const Case& one_case, const RowSize& si
   return call;
 }
 
-std::vector<double> CollectiveRunner::combine_across_ranks(std::vector<double> samples_us) {
-  switch (options_.aggregation) {
-    case TimeAggregation::kMax: world_.combine(samples_us, Combine::kMax); break;
-    case TimeAggregation::kMin: world_.combine(samples_us, Combine::kMin); break;
-    case TimeAggregation::kMean:
-      world_.combine(samples_us, Combine::kSum);
-      for (double& sample : samples_us) sample /= world_.size();
-      break;
-    case TimeAggregation::kRankZero:
-      if (world_.rank() != 0) std::fill(samples_us.begin(), samples_us.end(), 0.0);
-      world_.combine(samples_us, Combine::kSum);
-      break;
-  }
-  return samples_us;
-}
-
 report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize& size, std::uint64_t requested_bytes,
                                             Placement placement, Buffers& buffers) {
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const std::uint64_t bytes = size.row_count * element;
-  if (watchdog_) watchdog_->enter(describe(collective_.name, bytes, one_case.dtype, placement));
-
   const CollectiveCall call = prepare(one_case, size, placement, buffers);
   // The backend decides how an iteration is issued and timed (CPU: monotonic clock; GPU: CUDA
-  // events, optionally a CUDA graph of several calls); the loop, barriers and samples stay here.
+  // events, optionally a CUDA graph of several calls); the loop, barriers and samples are the harness's.
   const std::unique_ptr<IterationLauncher> launcher = backend_.make_launcher([this, &call] { entry_->issue(call); });
   const std::unique_ptr<IterationTimer> timer = backend_.make_timer();
-  for (int i = 0; i < options_.warmup_iterations; ++i) {
-    world_.barrier();
+  TimedOperation operation;
+  operation.run_untimed = [&](int) {
     launcher->launch();
     backend_.synchronize();
-    if (watchdog_) watchdog_->progress();
-  }
-  std::vector<double> samples_us(static_cast<std::size_t>(options_.iterations));
-  for (double& sample : samples_us) {
-    world_.barrier();  // outside the timed region, as OSU does
+  };
+  operation.run_timed_us = [&](int) {
     timer->start();
     launcher->launch();
-    sample = timer->stop_us() / launcher->calls_per_launch();
-    if (watchdog_) watchdog_->progress();
-  }
-  samples_us = combine_across_ranks(std::move(samples_us));
+    return timer->stop_us() / launcher->calls_per_launch();
+  };
+  LoopResult timed = time_iterations(world_, {options_.warmup_iterations, options_.iterations, options_.aggregation},
+                                     operation, watchdog_, describe(collective_.name, bytes, one_case.dtype, placement));
 
   report::ResultRow row;
   row.bytes = bytes;
@@ -214,13 +199,13 @@ report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize&
   row.iterations = options_.iterations;
   row.warmup_iterations = options_.warmup_iterations;
   row.time_aggregation = std::string(to_string(options_.aggregation));
-  row.time_us = summarize_samples(samples_us);
+  row.time_us = timed.combined;
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
   row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_.size());
   if (world_.size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
   row.check_iterations = options_.check_iterations;
   if (options_.check_iterations > 0) row.wrong = count_wrong(one_case, size, placement, buffers);
-  if (options_.keep_samples) row.samples_us = std::move(samples_us);
+  if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
   return row;
 }
 

@@ -31,6 +31,12 @@ struct RowSize {
 };
 RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes, DType dtype, int ranks);
 
+// Bytes of the send buffer and of the receive (in place: shared) buffer for the largest row of the run.
+struct BufferBytes {
+  std::uint64_t send = 0, shared = 0;
+};
+BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks);
+
 class CollectiveRunner {
  public:
   CollectiveRunner(const Collective& collective, const Options& options, World& world, Backend& backend,
@@ -53,7 +59,6 @@ class CollectiveRunner {
                             Placement placement, Buffers& buffers);
   CollectiveCall prepare(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
   std::int64_t count_wrong(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
-  std::vector<double> combine_across_ranks(std::vector<double> samples_us);
 
   const Collective& collective_;
   const Options& options_;

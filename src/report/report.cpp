@@ -53,24 +53,24 @@ RowKind row_kind_of_benchmark(const std::string& benchmark) {
   return RowKind::kCollective;
 }
 
-Summary summarize_rows(const std::vector<ResultRow>& rows) {
-  Summary summary;
-  summary.rows = static_cast<int>(rows.size());
-  double busbw_total = 0;
-  int busbw_rows = 0;
-  for (const auto& row : rows) {
-    if (row.busbw_gbps) {
-      busbw_total += *row.busbw_gbps;
-      ++busbw_rows;
-      summary.max_busbw_gbps = std::max(summary.max_busbw_gbps.value_or(0.0), *row.busbw_gbps);
-    }
-    if (row.wrong) {
-      summary.wrong_total += *row.wrong;
-      ++summary.rows_checked;
-    }
+void SummaryBuilder::add(const ResultRow& row) {
+  ++summary_.rows;
+  if (row.busbw_gbps) {
+    busbw_total_ += *row.busbw_gbps;
+    ++busbw_rows_;
+    summary_.max_busbw_gbps = std::max(summary_.max_busbw_gbps.value_or(0.0), *row.busbw_gbps);
+    summary_.avg_busbw_gbps = busbw_total_ / busbw_rows_;
   }
-  if (busbw_rows > 0) summary.avg_busbw_gbps = busbw_total / busbw_rows;
-  return summary;
+  if (row.wrong) {
+    summary_.wrong_total += *row.wrong;
+    ++summary_.rows_checked;
+  }
+}
+
+Summary summarize_rows(const std::vector<ResultRow>& rows) {
+  SummaryBuilder builder;
+  for (const auto& row : rows) builder.add(row);
+  return builder.summary();
 }
 
 }  // namespace collbench::report

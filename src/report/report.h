@@ -144,6 +144,19 @@ struct Report {
   std::vector<std::string> warnings;
 };
 
+// The summary of rows added one at a time, as a run completes them: each add is O(1), so keeping a
+// report's summary current costs nothing per row. summarize_rows is the whole-list form.
+class SummaryBuilder {
+ public:
+  void add(const ResultRow& row);
+  const Summary& summary() const { return summary_; }
+
+ private:
+  Summary summary_;
+  double busbw_total_ = 0;
+  int busbw_rows_ = 0;
+};
+
 // Recomputes the summary from the rows.
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 

@@ -113,12 +113,12 @@ void ReportFile::check_still_ours() const {
   }
 }
 
-void ReportFile::write(const Report& report) {
+void ReportFile::write(const nlohmann::json& document) {
   const auto now = std::chrono::steady_clock::now();
-  const bool routine = report.status == "partial" && report.error.empty();
+  const bool routine = document.value("status", "") == "partial" && !document.contains("error");
   if (routine && written_ && now < next_routine_write_) return;
   check_still_ours();
-  write_json_atomically(path_, to_json(report));
+  write_json_atomically(path_, document);
   written_ = true;
   ours_ = identity_of(path_);
   next_routine_write_ = now + 20 * (std::chrono::steady_clock::now() - now);

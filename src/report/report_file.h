@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report.h"
+#include "report/report_json.h"
 
 namespace collbench::report {
 
@@ -46,7 +47,8 @@ class ReportFile {
   // always written at once, so every completed row is on disk when a run ends or fails; only a
   // process killed outright (SIGKILL) can lose the rows of the last interval.
   // Throws Error (exit code 2) when another writer replaced the file since our last write.
-  void write(const Report& report);
+  void write(const nlohmann::json& document);
+  void write(const Report& report) { write(to_json(report)); }
 
   const std::string& path() const { return path_; }
 

@@ -300,10 +300,15 @@ int readable_major(const std::string& version) {
                           std::to_string(kOldestReadableMajor) + ".x to " + std::to_string(kSchemaMajor) + ".x)");
 }
 
-// The summary is always recomputed from the rows being written, so a report on disk can never
-// disagree with itself, and callers need not keep it current after every row.
-json summary_of_rows(const std::vector<ResultRow>& rows) {
-  const Summary summary = summarize_rows(rows);
+}  // namespace
+
+nlohmann::json to_json(const ResultRow& row) { return row_to_json(row); }
+
+nlohmann::json to_json(const SkippedCase& skipped) {
+  return {{"dtype", skipped.dtype}, {"op", skipped.op}, {"placement", skipped.placement}, {"reason", skipped.reason}};
+}
+
+nlohmann::json to_json(const Summary& summary) {
   return {{"avg_busbw_gbps", optional_number(summary.avg_busbw_gbps)},
           {"max_busbw_gbps", optional_number(summary.max_busbw_gbps)},
           {"wrong_total", summary.wrong_total},
@@ -311,8 +316,8 @@ json summary_of_rows(const std::vector<ResultRow>& rows) {
           {"rows_checked", summary.rows_checked}};
 }
 
-}  // namespace
-
+// The summary is recomputed from the rows being written, so a report can never disagree with
+// itself whatever the caller kept in report.summary.
 nlohmann::json to_json(const Report& report) {
   json ranks = json::array();
   for (const auto& rank : report.context.ranks) {
@@ -323,9 +328,7 @@ nlohmann::json to_json(const Report& report) {
   json results = json::array();
   for (const auto& row : report.results) results.push_back(row_to_json(row));
   json skipped = json::array();
-  for (const auto& entry : report.skipped) {
-    skipped.push_back({{"dtype", entry.dtype}, {"op", entry.op}, {"placement", entry.placement}, {"reason", entry.reason}});
-  }
+  for (const auto& entry : report.skipped) skipped.push_back(to_json(entry));
   json out = {
       {"schema_version", report.schema_version_text},
       {"benchmark", report.benchmark},
@@ -344,7 +347,7 @@ nlohmann::json to_json(const Report& report) {
         {"tags", context.tags}}},
       {"results", results},
       {"skipped", skipped},
-      {"summary", summary_of_rows(report.results)},
+      {"summary", to_json(summarize_rows(report.results))},
   };
   if (!report.error.empty()) out["error"] = report.error;
   return out;

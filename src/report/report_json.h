@@ -17,6 +17,10 @@ class ReportFormatError : public std::runtime_error {
 };
 
 nlohmann::json to_json(const Report& report);
+// The parts of a collective report, for a writer that appends rows as they complete.
+nlohmann::json to_json(const ResultRow& row);
+nlohmann::json to_json(const SkippedCase& skipped);
+nlohmann::json to_json(const Summary& summary);
 Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
 Report read_report_file(const std::string& path);         // throws ReportFormatError
 

@@ -1,0 +1,80 @@
+#include "compute/compute_benchmark.h"
+
+#include "compute/engines.h"
+#include "core/options.h"
+#include "harness/context.h"
+
+namespace collbench::compute {
+
+std::string ComputeBenchmark::build_features() const {
+#ifdef COLLBENCH_HAVE_CUDA
+  return "cpu: openblas, openmp; gpu: cuda, cublaslt";
+#else
+  return "cpu: openblas, openmp; gpu: not built (no CUDA toolkit found)";
+#endif
+}
+
+std::string ComputeBenchmark::options_identity() const {
+  nlohmann::json canonical = compute_options_as_json(options_);
+  // What the report's options leave out but still changes what ranks do or expect.
+  canonical["program"] = program_name(options_.program);
+  canonical["report_path"] = options_.report_path;
+  canonical["overwrite_report"] = options_.overwrite_report;
+  canonical["tags"] = options_.tags;
+  return canonical.dump();
+}
+
+bool ComputeBenchmark::runs_on_host() const {
+  if (options_.device == DeviceChoice::kCpu) return true;
+  return options_.device == DeviceChoice::kAuto && !probe_gpu(0).present;
+}
+
+report::Context ComputeBenchmark::context(World& world, const std::string& device, const std::vector<std::string>& argv) const {
+  // The collectives' context collector gathers identities and versions; only the options differ.
+  report::Context context = collect_context(world, "compute", device, argv, Options{});
+  context.options = compute_options_as_json(options_);
+  context.tags = options_.tags;
+  return context;
+}
+
+nlohmann::json with_row_extras(nlohmann::json document, const std::vector<RowExtras>& extras) {
+  auto& results = document["results"];
+  for (std::size_t i = 0; i < extras.size() && i < results.size(); ++i) {
+    results[i]["cycle"] = extras[i].cycle;
+    if (!extras[i].samples_us.empty()) results[i]["samples_us"] = extras[i].samples_us;
+  }
+  return document;
+}
+
+nlohmann::json compute_options_as_json(const ComputeOptions& options) {
+  nlohmann::json out = {{"iterations", options.iterations},
+                        {"warmup_iterations", options.warmup_iterations},
+                        {"check_iterations", options.check_iterations},
+                        {"threads", options.threads},
+                        {"device", to_string(options.device)},
+                        {"seed", options.seed},
+                        {"inject_corrupt_output", options.inject_corrupt_output}};
+  if (options.program == ComputeProgram::kMatmul) {
+    nlohmann::json shapes = nlohmann::json::array(), types = nlohmann::json::array();
+    for (const auto& shape : options.gemm_shapes()) shapes.push_back({shape.m, shape.n, shape.k});
+    for (GemmType type : options.gemm_types) types.push_back(to_string(type));
+    out["shapes_mnk"] = shapes;
+    out["dtypes"] = types;
+    out["rotate_sets"] = options.rotate_sets == 0 ? nlohmann::json("auto") : nlohmann::json(options.rotate_sets);
+  } else if (options.program == ComputeProgram::kMembw) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (StreamKernel kernel : options.kernels) kernels.push_back(to_string(kernel));
+    out["array_bytes"] = options.array_sizes();
+    out["kernels"] = kernels;
+  } else {
+    out = {{"threads", options.threads}, {"device", to_string(options.device)}, {"seed", options.seed},
+           {"slow_factor", options.slow_factor}, {"repeats", options.probe_repeats}, {"probe_ms", options.probe_ms},
+           {"probe_n", options.probe_matrix_n}, {"probe_bytes", options.probe_bytes}};
+  }
+  out["cycles"] = options.cycles;
+  out["timeout_s"] = options.timeout_seconds;
+  out["keep_samples"] = options.keep_samples;
+  return out;
+}
+
+}  // namespace collbench::compute

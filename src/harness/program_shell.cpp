@@ -1,0 +1,153 @@
+#include "harness/program_shell.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "backends/mpi/mpi_world.h"
+#include "core/error.h"
+#include "harness/agreement.h"
+#include "harness/context.h"
+#include "harness/input_checks.h"
+#include "harness/interrupt_watcher.h"
+#include "harness/job_watchdog.h"
+#include "harness/launcher_env.h"
+#include "report/report_file.h"
+
+namespace collbench {
+namespace {
+
+class Shell {
+ public:
+  Shell(std::string name, Program& program, std::vector<std::string> argv)
+      : name_(std::move(name)), program_(program), argv_(std::move(argv)) {}
+
+  int run(int* argc, char*** argv);
+
+ private:
+  int fail_usage(const std::string& message, bool print) const {
+    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  int fail_runtime(const std::string& message, bool print) const {
+    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
+    return static_cast<int>(ExitCode::kRuntimeError);
+  }
+  std::optional<int> agree_before_start(World& world);
+  int measure(mpi::MpiWorld& world);
+  [[noreturn]] void end_interrupted(const std::string& what);
+
+  std::string name_;
+  Program& program_;
+  std::vector<std::string> argv_;
+  ReportWriter report_;
+};
+
+int Shell::run(int* argc, char*** argv) {
+  // Before MPI starts its threads, so that they inherit the blocked signals.
+  InterruptWatcher interrupts([this](const std::string& what) { end_interrupted(what); });
+  mpi::MpiSession session(argc, argv);
+  std::optional<mpi::MpiWorld> world;
+  try {
+    world.emplace();
+  } catch (const Error& e) {
+    return fail_runtime(e.what(), true);
+  }
+  try {
+    if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
+  } catch (const Error& e) {
+    // A library call failed on this rank while the others may be waiting for it: end the job.
+    std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), e.what());
+    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+  }
+  return measure(*world);
+}
+
+// Everything every rank must agree on before the first measurement, each step identical on every
+// rank so that all leave together: the same options, the program's own checks, memory for its
+// buffers, and a report path rank 0 can write. Returns the exit code to leave with, or nothing.
+std::optional<int> Shell::agree_before_start(World& world) {
+  const bool leader = world.rank() == 0;
+  const std::string disagreement = options_disagreement(world, program_.options_identity(), argv_);
+  if (!disagreement.empty()) return fail_usage(disagreement, leader);
+  std::string problem;
+  try {
+    problem = program_.check_for_world(world);
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), leader);
+  }
+  if (!problem.empty()) return fail_runtime(problem, leader);
+  const std::string shortfall = memory_shortfall(world, program_.memory_need(world.size()));
+  if (!shortfall.empty()) return fail_runtime(shortfall, leader);
+  // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable.
+  const RunFlags& flags = program_.run_flags();
+  std::string report_problem;
+  if (leader && !flags.report_path.empty()) {
+    try {
+      report_.open(flags.report_path, flags.overwrite_report);  // claims the path for this run
+      report_problem = report_write_problem(flags.report_path);  // /proc, read-only mounts, full disks
+    } catch (const UsageError& e) {
+      report_problem = e.what();
+    }
+  }
+  report_problem = world.broadcast_string(report_problem);
+  if (!report_problem.empty()) return fail_usage(report_problem, leader);
+  return std::nullopt;
+}
+
+int Shell::measure(mpi::MpiWorld& world) {
+  const bool leader = world.rank() == 0;
+  try {
+    // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
+    std::optional<JobWatchdog> watchdog;
+    const double timeout_seconds = program_.run_flags().timeout_seconds;
+    if (timeout_seconds > 0) {
+      watchdog.emplace(world, timeout_seconds, name_, [this](const std::string& error) { report_.record_error(error); });
+    }
+    RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
+    return program_.measure(run);
+  } catch (const UsageError& e) {
+    return fail_usage(e.what(), leader);  // raised identically on every rank
+  } catch (const std::exception& e) {
+    // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
+    const auto* error = dynamic_cast<const Error*>(&e);
+    const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
+    std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", name_.c_str(), world.rank(), world.host().c_str(), e.what());
+    report_.record_error(e.what());
+    world.abort(code);
+  }
+}
+
+void Shell::end_interrupted(const std::string& what) {
+  report_.record_error(what);
+  std::fprintf(stderr, "%s: %s\n", name_.c_str(), what.c_str());
+  std::fflush(stderr);
+  std::_Exit(static_cast<int>(ExitCode::kRuntimeError));
+}
+
+}  // namespace
+
+int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse) {
+  const std::vector<std::string> args(argv, argv + argc);
+  // Flags are checked before MPI starts, so a typo fails at once, printed by one rank only.
+  const bool printer = launcher_rank() == 0;
+  std::unique_ptr<Program> program;
+  try {
+    program = parse(std::vector<std::string>(args.begin() + 1, args.end()));
+  } catch (const UsageError& e) {
+    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), e.what());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  if (program->run_flags().show_help) {
+    if (printer) std::fputs(program->help_text().c_str(), stdout);
+    return 0;
+  }
+  if (program->run_flags().show_version) {
+    if (printer) std::printf("collbench %s (%s)\n", collbench_version().c_str(), program->build_features().c_str());
+    return 0;
+  }
+  Shell shell(program_name, *program, args);
+  return shell.run(&argc, &argv);
+}
+
+}  // namespace collbench

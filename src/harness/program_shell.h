@@ -1,0 +1,61 @@
+// The one program shell of every collbench executable (the collectives, matmul_perf, membw_perf,
+// envcheck, copy_perf): options parsed before MPI (usage errors printed once, exit 2), help and
+// version, Ctrl-C and SIGTERM (harness/interrupt_watcher.h), MPI and the World, the same options
+// on every rank (harness/agreement.h), the program's own checks, memory, the report path, -T
+// (harness/job_watchdog.h), the report's life (harness/report_writer.h) and the exit code.
+// A program only describes itself and measures its workloads through harness/measurement_loop.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/run_flags.h"
+#include "core/world.h"
+#include "harness/report_writer.h"
+
+namespace collbench {
+
+class Watchdog;
+
+// What the shell hands a program to measure with.
+struct RunContext {
+  World& world;
+  ReportWriter& report;  // rank 0 with -J writes; elsewhere saving does nothing
+  Watchdog* watchdog;    // -T, or nullptr
+  const std::vector<std::string>& argv;
+};
+
+// Host memory one rank will allocate, checked against every host before anything is allocated.
+struct MemoryNeed {
+  std::uint64_t bytes_per_rank = 0;  // 0: nothing worth checking
+  std::string what = "the sweep needs";
+  std::string remedy = "lower -e or use fewer ranks per host";
+};
+
+class Program {
+ public:
+  virtual ~Program() = default;
+  virtual const RunFlags& run_flags() const = 0;
+  virtual std::string help_text() const = 0;
+  virtual std::string build_features() const = 0;
+  // Everything that shapes what a rank does, as canonical text: ranks whose texts differ would
+  // run different sweeps and hang in the first mismatched collective. Includes the program name.
+  virtual std::string options_identity() const = 0;
+  // Checks that need the world, identical on every rank. Throws UsageError (exit 2); returns a
+  // line for exit 1 (the machine cannot run it), or "" to go on.
+  virtual std::string check_for_world(World& world) = 0;
+  virtual MemoryNeed memory_need(int world_size) const = 0;
+  // Measures, saving the report as rows complete; returns 0, or 3 for wrong results. Throws on failures.
+  virtual int measure(RunContext& run) = 0;
+};
+
+// Parses the arguments (without argv[0]); throws UsageError.
+using ProgramParser = std::function<std::unique_ptr<Program>(const std::vector<std::string>& args)>;
+
+// The process exit code (core/error.h); ends the whole job on errors that one rank alone saw.
+int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse);
+
+}  // namespace collbench
