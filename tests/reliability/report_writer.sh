@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one report writer under stress (issue "Reliability round 2"):
 #   two_writers  two runs given one -J path at once: the second fails at its start (exit 2, one line)
-#                and the first run's report is the one on disk
+#                and the first run's report is the one on disk (two_writers_copy: the same for copy_perf)
 #   non_utf8     Latin-1 bytes in a tag, the -J file name and an allow-listed environment variable:
 #                the run succeeds and its report reads, with U+FFFD and a warning saying so
 #   many_rows    20,000 rows with -J finish (the whole report is not rewritten after every row) and
@@ -30,6 +30,19 @@ case "$scenario" in
     wait $first || fail "the first run failed: $(tail -3 "$work/first.out")"
     grep -q '"writer": "first"' "$work/same.json" || fail "the report on disk is not the first run's"
     "$bin/check_report" "$work/same.json" --benchmark all_reduce --world-size 2 > /dev/null || fail "first report invalid"
+    ;;
+  two_writers_copy)
+    # copy_perf used to check the path at start and write only at the end: two runs both "won".
+    "$bin/copy_perf" -b 1M -e 256M -f 2 -n 60 -J "$work/same.json" --tag writer=first > "$work/first.out" 2>&1 &
+    first=$!
+    sleep 1
+    kill -0 $first 2>/dev/null || fail "the first copy_perf ended within a second; give it more to do"
+    "$bin/copy_perf" -b 8 -e 8 -J "$work/same.json" --tag writer=second > "$work/second.out" 2> "$work/second.err"
+    code=$?
+    [ $code -eq 2 ] || fail "the second writer exited $code"
+    [ "$(wc -l < "$work/second.err")" -eq 1 ] || fail "second writer's stderr: $(cat "$work/second.err")"
+    wait $first || fail "the first run failed: $(tail -3 "$work/first.out")"
+    grep -q '"writer": "first"' "$work/same.json" || fail "the report on disk is not the first run's"
     ;;
   non_utf8)
     name=$(printf 'r\xe9port.json')
