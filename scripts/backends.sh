@@ -104,7 +104,8 @@ for collective in "${collective_list[@]}"; do
     small=$(at_size "$rows" 8 2); kib=$(at_size "$rows" 1024 2)
     time=$(at_size "$rows" "$largest" 2); busbw=$(at_size "$rows" "$largest" 3)
     speedup=""
-    if [ -n "$base_time" ] && [ -n "$time" ]; then speedup=$(awk -v b="$base_time" -v t="$time" 'BEGIN { printf "%.2f", b / t }'); fi
+    if [ -n "$base_time" ] && [ -n "$time" ]; then speedup=$(awk -v b="$base_time" -v t="$time" 'BEGIN { printf "%.3g", b / t }'); fi
+    small=${small:+$(printf '%.2f' "$small")}; kib=${kib:+$(printf '%.2f' "$kib")}
     printf '| %s | %s | %s | %s | %s |\n' "$backend" "${small:-—}" "${kib:-—}" \
       "$( [ "${busbw:-null}" = null ] && echo "n/a (1 rank)" || printf '%.3f' "$busbw")" "${speedup:-—}" >>"$table"
     if [ "$backend" != "$baseline" ] && [ -n "$speedup" ]; then

@@ -245,7 +245,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
       "its input, so they must be separate buffers";
   support_ = {{serve("all_reduce", this, &GlooBackend::all_reduce), serve("broadcast", this, &GlooBackend::broadcast),
                serve("reduce", this, &GlooBackend::reduce), serve("all_gather", this, &GlooBackend::all_gather),
-               serve("reduce_scatter", this, &GlooBackend::reduce_scatter),
+               serve("reduce_scatter", this, &GlooBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
                serve("gather", this, &GlooBackend::gather), serve("scatter", this, &GlooBackend::scatter),
                serve("sendrecv", this, &GlooBackend::sendrecv)},
@@ -406,13 +406,14 @@ void GlooBackend::reduce_scatter(const CollectiveCall& call) {
   guarded("reduce_scatter", [&] {
     with_element_type(call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
   });
-  finish_average(call.recv, call.count, call.dtype, call.op);
+  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op);
 }
 
 template <typename T>
 void GlooBackend::reduce_scatter_typed(const CollectiveCall& call) {
-  // ReduceScatterHalvingDoubling reduces the whole input in place and leaves block r at its
-  // offset r * count. In place that is the runner's layout; out of place the input is copied to
+  // ReduceScatterHalvingDoubling reduces the whole input in place and leaves this rank's block at
+  // the buffer's start (its distribution phase; at 2 ranks it also happens to sit at r * count).
+  // In place that is declared as InPlaceOutput::kAtStart; out of place the input is copied to
   // scratch first and this rank's block copied out after.
   const std::size_t total = call.count * static_cast<std::size_t>(size_);
   const int total_count = classic_count(total, sizeof(T));
@@ -425,7 +426,7 @@ void GlooBackend::reduce_scatter_typed(const CollectiveCall& call) {
                                                                     block_counts, reduction);
   });
   algorithm.run();
-  if (!call.in_place) std::memcpy(call.recv, working + static_cast<std::size_t>(rank_) * call.count, call.count * sizeof(T));
+  if (!call.in_place) std::memcpy(call.recv, static_cast<const void*>(working), call.count * sizeof(T));
 }
 
 void GlooBackend::alltoall(const CollectiveCall& call) {
