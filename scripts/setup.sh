@@ -15,6 +15,7 @@ packages=(
   libgloo-dev                        # optional CPU backend (detected, never required)
   libomp-dev                         # OpenMP for the CPU STREAM kernels
   gnuplot-nox                        # plots from collbench plot (optional at run time)
+  jq                                 # scripts/backends.sh reads report figures
   clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
   iproute2 util-linux                # ip netns, tc, unshare for the simulated two-host cluster
 )

@@ -20,6 +20,7 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
   const std::string prefix = "the " + name() + " backend ";
   const CollectiveEntry* entry = entry_for(shape.collective);
   if (!entry) return prefix + "has no " + std::string(shape.collective);
+  if (!entry->unsupported.empty()) return entry->unsupported;
   if (lacks(supported.dtypes, shape.dtype)) return prefix + "has no dtype " + std::string(to_string(shape.dtype));
   if (shape.op && lacks(supported.ops, *shape.op)) return prefix + "has no op " + std::string(to_string(*shape.op));
   if (shape.in_place && !entry->in_place_unsupported.empty()) return entry->in_place_unsupported;

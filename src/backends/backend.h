@@ -26,8 +26,8 @@
 
 namespace collbench {
 
-// What backends read from the command line, built by the harness. Only GPU backends use these
-// today; a CPU backend ignores them.
+// What backends read from the command line, built by the harness. Most fields are for GPU
+// backends; a backend ignores what it has no use for.
 struct BackendConfig {
   double timeout_seconds = 0;  // -T: > 0 makes NCCL's communicator non-blocking and polled
   bool blocking = false;       // -z 1: time each iteration on the host clock
@@ -35,6 +35,10 @@ struct BackendConfig {
   std::string nccl_algo;       // --algo / --proto: NCCL_ALGO / NCCL_PROTO (empty: NCCL decides)
   std::string nccl_proto;
   bool capture_nccl_algorithm = false;  // --capture-algo
+  // --algo for a backend that picks among its own algorithms (gloo: ring, bcube, ...); the same
+  // text NCCL gets as NCCL_ALGO. Empty: the library's default.
+  std::string algorithm;
+  std::string network_interface;  // --gloo-iface: the NIC a TCP backend binds (empty: it chooses)
 };
 
 class Buffer {
@@ -92,6 +96,9 @@ struct CollectiveEntry {
   std::function<void(const CollectiveCall&)> issue;  // issues one call
   std::string in_place_unsupported;                // why the in-place form cannot run; "" if it can
   InPlaceOutput in_place_output = InPlaceOutput::kAtRankStride;
+  // Why no form of it can run with this backend's settings (an --algo that names an algorithm of
+  // another collective); "" if it can.
+  std::string unsupported;
 };
 
 // Everything a backend can run; anything else is a skipped row with the reason.
@@ -107,7 +114,7 @@ template <class Library>
 CollectiveEntry serve(std::string_view name, Library* backend, void (Library::*issue)(const CollectiveCall&),
                       std::string in_place_unsupported = "", InPlaceOutput output = InPlaceOutput::kAtRankStride) {
   return {name, [backend, issue](const CollectiveCall& call) { (backend->*issue)(call); },
-          std::move(in_place_unsupported), output};
+          std::move(in_place_unsupported), output, ""};
 }
 
 // One case as a backend judges it, before the runner fills buffers for it.

@@ -51,17 +51,20 @@ void declare_options(CLI::App& app, Options& o) {
     else if (v == "both") o.placement = PlacementChoice::kBoth;
     else throw UsageError("unknown placement '" + v + "' for " + f + " (use out, in or both)");
   });
-  add_text(app, "--backend", "NAME", "mpi or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
+  add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
   add_integer(app, "-g,--ngpus", "devices per process (CPU backends and nccl today: 1)", o.gpus_per_process, 1, 64);
   start_section(app, "GPU (nccl backend)");
   add_value(app, "-z,--blocking", "0|1", "1: host waits for each call, timed on the host clock (default 0: CUDA events)",
             [&o](Text& v, Text& f) { o.blocking = parse_integer(v, f, 0, 1) == 1; });
   add_integer(app, "-G,--cudagraph", "each iteration launches one CUDA graph of N calls (default 0 = no graph)", o.graph_calls, 0, 100000);
-  add_value(app, "--algo", "LIST", "sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS)",
+  add_value(app, "--algo", "LIST", "nccl: sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS);\n"
+            "gloo all_reduce: default, ring, ring_chunked, halving_doubling or bcube",
             [&o](Text& v, Text& f) { o.nccl_algo = parse_nccl_setting(v, f); });
   add_value(app, "--proto", "LIST", "sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)",
             [&o](Text& v, Text& f) { o.nccl_proto = parse_nccl_setting(v, f); });
   add_flag(app, "--capture-algo", "record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)", o.capture_nccl_algorithm);
+  start_section(app, "CPU (gloo backend)");
+  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
   start_section(app, "Measurement");
   add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);

@@ -47,6 +47,8 @@ struct Options : RunFlags {
   // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
   // log. Off by default because NCCL then writes a log line per call inside the timed loop.
   bool capture_nccl_algorithm = false;
+  // --gloo-iface: the network interface Gloo's TCP transport binds (empty: the one routing to rank 0).
+  std::string gloo_iface;
   // Testing aid: the last rank flips one output element before each check, so tests can prove
   // the checker catches a wrong result through the real buffer path.
   bool inject_corrupt_output = false;

@@ -45,7 +45,7 @@ std::string build_features() {
 // The few settings backends read; they never see the command line.
 BackendConfig backend_config(const Options& options) {
   return {options.timeout_seconds, options.blocking,   options.graph_calls,
-          options.nccl_algo,       options.nccl_proto, options.capture_nccl_algorithm};
+          options.nccl_algo,       options.nccl_proto, options.capture_nccl_algorithm, options.nccl_algo, options.gloo_iface};
 }
 
 // Checks that need the world size; identical on every rank.

@@ -1,0 +1,518 @@
+#include "backends/gloo/gloo_backend.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/allreduce_bcube.h>
+#include <gloo/allreduce_halving_doubling.h>
+#include <gloo/allreduce_ring.h>
+#include <gloo/allreduce_ring_chunked.h>
+#include <gloo/alltoall.h>
+#include <gloo/broadcast.h>
+#include <gloo/config.h>
+#include <gloo/gather.h>
+#include <gloo/math.h>
+#include <gloo/reduce.h>
+#include <gloo/reduce_scatter.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/scatter.h>
+#include <gloo/transport/tcp/device.h>
+#include <gloo/types.h>
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstring>
+
+#include "backends/gloo/network.h"
+#include "backends/registry.h"
+#include "backends/rendezvous/tcp_store.h"
+#include "core/error.h"
+#include "core/host_reduce.h"
+#include "core/world.h"
+
+namespace collbench::gloo_backend {
+namespace {
+
+using Milliseconds = std::chrono::milliseconds;
+
+// Gloo's timeout for one collective when -T is not given: long enough for the largest sizes on a
+// slow network, short enough that a dead peer ends the run with Gloo's message.
+constexpr Milliseconds kDefaultCollectiveTimeout = std::chrono::minutes(5);
+constexpr Milliseconds kRendezvousTimeout = std::chrono::minutes(1);
+// A slot no Gloo collective builds (they use prefixes 0x01..0x0f over a 56-bit tag).
+constexpr std::uint64_t kRingExchangeSlot = 0x7eull << 56;
+
+// Gloo's rendezvous Store over collbench's TCP store.
+class StoreAdapter final : public gloo::rendezvous::Store {
+ public:
+  StoreAdapter(rendezvous::TcpStoreClient& client, Milliseconds timeout) : client_(client), timeout_(timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override { client_.set(key, data); }
+  std::vector<char> get(const std::string& key) override { return client_.get(key, timeout_); }
+  void wait(const std::vector<std::string>& keys) override { client_.wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const Milliseconds& timeout) override { client_.wait(keys, timeout); }
+
+ private:
+  rendezvous::TcpStoreClient& client_;
+  Milliseconds timeout_;
+};
+
+// Gloo's element type for each collbench dtype; Visit is called with a value of that type.
+template <typename Visit>
+void with_element_type(DType dtype, Visit&& visit) {
+  switch (dtype) {
+    case DType::kInt8: return visit(std::int8_t{});
+    case DType::kUint8: return visit(std::uint8_t{});
+    case DType::kInt32: return visit(std::int32_t{});
+    case DType::kUint32: return visit(std::uint32_t{});
+    case DType::kInt64: return visit(std::int64_t{});
+    case DType::kUint64: return visit(std::uint64_t{});
+    case DType::kFloat16: return visit(gloo::float16{});
+    case DType::kBfloat16: return visit(Bfloat16Bits{});
+    case DType::kFloat32: return visit(float{});
+    case DType::kFloat64: return visit(double{});
+  }
+}
+
+// bfloat16 reductions through collbench's host kernel, in both of Gloo's signatures.
+template <ReduceOp Op>
+void bfloat16_combine(void* out, const void* a, const void* b, std::size_t count) {
+  auto* result = static_cast<std::uint16_t*>(out);
+  const auto* left = static_cast<const std::uint16_t*>(a);
+  const auto* right = static_cast<const std::uint16_t*>(b);
+  if (result != left) std::memmove(result, left, count * sizeof(std::uint16_t));
+  fold_sixteen_bit<SixteenBitFormat::kBfloat16, Op>(right, result, count);
+}
+
+template <ReduceOp Op>
+void bfloat16_fold(Bfloat16Bits* inout, const Bfloat16Bits* in, std::size_t count) {
+  fold_sixteen_bit<SixteenBitFormat::kBfloat16, Op>(reinterpret_cast<const std::uint16_t*>(in),
+                                                    reinterpret_cast<std::uint16_t*>(inout), count);
+}
+
+using UnboundReduction = void (*)(void*, const void*, const void*, std::size_t);
+
+// The reduction the unbound-buffer collectives take; avg reduces as sum.
+template <typename T>
+UnboundReduction unbound_reduction(ReduceOp op) {
+  if constexpr (std::is_same_v<T, Bfloat16Bits>) {
+    switch (op) {
+      case ReduceOp::kProd: return &bfloat16_combine<ReduceOp::kProd>;
+      case ReduceOp::kMin: return &bfloat16_combine<ReduceOp::kMin>;
+      case ReduceOp::kMax: return &bfloat16_combine<ReduceOp::kMax>;
+      default: return &bfloat16_combine<ReduceOp::kSum>;
+    }
+  } else {
+    switch (op) {
+      case ReduceOp::kProd: return static_cast<UnboundReduction>(&gloo::product<T>);
+      case ReduceOp::kMin: return static_cast<UnboundReduction>(&gloo::min<T>);
+      case ReduceOp::kMax: return static_cast<UnboundReduction>(&gloo::max<T>);
+      default: return static_cast<UnboundReduction>(&gloo::sum<T>);
+    }
+  }
+}
+
+// Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
+template <typename Body>
+void guarded(const char* collective, Body&& body) {
+  try {
+    body();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(std::string("gloo ") + collective + " failed: " + e.what());
+  }
+}
+
+void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
+
+std::size_t bytes_of(const CollectiveCall& call, std::size_t count) { return count * dtype_info(call.dtype).size_bytes; }
+
+// Gloo's classic algorithms take counts and byte sizes as int.
+int classic_count(std::size_t count, std::size_t element_bytes) {
+  if (count > static_cast<std::size_t>(INT_MAX) / element_bytes) {
+    throw Error("Gloo's classic algorithms take sizes as int; " + std::to_string(count * element_bytes) +
+                " bytes exceed 2^31-1 (use --algo default)");
+  }
+  return static_cast<int>(count);
+}
+
+// Where rank 0 serves the store and which interface Gloo binds on this rank.
+struct Network {
+  std::string store_host;  // rank 0's choice
+  std::string interface;   // this rank's
+};
+
+Network choose_network(World& world, const std::string& requested_interface) {
+  const std::vector<std::string> hosts = world.gather_strings(world.host());
+  const bool one_host = std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return h == hosts[0]; });
+  // Decided on rank 0 and passed on, so a failure there (a bad --gloo-iface) reaches every rank
+  // as the same one line instead of leaving the others waiting.
+  std::string decided;
+  if (world.rank() == 0) {
+    try {
+      if (!requested_interface.empty()) decided = "ok " + interface_address(requested_interface);
+      else decided = "ok " + (one_host ? std::string("127.0.0.1") : outward_address());
+    } catch (const std::exception& e) {
+      decided = std::string("error ") + e.what();
+    }
+  }
+  decided = world.broadcast_string(decided);
+  if (decided.rfind("error ", 0) == 0) throw UsageError(decided.substr(6));
+  Network network;
+  network.store_host = decided.substr(3);
+  network.interface = requested_interface.empty() ? interface_routing_to(network.store_host) : requested_interface;
+  return network;
+}
+
+}  // namespace
+
+AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (AllreduceAlgorithm each : {AllreduceAlgorithm::kDefault, AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRingChunked,
+                                  AllreduceAlgorithm::kHalvingDoubling, AllreduceAlgorithm::kBcube}) {
+    if (lower == to_string(each)) return each;
+  }
+  throw UsageError("--algo " + name + " is not a Gloo algorithm (gloo: default, ring, ring_chunked, halving_doubling, bcube)");
+}
+
+std::string to_string(AllreduceAlgorithm algorithm) {
+  switch (algorithm) {
+    case AllreduceAlgorithm::kDefault: return "default";
+    case AllreduceAlgorithm::kRing: return "ring";
+    case AllreduceAlgorithm::kRingChunked: return "ring_chunked";
+    case AllreduceAlgorithm::kHalvingDoubling: return "halving_doubling";
+    case AllreduceAlgorithm::kBcube: return "bcube";
+  }
+  return "default";
+}
+
+GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(world.rank()), size_(world.size()) {
+  if (!config.algorithm.empty()) allreduce_algorithm_ = parse_allreduce_algorithm(config.algorithm);
+  // Gloo 0.5.0's bcube (base 2) assumes a full cube: at 3 ranks it returns wrong sums, measured.
+  const bool power_of_two = (size_ & (size_ - 1)) == 0;
+  if (allreduce_algorithm_ == AllreduceAlgorithm::kBcube && !power_of_two) {
+    throw UsageError("--algo bcube needs a world size that is a power of 2 (Gloo's bcube with base 2), not " +
+                     std::to_string(size_) + " ranks; ring, ring_chunked and halving_doubling take any size");
+  }
+  const Network network = choose_network(world, config.network_interface);
+  interface_ = network.interface;
+
+  // Rank 0 serves the store; its bound port reaches the others over the World. An error there
+  // is passed on in the same string, so every rank stops with it.
+  std::string served;
+  if (rank_ == 0) {
+    try {
+      store_server_ = std::make_unique<rendezvous::TcpStoreServer>(rendezvous::StoreAddress{network.store_host, 0});
+      served = "ok " + store_server_->address().text();
+    } catch (const std::exception& e) {
+      served = std::string("error ") + e.what();
+    }
+  }
+  served = world.broadcast_string(served);
+  if (served.rfind("error ", 0) == 0) throw Error(served.substr(6));
+  const rendezvous::StoreAddress store_address = rendezvous::parse_store_address(served.substr(3));
+
+  const Milliseconds collective_timeout =
+      config.timeout_seconds > 0 ? Milliseconds(static_cast<long long>(config.timeout_seconds * 1000)) : kDefaultCollectiveTimeout;
+  try {
+    rendezvous::TcpStoreClient client(store_address, kRendezvousTimeout);
+    StoreAdapter store(client, std::max(kRendezvousTimeout, collective_timeout));
+    gloo::rendezvous::PrefixStore prefixed("collbench/gloo", store);
+    gloo::transport::tcp::attr attributes;
+    attributes.iface = interface_;
+    std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
+    context->setTimeout(collective_timeout);
+    context->connectFullMesh(prefixed, device);
+    context_ = std::move(context);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error("gloo rendezvous through " + store_address.text() + " on interface " + interface_ + " failed: " + e.what());
+  }
+
+  bfloat16_reductions_ = {
+      std::make_unique<gloo::ReductionFunction<Bfloat16Bits>>(gloo::CUSTOM, &bfloat16_fold<ReduceOp::kSum>),
+      std::make_unique<gloo::ReductionFunction<Bfloat16Bits>>(gloo::CUSTOM, &bfloat16_fold<ReduceOp::kProd>),
+      std::make_unique<gloo::ReductionFunction<Bfloat16Bits>>(gloo::CUSTOM, &bfloat16_fold<ReduceOp::kMin>),
+      std::make_unique<gloo::ReductionFunction<Bfloat16Bits>>(gloo::CUSTOM, &bfloat16_fold<ReduceOp::kMax>)};
+
+  const std::string alltoall_in_place =
+      "the gloo backend has no in-place alltoall: gloo::alltoall receives into its output while still sending from "
+      "its input, so they must be separate buffers";
+  support_ = {{serve("all_reduce", this, &GlooBackend::all_reduce), serve("broadcast", this, &GlooBackend::broadcast),
+               serve("reduce", this, &GlooBackend::reduce), serve("all_gather", this, &GlooBackend::all_gather),
+               serve("reduce_scatter", this, &GlooBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
+               serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
+               serve("gather", this, &GlooBackend::gather), serve("scatter", this, &GlooBackend::scatter),
+               serve("sendrecv", this, &GlooBackend::sendrecv)},
+              all_dtypes(),
+              all_reduce_ops()};
+  if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {
+    for (CollectiveEntry& entry : support_.collectives) {
+      if (entry.name == "all_reduce") continue;
+      entry.unsupported = "the gloo backend has algorithm choices for all_reduce only; --algo " +
+                          to_string(allreduce_algorithm_) + " does not apply to " + std::string(entry.name);
+    }
+  }
+}
+
+GlooBackend::~GlooBackend() {
+  // The algorithm objects hold buffers registered with the context's pairs: release them first.
+  prepared_algorithm_.reset();
+  context_.reset();
+}
+
+std::string GlooBackend::algorithm(const std::string& collective) const {
+  if (collective == "all_reduce") return to_string(allreduce_algorithm_);
+  if (collective == "reduce_scatter") return "halving_doubling";
+  return "default";
+}
+
+std::map<std::string, std::string> GlooBackend::versions() const {
+  return {{"gloo", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
+                       std::to_string(GLOO_VERSION_PATCH)},
+          {"gloo_transport", "tcp"},
+          {"gloo_iface", interface_}};
+}
+
+std::unique_ptr<Buffer> GlooBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
+
+unsigned char* GlooBackend::scratch(std::size_t bytes) {
+  if (scratch_.size() < bytes) {
+    prepared_algorithm_.reset();  // it may hold the old scratch
+    scratch_ = std::vector<unsigned char>(bytes);
+  }
+  return scratch_.data();
+}
+
+void GlooBackend::finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const {
+  if (op == ReduceOp::kAvg) divide_elements(dtype, result, count, size_);
+}
+
+template <typename T>
+const gloo::ReductionFunction<T>* GlooBackend::classic_reduction(ReduceOp op) const {
+  if constexpr (std::is_same_v<T, Bfloat16Bits>) {
+    const std::size_t index = op == ReduceOp::kAvg ? 0 : static_cast<std::size_t>(op);
+    return bfloat16_reductions_[index].get();
+  } else {
+    switch (op) {
+      case ReduceOp::kProd: return gloo::ReductionFunction<T>::product;
+      case ReduceOp::kMin: return gloo::ReductionFunction<T>::min;
+      case ReduceOp::kMax: return gloo::ReductionFunction<T>::max;
+      default: return gloo::ReductionFunction<T>::sum;
+    }
+  }
+}
+
+template <typename T, typename Make>
+gloo::Algorithm& GlooBackend::prepared(std::string_view collective, void* buffer, const CollectiveCall& call, Make make) {
+  // The key changes on every rank at the same call: counts, types and ops are the same
+  // everywhere, and the buffers are the runner's (fixed for the run) or scratch_ (which grows at
+  // the same sizes everywhere).
+  const PreparedKey key{collective, buffer, call.count, call.dtype, call.op};
+  if (!prepared_algorithm_ || !(key == prepared_key_)) {
+    prepared_algorithm_.reset();
+    prepared_algorithm_ = make();
+    prepared_key_ = key;
+  }
+  return *prepared_algorithm_;
+}
+
+void GlooBackend::all_reduce(const CollectiveCall& call) {
+  guarded("allreduce", [&] { with_element_type(call.dtype, [&](auto type) { all_reduce_typed<decltype(type)>(call); }); });
+  finish_average(call.recv, call.count, call.dtype, call.op);
+}
+
+template <typename T>
+void GlooBackend::all_reduce_typed(const CollectiveCall& call) {
+  T* output = static_cast<T*>(call.recv);
+  if (allreduce_algorithm_ == AllreduceAlgorithm::kDefault) {
+    gloo::AllreduceOptions options(context_);
+    if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+    options.setOutput(output, call.count);
+    options.setReduceFunction(unbound_reduction<T>(call.op));
+    gloo::allreduce(options);
+    return;
+  }
+  // The classic algorithms reduce in place: out of place, the input is copied into the output.
+  if (!call.in_place) std::memcpy(static_cast<void*>(output), call.send, bytes_of(call, call.count));
+  const int count = classic_count(call.count, sizeof(T));
+  const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
+  gloo::Algorithm& algorithm = prepared<T>("all_reduce", output, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
+    const std::vector<T*> pointers{output};
+    switch (allreduce_algorithm_) {
+      case AllreduceAlgorithm::kRing: return std::make_unique<gloo::AllreduceRing<T>>(context_, pointers, count, reduction);
+      case AllreduceAlgorithm::kRingChunked:
+        return std::make_unique<gloo::AllreduceRingChunked<T>>(context_, pointers, count, reduction);
+      case AllreduceAlgorithm::kHalvingDoubling:
+        return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(context_, pointers, count, reduction);
+      case AllreduceAlgorithm::kBcube: return std::make_unique<gloo::AllreduceBcube<T>>(context_, pointers, count, reduction);
+      case AllreduceAlgorithm::kDefault: break;
+    }
+    throw Error("internal error: no classic Gloo algorithm for " + to_string(allreduce_algorithm_));
+  });
+  algorithm.run();
+}
+
+void GlooBackend::broadcast(const CollectiveCall& call) {
+  // As MPI_Bcast: one buffer, the root's send buffer out of place (its receive buffer stays
+  // unwritten), every other rank's receive buffer.
+  void* buffer = rank_ == call.root && !call.in_place ? mutable_send(call) : call.recv;
+  guarded("broadcast", [&] {
+    with_element_type(call.dtype, [&](auto type) {
+      using T = decltype(type);
+      gloo::BroadcastOptions options(context_);
+      options.setOutput(static_cast<T*>(buffer), call.count);
+      options.setRoot(call.root);
+      gloo::broadcast(options);
+    });
+  });
+}
+
+void GlooBackend::reduce(const CollectiveCall& call) {
+  guarded("reduce", [&] { with_element_type(call.dtype, [&](auto type) { reduce_typed<decltype(type)>(call); }); });
+  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op);
+}
+
+template <typename T>
+void GlooBackend::reduce_typed(const CollectiveCall& call) {
+  // Gloo's reduce uses the output on every rank as working space; only the root's is the result.
+  gloo::ReduceOptions options(context_);
+  if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+  options.setOutput(static_cast<T*>(call.recv), call.count);
+  options.setRoot(call.root);
+  options.setReduceFunction(unbound_reduction<T>(call.op));
+  gloo::reduce(options);
+}
+
+void GlooBackend::all_gather(const CollectiveCall& call) {
+  guarded("allgather", [&] {
+    with_element_type(call.dtype, [&](auto type) {
+      using T = decltype(type);
+      gloo::AllgatherOptions options(context_);
+      // In place, gloo::allgather finds this rank's input at its block of the output.
+      if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+      options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
+      gloo::allgather(options);
+    });
+  });
+}
+
+void GlooBackend::reduce_scatter(const CollectiveCall& call) {
+  guarded("reduce_scatter", [&] {
+    with_element_type(call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
+  });
+  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op);
+}
+
+template <typename T>
+void GlooBackend::reduce_scatter_typed(const CollectiveCall& call) {
+  // ReduceScatterHalvingDoubling reduces the whole input in place and leaves this rank's block at
+  // the buffer's start (its distribution phase; at 2 ranks it also happens to sit at r * count).
+  // In place that is declared as InPlaceOutput::kAtStart; out of place the input is copied to
+  // scratch first and this rank's block copied out after.
+  const std::size_t total = call.count * static_cast<std::size_t>(size_);
+  const int total_count = classic_count(total, sizeof(T));
+  T* working = call.in_place ? static_cast<T*>(mutable_send(call)) : reinterpret_cast<T*>(scratch(total * sizeof(T)));
+  if (!call.in_place) std::memcpy(static_cast<void*>(working), call.send, total * sizeof(T));
+  const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
+  gloo::Algorithm& algorithm = prepared<T>("reduce_scatter", working, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
+    const std::vector<int> block_counts(static_cast<std::size_t>(size_), static_cast<int>(call.count));
+    return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(context_, std::vector<T*>{working}, total_count,
+                                                                    block_counts, reduction);
+  });
+  algorithm.run();
+  if (!call.in_place) std::memcpy(call.recv, static_cast<const void*>(working), call.count * sizeof(T));
+}
+
+void GlooBackend::alltoall(const CollectiveCall& call) {
+  guarded("alltoall", [&] {
+    with_element_type(call.dtype, [&](auto type) {
+      using T = decltype(type);
+      const std::size_t total = call.count * static_cast<std::size_t>(size_);
+      gloo::AlltoallOptions options(context_);
+      options.setInput(static_cast<T*>(mutable_send(call)), total);
+      options.setOutput(static_cast<T*>(call.recv), total);
+      gloo::alltoall(options);
+    });
+  });
+}
+
+void GlooBackend::gather(const CollectiveCall& call) {
+  guarded("gather", [&] {
+    with_element_type(call.dtype, [&](auto type) {
+      using T = decltype(type);
+      gloo::GatherOptions options(context_);
+      // In place the root's input already sits at its block of the output; gloo::gather copies
+      // it onto itself, which changes nothing.
+      options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+      if (rank_ == call.root) options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
+      options.setRoot(call.root);
+      gloo::gather(options);
+    });
+  });
+}
+
+void GlooBackend::scatter(const CollectiveCall& call) {
+  guarded("scatter", [&] {
+    with_element_type(call.dtype, [&](auto type) {
+      using T = decltype(type);
+      gloo::ScatterOptions options(context_);
+      if (rank_ == call.root) {
+        std::vector<T*> blocks;
+        for (int block = 0; block < size_; ++block) {
+          blocks.push_back(static_cast<T*>(mutable_send(call)) + static_cast<std::size_t>(block) * call.count);
+        }
+        options.setInputs(blocks, call.count);
+      }
+      // In place the root's output is its own block of the input (the runner's layout).
+      options.setOutput(static_cast<T*>(call.recv), call.count);
+      options.setRoot(call.root);
+      gloo::scatter(options);
+    });
+  });
+}
+
+// Ring exchange: send to rank + 1, receive from rank - 1, through unbound buffers on the pairs.
+void GlooBackend::sendrecv(const CollectiveCall& call) {
+  const std::size_t bytes = bytes_of(call, call.count);
+  if (size_ == 1) {
+    // Gloo has no pair to itself; as in its own collectives at one rank, the transfer is a copy.
+    if (!call.in_place) std::memcpy(call.recv, call.send, bytes);
+    return;
+  }
+  const int next = (rank_ + 1) % size_;
+  const int previous = (rank_ - 1 + size_) % size_;
+  // In place, as MPI_Sendrecv_replace: receive into scratch while sending, then copy over.
+  void* landing = call.in_place ? scratch(bytes) : call.recv;
+  guarded("sendrecv", [&] {
+    const auto timeout = context_->getTimeout();
+    auto outgoing = context_->createUnboundBuffer(mutable_send(call), bytes);
+    auto incoming = context_->createUnboundBuffer(landing, bytes);
+    incoming->recv(previous, kRingExchangeSlot);
+    outgoing->send(next, kRingExchangeSlot);
+    outgoing->waitSend(timeout);
+    incoming->waitRecv(timeout);
+  });
+  if (call.in_place) std::memcpy(call.recv, landing, bytes);
+}
+
+}  // namespace collbench::gloo_backend
+
+namespace collbench::backend_entry {
+namespace {
+
+std::unique_ptr<Backend> make_gloo_backend(World& world, const BackendConfig& config) {
+  return std::make_unique<gloo_backend::GlooBackend>(world, config);
+}
+
+}  // namespace
+
+// Gloo's TCP transport runs wherever it was built: every host has at least loopback.
+extern const BackendEntry gloo{"gloo", make_gloo_backend, [] { return std::string(); }};
+
+}  // namespace collbench::backend_entry

@@ -1,0 +1,125 @@
+// Collectives through Gloo (pytorch/gloo) over its TCP transport, on host memory.
+//
+// Rendezvous: rank 0 serves a TcpStore (backends/rendezvous) on its address and a kernel-chosen
+// port, sends "host:port" to the other ranks over the World, and every rank connects Gloo's full
+// mesh through it. The store stays up for the backend's life; it is idle after the rendezvous.
+//
+// Algorithms (--algo, all_reduce only): "default" is gloo::allreduce (its ring over unbound
+// buffers, input and output separate); ring, ring_chunked, halving_doubling and bcube are Gloo's
+// classic algorithm objects (AllreduceRing, ...), which reduce in place and are built once per
+// buffer shape. reduce_scatter always uses ReduceScatterHalvingDoubling, Gloo's only one.
+//
+// What a timed call includes (the runner's clock runs around one issue(), synchronously): the
+// call on this thread and the socket I/O of Gloo's transport thread it waits for; the small
+// per-call set-up of unbound buffers; for the in-place-only classic algorithms and
+// reduce_scatter out of place, the copy of the input into the buffer they reduce in (a Gloo
+// user pays it too); for avg, the division after the sum. Building a classic algorithm object
+// (buffer registration with every peer) happens on the first call of a shape, which warm-up
+// absorbs: with -w 0 the first timed iteration pays it.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace gloo {
+class Algorithm;
+class Context;
+template <typename T>
+class ReductionFunction;
+}  // namespace gloo
+
+namespace collbench {
+class World;
+}
+
+namespace collbench::rendezvous {
+class TcpStoreServer;
+}
+
+namespace collbench::gloo_backend {
+
+// The 16 bits of a bfloat16; Gloo 0.5.0 has no such type, so reductions over it use collbench's
+// host kernel through Gloo's custom reduction hook (as the MPI backend uses a user-defined op).
+struct Bfloat16Bits {
+  std::uint16_t bits;
+};
+
+enum class AllreduceAlgorithm { kDefault, kRing, kRingChunked, kHalvingDoubling, kBcube };
+
+// "ring" -> kRing ...; throws UsageError listing the names for anything else.
+AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name);
+std::string to_string(AllreduceAlgorithm algorithm);
+
+class GlooBackend final : public Backend {
+ public:
+  GlooBackend(World& world, const BackendConfig& config);
+  ~GlooBackend() override;
+  GlooBackend(const GlooBackend&) = delete;
+  GlooBackend& operator=(const GlooBackend&) = delete;
+
+  std::string name() const override { return "gloo"; }
+  std::string algorithm(const std::string& collective) const override;
+  std::string device_description() const override { return "cpu"; }
+  const BackendSupport& support() const override { return support_; }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
+  void synchronize() override {}
+  std::map<std::string, std::string> versions() const override;
+
+ private:
+  void all_reduce(const CollectiveCall& call);
+  void broadcast(const CollectiveCall& call);
+  void reduce(const CollectiveCall& call);
+  void all_gather(const CollectiveCall& call);
+  void reduce_scatter(const CollectiveCall& call);
+  void alltoall(const CollectiveCall& call);
+  void gather(const CollectiveCall& call);
+  void scatter(const CollectiveCall& call);
+  void sendrecv(const CollectiveCall& call);
+
+  template <typename T>
+  void all_reduce_typed(const CollectiveCall& call);
+  template <typename T>
+  void reduce_typed(const CollectiveCall& call);
+  template <typename T>
+  void reduce_scatter_typed(const CollectiveCall& call);
+  // A classic algorithm object for (collective, buffer, count, dtype, op), built on the first
+  // call of that shape. Every rank sees the same sequence of shapes, so all build together.
+  template <typename T, typename Make>
+  gloo::Algorithm& prepared(std::string_view collective, void* buffer, const CollectiveCall& call, Make make);
+  template <typename T>
+  const gloo::ReductionFunction<T>* classic_reduction(ReduceOp op) const;
+  void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
+  // Scratch memory of at least `bytes`, kept across calls (in-place ring exchange, out-of-place
+  // reduce-scatter), so its registration with Gloo stays valid.
+  unsigned char* scratch(std::size_t bytes);
+
+  int rank_ = 0;
+  int size_ = 1;
+  AllreduceAlgorithm allreduce_algorithm_ = AllreduceAlgorithm::kDefault;
+  std::string interface_;
+  std::unique_ptr<rendezvous::TcpStoreServer> store_server_;  // rank 0 only
+  std::shared_ptr<gloo::Context> context_;
+  std::array<std::unique_ptr<gloo::ReductionFunction<Bfloat16Bits>>, 4> bfloat16_reductions_;
+
+  struct PreparedKey {
+    std::string_view collective;
+    void* buffer = nullptr;
+    std::size_t count = 0;
+    DType dtype = DType::kFloat32;
+    ReduceOp op = ReduceOp::kSum;
+    bool operator==(const PreparedKey& other) const {
+      return collective == other.collective && buffer == other.buffer && count == other.count &&
+             dtype == other.dtype && op == other.op;
+    }
+  };
+  PreparedKey prepared_key_;
+  std::unique_ptr<gloo::Algorithm> prepared_algorithm_;
+  std::vector<unsigned char> scratch_;
+  BackendSupport support_;
+};
+
+}  // namespace collbench::gloo_backend

@@ -1,0 +1,108 @@
+#include "backends/gloo/network.h"
+
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+#include "core/error.h"
+
+namespace collbench::gloo_backend {
+namespace {
+
+std::string numeric_host(const sockaddr* address) {
+  char text[NI_MAXHOST] = {0};
+  const socklen_t size = address->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (::getnameinfo(address, size, text, sizeof(text), nullptr, 0, NI_NUMERICHOST) != 0) return "";
+  std::string host(text);
+  const std::size_t zone = host.find('%');  // link-local IPv6 "fe80::1%eth0"
+  return zone == std::string::npos ? host : host.substr(0, zone);
+}
+
+struct InterfaceList {
+  ifaddrs* head = nullptr;
+  InterfaceList() {
+    if (::getifaddrs(&head) != 0) throw Error(std::string("getifaddrs failed: ") + std::strerror(errno));
+  }
+  ~InterfaceList() { ::freeifaddrs(head); }
+};
+
+// The local source address the kernel picks for `destination`, by connecting a UDP socket
+// (connect on UDP only looks up the route; no packet leaves).
+std::string source_address_towards(const std::string& destination, const std::string& port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_DGRAM;
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  addrinfo* resolved = nullptr;
+  if (::getaddrinfo(destination.c_str(), port.c_str(), &hints, &resolved) != 0) return "";
+  std::string source;
+  const int probe = ::socket(resolved->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (probe >= 0 && ::connect(probe, resolved->ai_addr, resolved->ai_addrlen) == 0) {
+    sockaddr_storage local{};
+    socklen_t size = sizeof(local);
+    if (::getsockname(probe, reinterpret_cast<sockaddr*>(&local), &size) == 0) {
+      source = numeric_host(reinterpret_cast<sockaddr*>(&local));
+    }
+  }
+  if (probe >= 0) ::close(probe);
+  ::freeaddrinfo(resolved);
+  return source;
+}
+
+}  // namespace
+
+std::string interface_address(const std::string& name) {
+  InterfaceList interfaces;
+  std::string ipv6;
+  std::set<std::string> names;
+  for (ifaddrs* entry = interfaces.head; entry; entry = entry->ifa_next) {
+    if (!entry->ifa_addr) continue;
+    names.insert(entry->ifa_name);
+    if (name != entry->ifa_name) continue;
+    if (entry->ifa_addr->sa_family == AF_INET) return numeric_host(entry->ifa_addr);
+    if (entry->ifa_addr->sa_family == AF_INET6 && ipv6.empty()) ipv6 = numeric_host(entry->ifa_addr);
+  }
+  if (!ipv6.empty()) return ipv6;
+  std::string known;
+  for (const std::string& each : names) known += (known.empty() ? "" : ", ") + each;
+  throw UsageError("--gloo-iface " + name + ": no such interface with an address here (interfaces: " + known + ")");
+}
+
+std::string interface_routing_to(const std::string& address) {
+  const std::string source = source_address_towards(address, "9");
+  if (source.empty()) throw Error("no network route from this host to " + address + " (choose one with --gloo-iface)");
+  InterfaceList interfaces;
+  for (ifaddrs* entry = interfaces.head; entry; entry = entry->ifa_next) {
+    if (!entry->ifa_addr || (entry->ifa_addr->sa_family != AF_INET && entry->ifa_addr->sa_family != AF_INET6)) continue;
+    if (numeric_host(entry->ifa_addr) == source) return entry->ifa_name;
+  }
+  throw Error("the route to " + address + " leaves from " + source + ", which no interface owns (choose one with --gloo-iface)");
+}
+
+std::string outward_address() {
+  // A documentation address (RFC 5737): only the routing table is consulted.
+  std::string source = source_address_towards("192.0.2.1", "9");
+  if (!source.empty()) return source;
+  char host[256] = {0};
+  ::gethostname(host, sizeof(host) - 1);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* resolved = nullptr;
+  if (::getaddrinfo(host, nullptr, &hints, &resolved) == 0) {
+    source = numeric_host(resolved->ai_addr);
+    ::freeaddrinfo(resolved);
+  }
+  if (source.empty()) throw Error(std::string("cannot find an address of host ") + host + " for the other ranks (use --gloo-iface)");
+  return source;
+}
+
+}  // namespace collbench::gloo_backend

@@ -1,0 +1,123 @@
+// The rendezvous store on loopback: set/get/wait, waits that end when another client sets the
+// key, a get that times out with an error naming the key, and bad addresses refused in one line.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "backends/rendezvous/tcp_store.h"
+#include "core/error.h"
+
+namespace collbench::rendezvous {
+namespace {
+
+using std::chrono::milliseconds;
+
+std::vector<char> bytes(const std::string& text) { return {text.begin(), text.end()}; }
+std::string text(const std::vector<char>& data) { return {data.begin(), data.end()}; }
+
+TEST(TcpStore, ListensOnTheGivenAddressAndAKernelChosenPort) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  EXPECT_EQ(server.address().host, "127.0.0.1");
+  EXPECT_GT(server.address().port, 0);
+}
+
+TEST(TcpStore, SetThenGetAndWait) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient client(server.address(), milliseconds(2000));
+  client.set("rank_0", bytes("address of rank 0"));
+  client.set("empty", {});
+  EXPECT_EQ(text(client.get("rank_0", milliseconds(1000))), "address of rank 0");
+  EXPECT_TRUE(client.get("empty", milliseconds(1000)).empty());
+  client.set("rank_0", bytes("replaced"));
+  EXPECT_EQ(text(client.get("rank_0", milliseconds(1000))), "replaced");
+  EXPECT_NO_THROW(client.wait({"rank_0", "empty"}, milliseconds(1000)));
+}
+
+TEST(TcpStore, LargeValuesArriveWhole) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient client(server.address(), milliseconds(2000));
+  std::vector<char> large(3 << 20);
+  for (std::size_t i = 0; i < large.size(); ++i) large[i] = static_cast<char>(i * 7);
+  client.set("large", large);
+  EXPECT_EQ(client.get("large", milliseconds(2000)), large);
+}
+
+TEST(TcpStore, GetAndWaitEndWhenAnotherClientSetsTheKey) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient waiter(server.address(), milliseconds(2000));
+  std::thread setter([address = server.address()] {
+    TcpStoreClient other(address, milliseconds(2000));
+    std::this_thread::sleep_for(milliseconds(150));
+    other.set("late", bytes("here"));
+    other.set("later", bytes("too"));
+  });
+  EXPECT_EQ(text(waiter.get("late", milliseconds(5000))), "here");
+  EXPECT_NO_THROW(waiter.wait({"late", "later"}, milliseconds(5000)));
+  setter.join();
+}
+
+TEST(TcpStore, GetOfAMissingKeyTimesOutWithAClearError) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient client(server.address(), milliseconds(2000));
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    client.get("never_set", milliseconds(200));
+    FAIL() << "a get of a key nobody sets returned";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("key 'never_set' was not set within 200 ms"), std::string::npos) << message;
+    EXPECT_NE(message.find(server.address().text()), std::string::npos) << message;
+    EXPECT_EQ(e.code(), ExitCode::kTimeout);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  // The connection stays usable after a timeout.
+  client.set("after", bytes("ok"));
+  EXPECT_EQ(text(client.get("after", milliseconds(1000))), "ok");
+}
+
+TEST(TcpStore, WaitNamesTheMissingKey) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient client(server.address(), milliseconds(2000));
+  client.set("present", bytes("x"));
+  try {
+    client.wait({"present", "absent"}, milliseconds(100));
+    FAIL() << "wait for a key nobody sets returned";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'absent'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TcpStore, NoServerMeansAnErrorWithinTheConnectTimeout) {
+  StoreAddress unused{"127.0.0.1", 0};
+  {
+    TcpStoreServer server(unused);
+    unused = server.address();
+  }  // closed again: nothing listens on that port now
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(TcpStoreClient(unused, milliseconds(300)), Error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(TcpStore, BadAddressesAreRefusedInOneSentence) {
+  EXPECT_THROW(parse_store_address("no-port"), UsageError);
+  EXPECT_THROW(parse_store_address("host:"), UsageError);
+  EXPECT_THROW(parse_store_address(":29500"), UsageError);
+  EXPECT_THROW(parse_store_address("host:65536"), UsageError);
+  EXPECT_THROW(parse_store_address("host:12ab"), UsageError);
+  EXPECT_THROW(parse_store_address("::1:29500"), UsageError);
+  EXPECT_EQ(parse_store_address("[::1]:29500").host, "::1");
+  EXPECT_EQ(parse_store_address("node7:29500").port, 29500);
+  EXPECT_EQ(parse_store_address("[::1]:29500").text(), "[::1]:29500");
+  // An address this host does not have cannot be listened on (RFC 5737 documentation range).
+  try {
+    TcpStoreServer server({"192.0.2.1", 0});
+    FAIL() << "listened on an address this host does not have";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen on 192.0.2.1:0"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace collbench::rendezvous
