@@ -6,10 +6,11 @@
 #                the run succeeds and its report reads, with U+FFFD and a warning saying so
 #   many_rows    20,000 rows with -J finish (the whole report is not rewritten after every row) and
 #                every row is in the report
-# Usage: report_writer.sh BIN_DIR SCENARIO
+# Usage: report_writer.sh BIN_DIR SCENARIO [REPORT_PROBE]
 set -u
 bin="$1"
 scenario="$2"
+probe="${3:-$bin/report_probe}"
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL ($scenario): $*" >&2; exit 1; }
@@ -52,6 +53,23 @@ case "$scenario" in
     grep -q "$(printf 'caf\xef\xbf\xbd')" "$work/$name" || fail "no U+FFFD where the Latin-1 byte was"
     grep -q 'not valid UTF-8' "$work/$name" || fail "the report does not say it replaced bytes"
     ls "$work" | grep -q '\.tmp\|collbench-' && fail "a temporary file was left behind"
+    ;;
+  full_disk)
+    # A disk that fills up mid-run: one line with the system's reason, the last complete write of
+    # the report stays valid, and no temporary file is left behind. A 16 KiB tmpfs in a private
+    # mount namespace stands in for the full disk.
+    unshare -m true 2>/dev/null || { echo "SKIP: unshare -m is not permitted here"; exit 77; }
+    mkdir "$work/disk"
+    unshare -m bash -c 'mount -t tmpfs -o size=16k tmpfs "$1" || exit 77
+      "$2/all_reduce_perf" -b 8 -e 64K -f 2 -n 2 -w 1 -J "$1/r.json" > /dev/null 2> "$1.err"; echo $? > "$1.code"
+      "$3" "$1/r.json" > "$1.check" 2>&1; echo $? >> "$1.code"
+      ls -A "$1" > "$1.files"' _ "$work/disk" "$bin" "$probe"
+    [ -s "$work/disk.code" ] || exit 77
+    [ "$(head -1 "$work/disk.code")" -eq 1 ] || fail "exit $(head -1 "$work/disk.code") on a full disk"
+    grep -q 'No space left on device' "$work/disk.err" || fail "stderr lacks the reason: $(cat "$work/disk.err")"
+    [ "$(grep -c 'all_reduce_perf: error' "$work/disk.err")" -eq 1 ] || fail "not one error line: $(cat "$work/disk.err")"
+    [ "$(tail -1 "$work/disk.code")" -eq 0 ] || fail "the report left on the full disk is not valid: $(cat "$work/disk.check")"
+    [ "$(cat "$work/disk.files")" = "r.json" ] || fail "files left on the full disk: $(cat "$work/disk.files")"
     ;;
   many_rows)
     # -b 4 -e 40000 -i 4: 10,000 sizes x 2 placements. Rewriting the whole report after each row
