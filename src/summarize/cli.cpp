@@ -213,6 +213,10 @@ void declare_compare_flags(CLI::App& command, Arguments& a) {
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
             [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
+  add_value(command, "--correction", "holm|none", "over the rows, for SLOWER and FASTER (default holm)", [&a](Text& v, Text& f) {
+    if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
+    a.compare.holm = v == "holm";
+  });
 }
 
 // Every command, named here once: its help, its flags and what it runs.

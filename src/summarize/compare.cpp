@@ -1,7 +1,9 @@
 #include "summarize/compare.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -139,11 +141,66 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
     return line;
   }
   line.verdict = decide(interval, threshold);
+  line.interval = interval;
+  line.p_slower = p_value_above(interval, threshold);
+  LogRatioInterval mirrored = interval;
+  mirrored.estimate = -interval.estimate;
+  line.p_faster = p_value_above(mirrored, threshold);
   if (line.verdict == Verdict::kUnknown) {
     line.why = "interval straddles the threshold";
     line.more_runs = more_runs_to_decide(interval, line.base_runs, line.new_runs, threshold, options.alpha);
   }
   return line;
+}
+
+// One side of the benchmark as a whole, per (benchmark, world size): each run's geometric mean of
+// its figures over the shared rows; a run missing one of them (a partial report) is left out.
+std::map<SeriesKey, Side> overall_sides(const std::map<SeriesKey, Side>& sides, const std::set<SeriesKey>& shared) {
+  std::map<SeriesKey, std::map<const LoadedReport*, std::vector<double>>> logs_by_run;
+  std::map<SeriesKey, std::size_t> rows;
+  for (const auto& [key, side] : sides) {
+    if (!shared.count(key)) continue;
+    SeriesKey group = key;
+    for (std::size_t i = 2; i < group.size(); ++i) group[i].second = i + 1 == group.size() ? "all" : "*";
+    ++rows[group];
+    for (const auto& [run, figures] : side.figures_by_run) logs_by_run[group][run].push_back(std::log(median(figures)));
+  }
+  std::map<SeriesKey, Side> out;
+  for (const auto& [group, by_run] : logs_by_run) {
+    if (rows[group] < 2) continue;  // one row: its own line says it all
+    Side side;
+    side.size = UINT64_MAX;
+    for (const auto& [run, logs] : by_run) {
+      if (logs.size() == rows[group]) side.figures_by_run[run] = {std::exp(mean_of(logs))};
+    }
+    if (!side.figures_by_run.empty()) out[group] = side;
+  }
+  return out;
+}
+
+// A row called SLOWER (FASTER) by its own interval stays so only when Holm's step-down over every
+// judged row confirms it; otherwise it is UNKNOWN, and more runs would settle it.
+void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) {
+  for (const Verdict direction : {Verdict::kSlower, Verdict::kFaster}) {
+    std::vector<double> p_values;
+    std::vector<CompareLine*> judged;
+    for (auto& line : lines) {
+      const auto& p = direction == Verdict::kSlower ? line.p_slower : line.p_faster;
+      if (!p) continue;
+      p_values.push_back(*p);
+      judged.push_back(&line);
+    }
+    const auto rejected = holm_rejections(p_values, options.alpha);
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+      CompareLine& line = *judged[i];
+      if (line.verdict != direction || rejected[i]) continue;
+      line.verdict = Verdict::kUnknown;
+      line.why = "beyond the threshold in its own interval, not after Holm's correction over " + std::to_string(judged.size()) + " rows";
+      const double threshold = std::log1p(line.threshold);
+      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, threshold,
+                                           options.alpha / static_cast<double>(judged.size()));
+    }
+  }
 }
 
 }  // namespace
@@ -246,8 +303,21 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
   for (const auto& [key, side] : new_sides) {
     if (!base_sides.count(key)) result.only_in_new.push_back(describe_key(key));
   }
+  std::set<SeriesKey> shared_rows;
+  for (const auto& [key, side] : base_sides) {
+    if (new_sides.count(key)) shared_rows.insert(key);
+  }
+  const auto base_overall = overall_sides(base_sides, shared_rows), new_overall = overall_sides(new_sides, shared_rows);
+  for (const auto& [key, side] : base_overall) {
+    const auto it = new_overall.find(key);
+    if (it == new_overall.end()) continue;
+    result.lines.push_back(compare_sides(key, side, it->second, options, higher_is_better, paired && pairs_line_up(side, it->second)));
+    result.lines.back().overall = true;
+  }
+  if (options.holm) apply_holm(result.lines, options);
   // Keys hold text, so order by size as a number: 8192 before 65536.
   std::stable_sort(result.lines.begin(), result.lines.end(), [&](const CompareLine& a, const CompareLine& b) {
+    if (a.overall != b.overall) return b.overall;  // the benchmark as a whole after its rows
     const SeriesKey a_rest(a.key.begin(), a.key.end() - 1), b_rest(b.key.begin(), b.key.end() - 1);
     if (a_rest != b_rest) return a_rest < b_rest;
     return a.size < b.size;
@@ -318,11 +388,13 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   verdict_line += " -- " + std::to_string(same) + " same, " + std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " +
                   std::to_string(unknown) + " unknown";
   document.notes.push_back(verdict_line);
-  char rule[400];
+  char rule[600];
   std::snprintf(rule, sizeof rule,
                 "run-level: %s; low..high: %s on the ratio of geometric means (%.3g%% confidence); a change counts above "
-                "max(%.3g%%, the %s run-to-run spread); at least %zu runs a side",
-                result.figure.c_str(), result.paired ? "paired t interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's", options.min_runs);
+                "max(%.3g%%, the %s run-to-run spread); SLOWER/FASTER also %s; at least %zu runs a side; rows "
+                "'* all': the benchmark as a whole (each run's geometric mean over the rows)",
+                result.figure.c_str(), result.paired ? "paired t interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
+                options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
   for (const auto& note : result.notes) document.notes.push_back(note);
   for (const auto& row : result.only_in_base) document.notes.push_back("only in BASE: " + row);

@@ -26,6 +26,9 @@ struct CompareOptions {
   // Pair BASE's and NEW's runs by file name (ab writes A/run-K.json and B/run-K.json back to back):
   // each pair shares the machine's state, so a paired interval cancels drift between pairs.
   bool paired = false;
+  // Many rows are judged at once; Holm's correction keeps the chance that any row of an A/A
+  // comparison is called SLOWER (or FASTER) at alpha, instead of alpha per row.
+  bool holm = true;
 };
 
 // The decision, kept apart so it can be tested on its own. `interval` is on log(new / base) (positive
@@ -47,6 +50,13 @@ struct CompareLine {
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
   std::optional<std::size_t> more_runs;  // UNKNOWN: about how many more runs a side would decide it
+  // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster); set
+  // when the row had enough runs to be judged.
+  std::optional<double> p_slower, p_faster;
+  LogRatioInterval interval;             // for the runs-needed estimate after the correction
+  // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row
+  // both sides share. Rows of one run move together, so this figure is steadier than any one row.
+  bool overall = false;
 };
 
 struct CompareResult {

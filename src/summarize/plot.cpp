@@ -265,7 +265,12 @@ std::string plot_script_text(const std::vector<PlotSeries>& series, const std::s
   out << "# collbench plot; run: gnuplot " << "<this file>\n";
   out << terminal_line(png ? ".png" : ".svg", 1000, height);
   out << "set output " << gnuplot_path(image_path) << "\n";
-  out << "set title " << gnuplot_label(short_titles.shared.empty() ? title : title + "  (" + short_titles.shared + ")") << " noenhanced\n";
+  // The shared words, less those the title already says (the benchmark).
+  std::string shared;
+  for (const auto& word : words_of(short_titles.shared)) {
+    if (title.rfind(word + ":", 0) != 0) shared += (shared.empty() ? "" : " ") + word;
+  }
+  out << "set title " << gnuplot_label(shared.empty() ? title : title + "  (" + shared + ")") << " noenhanced\n";
   out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest) << "set logscale y 10\nset grid\n";
   out << "set xlabel " << gnuplot_label(kind.size_label) << "\nset ylabel " << gnuplot_label(metric_label(kind, metric)) << "\n";
   out << key;
@@ -343,7 +348,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   std::map<std::string, std::size_t> series_index;
   std::uint64_t smallest = UINT64_MAX, largest = 0;
   for (const auto& line : result.lines) {
-    if (line.key.front().second != benchmark) continue;
+    if (line.key.front().second != benchmark || line.overall) continue;
     const std::string title = series_words(line.key);
     if (series_index.emplace(title, titles.size()).second) titles.push_back(title);
     smallest = std::min(smallest, line.size);
@@ -355,7 +360,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   // Block 0: the threshold per size (the largest over the series); then one block per (series, verdict).
   std::map<std::uint64_t, double> threshold;
   for (const auto& line : result.lines) {
-    if (line.key.front().second == benchmark) threshold[line.size] = std::max(threshold[line.size], 100 * line.threshold);
+    if (line.key.front().second == benchmark && !line.overall) threshold[line.size] = std::max(threshold[line.size], 100 * line.threshold);
   }
   data << "# threshold_percent\n";
   for (const auto& [size, percent] : threshold) data << size << ' ' << percent << '\n';
@@ -370,7 +375,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
       std::ostringstream block;
       block.precision(9);
       for (const auto& line : result.lines) {
-        if (line.key.front().second != benchmark || series_index[series_words(line.key)] != s || line.verdict != verdict) continue;
+        if (line.key.front().second != benchmark || line.overall || series_index[series_words(line.key)] != s || line.verdict != verdict) continue;
         // Series side by side at a size: a small offset along the log axis keeps the bars apart.
         const double offset = kind.size_is_magnitude ? std::pow(2.0, 0.12 * (static_cast<double>(s) - (titles.size() - 1) / 2.0)) : 1.0;
         block << static_cast<double>(line.size) * offset << ' ' << 100 * line.change << ' '
@@ -386,10 +391,16 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   int height = 600;
   const std::string key = key_below(verdicts.size() + titles.size() + 1, height);
   std::map<Verdict, std::size_t> counts;
+  std::string overall;
   for (const auto& line : result.lines) {
-    if (line.key.front().second == benchmark) counts[line.verdict]++;
+    if (line.key.front().second == benchmark && !line.overall) counts[line.verdict]++;
+    if (line.key.front().second == benchmark && line.overall) {
+      char text[96];
+      std::snprintf(text, sizeof text, "; as a whole %+.1f%% %s", 100 * line.change, to_string(line.verdict).c_str());
+      overall = text;
+    }
   }
-  std::string title = benchmark + ": NEW vs BASE, change of " + (result.measure == "us" ? std::string("time") : result.measure) + " per size";
+  std::string title = benchmark + ": NEW vs BASE, change of " + (result.measure == "us" ? std::string("time") : result.measure) + " per size" + overall;
   if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
   std::ostringstream out;
   out << "# collbench compare plot; run: gnuplot <this file>\n";

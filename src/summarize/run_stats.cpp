@@ -61,6 +61,25 @@ double welch_degrees_of_freedom(double base_variance_of_mean, double new_varianc
 
 }  // namespace
 
+double student_t_upper_tail(double t, double degrees_of_freedom) { return 1 - student_t_cdf(t, degrees_of_freedom); }
+
+double p_value_above(const LogRatioInterval& interval, double threshold) {
+  if (interval.standard_error <= 0) return interval.estimate > threshold ? 0 : 1;
+  return student_t_upper_tail((interval.estimate - threshold) / interval.standard_error, interval.degrees_of_freedom);
+}
+
+std::vector<bool> holm_rejections(const std::vector<double>& p_values, double alpha) {
+  std::vector<std::size_t> order(p_values.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p_values[a] < p_values[b]; });
+  std::vector<bool> rejected(p_values.size(), false);
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    if (p_values[order[rank]] >= alpha / static_cast<double>(order.size() - rank)) break;
+    rejected[order[rank]] = true;
+  }
+  return rejected;
+}
+
 double student_t_quantile(double probability, double degrees_of_freedom) {
   if (!(probability > 0 && probability < 1) || !(degrees_of_freedom > 0)) throw std::invalid_argument("student_t_quantile: out of range");
   if (probability < 0.5) return -student_t_quantile(1 - probability, degrees_of_freedom);
@@ -97,6 +116,7 @@ LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const 
   const double base_var = interval.base_spread * interval.base_spread / static_cast<double>(base_logs.size());
   const double new_var = interval.new_spread * interval.new_spread / static_cast<double>(new_logs.size());
   interval.degrees_of_freedom = welch_degrees_of_freedom(base_var, new_var, base_logs.size(), new_logs.size());
+  interval.standard_error = std::sqrt(base_var + new_var);
   interval.low = interval.estimate - half;
   interval.high = interval.estimate + half;
   return interval;
@@ -110,6 +130,7 @@ LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios
   interval.pair_spread = standard_deviation(log_ratios);
   interval.base_spread = interval.new_spread = interval.pair_spread / std::sqrt(2.0);
   interval.degrees_of_freedom = static_cast<double>(log_ratios.size() - 1);
+  interval.standard_error = interval.pair_spread / std::sqrt(static_cast<double>(log_ratios.size()));
   const double half = half_width_with(interval, log_ratios.size(), log_ratios.size(), 0, one_sided_error);
   interval.low = interval.estimate - half;
   interval.high = interval.estimate + half;

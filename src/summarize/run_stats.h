@@ -11,6 +11,8 @@ namespace collbench::summarize {
 // The Student t distribution's quantile: P(T <= t) = probability, for 0 < probability < 1 and
 // degrees_of_freedom > 0 (fractional, as Welch's approximation gives).
 double student_t_quantile(double probability, double degrees_of_freedom);
+// P(T > t).
+double student_t_upper_tail(double t, double degrees_of_freedom);
 
 // A Welch (unequal-variance) t interval on mean(new logs) - mean(base logs): the log of the ratio
 // of the two sides' geometric means. Each bound is one-sided at `one_sided_error`, so the interval
@@ -20,6 +22,7 @@ struct LogRatioInterval {
   double low = 0, high = 0;
   double base_spread = 0, new_spread = 0;  // sample standard deviations of the logs (about the runs' CV)
   double degrees_of_freedom = 0;
+  double standard_error = 0;  // of the estimate
   bool paired = false;      // from pairs of runs made back to back (ab): base_spread = new_spread = pair_spread / sqrt(2)
   double pair_spread = 0;   // standard deviation of the pairs' log ratios
 };
@@ -33,6 +36,13 @@ LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios
 // The interval's half-width with `extra` more runs on each side, assuming the spreads stay as measured.
 double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs, std::size_t extra,
                        double one_sided_error);
+
+// One-sided p-value of "the log ratio is above `threshold`" being false: small when the interval's
+// evidence puts the ratio above it.
+double p_value_above(const LogRatioInterval& interval, double threshold);
+
+// Holm's step-down over a family of p-values: which hypotheses are rejected at family-wise `alpha`.
+std::vector<bool> holm_rejections(const std::vector<double>& p_values, double alpha);
 
 double mean_of(const std::vector<double>& values);
 double standard_deviation(const std::vector<double>& values);  // n - 1; 0 for fewer than 2 values

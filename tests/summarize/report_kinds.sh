@@ -40,7 +40,7 @@ case "$scenario" in
       "$bin/collbench" plot "$report" --out "$work/$kind.svg" --gnuplot /nonexistent/gnuplot > /dev/null || fail "plot $kind"
       [ -s "$work/$kind.dat" ] || fail "plot $kind wrote no data"
     done
-    [ "$(grep -c ',UNKNOWN$' "$work/matmul.csv")" -eq 4 ] || fail "matmul: a verdict per shape and dtype (4)"
+    [ "$(grep -c ',UNKNOWN$' "$work/matmul.csv")" -eq 5 ] || fail "matmul: a verdict per shape and dtype (4) and the whole"
     "$bin/collbench" compare "$work/matmul.json" "$work/membw.json" 2> "$work/err" && fail "matmul against membw compared"
     [ "$(grep -c . "$work/err")" -eq 1 ] || fail "mixed kinds: not one line: $(cat "$work/err")"
     echo "ok: matmul, membw and copy reports tabled, compared and plotted"

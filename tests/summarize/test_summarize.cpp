@@ -214,7 +214,10 @@ CompareResult compare_folders(const std::string& base, const std::string& candid
 TEST(Compare, RepeatedRunsWithRealisticNoiseAreSame) {
   // Three runs a side, each with its own level (1 % apart) and a preempted iteration.
   const auto result = compare_folders("runs/aa_base", "runs/aa_new");
-  ASSERT_EQ(result.lines.size(), 2u);
+  ASSERT_EQ(result.lines.size(), 3u);  // 64 KiB, 256 KiB, and the benchmark as a whole
+  EXPECT_TRUE(result.lines[2].overall);
+  EXPECT_EQ(key_value(result.lines[2].key, "bytes"), "all");
+  EXPECT_EQ(key_value(result.lines[2].key, "placement"), "*");
   for (const auto& line : result.lines) {
     EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
     EXPECT_EQ(line.base_runs, 3u);
@@ -280,9 +283,21 @@ TEST(Compare, InjectedSlowdownIsRefusedAsBaseAndAcceptedAsNew) {
   EXPECT_EQ(run_cli({"compare", data("runs/injected"), data("runs/aa_new")}), 2);
   EXPECT_THROW(compare_folders("runs/injected", "runs/aa_new"), InputError);
   const auto result = compare_folders("runs/aa_base", "runs/injected");
-  EXPECT_EQ(result.count(Verdict::kSlower), 2u);  // the injected 10 % is found
+  EXPECT_EQ(result.count(Verdict::kSlower), 3u);  // the injected 10 % is found, in both rows and as a whole
   ASSERT_FALSE(result.notes.empty());
   EXPECT_NE(result.notes.front().find("--inject-slowdown 10%"), std::string::npos);
+}
+
+TEST(Compare, HolmKeepsManyRowsFromFailingByChance) {
+  // Ten rows, each with one-sided p = 0.03 against the threshold: each alone is "SLOWER" at alpha
+  // 0.05, but not as a family of ten.
+  EXPECT_EQ(holm_rejections(std::vector<double>(10, 0.03), 0.05), std::vector<bool>(10, false));
+  EXPECT_EQ(holm_rejections({0.001, 0.03, 0.2}, 0.05), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(holm_rejections({0.001, 0.02, 0.04}, 0.05), (std::vector<bool>{true, true, true}));
+  CompareOptions per_row;
+  per_row.holm = false;
+  EXPECT_EQ(compare_folders("runs/aa_base", "runs/slower20", per_row).count(Verdict::kSlower), 3u);
+  EXPECT_EQ(compare_folders("runs/aa_base", "runs/slower20").count(Verdict::kSlower), 3u);  // a clear shift survives
 }
 
 TEST(Compare, PairedRunsCancelSharedDrift) {
@@ -474,7 +489,7 @@ TEST(ReportKinds, CompareGivesAVerdictPerShape) {
   // A 1.0 report against a 2.0 one of the same benchmark: 256^3 is 50 % slower, the rest the same.
   // One run a side measures no spread, so every verdict is UNKNOWN; the change is still there.
   const auto result = compare_reports(load_reports({kinds("matmul_v1.json")}), load_reports({kinds("matmul_v2_slower.json")}), CompareOptions{});
-  ASSERT_EQ(result.lines.size(), 3u);
+  ASSERT_EQ(result.lines.size(), 4u);  // three shapes and the benchmark as a whole
   EXPECT_EQ(key_value(result.lines[0].key, "shape"), "100x60x300");
   EXPECT_EQ(key_value(result.lines[1].key, "shape"), "128x128x128");
   EXPECT_EQ(key_value(result.lines[2].key, "shape"), "256x256x256");
@@ -488,7 +503,7 @@ TEST(ReportKinds, CompareGivesAVerdictPerShape) {
 TEST(ReportKinds, ProbesCompareTheirHeadlineRate) {
   const auto reports = load_reports({kinds("envcheck_v1.json")});
   const auto result = compare_reports(reports, reports, CompareOptions{});
-  ASSERT_EQ(result.lines.size(), 2u);
+  ASSERT_EQ(result.lines.size(), 3u);  // two ranks and the job as a whole
   EXPECT_EQ(result.measure, "probes.gemm_gflops");
   EXPECT_EQ(result.lines[0].verdict, Verdict::kUnknown);  // one run a side
   EXPECT_NEAR(result.lines[0].change, 0, 1e-12);
