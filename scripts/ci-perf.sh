@@ -52,6 +52,8 @@ write_fingerprint() {
   {
     echo "# written by scripts/ci-perf.sh; compared by collbench compare (date, hostname: informational)"
     echo "cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)"
+    # Virtual machines often name every generation "AMD EPYC": family and model tell them apart.
+    echo "cpu_family_model=$(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)/$(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)"
     echo "cores=$(nproc)"
     echo "mpi=$(mpirun --version 2>/dev/null | head -1)"
     [ -r /proc/driver/nvidia/version ] && echo "driver=$(head -1 /proc/driver/nvidia/version | sed 's/  */ /g')"

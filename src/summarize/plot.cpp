@@ -420,7 +420,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   }
   const int shapes[] = {7, 5, 9, 11, 13, 15};
   for (std::size_t s = 0; s < titles.size(); ++s) {
-    out << "  NaN with points pt " << shapes[s % 6] << " lc rgb 'black' title " << gnuplot_label(short_titles.legends[s])
+    out << "  NaN with points pt " << shapes[s % 6] << " ps 1.5 lc rgb 'black' title " << gnuplot_label(short_titles.legends[s])
         << (blocks.empty() && s + 1 == titles.size() ? "\n" : ", \\\n");
   }
   for (std::size_t b = 0; b < blocks.size(); ++b) {
