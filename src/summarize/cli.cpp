@@ -345,8 +345,9 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   app.require_subcommand(1);
   app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
              "stream, copy, probe), one kind at a time. Sizes take K/M/G (1024-based).\n"
-             "Reports come from *_perf -J FILE (add --samples for compare).\n"
-             "Exit codes: 0 ok, 1 regression (compare), failed points (sweep) or runtime error, 2 bad usage or input.");
+             "Reports come from *_perf -J FILE; with --samples, compare and history take each run's median iteration.\n"
+             "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
+             "(sweep) or runtime error, 2 bad usage or input.");
   for (const Command& command : kCommands) {
     CLI::App* sub = app.add_subcommand(command.name, command.help)->group("Commands");
     set_usage(*sub, std::string("collbench ") + command.name + " " + command.synopsis);
