@@ -331,7 +331,7 @@ TEST(History, FindsTheStepAndNothingInAFlatSeries) {
   const auto flat = compute_history(load_reports({data("history/flat")}), options);
   for (const auto& series : flat.series) EXPECT_TRUE(series.changes.empty()) << describe_key(series.key);
   EXPECT_EQ(run_cli({"history", data("history/flat")}), 0);
-  // Runs out of order on disk are put in time order: the step is still found at its time.
+  // The step is reported at the first run after it, by that run's start time.
   EXPECT_EQ(step.series[0].points[20].time, "2026-03-01T20:00:00Z");
 }
 
