@@ -124,6 +124,10 @@ std::string key_below(std::size_t entries, int& height) {
 std::string size_axis_lines(const report::RowKindSpec& kind, std::uint64_t smallest, std::uint64_t largest) {
   std::string lines = kind.size_is_magnitude ? "set logscale x 2\n" : "";
   if (std::string(kind.size_column) == "bytes" && smallest > 0) lines += size_tics_text(smallest, largest) + "\n";
+  // A margin either side, so points at the ends are not drawn on the border.
+  if (kind.size_is_magnitude && smallest > 0) {
+    lines += "set xrange [" + std::to_string(static_cast<double>(smallest) / 1.5) + ":" + std::to_string(static_cast<double>(largest) * 1.5) + "]\n";
+  }
   return lines;
 }
 
@@ -410,7 +414,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest);
   out << "set grid\nset xlabel " << gnuplot_label(kind.size_label) << "\n";
   out << "set ylabel " << gnuplot_label("change, NEW vs BASE (%; positive is slower), with its interval") << "\n";
-  out << "set xzeroaxis lt -1\n" << key;
+  out << "set xzeroaxis lt -1\nset offsets 0, 0, graph 0.08, graph 0.08\n" << key;
   out << "plot \\\n";
   out << "  " << gnuplot_path(data_path) << " index 0 using 1:2 with lines dt 2 lc rgb '#999999' title 'threshold', \\\n";
   out << "  " << gnuplot_path(data_path) << " index 0 using 1:(-$2) with lines dt 2 lc rgb '#999999' notitle, \\\n";
