@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# CI performance guard: runs a fixed small suite under mpirun, compares it with the committed
-# baseline (results/baselines/ci-perf/) through `collbench compare`, and exits like compare does:
-# 0 nothing slower, 1 a regression (SLOWER rows), 2 bad input (missing baseline, broken report).
+# CI performance guard. Verdicts come from runs, not samples: every mode runs the suite several
+# times and `collbench compare` judges run-level figures (results/summarize/README.md). Exit codes
+# as compare: 0 no regression (SAME, FASTER or UNKNOWN), 1 a row SLOWER, 2 bad input.
 #
-#   scripts/ci-perf.sh                    # run the suite, compare, print a Markdown table (PR comment)
-#   scripts/ci-perf.sh --update-baseline  # run the suite and make it the new baseline
+#   scripts/ci-perf.sh                      # RUNS runs of the suite against the stored baseline
+#   scripts/ci-perf.sh --update-baseline    # BASELINE_RUNS runs + this machine's fingerprint become the baseline
+#   scripts/ci-perf.sh --base-build DIR     # A/B against another build (DIR/bin/*_perf), no stored baseline:
+#                                           # runs interleaved (collbench ab) until decided or MAX_RUNS
 #
+# The suite: all_reduce, broadcast, all_gather at NP ranks (default 2), 64 KiB and 256 KiB, 40
+# iterations with per-iteration samples (each run's figure is its median iteration).
 # Environment: BUILD_DIR (default build; built when collbench is missing), BASELINE (folder),
-# OUT (folder for this run's reports; default a fresh temporary one), MIN_EFFECT (default 5%),
-# NP (default 2). A baseline only means something on the machine type that recorded it: record it
-# on the CI runner (--update-baseline) and commit the folder.
+# OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5%), NP, RUNS
+# (default 3), BASELINE_RUNS (default 5), MAX_RUNS (--base-build, default 8).
+# A baseline holds only on the machine that recorded it: its fingerprint.txt (CPU model, cores, MPI,
+# NCCL and driver where present) is checked, and another machine's baseline gives UNKNOWN, not SLOWER.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${BUILD_DIR:-$root/build}"
@@ -17,34 +22,92 @@ bin="$build_dir/bin"
 baseline="${BASELINE:-$root/results/baselines/ci-perf}"
 np="${NP:-2}"
 min_effect="${MIN_EFFECT:-5%}"
-update=0
-if [ "${1:-}" = "--update-baseline" ]; then update=1; elif [ $# -gt 0 ]; then
-  echo "ci-perf.sh: unknown argument '$1' (only --update-baseline)" >&2; exit 2
-fi
+runs="${RUNS:-3}"
+baseline_runs="${BASELINE_RUNS:-5}"
+max_runs="${MAX_RUNS:-8}"
+mode=compare
+base_build=""
+case "${1:-}" in
+  "") ;;
+  --update-baseline) mode=update; [ $# -eq 1 ] || { echo "ci-perf.sh: --update-baseline takes no argument" >&2; exit 2; } ;;
+  --base-build)
+    mode=ab
+    [ $# -eq 2 ] || { echo "ci-perf.sh: --base-build expects one build folder" >&2; exit 2; }
+    base_build="$2"
+    [ -d "$base_build/bin" ] && base_build="$base_build/bin"
+    [ -x "$base_build/all_reduce_perf" ] || { echo "ci-perf.sh: no all_reduce_perf in $base_build (or its bin/)" >&2; exit 2; } ;;
+  *) echo "ci-perf.sh: unknown argument '$1' (--update-baseline or --base-build DIR)" >&2; exit 2 ;;
+esac
+if [ "$mode" = update ] && [ "$baseline_runs" -lt 3 ]; then echo "ci-perf.sh: BASELINE_RUNS must be at least 3" >&2; exit 2; fi
 if [ ! -x "$bin/collbench" ] || [ ! -x "$bin/all_reduce_perf" ]; then BUILD_DIR="$build_dir" "$root/scripts/build.sh"; fi
 
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
-# The suite: small enough for a CI minute, large enough (64 KiB+) that one iteration is not lost in
-# timer noise; per-iteration samples feed the Mann-Whitney test.
+collectives=(all_reduce broadcast all_gather)
 suite_args=(--sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120)
-for collective in all_reduce broadcast all_gather; do
-  "$root/scripts/mpirun-local.sh" -np "$np" "$bin/${collective}_perf" "${suite_args[@]}" \
-    -J "$out/$collective.json" --overwrite --tag suite=ci-perf > "$out/$collective.txt" 2>&1 || {
-    echo "ci-perf.sh: ${collective}_perf failed (exit $?); see $out/$collective.txt" >&2; exit 1; }
-done
 
-if [ "$update" -eq 1 ]; then
-  mkdir -p "$baseline"
-  cp "$out"/*.json "$baseline/"
-  echo "ci-perf.sh: baseline updated in $baseline (commit it, with the machine in its README)"
-  exit 0
-fi
-[ -d "$baseline" ] || { echo "ci-perf.sh: no baseline folder $baseline (run with --update-baseline)" >&2; exit 2; }
-set +e
-"$bin/collbench" compare "$baseline" "$out" --min-effect "$min_effect" --format markdown
-status=$?
-set -e
-echo
-echo "reports of this run: $out"
-exit $status
+# The machine, beside the reports: name=value lines that collbench compare checks (date and
+# hostname are for people only). Versions the reports carry (MPI, NCCL) are checked from them too.
+write_fingerprint() {
+  {
+    echo "# written by scripts/ci-perf.sh; compared by collbench compare (date, hostname: informational)"
+    echo "cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)"
+    # Virtual machines often name every generation "AMD EPYC": family and model tell them apart.
+    echo "cpu_family_model=$(sed -n 's/^cpu family[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)/$(sed -n 's/^model[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -1)"
+    echo "cores=$(nproc)"
+    echo "mpi=$(mpirun --version 2>/dev/null | head -1)"
+    [ -r /proc/driver/nvidia/version ] && echo "driver=$(head -1 /proc/driver/nvidia/version | sed 's/  */ /g')"
+    echo "os=$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}")"
+    echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "hostname=$(hostname)"
+  } > "$1/fingerprint.txt"
+}
+
+run_suite() {  # run_suite DIR: one run of every collective, a report each
+  mkdir -p "$1"
+  for collective in "${collectives[@]}"; do
+    "$root/scripts/mpirun-local.sh" -np "$np" "$bin/${collective}_perf" "${suite_args[@]}" \
+      -J "$1/$collective.json" --overwrite --tag suite=ci-perf > "$1/$collective.txt" 2>&1 || {
+      echo "ci-perf.sh: ${collective}_perf failed (exit $?); see $1/$collective.txt" >&2; exit 1; }
+  done
+}
+
+case "$mode" in
+  update)
+    for run in $(seq 1 "$baseline_runs"); do run_suite "$out/run-$run"; done
+    write_fingerprint "$out"
+    rm -rf "$baseline"
+    mkdir -p "$baseline"
+    for run in $(seq 1 "$baseline_runs"); do mkdir -p "$baseline/run-$run" && cp "$out/run-$run"/*.json "$baseline/run-$run/"; done
+    cp "$out/fingerprint.txt" "$baseline/"
+    echo "ci-perf.sh: baseline of $baseline_runs runs updated in $baseline (commit it, with the machine in its README)"
+    ;;
+  compare)
+    [ -d "$baseline" ] || { echo "ci-perf.sh: no baseline folder $baseline (run with --update-baseline)" >&2; exit 2; }
+    for run in $(seq 1 "$runs"); do run_suite "$out/run-$run"; done
+    write_fingerprint "$out"
+    set +e
+    "$bin/collbench" compare "$baseline" "$out" --min-effect "$min_effect" --format markdown --plot "$out/compare.png"
+    status=$?
+    set -e
+    echo
+    echo "reports of this run: $out"
+    exit $status
+    ;;
+  ab)
+    status=0
+    for collective in "${collectives[@]}"; do
+      set +e
+      "$bin/collbench" ab --np "$np" --runs "$runs" --max-runs "$max_runs" --min-effect "$min_effect" --out "$out/$collective" \
+        --format markdown --plot "$out/$collective/compare.png" -- \
+        "$base_build/${collective}_perf" "${suite_args[@]}" ::: "$bin/${collective}_perf" "${suite_args[@]}"
+      code=$?
+      set -e
+      # The worst outcome wins: bad input (2) over a regression (1) over none (0).
+      if [ $code -gt $status ]; then status=$code; fi
+      echo
+    done
+    echo "reports of this run: $out (A: $base_build, B: $bin)"
+    exit $status
+    ;;
+esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set-up, build, then the default suite on this machine: the nine collectives under
-# mpirun, a JSON report each under results/local/<timestamp>/, and a summary table at the end.
+# mpirun, a JSON report each under results/local/<timestamp>/, a summary table at the end, and
+# beside the reports busbw-<collective>.png, time-<collective>.png and summary.md.
 # With GPUs visible (and NCCL built) one rank per GPU through NCCL, nccl-tests' model; otherwise
 # one rank per core (at least 2) through MPI on host memory.
 #
@@ -44,5 +45,27 @@ for collective in "${collectives[@]}"; do
 done
 if [ ${#reports[@]} -gt 0 ]; then
   "$bin/collbench" table --summary yes "${reports[@]}" || echo "(collbench could not summarize the reports)"
+  # Beside the reports: one bus-bandwidth and one time plot per collective (PNG), and summary.md,
+  # the same summary in Markdown with the plots inline.
+  images=()
+  for metric in busbw time; do
+    if "$bin/collbench" plot "${reports[@]}" --metric "$metric" --out "$out/$metric.png" --format json > "$out/plot-$metric.json"; then
+      while IFS= read -r image; do images+=("$image"); done < <(python3 -c \
+        'import json,sys; print("\n".join(json.load(open(sys.argv[1])).get("images", [])))' "$out/plot-$metric.json")
+    else
+      echo "(no $metric plots: see above)"
+    fi
+    rm -f "$out/plot-$metric.json"
+  done
+  {
+    echo "# collbench suite, $np ranks, $stamp"
+    echo
+    echo "Reports in \`$out\`; arguments: \`${suite_args[*]}\`; $failures failed."
+    echo
+    "$bin/collbench" table --summary yes "${reports[@]}" --format markdown || echo "(collbench could not summarize the reports)"
+    echo
+    for image in "${images[@]}"; do echo "![$(basename "$image" .png)]($(basename "$image"))"; echo; done
+  } > "$out/summary.md"
+  echo "plots and summary.md in $out"
 fi
 exit $(( failures > 0 ? 1 : 0 ))

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Historical: measured the pooled per-iteration-sample method that compare used before run-level
+# verdicts (2026-11-21). Single reports a side now give UNKNOWN; see measure_runs.sh for the method in use.
 # A/A false-positive rate and slowdown detection rate of `collbench compare` on this machine.
 # Usage: results/summarize/measure_compare.sh BIN_DIR PAIRS WORK_DIR
 # A/A: the same all_reduce configuration run twice in a row (2 ranks, 64 KiB and 256 KiB, out- and

@@ -12,7 +12,10 @@
 #include "core/command_line.h"
 #include "core/error.h"
 #include "core/sizes.h"
+#include "summarize/ab.h"
 #include "summarize/compare.h"
+#include "summarize/fingerprint.h"
+#include "summarize/history.h"
 #include "summarize/input_error.h"
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
@@ -36,6 +39,9 @@ struct Arguments {
   std::optional<std::string> baseline;    // speedup --baseline
   CompareOptions compare;
   std::string out;  // plot --out
+  std::string plot_out;  // compare, ab, history --plot
+  HistoryOptions history;
+  AbOptions ab;
   std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
@@ -110,36 +116,84 @@ int speedup_command(const Arguments& arguments) {
   return 0;
 }
 
+void check_compare_options(const CompareOptions& options) {
+  if (options.min_effect < 0 || options.alpha <= 0 || options.alpha >= 0.5) throw InputError("--min-effect >= 0 and 0 < --alpha < 0.5");
+}
+
+void add_plot_notes(Document& document, const std::vector<PlotFiles>& files) {
+  nlohmann::json images = nlohmann::json::array();
+  for (const auto& file : files) {
+    document.notes.push_back(file.message);
+    if (file.rendered) images.push_back(file.image_path);
+  }
+  document.extra["images"] = images;
+}
+
 int compare_command(const Arguments& arguments) {
   if (arguments.inputs.size() != 2) throw InputError("compare: expects BASE and NEW (a report or a folder each)");
   const CompareOptions& options = arguments.compare;
-  if (options.min_effect < 0 || options.alpha <= 0 || options.alpha >= 1) throw InputError("compare: --min-effect >= 0 and 0 < --alpha < 1");
+  check_compare_options(options);
   auto base = load_reports({arguments.inputs[0]});
   auto candidate = load_reports({arguments.inputs[1]});
   require_rows(base);
   require_rows(candidate);
   require_single_kind(base);
   require_single_kind(candidate);
-  const CompareResult result = compare_reports(base, candidate, options);
+  CompareResult result = compare_reports(base, candidate, options);
+  if (const auto difference = fingerprint_difference(fingerprint_of(base, {arguments.inputs[0]}), fingerprint_of(candidate, {arguments.inputs[1]}))) {
+    mark_machine_mismatch(result, *difference);
+  }
   Document document = compare_document(result, options);
   for (const auto& note : partial_notes(base)) document.notes.push_back("BASE: " + note);
   for (const auto& note : partial_notes(candidate)) document.notes.push_back("NEW: " + note);
+  if (!arguments.plot_out.empty()) add_plot_notes(document, write_compare_plots(result, kind_of(base), arguments.plot_out, arguments.gnuplot));
   print(document, arguments.format);
   return result.any_slower() ? 1 : 0;
 }
 
-int plot_command(const Arguments& arguments) {
+int ab_command(const Arguments& arguments) {
+  if (!arguments.inputs.empty()) throw InputError("ab: unexpected '" + arguments.inputs.front() + "' (the commands go after --)");
+  AbOptions options = arguments.ab;
+  check_compare_options(arguments.compare);
+  options.compare = arguments.compare;
+  options.compare.paired = true;  // A and B ran back to back, run by run
+  split_ab_commands(arguments.after_dashes, options);
+  options.as_root = geteuid() == 0;
+  const AbOutcome outcome = run_ab(options, stderr);
+  Document document = outcome.document;
+  if (!arguments.plot_out.empty()) {
+    const auto reports = load_reports({options.out_dir + "/A"});
+    add_plot_notes(document, write_compare_plots(outcome.result, kind_of(reports), arguments.plot_out, arguments.gnuplot));
+  }
+  print(document, arguments.format);
+  return outcome.result.any_slower() ? 1 : 0;
+}
+
+int history_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  require_single_benchmark(reports);
-  const std::string metric = arguments.metric.empty() ? kind_of(reports).figures.front().name : arguments.metric;
-  const PlotFiles files = write_plot(reports, metric, arguments.out, arguments.gnuplot);
-  Document document;
-  document.notes.push_back(files.message);
+  const HistoryResult result = compute_history(reports, arguments.history);
+  Document document = history_document(result, arguments.history);
   add_partial_notes(document, reports);
-  document.extra["image"] = files.rendered ? nlohmann::json(files.image_path) : nlohmann::json(nullptr);
-  document.extra["data"] = files.data_path;
-  document.extra["script"] = files.script_path;
-  document.extra["rendered"] = files.rendered;
+  if (!arguments.plot_out.empty()) add_plot_notes(document, write_history_plots(result, arguments.plot_out, arguments.gnuplot));
+  print(document, arguments.format);
+  return result.regressions() > 0 ? 1 : 0;
+}
+
+int plot_command(const Arguments& arguments) {
+  if (arguments.inputs.empty()) throw InputError("plot: no report given");
+  auto reports = load_reports(arguments.inputs);
+  require_rows(reports);
+  // A folder of several benchmarks (the main job's) gives one picture each.
+  const auto files = write_plots(reports, arguments.metric, arguments.out, arguments.gnuplot);
+  Document document;
+  add_plot_notes(document, files);
+  add_partial_notes(document, reports);
+  if (files.size() == 1) {
+    document.extra["image"] = files.front().rendered ? nlohmann::json(files.front().image_path) : nlohmann::json(nullptr);
+    document.extra["data"] = files.front().data_path;
+    document.extra["script"] = files.front().script_path;
+    document.extra["rendered"] = files.front().rendered;
+  }
   print(document, arguments.format);
   return 0;
 }
@@ -152,6 +206,17 @@ int sweep_command(const Arguments& arguments) {
   const SweepOutcome outcome = run_sweep(options, stderr);
   print(outcome.document, arguments.format);
   return outcome.failed > 0 ? 1 : 0;
+}
+
+void declare_compare_flags(CLI::App& command, Arguments& a) {
+  add_value(command, "--min-effect", "X|X%", "smallest change that counts, unless the baseline's run-to-run spread is larger (default 5%)",
+            [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
+  add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
+            [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
+  add_value(command, "--correction", "holm|none", "over the rows, for SLOWER and FASTER (default holm)", [&a](Text& v, Text& f) {
+    if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
+    a.compare.holm = v == "holm";
+  });
 }
 
 // Every command, named here once: its help, its flags and what it runs.
@@ -183,16 +248,56 @@ const Command kCommands[] = {
      },
      speedup_command},
     {"compare", "BASE NEW [options]",
-     "regression verdicts; BASE, NEW: a report or a folder of repeated runs;\n"
-     "exit 0 no regression, 1 slower, 2 bad input",
+     "regression verdicts from run-level figures (3+ runs a side);\n"
+     "BASE, NEW: a report or a folder of repeated runs; SAME, FASTER, SLOWER or UNKNOWN per row;\n"
+     "exit 0 no regression (UNKNOWN included), 1 slower, 2 bad input",
      [](CLI::App& command, Arguments& a) {
-       add_value(command, "--min-effect", "X|X%", "smallest change that can fail (default 5%)",
-                 [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
-       add_value(command, "--alpha", "P", "significance level of the U test (default 0.05)",
-                 [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
+       declare_compare_flags(command, a);
+       add_flag(command, "--paired", "pair runs by file name (folders written by ab: A/run-K.json, B/run-K.json)", a.compare.paired);
+       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw the change per size with its interval and verdict", a.plot_out);
+       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
      },
      compare_command},
-    {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]", "busbw, algbw or time against size, with gnuplot",
+    {"ab", "--out DIR [options] -- CMD_A ::: CMD_B",
+     "runs A and B interleaved (A B A B ...), a report each, and compares them (A is BASE)\n"
+     "until every row is decided or --max-runs; exit as compare",
+     [](CLI::App& command, Arguments& a) {
+       AbOptions& o = a.ab;
+       add_integer(command, "--runs", "runs a side before the first verdict (default 3)", o.runs, 1, 1000000);
+       add_integer(command, "--max-runs", "runs a side at most while rows stay UNKNOWN (default 10)", o.max_runs, 1, 1000000);
+       add_integer(command, "--np", "ranks (default 1)", o.world_size, 1, 1000000);
+       add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
+                 [&o](Text& v, Text& f) {
+                   o.launcher = split(v, ' ');
+                   if (o.launcher.empty()) throw UsageError(f + " is empty");
+                 });
+       add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
+       add_real(command, "--timeout", "SECONDS", "kill a run after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+       add_text(command, "--out", "DIR", "DIR/A and DIR/B: a report and a log per run", o.out_dir)->required();
+       declare_compare_flags(command, a);
+       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw the comparison", a.plot_out);
+       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+     },
+     ab_command},
+    {"history", "REPORT|DIR... [options]",
+     "change points over dated runs (context.start_time), per row series;\n"
+     "exit 1 when a series' latest change is a slowdown",
+     [](CLI::App& command, Arguments& a) {
+       HistoryOptions& o = a.history;
+       add_value(command, "--min-change", "X|X%", "smallest change that counts (default 5%)",
+                 [&o](Text& v, Text& f) { o.min_change = parse_fraction(v, f); });
+       add_value(command, "--alpha", "P", "false-change rate of each split's permutation test (default 0.05)",
+                 [&o](Text& v, Text& f) { o.alpha = parse_fraction(v, f); });
+       add_integer(command, "--permutations", "permutations per test (default 999)", o.permutations, 19, 1000000);
+       add_value(command, "--min-segment", "N", "runs on each side of a change (default 3)",
+                 [&o](Text& v, Text& f) { o.min_segment = static_cast<std::size_t>(parse_integer(v, f, 1, 1000000)); });
+       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw every series with its changes marked", a.plot_out);
+       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+     },
+     history_command},
+    {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]",
+     "busbw, algbw or time against size, with gnuplot; one picture per benchmark\n"
+     "(FILE-BENCHMARK.png when the reports hold several)",
      [](CLI::App& command, Arguments& a) {
        add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
        add_value(command, "--metric", "NAME", "time or a figure of the rows' kind (default its headline): busbw, algbw; tflops; gbps; gemm_gflops, triad_gbps, relative_speed",
@@ -227,7 +332,7 @@ const Command kCommands[] = {
 
 // Parses the arguments into `arguments`; returns the help text to print instead when --help was asked for.
 std::optional<std::string> parse(std::vector<std::string> args, Arguments& arguments) {
-  // Everything after the first "--" is sweep's benchmark command, never collbench's flags.
+  // Everything after the first "--" is sweep's (or ab's) benchmark command, never collbench's flags.
   const auto dashes = std::find(args.begin(), args.end(), "--");
   const bool has_dashes = dashes != args.end();
   if (has_dashes) arguments.after_dashes.assign(dashes + 1, args.end());
@@ -240,8 +345,9 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   app.require_subcommand(1);
   app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
              "stream, copy, probe), one kind at a time. Sizes take K/M/G (1024-based).\n"
-             "Reports come from *_perf -J FILE (add --samples for compare).\n"
-             "Exit codes: 0 ok, 1 regression (compare), failed points (sweep) or runtime error, 2 bad usage or input.");
+             "Reports come from *_perf -J FILE; with --samples, compare and history take each run's median iteration.\n"
+             "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
+             "(sweep) or runtime error, 2 bad usage or input.");
   for (const Command& command : kCommands) {
     CLI::App* sub = app.add_subcommand(command.name, command.help)->group("Commands");
     set_usage(*sub, std::string("collbench ") + command.name + " " + command.synopsis);
@@ -260,7 +366,7 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   } catch (const CLI::CallForHelp&) {
     return command_line.help();
   }
-  if (arguments.command != "sweep" && has_dashes) throw InputError(arguments.command + ": unexpected '--'");
+  if (arguments.command != "sweep" && arguments.command != "ab" && has_dashes) throw InputError(arguments.command + ": unexpected '--'");
   return std::nullopt;
 }
 

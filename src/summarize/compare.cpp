@@ -1,85 +1,206 @@
 #include "summarize/compare.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <set>
 
 #include "summarize/input_error.h"
-#include "summarize/mann_whitney.h"
 
 namespace collbench::summarize {
 namespace {
 
-constexpr std::size_t kMinimumSamples = 5;  // fewer per side and the U test cannot reach p < 0.05 reliably
-constexpr std::size_t kMinimumRuns = 3;
+// Beyond this many more runs a side the estimate is not worth a number: "many".
+constexpr std::size_t kMostRunsWorthSaying = 100;
 
-SeriesKey row_key(const Observation& observation) {
-  const auto& report = observation.source->report;
-  const auto& row = *observation.row;
-  SeriesKey key = {{"benchmark", report.benchmark}, {"world_size", std::to_string(report.context.world_size)}};
-  key.insert(key.end(), row.keys.begin(), row.keys.end());
-  key.emplace_back(report::row_kind_spec(row.kind).size_column, row.size_text);
-  return key;
-}
-
+// One side of a row: its figures, one per run (report).
 struct Side {
   std::uint64_t size = 0;
-  std::vector<double> samples;  // pooled per-iteration samples, when every row has them
-  std::vector<double> run_means;  // or the headline rate of rows without timings
-  bool every_row_sampled = true;
+  std::map<const LoadedReport*, std::vector<double>> figures_by_run;  // several with cycles (-N)
+  // By the run's file name, so that paired runs line up: A/run-2.json with B/run-2.json.
+  std::vector<std::pair<std::string, double>> named_run_figures() const {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& [run, figures] : figures_by_run) out.emplace_back(std::filesystem::path(run->path).filename().string(), median(figures));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  std::vector<double> run_figures() const {
+    std::vector<double> out;
+    for (const auto& [name, figure] : named_run_figures()) out.push_back(figure);
+    return out;
+  }
 };
 
-std::map<SeriesKey, Side> collect(const std::vector<LoadedReport>& reports) {
+bool every_row_sampled(const std::vector<LoadedReport>& reports) {
+  for (const auto& observation : observations(reports)) {
+    if (observation.row->samples_us.empty()) return false;
+  }
+  return true;
+}
+
+std::map<SeriesKey, Side> collect(const std::vector<LoadedReport>& reports, bool use_sample_median) {
   std::map<SeriesKey, Side> sides;
   for (const auto& observation : observations(reports)) {
-    Side& side = sides[row_key(observation)];
     const auto& row = *observation.row;
+    Side& side = sides[row_identity(observation)];
     side.size = row.size;
-    const std::optional<double> value = row.time_us ? row.time_us : headline(row);
+    std::optional<double> value = row.time_us ? row.time_us : headline(row);
+    if (row.time_us && use_sample_median) value = median(row.samples_us);
     // The reader refuses zero times; a zero rate has no ratio either.
     if (!value || *value <= 0) {
       throw InputError(observation.source->path + ": a row has no positive " + (row.time_us ? "time" : "headline figure") +
-                       " to compare (" + row_key(observation).back().first + " " + row.size_text + ")");
+                       " to compare (" + row_identity(observation).back().first + " " + row.size_text + ")");
     }
-    side.run_means.push_back(*value);
-    if (row.samples_us.empty()) side.every_row_sampled = false;
-    side.samples.insert(side.samples.end(), row.samples_us.begin(), row.samples_us.end());
+    side.figures_by_run[observation.source].push_back(*value);
   }
   return sides;
 }
 
-std::string describe(const SeriesKey& key) {
-  std::string text;
-  for (const auto& [name, value] : key) text += (text.empty() ? "" : " ") + name + "=" + value;
-  return text;
+std::vector<double> logs_of(const std::vector<double>& values, bool invert) {
+  std::vector<double> out;
+  for (double value : values) out.push_back(invert ? -std::log(value) : std::log(value));
+  return out;
+}
+
+double geometric_mean(const std::vector<double>& values) { return std::exp(mean_of(logs_of(values, false))); }
+
+// How many more runs a side would put the interval wholly on one side of the threshold, if the
+// estimate and the spreads stay as measured; nullopt when the estimate sits on the threshold.
+std::optional<std::size_t> more_runs_to_decide(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs,
+                                               double threshold, double alpha) {
+  const double distance = std::fabs(std::fabs(interval.estimate) - threshold);
+  if (distance < 1e-9) return std::nullopt;
+  for (std::size_t extra = 1; extra <= kMostRunsWorthSaying; ++extra) {
+    if (half_width_with(interval, base_runs, new_runs, extra, alpha) < distance) return extra;
+  }
+  return std::nullopt;
+}
+
+// Runs are paired when both sides hold the same run file names (ab's A/run-K.json, B/run-K.json).
+bool pairs_line_up(const Side& base, const Side& candidate) {
+  const auto base_runs = base.named_run_figures(), new_runs = candidate.named_run_figures();
+  if (base_runs.size() != new_runs.size()) return false;
+  for (std::size_t i = 0; i < base_runs.size(); ++i) {
+    if (base_runs[i].first != new_runs[i].first) return false;
+  }
+  return true;
+}
+
+std::vector<double> pair_log_ratios(const Side& base, const Side& candidate, bool higher_is_better) {
+  const auto base_runs = base.named_run_figures(), new_runs = candidate.named_run_figures();
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < base_runs.size(); ++i) {
+    const double ratio = std::log(new_runs[i].second / base_runs[i].second);
+    ratios.push_back(higher_is_better ? -ratio : ratio);
+  }
+  return ratios;
 }
 
 CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& candidate, const CompareOptions& options,
-                          bool higher_is_better) {
+                          bool higher_is_better, bool paired) {
   CompareLine line;
   line.key = key;
   line.size = base.size;
-  const std::vector<double>* base_values = &base.run_means;
-  const std::vector<double>* new_values = &candidate.run_means;
-  if (base.every_row_sampled && candidate.every_row_sampled && base.samples.size() >= kMinimumSamples &&
-      candidate.samples.size() >= kMinimumSamples) {
-    line.method = "samples";
-    base_values = &base.samples;
-    new_values = &candidate.samples;
-  } else if (base.run_means.size() >= kMinimumRuns && candidate.run_means.size() >= kMinimumRuns) {
-    line.method = "runs";
-  } else {
-    line.method = "single";
+  const auto base_figures = base.run_figures();
+  const auto new_figures = candidate.run_figures();
+  line.base_runs = base_figures.size();
+  line.new_runs = new_figures.size();
+  line.base_value = geometric_mean(base_figures);
+  line.new_value = geometric_mean(new_figures);
+  // In log space a slowdown is positive for times (new / base) and for rates (base / new) alike.
+  const auto base_logs = logs_of(base_figures, higher_is_better);
+  const auto new_logs = logs_of(new_figures, higher_is_better);
+  line.change = std::expm1(mean_of(new_logs) - mean_of(base_logs));
+  double threshold = std::log1p(options.min_effect);
+  line.threshold = options.min_effect;
+  const std::size_t fewest = std::min(line.base_runs, line.new_runs);
+  if (fewest < 2) {
+    line.verdict = Verdict::kUnknown;
+    line.why = "too few runs (" + std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs) + ")";
+    line.more_runs = options.min_runs - fewest;
+    return line;
   }
-  line.base_n = base_values->size();
-  line.new_n = new_values->size();
-  line.base_value = median(*base_values);
-  line.new_value = median(*new_values);
-  line.change = higher_is_better ? line.base_value / line.new_value - 1 : (line.new_value - line.base_value) / line.base_value;
-  if (line.method != "single") line.p_value = mann_whitney_u(*base_values, *new_values).p_value;
-  line.verdict = decide(line.change, line.p_value, options);
+  // A row that varies more from run to run than the minimum effect cannot show a change smaller
+  // than its own noise: the baseline's spread across runs (about its coefficient of variation) is
+  // the least that counts.
+  const LogRatioInterval interval = paired ? paired_log_ratio_interval(pair_log_ratios(base, candidate, higher_is_better), options.alpha)
+                                           : log_ratio_interval(base_logs, new_logs, options.alpha);
+  threshold = std::max(threshold, interval.base_spread);
+  line.threshold = std::expm1(threshold);
+  line.change_low = std::expm1(interval.low);
+  line.change_high = std::expm1(interval.high);
+  if (fewest < options.min_runs) {
+    line.verdict = Verdict::kUnknown;
+    line.why = "too few runs (" + std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs) + ")";
+    const auto more = more_runs_to_decide(interval, line.base_runs, line.new_runs, threshold, options.alpha);
+    line.more_runs = std::max(options.min_runs - fewest, more.value_or(0));
+    return line;
+  }
+  line.verdict = decide(interval, threshold);
+  line.interval = interval;
+  line.p_slower = p_value_above(interval, threshold);
+  LogRatioInterval mirrored = interval;
+  mirrored.estimate = -interval.estimate;
+  line.p_faster = p_value_above(mirrored, threshold);
+  if (line.verdict == Verdict::kUnknown) {
+    line.why = "interval straddles the threshold";
+    line.more_runs = more_runs_to_decide(interval, line.base_runs, line.new_runs, threshold, options.alpha);
+  }
   return line;
+}
+
+// One side of the benchmark as a whole, per (benchmark, world size): each run's geometric mean of
+// its figures over the shared rows; a run missing one of them (a partial report) is left out.
+std::map<SeriesKey, Side> overall_sides(const std::map<SeriesKey, Side>& sides, const std::set<SeriesKey>& shared) {
+  std::map<SeriesKey, std::map<const LoadedReport*, std::vector<double>>> logs_by_run;
+  std::map<SeriesKey, std::size_t> rows;
+  for (const auto& [key, side] : sides) {
+    if (!shared.count(key)) continue;
+    SeriesKey group = key;
+    for (std::size_t i = 2; i < group.size(); ++i) group[i].second = i + 1 == group.size() ? "all" : "*";
+    ++rows[group];
+    for (const auto& [run, figures] : side.figures_by_run) logs_by_run[group][run].push_back(std::log(median(figures)));
+  }
+  std::map<SeriesKey, Side> out;
+  for (const auto& [group, by_run] : logs_by_run) {
+    if (rows[group] < 2) continue;  // one row: its own line says it all
+    Side side;
+    side.size = UINT64_MAX;
+    for (const auto& [run, logs] : by_run) {
+      if (logs.size() == rows[group]) side.figures_by_run[run] = {std::exp(mean_of(logs))};
+    }
+    if (!side.figures_by_run.empty()) out[group] = side;
+  }
+  return out;
+}
+
+// A row called SLOWER (FASTER) by its own interval stays so only when Holm's step-down over every
+// judged row confirms it; otherwise it is UNKNOWN, and more runs would settle it.
+void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) {
+  for (const Verdict direction : {Verdict::kSlower, Verdict::kFaster}) {
+    std::vector<double> p_values;
+    std::vector<CompareLine*> judged;
+    for (auto& line : lines) {
+      const auto& p = direction == Verdict::kSlower ? line.p_slower : line.p_faster;
+      if (!p) continue;
+      p_values.push_back(*p);
+      judged.push_back(&line);
+    }
+    const auto rejected = holm_rejections(p_values, options.alpha);
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+      CompareLine& line = *judged[i];
+      if (line.verdict != direction || rejected[i]) continue;
+      line.verdict = Verdict::kUnknown;
+      line.why = "beyond the threshold in its own interval, not after Holm's correction over " + std::to_string(judged.size()) + " rows";
+      const double threshold = std::log1p(line.threshold);
+      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, threshold,
+                                           options.alpha / static_cast<double>(judged.size()));
+    }
+  }
 }
 
 }  // namespace
@@ -89,26 +210,58 @@ std::string to_string(Verdict verdict) {
     case Verdict::kSame: return "SAME";
     case Verdict::kFaster: return "FASTER";
     case Verdict::kSlower: return "SLOWER";
-    case Verdict::kNoisy: return "NOISY";
+    case Verdict::kUnknown: return "UNKNOWN";
   }
   return "?";
 }
 
-Verdict decide(double change, std::optional<double> p_value, const CompareOptions& options) {
-  if (std::fabs(change) < options.min_effect) return Verdict::kSame;
-  if (p_value && *p_value >= options.alpha) return Verdict::kNoisy;
-  return change > 0 ? Verdict::kSlower : Verdict::kFaster;
+Verdict decide(const LogRatioInterval& interval, double threshold) {
+  if (interval.low > threshold) return Verdict::kSlower;
+  if (interval.high < -threshold) return Verdict::kFaster;
+  if (interval.low > -threshold && interval.high < threshold) return Verdict::kSame;
+  return Verdict::kUnknown;
 }
 
-bool CompareResult::any_slower() const {
+bool CompareResult::any_slower() const { return count(Verdict::kSlower) > 0; }
+
+std::size_t CompareResult::count(Verdict verdict) const {
+  return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const CompareLine& line) { return line.verdict == verdict; }));
+}
+
+std::optional<std::size_t> CompareResult::more_runs() const {
+  std::optional<std::size_t> most;
   for (const auto& line : lines) {
-    if (line.verdict == Verdict::kSlower) return true;
+    if (line.verdict == Verdict::kUnknown && line.more_runs) most = std::max(most.value_or(0), *line.more_runs);
   }
-  return false;
+  return most;
+}
+
+std::optional<double> injected_slowdown_percent(const report::Report& report) {
+  const auto& options = report.context.options;
+  const auto it = options.find("inject_slowdown_percent");
+  if (it == options.end() || !it->is_number()) return std::nullopt;
+  const double percent = it->get<double>();
+  return percent > 0 ? std::optional<double>(percent) : std::nullopt;
+}
+
+void mark_machine_mismatch(CompareResult& result, const std::string& reason) {
+  result.machine_mismatch = reason;
+  for (auto& line : result.lines) {
+    line.verdict = Verdict::kUnknown;
+    line.why = "another machine";
+    line.more_runs.reset();
+  }
 }
 
 CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
                               const CompareOptions& options) {
+  for (const auto& loaded : base) {
+    if (const auto percent = injected_slowdown_percent(loaded.report)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%g", *percent);
+      throw InputError("BASE " + loaded.path + " ran with --inject-slowdown " + text + "%; a baseline must be an unaltered run");
+    }
+  }
   if (base.front().report.kind != candidate.front().report.kind) {
     throw InputError(std::string("BASE has ") + kind_of(base).name + " rows and NEW has " + kind_of(candidate).name +
                      " rows; compare expects the same kind of report on both sides");
@@ -125,22 +278,46 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
                      (new_benchmarks.empty() ? std::string("?") : *new_benchmarks.begin()) +
                      ") have no benchmark in common; compare expects the same benchmark on both sides");
   }
-  const auto base_sides = collect(base);
-  const auto new_sides = collect(candidate);
+  // Medians resist the odd preempted iteration, but only a figure both sides have is comparable.
+  const bool use_sample_median = timed && every_row_sampled(base) && every_row_sampled(candidate);
+  const auto base_sides = collect(base, use_sample_median);
+  const auto new_sides = collect(candidate, use_sample_median);
+  // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
+  bool paired = options.paired;
+  for (const auto& [key, side] : base_sides) {
+    const auto it = new_sides.find(key);
+    if (paired && it != new_sides.end()) paired = pairs_line_up(side, it->second);
+  }
   CompareResult result;
+  result.paired = paired;
+  if (options.paired && !paired) result.notes.push_back("runs do not pair up by file name on every row: unpaired intervals");
+  result.figure = !timed ? "each run's headline rate" : use_sample_median ? "each run's median per-iteration time" : "each run's mean time";
   for (const auto& [key, side] : base_sides) {
     const auto it = new_sides.find(key);
     if (it == new_sides.end()) {
-      result.only_in_base.push_back(describe(key));
+      result.only_in_base.push_back(describe_key(key));
       continue;
     }
-    result.lines.push_back(compare_sides(key, side, it->second, options, higher_is_better));
+    result.lines.push_back(compare_sides(key, side, it->second, options, higher_is_better, paired));
   }
   for (const auto& [key, side] : new_sides) {
-    if (!base_sides.count(key)) result.only_in_new.push_back(describe(key));
+    if (!base_sides.count(key)) result.only_in_new.push_back(describe_key(key));
   }
+  std::set<SeriesKey> shared_rows;
+  for (const auto& [key, side] : base_sides) {
+    if (new_sides.count(key)) shared_rows.insert(key);
+  }
+  const auto base_overall = overall_sides(base_sides, shared_rows), new_overall = overall_sides(new_sides, shared_rows);
+  for (const auto& [key, side] : base_overall) {
+    const auto it = new_overall.find(key);
+    if (it == new_overall.end()) continue;
+    result.lines.push_back(compare_sides(key, side, it->second, options, higher_is_better, paired && pairs_line_up(side, it->second)));
+    result.lines.back().overall = true;
+  }
+  if (options.holm) apply_holm(result.lines, options);
   // Keys hold text, so order by size as a number: 8192 before 65536.
   std::stable_sort(result.lines.begin(), result.lines.end(), [&](const CompareLine& a, const CompareLine& b) {
+    if (a.overall != b.overall) return b.overall;  // the benchmark as a whole after its rows
     const SeriesKey a_rest(a.key.begin(), a.key.end() - 1), b_rest(b.key.begin(), b.key.end() - 1);
     if (a_rest != b_rest) return a_rest < b_rest;
     return a.size < b.size;
@@ -151,6 +328,13 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     for (const char* field : kind_of(base).key_fields) fields += std::string(", ") + field;
     throw InputError("BASE and NEW have no row in common (same benchmark, world size" + fields + " and " + kind_of(base).size_column + ")");
   }
+  for (const auto& loaded : candidate) {
+    if (const auto percent = injected_slowdown_percent(loaded.report)) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%g%% (a synthetic slowdown)", *percent);
+      result.notes.push_back("NEW " + loaded.path + " ran with --inject-slowdown " + text);
+    }
+  }
   return result;
 }
 
@@ -160,21 +344,25 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   // One flat table (no groups): a pull-request comment reads best as a single Markdown table. Its
   // leading columns are the rows' key: benchmark, np, the kind's key fields and its size.
   Table::Group group;
-  std::map<Verdict, int> counts;
   for (const auto& line : result.lines) {
     if (table.columns.empty()) {
       for (const auto& [name, value] : line.key) table.columns.push_back({name == "world_size" ? "np" : name});
       for (const char* name : {"base_", "new_"}) table.columns.push_back({name + result.measure, 2});
-      for (const Column& column : std::vector<Column>{{"change_%", 1}, {"p_value", 4}, {"test"}, {"verdict"}}) table.columns.push_back(column);
+      for (const Column& column : std::vector<Column>{{"change_%", 1}, {"low_%", 1}, {"high_%", 1}, {"threshold_%", 1}, {"runs"},
+                                                      {"more_runs"}, {"verdict"}}) {
+        table.columns.push_back(column);
+      }
     }
-    counts[line.verdict]++;
     std::vector<nlohmann::json> cells;
     for (const auto& [name, value] : line.key) cells.emplace_back(value);
     cells[1] = std::stoi(line.key[1].second);  // np as a number
     if (line.key.back().second == std::to_string(line.size)) cells.back() = line.size;
+    const auto percent = [](const std::optional<double>& value) { return value ? nlohmann::json(100 * *value) : nlohmann::json(nullptr); };
     for (const nlohmann::json& cell : std::vector<nlohmann::json>{
-             line.base_value, line.new_value, 100 * line.change, line.p_value ? nlohmann::json(*line.p_value) : nlohmann::json(nullptr),
-             line.method + " " + std::to_string(line.base_n) + "/" + std::to_string(line.new_n), to_string(line.verdict)}) {
+             line.base_value, line.new_value, 100 * line.change, percent(line.change_low), percent(line.change_high), 100 * line.threshold,
+             std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs),
+             line.more_runs ? nlohmann::json(*line.more_runs) : nlohmann::json(line.verdict == Verdict::kUnknown ? "?" : ""),
+             to_string(line.verdict)}) {
       cells.push_back(cell);
     }
     group.rows.push_back(std::move(cells));
@@ -182,19 +370,39 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   table.groups.push_back(std::move(group));
   Document document;
   document.tables.push_back(std::move(table));
-  char rule[200];
-  std::snprintf(rule, sizeof rule, "Mann-Whitney U test, alpha %.3g, minimum effect %.3g%%: changes below it are SAME", options.alpha,
-                100 * options.min_effect);
-  std::string verdict_line = result.any_slower() ? "verdict: SLOWER (regression)" : "verdict: no regression";
-  verdict_line += " -- " + std::to_string(counts[Verdict::kSame]) + " same, " + std::to_string(counts[Verdict::kFaster]) + " faster, " +
-                  std::to_string(counts[Verdict::kSlower]) + " slower, " + std::to_string(counts[Verdict::kNoisy]) + " noisy";
+  const std::size_t same = result.count(Verdict::kSame), faster = result.count(Verdict::kFaster);
+  const std::size_t slower = result.count(Verdict::kSlower), unknown = result.count(Verdict::kUnknown);
+  std::string verdict_line;
+  if (slower) {
+    verdict_line = "verdict: SLOWER (regression)";
+  } else if (result.machine_mismatch) {
+    verdict_line = "verdict: UNKNOWN -- " + *result.machine_mismatch;
+  } else if (unknown) {
+    verdict_line = "verdict: UNKNOWN (not a failure) -- " + std::to_string(unknown) + " of " + std::to_string(result.lines.size()) +
+                   " rows undecided; ";
+    const auto more = result.more_runs();
+    verdict_line += more ? "about " + std::to_string(*more) + " more runs a side would decide them" : "more runs a side would decide them";
+  } else {
+    verdict_line = faster ? "verdict: no regression (some rows FASTER)" : "verdict: SAME";
+  }
+  verdict_line += " -- " + std::to_string(same) + " same, " + std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " +
+                  std::to_string(unknown) + " unknown";
   document.notes.push_back(verdict_line);
+  char rule[600];
+  std::snprintf(rule, sizeof rule,
+                "run-level: %s; low..high: %s on the ratio of geometric means (%.3g%% confidence); a change counts above "
+                "max(%.3g%%, the %s run-to-run spread); SLOWER/FASTER also %s; at least %zu runs a side; rows "
+                "'* all': the benchmark as a whole (each run's geometric mean over the rows)",
+                result.figure.c_str(), result.paired ? "paired t interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
+                options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
+  for (const auto& note : result.notes) document.notes.push_back(note);
   for (const auto& row : result.only_in_base) document.notes.push_back("only in BASE: " + row);
   for (const auto& row : result.only_in_new) document.notes.push_back("only in NEW: " + row);
   document.extra["regression"] = result.any_slower();
-  document.extra["counts"] = {{"same", counts[Verdict::kSame]}, {"faster", counts[Verdict::kFaster]},
-                              {"slower", counts[Verdict::kSlower]}, {"noisy", counts[Verdict::kNoisy]}};
+  document.extra["counts"] = {{"same", same}, {"faster", faster}, {"slower", slower}, {"unknown", unknown}};
+  document.extra["more_runs"] = result.more_runs() ? nlohmann::json(*result.more_runs()) : nlohmann::json(nullptr);
+  document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
   return document;
 }
 

@@ -1,4 +1,8 @@
 // compare BASE NEW: a verdict per row, for CI and pull-request comments.
+//
+// The run is the unit of evidence: samples within one run are correlated (the same placement,
+// clocks and neighbours), so pooling them calls ordinary run-to-run drift significant. Each run
+// gives one figure per row, and the verdict comes from those run-level figures.
 #pragma once
 
 #include <cstdint>
@@ -7,51 +11,81 @@
 #include <vector>
 
 #include "summarize/document.h"
+#include "summarize/run_stats.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
 
-enum class Verdict { kSame, kFaster, kSlower, kNoisy };
+enum class Verdict { kSame, kFaster, kSlower, kUnknown };
 std::string to_string(Verdict verdict);
 
 struct CompareOptions {
-  double min_effect = 0.05;  // relative change below which a difference never fails CI
-  double alpha = 0.05;       // significance level of the U test
+  double min_effect = 0.05;  // the smallest relative change that counts, unless the baseline's own noise is larger
+  double alpha = 0.05;       // error of each one-sided bound: the interval is a 1 - 2 alpha one
+  std::size_t min_runs = 3;  // runs a side before any verdict but UNKNOWN
+  // Pair BASE's and NEW's runs by file name (ab writes A/run-K.json and B/run-K.json back to back):
+  // each pair shares the machine's state, so a paired interval cancels drift between pairs.
+  bool paired = false;
+  // Many rows are judged at once; Holm's correction keeps the chance that any row of an A/A
+  // comparison is called SLOWER (or FASTER) at alpha, instead of alpha per row.
+  bool holm = true;
 };
 
-// The decision rule, kept apart so it can be tested on its own:
-//   |change| < min_effect                      -> SAME (even when significant: too small to matter)
-//   |change| >= min_effect, p < alpha          -> SLOWER or FASTER
-//   |change| >= min_effect, p >= alpha         -> NOISY (a large difference the samples cannot confirm)
-//   no test possible (one value per side)      -> by the effect size alone
-// `change` is (new - base) / base of the centre time, so positive is slower. Rows without timings
-// (envcheck probes) compare their headline rate instead, as base / new - 1: positive is slower too.
-Verdict decide(double change, std::optional<double> p_value, const CompareOptions& options);
+// The decision, kept apart so it can be tested on its own. `interval` is on log(new / base) (positive
+// is slower); `threshold` is the log of 1 + the smallest change that counts:
+//   low > threshold                  -> SLOWER  (slower by more than the threshold, with confidence)
+//   high < -threshold                -> FASTER
+//   -threshold < low, high < threshold -> SAME  (any change is smaller than the threshold)
+//   otherwise                        -> UNKNOWN (the interval straddles a threshold: more runs decide)
+Verdict decide(const LogRatioInterval& interval, double threshold);
 
 struct CompareLine {
   SeriesKey key;  // benchmark, world_size, the kind's key fields, its size (bytes, shape, rank)
-  std::uint64_t size = 0;          // on the kind's size axis, for ordering
-  double base_value = 0, new_value = 0;  // medians of what was tested: times (us), or rates
-  double change = 0;
-  std::optional<double> p_value;
-  std::string method;  // "samples", "runs" or "single"
-  std::size_t base_n = 0, new_n = 0;
-  Verdict verdict = Verdict::kSame;
+  std::uint64_t size = 0;                // on the kind's size axis, for ordering
+  double base_value = 0, new_value = 0;  // geometric means of the run figures: times (us), or rates
+  double change = 0;                     // new / base - 1 of the geometric means (rates: base / new - 1): positive is slower
+  std::optional<double> change_low, change_high;  // the interval's bounds on `change` (2+ runs a side)
+  double threshold = 0;                  // the smallest change that counted for this row (fraction)
+  std::size_t base_runs = 0, new_runs = 0;
+  Verdict verdict = Verdict::kUnknown;
+  std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
+  std::optional<std::size_t> more_runs;  // UNKNOWN: about how many more runs a side would decide it
+  // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster); set
+  // when the row had enough runs to be judged.
+  std::optional<double> p_slower, p_faster;
+  LogRatioInterval interval;             // for the runs-needed estimate after the correction
+  // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row
+  // both sides share. Rows of one run move together, so this figure is steadier than any one row.
+  bool overall = false;
 };
 
 struct CompareResult {
   std::vector<CompareLine> lines;
   std::vector<std::string> only_in_base, only_in_new;  // row descriptions without a partner
   std::string measure = "us";  // what base and new values are: "us" (time), or the rate's key (tflops, ...)
+  std::string figure;          // which run-level figure was used, in words
+  bool paired = false;         // the intervals are paired (runs matched by file name)
+  std::optional<std::string> machine_mismatch;  // set: every verdict is UNKNOWN, and this says why
+  std::vector<std::string> notes;               // e.g. NEW runs with an injected slowdown
   bool any_slower() const;
+  std::size_t count(Verdict verdict) const;
+  std::optional<std::size_t> more_runs() const;  // the most any UNKNOWN row asks for
 };
 
 // Rows match on the key above (tags and env may differ: A/A runs carry different tags). BASE and
-// NEW must hold the same kind of rows (InputError otherwise). The test
-// uses per-iteration samples when both sides have them (all repeats and cycles pooled), else the
-// rows' mean times across repeated runs when both sides have at least 3, else one value per side.
+// NEW must hold the same kind of rows and a BASE report must not carry an injected slowdown
+// (InputError otherwise). Each report is one run; a row that appears several times in one report
+// (cycles, -N) gives that run the median of its figures. A run's figure is the median of its
+// per-iteration samples when every run on both sides kept them, else its mean time; rows without
+// timings (probes) use their headline rate.
 CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
                               const CompareOptions& options);
+
+// Sets every verdict to UNKNOWN with `reason` (BASE and NEW measured on different machines).
+void mark_machine_mismatch(CompareResult& result, const std::string& reason);
+
+// The value of a report's context.options.inject_slowdown_percent, when it is a number > 0.
+std::optional<double> injected_slowdown_percent(const report::Report& report);
 
 Document compare_document(const CompareResult& result, const CompareOptions& options);
 

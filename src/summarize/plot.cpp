@@ -1,9 +1,14 @@
 #include "summarize/plot.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -74,7 +79,136 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error(path + ": cannot write");
 }
 
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// Legend entries say only what tells the lines apart; the words every title shares go into the
+// plot's title once. A legend of full titles took half the picture.
+struct ShortTitles {
+  std::string shared;
+  std::vector<std::string> legends;
+};
+ShortTitles shorten_titles(const std::vector<std::string>& titles) {
+  ShortTitles out;
+  if (titles.empty()) return out;
+  std::vector<std::string> shared;
+  for (const auto& word : words_of(titles.front())) {
+    bool everywhere = true;
+    for (const auto& title : titles) {
+      const auto words = words_of(title);
+      everywhere = everywhere && std::find(words.begin(), words.end(), word) != words.end();
+    }
+    if (everywhere) shared.push_back(word);
+  }
+  for (const auto& word : shared) out.shared += (out.shared.empty() ? "" : " ") + word;
+  for (const auto& title : titles) {
+    std::string legend;
+    for (const auto& word : words_of(title)) {
+      if (std::find(shared.begin(), shared.end(), word) == shared.end()) legend += (legend.empty() ? "" : " ") + word;
+    }
+    out.legends.push_back(legend.empty() ? "all rows" : legend);
+  }
+  return out;
+}
+
+// A legend below the plot, a few entries a line: it takes height, not the plot's width.
+std::string key_below(std::size_t entries, int& height) {
+  height += 20 * static_cast<int>((entries + 2) / 3);
+  return "set key outside below center horizontal maxcols 3 noenhanced\n";
+}
+
+std::string size_axis_lines(const report::RowKindSpec& kind, std::uint64_t smallest, std::uint64_t largest) {
+  std::string lines = kind.size_is_magnitude ? "set logscale x 2\n" : "";
+  if (std::string(kind.size_column) == "bytes" && smallest > 0) lines += size_tics_text(smallest, largest) + "\n";
+  // A margin either side, so points at the ends are not drawn on the border.
+  if (kind.size_is_magnitude && smallest > 0) {
+    lines += "set xrange [" + std::to_string(static_cast<double>(smallest) / 1.5) + ":" + std::to_string(static_cast<double>(largest) * 1.5) + "]\n";
+  }
+  return lines;
+}
+
+// Runs gnuplot on a written script and says what happened.
+void render_with_gnuplot(PlotFiles& files, const std::string& stem, const std::string& gnuplot_program) {
+  ProcessSpec spec;
+  spec.argv = {gnuplot_program, files.script_path};
+  spec.output_path = stem + ".gnuplot.log";
+  spec.timeout_s = 120;
+  const ProcessOutcome outcome = run_process(spec);
+  if (!outcome.started) {
+    files.message = "gnuplot not found (" + outcome.start_error + "); wrote " + files.data_path + " and " + files.script_path +
+                    "; install gnuplot-nox and run: gnuplot " + files.script_path;
+  } else if (!outcome.ok()) {
+    files.message = "gnuplot failed (" + outcome.describe() + ", see " + spec.output_path + "); data in " + files.data_path +
+                    ", script in " + files.script_path;
+  } else {
+    files.rendered = true;
+    files.message = "wrote " + files.image_path + " (data " + files.data_path + ", script " + files.script_path + ")";
+    std::remove(spec.output_path.c_str());
+  }
+}
+
+// IMAGE's stem and extension, refusing what gnuplot is not asked to write here.
+std::pair<std::string, std::string> split_image_path(const std::string& image_path) {
+  const auto dot = image_path.rfind('.');
+  const auto slash = image_path.rfind('/');
+  const std::string extension = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : image_path.substr(dot);
+  if (extension != ".svg" && extension != ".png") throw InputError(image_path + ": plot output must end in .svg or .png");
+  return {image_path.substr(0, image_path.size() - extension.size()), extension};
+}
+
+std::string terminal_line(const std::string& extension, int width, int height) {
+  return (extension == ".png" ? "set terminal pngcairo size " : "set terminal svg dynamic size ") + std::to_string(width) + "," +
+         std::to_string(height) + "\n";
+}
+
+// Reports grouped by benchmark, in name order: one picture each.
+std::map<std::string, std::vector<LoadedReport>> by_benchmark(const std::vector<LoadedReport>& reports) {
+  std::map<std::string, std::vector<LoadedReport>> groups;
+  for (const auto& loaded : reports) groups[loaded.report.benchmark].push_back(loaded);
+  return groups;
+}
+
+// IMAGE itself for one picture; IMAGE's stem + "-" + name + extension for one of several.
+std::string image_for(const std::string& image_path, const std::string& name, bool several) {
+  if (!several) return image_path;
+  const auto [stem, extension] = split_image_path(image_path);
+  std::string safe;
+  for (unsigned char c : name) safe += std::isalnum(c) || c == '_' || c == '-' ? static_cast<char>(c) : '_';
+  return stem + "-" + safe + extension;
+}
+
 }  // namespace
+
+std::string size_tick_label(std::uint64_t bytes) {
+  const char* units[] = {"", "K", "M", "G", "T", "P"};
+  int unit = 0;
+  double value = static_cast<double>(bytes);
+  while (value >= 1024 && unit < 5) {
+    value /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f%s" : "%.3g%s", value, units[unit]);
+  return text;
+}
+
+std::string size_tics_text(std::uint64_t smallest, std::uint64_t largest) {
+  int low = 0, high = 0;
+  while (low < 62 && (std::uint64_t{2} << low) <= smallest) ++low;          // 2^low <= smallest
+  while (high < 63 && (std::uint64_t{1} << high) < largest) ++high;         // 2^high >= largest
+  // At most about ten labels: every power of two on a short axis, every few on a long one.
+  const int step = std::max(1, (high - low + 9) / 10);
+  std::string text = "set xtics (";
+  for (int exponent = low; exponent <= high; exponent += step) {
+    const std::uint64_t at = std::uint64_t{1} << exponent;
+    text += (exponent == low ? "" : ", ") + gnuplot_label(size_tick_label(at)) + " " + std::to_string(at);
+  }
+  return text + ")";
+}
 
 void check_plot_metric(const report::RowKindSpec& kind, const std::string& metric) {
   std::string choices;
@@ -119,19 +253,35 @@ std::string plot_data_text(const std::vector<PlotSeries>& series) {
 std::string plot_script_text(const std::vector<PlotSeries>& series, const std::string& metric, const std::string& title,
                              const std::string& data_path, const std::string& image_path, const report::RowKindSpec& kind) {
   const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  std::vector<std::string> titles;
+  std::uint64_t smallest = UINT64_MAX, largest = 0;
+  for (const auto& one : series) {
+    titles.push_back(one.title);
+    for (const auto& point : one.points) {
+      smallest = std::min(smallest, point.first);
+      largest = std::max(largest, point.first);
+    }
+  }
+  const ShortTitles short_titles = shorten_titles(titles);
+  int height = 600;
+  const std::string key = key_below(series.size(), height);
   std::ostringstream out;
   out << "# collbench plot; run: gnuplot " << "<this file>\n";
-  out << (png ? "set terminal pngcairo size 1000,640\n" : "set terminal svg size 1000,640 dynamic\n");
+  out << terminal_line(png ? ".png" : ".svg", 1000, height);
   out << "set output " << gnuplot_path(image_path) << "\n";
-  out << "set title " << gnuplot_label(title) << " noenhanced\n";
-  out << (kind.size_is_magnitude ? "set logscale x 2\n" : "") << "set logscale y 10\nset grid\n";
+  // The shared words, less those the title already says (the benchmark).
+  std::string shared;
+  for (const auto& word : words_of(short_titles.shared)) {
+    if (title.rfind(word + ":", 0) != 0) shared += (shared.empty() ? "" : " ") + word;
+  }
+  out << "set title " << gnuplot_label(shared.empty() ? title : title + "  (" + shared + ")") << " noenhanced\n";
+  out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest) << "set logscale y 10\nset grid\n";
   out << "set xlabel " << gnuplot_label(kind.size_label) << "\nset ylabel " << gnuplot_label(metric_label(kind, metric)) << "\n";
-  out << "set key outside right top noenhanced\n";
-  if (std::string(kind.size_column) == "bytes") out << "set format x \"%.0s%cB\"\n";
+  out << key;
   out << "plot \\\n";
   for (std::size_t i = 0; i < series.size(); ++i) {
-    out << "  " << gnuplot_path(data_path) << " index " << i << " using 1:2 with linespoints title " << gnuplot_label(series[i].title)
-        << (i + 1 < series.size() ? ", \\\n" : "\n");
+    out << "  " << gnuplot_path(data_path) << " index " << i << " using 1:2 with linespoints lw 2 title "
+        << gnuplot_label(short_titles.legends[i]) << (i + 1 < series.size() ? ", \\\n" : "\n");
   }
   return out.str();
 }
@@ -140,39 +290,267 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string
                      const std::string& gnuplot_program) {
   const report::RowKindSpec& kind = kind_of(reports);
   check_plot_metric(kind, metric);
-  const auto dot = image_path.rfind('.');
-  const std::string extension = dot == std::string::npos ? "" : image_path.substr(dot);
-  if (extension != ".svg" && extension != ".png") throw InputError(image_path + ": plot output must end in .svg or .png");
+  const auto [stem, extension] = split_image_path(image_path);
   const auto series = plot_series(reports, metric);
   if (series.empty()) {
     throw InputError(metric == "busbw" ? "nothing to plot: no row has a bus bandwidth (one rank only? try --metric algbw or time)"
                                        : "nothing to plot: no row has a positive " + metric);
   }
   PlotFiles files;
-  const std::string stem = image_path.substr(0, dot);
   files.data_path = stem + ".dat";
   files.script_path = stem + ".gp";
   files.image_path = image_path;
   write_file(files.data_path, plot_data_text(series));
   write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(kind, metric),
                                                  files.data_path, image_path, kind));
-  ProcessSpec spec;
-  spec.argv = {gnuplot_program, files.script_path};
-  spec.output_path = stem + ".gnuplot.log";
-  spec.timeout_s = 120;
-  const ProcessOutcome outcome = run_process(spec);
-  if (!outcome.started) {
-    files.message = "gnuplot not found (" + outcome.start_error + "); wrote " + files.data_path + " and " + files.script_path +
-                    "; install gnuplot-nox and run: gnuplot " + files.script_path;
-  } else if (!outcome.ok()) {
-    files.message = "gnuplot failed (" + outcome.describe() + ", see " + spec.output_path + "); data in " + files.data_path +
-                    ", script in " + files.script_path;
-  } else {
-    files.rendered = true;
-    files.message = "wrote " + image_path + " (data " + files.data_path + ", script " + files.script_path + ")";
-    std::remove(spec.output_path.c_str());
-  }
+  render_with_gnuplot(files, stem, gnuplot_program);
   return files;
+}
+
+std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
+                                   const std::string& gnuplot_program) {
+  split_image_path(image_path);
+  const auto groups = by_benchmark(reports);
+  std::vector<PlotFiles> all;
+  for (const auto& [benchmark, group] : groups) {
+    require_single_kind(group);
+    const std::string chosen = metric.empty() ? kind_of(group).figures.front().name : metric;
+    all.push_back(write_plot(group, chosen, image_for(image_path, benchmark, groups.size() > 1), gnuplot_program));
+  }
+  return all;
+}
+
+namespace {
+
+const char* verdict_colour(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kSame: return "#2ca02c";
+    case Verdict::kFaster: return "#1f77b4";
+    case Verdict::kSlower: return "#d62728";
+    case Verdict::kUnknown: return "#7f7f7f";
+  }
+  return "#000000";
+}
+
+std::string series_words(const SeriesKey& key) {
+  std::string text;
+  for (std::size_t i = 1; i + 1 < key.size(); ++i) {  // not the benchmark, not the size
+    const auto& [name, value] = key[i];
+    if ((name == "op" && value == "none") || (name == "root" && value == "-1")) continue;
+    text += (text.empty() ? "" : " ") + (name == "world_size" ? "np=" + value : name == "root" ? "root=" + value : value);
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string compare_plot_script_text(const CompareResult& result, const std::string& benchmark, const std::string& data_path,
+                                     const std::string& image_path, const report::RowKindSpec& kind,
+                                     std::vector<std::string>* data_text) {
+  // Series: the rows' keys without the size; each plotted with its own point shape, coloured by verdict.
+  std::vector<std::string> titles;
+  std::map<std::string, std::size_t> series_index;
+  std::uint64_t smallest = UINT64_MAX, largest = 0;
+  for (const auto& line : result.lines) {
+    if (line.key.front().second != benchmark || line.overall) continue;
+    const std::string title = series_words(line.key);
+    if (series_index.emplace(title, titles.size()).second) titles.push_back(title);
+    smallest = std::min(smallest, line.size);
+    largest = std::max(largest, line.size);
+  }
+  const ShortTitles short_titles = shorten_titles(titles);
+  std::ostringstream data;
+  data.precision(9);
+  // Block 0: the threshold per size (the largest over the series); then one block per (series, verdict).
+  std::map<std::uint64_t, double> threshold;
+  for (const auto& line : result.lines) {
+    if (line.key.front().second == benchmark && !line.overall) threshold[line.size] = std::max(threshold[line.size], 100 * line.threshold);
+  }
+  data << "# threshold_percent\n";
+  for (const auto& [size, percent] : threshold) data << size << ' ' << percent << '\n';
+  struct Block {
+    std::size_t series;
+    Verdict verdict;
+  };
+  std::vector<Block> blocks;
+  const std::vector<Verdict> verdicts = {Verdict::kSame, Verdict::kFaster, Verdict::kSlower, Verdict::kUnknown};
+  for (std::size_t s = 0; s < titles.size(); ++s) {
+    for (Verdict verdict : verdicts) {
+      std::ostringstream block;
+      block.precision(9);
+      for (const auto& line : result.lines) {
+        if (line.key.front().second != benchmark || line.overall || series_index[series_words(line.key)] != s || line.verdict != verdict) continue;
+        // Series side by side at a size: a small offset along the log axis keeps the bars apart.
+        const double offset = kind.size_is_magnitude ? std::pow(2.0, 0.12 * (static_cast<double>(s) - (titles.size() - 1) / 2.0)) : 1.0;
+        block << static_cast<double>(line.size) * offset << ' ' << 100 * line.change << ' '
+              << 100 * line.change_low.value_or(line.change) << ' ' << 100 * line.change_high.value_or(line.change) << '\n';
+      }
+      if (block.str().empty()) continue;
+      data << "\n\n# " << gnuplot_label(titles[s] + " " + to_string(verdict)) << "\n" << block.str();
+      blocks.push_back({s, verdict});
+    }
+  }
+  if (data_text) data_text->push_back(data.str());
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  int height = 600;
+  const std::string key = key_below(verdicts.size() + titles.size() + 1, height);
+  std::map<Verdict, std::size_t> counts;
+  std::string overall;
+  for (const auto& line : result.lines) {
+    if (line.key.front().second == benchmark && !line.overall) counts[line.verdict]++;
+    if (line.key.front().second == benchmark && line.overall) {
+      char text[96];
+      std::snprintf(text, sizeof text, "; as a whole %+.1f%% %s", 100 * line.change, to_string(line.verdict).c_str());
+      overall = text;
+    }
+  }
+  std::string title = benchmark + ": NEW vs BASE, change of " + (result.measure == "us" ? std::string("time") : result.measure) + " per size" + overall;
+  if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
+  std::ostringstream out;
+  out << "# collbench compare plot; run: gnuplot <this file>\n";
+  out << terminal_line(png ? ".png" : ".svg", 1000, height);
+  out << "set output " << gnuplot_path(image_path) << "\n";
+  out << "set title " << gnuplot_label(title) << " noenhanced\n";
+  out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest);
+  out << "set grid\nset xlabel " << gnuplot_label(kind.size_label) << "\n";
+  out << "set ylabel " << gnuplot_label("change, NEW vs BASE (%; positive is slower), with its interval") << "\n";
+  out << "set xzeroaxis lt -1\nset offsets 0, 0, graph 0.08, graph 0.08\n" << key;
+  out << "plot \\\n";
+  out << "  " << gnuplot_path(data_path) << " index 0 using 1:2 with lines dt 2 lc rgb '#999999' title 'threshold', \\\n";
+  out << "  " << gnuplot_path(data_path) << " index 0 using 1:(-$2) with lines dt 2 lc rgb '#999999' notitle, \\\n";
+  for (Verdict verdict : verdicts) {
+    out << "  NaN with points pt 7 ps 1.5 lc rgb '" << verdict_colour(verdict) << "' title "
+        << gnuplot_label(to_string(verdict) + " (" + std::to_string(counts[verdict]) + ")") << ", \\\n";
+  }
+  const int shapes[] = {7, 5, 9, 11, 13, 15};
+  for (std::size_t s = 0; s < titles.size(); ++s) {
+    out << "  NaN with points pt " << shapes[s % 6] << " ps 1.5 lc rgb 'black' title " << gnuplot_label(short_titles.legends[s])
+        << (blocks.empty() && s + 1 == titles.size() ? "\n" : ", \\\n");
+  }
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    out << "  " << gnuplot_path(data_path) << " index " << b + 1 << " using 1:2:3:4 with yerrorbars pt " << shapes[blocks[b].series % 6]
+        << " ps 1.5 lw 2 lc rgb '" << verdict_colour(blocks[b].verdict) << "' notitle" << (b + 1 < blocks.size() ? ", \\\n" : "\n");
+  }
+  return out.str();
+}
+
+std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const report::RowKindSpec& kind, const std::string& image_path,
+                                           const std::string& gnuplot_program) {
+  split_image_path(image_path);
+  std::set<std::string> benchmarks;
+  for (const auto& line : result.lines) benchmarks.insert(line.key.front().second);
+  std::vector<PlotFiles> all;
+  for (const auto& benchmark : benchmarks) {
+    PlotFiles files;
+    files.image_path = image_for(image_path, benchmark, benchmarks.size() > 1);
+    const std::string stem = split_image_path(files.image_path).first;
+    files.data_path = stem + ".dat";
+    files.script_path = stem + ".gp";
+    std::vector<std::string> data;
+    const std::string script = compare_plot_script_text(result, benchmark, files.data_path, files.image_path, kind, &data);
+    write_file(files.data_path, data.front());
+    write_file(files.script_path, script);
+    render_with_gnuplot(files, stem, gnuplot_program);
+    all.push_back(files);
+  }
+  return all;
+}
+
+std::string history_plot_script_text(const HistoryResult& result, const std::string& benchmark, const std::string& data_path,
+                                     const std::string& image_path, std::vector<std::string>* data_text) {
+  // Every series relative to its own level before its first change, so rows of very different
+  // times share one axis; series that changed get a colour and a legend entry, the rest stay grey.
+  std::vector<const HistorySeries*> chosen;
+  for (const auto& series : result.series) {
+    if (series.key.front().second == benchmark) chosen.push_back(&series);
+  }
+  std::vector<std::string> titles;
+  for (const auto* series : chosen) titles.push_back(series_words(series->key) + " " + size_tick_label(series->size));
+  const ShortTitles short_titles = shorten_titles(titles);
+  const bool rate = result.measure != "us";
+  std::ostringstream data;
+  data.precision(9);
+  std::set<std::int64_t> change_times;
+  std::map<std::int64_t, double> change_sizes;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const auto& series = *chosen[i];
+    const std::size_t first_level_end = series.changes.empty() ? series.points.size() : series.changes.front().index;
+    std::vector<double> first_level;
+    for (std::size_t p = 0; p < first_level_end; ++p) first_level.push_back(series.points[p].value);
+    const double reference = median(first_level);
+    if (i) data << "\n\n";
+    data << "# " << gnuplot_label(titles[i]) << "\n";
+    for (const auto& point : series.points) {
+      const double relative = rate ? reference / point.value - 1 : point.value / reference - 1;
+      data << point.epoch_s << ' ' << 100 * relative << '\n';
+    }
+    for (const auto& change : series.changes) {
+      change_times.insert(series.points[change.index].epoch_s);
+      auto& largest = change_sizes[series.points[change.index].epoch_s];
+      if (std::fabs(change.change) > std::fabs(largest)) largest = change.change;
+    }
+  }
+  if (data_text) data_text->push_back(data.str());
+  std::size_t changed = 0;
+  for (const auto* series : chosen) changed += series->changes.empty() ? 0 : 1;
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  int height = 600;
+  const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1, height);
+  std::ostringstream out;
+  out << "# collbench history plot; run: gnuplot <this file>\n";
+  out << terminal_line(png ? ".png" : ".svg", 1100, height);
+  out << "set output " << gnuplot_path(image_path) << "\n";
+  std::string title = benchmark + ": history, " + std::to_string(change_times.size()) + " change point(s)";
+  if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
+  out << "set title " << gnuplot_label(title) << " noenhanced\n";
+  out << "set xdata time\nset timefmt '%s'\nset format x \"%m-%d\\n%H:%M\"\nset grid\n";
+  out << "set xlabel 'run start (UTC)'\nset ylabel "
+      << gnuplot_label(std::string(rate ? "rate" : "time") + " change from the first level (%; positive is slower)") << "\n";
+  out << "set xzeroaxis lt -1\n" << key;
+  std::size_t arrow = 0;
+  for (const auto time : change_times) {
+    ++arrow;
+    out << "set arrow " << arrow << " from " << time << ", graph 0 to " << time << ", graph 1 nohead dt 2 lw 2 lc rgb '#d62728'\n";
+    char label[64];
+    std::snprintf(label, sizeof label, "%+.1f%%", 100 * change_sizes[time]);
+    out << "set label " << arrow << " " << gnuplot_label(label) << " at " << time << ", graph 0.97 offset 0.5,0 tc rgb '#d62728'\n";
+  }
+  out << "plot \\\n";
+  out << "  NaN with lines lw 1 lc rgb '#bbbbbb' title 'rows without a change', \\\n";
+  std::size_t colour_entries = 0;
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    const bool has_changes = !chosen[i]->changes.empty();
+    out << "  " << gnuplot_path(data_path) << " index " << i << " using 1:2 with linespoints ";
+    if (has_changes) {
+      out << "lw 2 pt 7 ps 0.8 lc " << (colour_entries % 8) + 1 << " title " << gnuplot_label(short_titles.legends[i]);
+      ++colour_entries;
+    } else {
+      out << "lw 1 pt 7 ps 0.3 lc rgb '#bbbbbb' notitle";
+    }
+    out << (i + 1 < chosen.size() ? ", \\\n" : "\n");
+  }
+  return out.str();
+}
+
+std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const std::string& image_path, const std::string& gnuplot_program) {
+  split_image_path(image_path);
+  std::set<std::string> benchmarks;
+  for (const auto& series : result.series) benchmarks.insert(series.key.front().second);
+  std::vector<PlotFiles> all;
+  for (const auto& benchmark : benchmarks) {
+    PlotFiles files;
+    files.image_path = image_for(image_path, benchmark, benchmarks.size() > 1);
+    const std::string stem = split_image_path(files.image_path).first;
+    files.data_path = stem + ".dat";
+    files.script_path = stem + ".gp";
+    std::vector<std::string> data;
+    const std::string script = history_plot_script_text(result, benchmark, files.data_path, files.image_path, &data);
+    write_file(files.data_path, data.front());
+    write_file(files.script_path, script);
+    render_with_gnuplot(files, stem, gnuplot_program);
+    all.push_back(files);
+  }
+  return all;
 }
 
 }  // namespace collbench::summarize

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "summarize/compare.h"
+#include "summarize/history.h"
 #include "summarize/load.h"
 
 namespace collbench::summarize {
@@ -30,6 +32,11 @@ struct PlotSeries {
 // Rows without a value (bus bandwidth on one rank) are left out; series left empty are dropped.
 std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, const std::string& metric);
 
+// A size on the 1024-based axis, as nccl-tests' flags write it: 8, 1K, 32K, 1M, 1.5M.
+std::string size_tick_label(std::uint64_t bytes);
+// `set xtics (...)` at powers of two from below `smallest` to above `largest`, at most about ten.
+std::string size_tics_text(std::uint64_t smallest, std::uint64_t largest);
+
 // gnuplot's data format: one block per series, blocks separated by two blank lines (`index`).
 std::string plot_data_text(const std::vector<PlotSeries>& series);
 std::string plot_script_text(const std::vector<PlotSeries>& series, const std::string& metric, const std::string& title,
@@ -47,5 +54,24 @@ struct PlotFiles {
 // Throws InputError for another extension or nothing to plot; std::runtime_error when a file cannot be written.
 PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                      const std::string& gnuplot_program = "gnuplot");
+
+// One picture per benchmark: IMAGE when the reports hold one, IMAGE's stem + "-BENCHMARK" + its
+// extension for each of several. An empty metric is each kind's headline figure.
+std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
+                                   const std::string& gnuplot_program = "gnuplot");
+
+// compare --plot: per size, NEW's change against BASE with its interval, coloured by verdict, and
+// the threshold; one picture per benchmark as above. `data_text` receives the data file's text.
+std::string compare_plot_script_text(const CompareResult& result, const std::string& benchmark, const std::string& data_path,
+                                     const std::string& image_path, const report::RowKindSpec& kind,
+                                     std::vector<std::string>* data_text = nullptr);
+std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const report::RowKindSpec& kind, const std::string& image_path,
+                                           const std::string& gnuplot_program = "gnuplot");
+
+// history --plot: every row series over time relative to its first level, change points marked.
+std::string history_plot_script_text(const HistoryResult& result, const std::string& benchmark, const std::string& data_path,
+                                     const std::string& image_path, std::vector<std::string>* data_text = nullptr);
+std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const std::string& image_path,
+                                           const std::string& gnuplot_program = "gnuplot");
 
 }  // namespace collbench::summarize

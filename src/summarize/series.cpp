@@ -23,6 +23,21 @@ std::vector<Observation> observations(const std::vector<LoadedReport>& reports) 
   return out;
 }
 
+SeriesKey row_identity(const Observation& observation) {
+  const auto& report = observation.source->report;
+  const auto& row = *observation.row;
+  SeriesKey key = {{"benchmark", report.benchmark}, {"world_size", std::to_string(report.context.world_size)}};
+  key.insert(key.end(), row.keys.begin(), row.keys.end());
+  key.emplace_back(report::row_kind_spec(row.kind).size_column, row.size_text);
+  return key;
+}
+
+std::string describe_key(const SeriesKey& key) {
+  std::string text;
+  for (const auto& [name, value] : key) text += (text.empty() ? "" : " ") + name + "=" + value;
+  return text;
+}
+
 const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports) {
   return report::row_kind_spec(reports.empty() ? report::RowKind::kCollective : reports.front().report.kind);
 }

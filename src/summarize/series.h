@@ -27,6 +27,13 @@ struct Observation {
 };
 std::vector<Observation> observations(const std::vector<LoadedReport>& reports);
 
+// What makes two rows of different runs the same measurement: benchmark, world size, the kind's
+// key fields and the row's size (tags and env are left out: repeated runs carry different tags).
+SeriesKey row_identity(const Observation& observation);
+
+// A key as "name=value name=value".
+std::string describe_key(const SeriesKey& key);
+
 // The spec of the rows' kind (every command first checks the reports share one kind).
 const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports);
 

@@ -3,11 +3,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "summarize/cli.h"
+#include "summarize/ab.h"
 #include "summarize/compare.h"
+#include "summarize/fingerprint.h"
+#include "summarize/history.h"
+#include "summarize/run_stats.h"
 #include "summarize/document.h"
 #include "summarize/input_error.h"
 #include "summarize/load.h"
@@ -162,45 +167,189 @@ TEST(MannWhitney, NormalApproximationWithTies) {
   EXPECT_DOUBLE_EQ(mann_whitney_u(high, low).p_value, result.p_value);
 }
 
-TEST(Verdict, DecisionRule) {
-  const CompareOptions options;  // 5 %, alpha 0.05
-  EXPECT_EQ(decide(0.02, 1e-6, options), Verdict::kSame);    // significant but below the minimum effect
-  EXPECT_EQ(decide(0.30, 1e-6, options), Verdict::kSlower);
-  EXPECT_EQ(decide(-0.30, 1e-6, options), Verdict::kFaster);
-  EXPECT_EQ(decide(0.30, 0.4, options), Verdict::kNoisy);    // large but not significant
-  EXPECT_EQ(decide(0.30, std::nullopt, options), Verdict::kSlower);  // no test possible: effect alone
-  EXPECT_EQ(decide(0.04, std::nullopt, options), Verdict::kSame);
+LogRatioInterval interval_of(double low, double high) {
+  LogRatioInterval interval;
+  interval.low = std::log1p(low);
+  interval.high = std::log1p(high);
+  interval.estimate = (interval.low + interval.high) / 2;
+  return interval;
 }
 
-Verdict verdict_of(const std::string& base, const std::string& candidate) {
-  const auto result = compare_reports(load_reports({data(base)}), load_reports({data(candidate)}), CompareOptions{});
-  EXPECT_EQ(result.lines.size(), 1u);
-  return result.lines.at(0).verdict;
+TEST(Verdict, DecisionRuleOnTheInterval) {
+  const double threshold = std::log1p(0.05);
+  EXPECT_EQ(decide(interval_of(-0.02, 0.03), threshold), Verdict::kSame);     // inside the band
+  EXPECT_EQ(decide(interval_of(0.08, 0.30), threshold), Verdict::kSlower);    // wholly above it
+  EXPECT_EQ(decide(interval_of(-0.30, -0.08), threshold), Verdict::kFaster);
+  EXPECT_EQ(decide(interval_of(0.02, 0.09), threshold), Verdict::kUnknown);   // straddles +5 %
+  EXPECT_EQ(decide(interval_of(-0.20, 0.40), threshold), Verdict::kUnknown);  // too wide to say
+  EXPECT_EQ(decide(interval_of(0.01, 0.02), threshold), Verdict::kSame);      // significant but too small to count
 }
 
-TEST(Compare, VerdictsOnSyntheticSamples) {
-  EXPECT_EQ(verdict_of("compare/base.json", "compare/same.json"), Verdict::kSame);
-  EXPECT_EQ(verdict_of("compare/base.json", "compare/slower.json"), Verdict::kSlower);
-  EXPECT_EQ(verdict_of("compare/base.json", "compare/faster.json"), Verdict::kFaster);
-  EXPECT_EQ(verdict_of("compare/base.json", "compare/small.json"), Verdict::kSame);
-  EXPECT_EQ(verdict_of("compare/noisy_base.json", "compare/noisy_new.json"), Verdict::kNoisy);
+TEST(RunStats, StudentQuantilesMatchTables) {
+  EXPECT_NEAR(student_t_quantile(0.95, 2), 2.919986, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.975, 4), 2.776445, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.95, 30), 1.697261, 1e-5);
+  EXPECT_NEAR(student_t_quantile(0.05, 10), -1.812461, 1e-5);
 }
 
-TEST(Compare, UsesSamplesAndReportsChange) {
-  const auto result = compare_reports(load_reports({data("compare/base.json")}), load_reports({data("compare/slower.json")}), CompareOptions{});
-  EXPECT_EQ(result.lines[0].method, "samples");
-  EXPECT_EQ(result.lines[0].base_n, 20u);
-  EXPECT_NEAR(result.lines[0].change, 0.30, 1e-9);
-  EXPECT_TRUE(result.any_slower());
+TEST(RunStats, WelchAndPairedIntervals) {
+  // Base logs 0, 0.02, 0.04 (sd 0.02); new = base + 0.1: the estimate is 0.1 either way.
+  const std::vector<double> base = {0, 0.02, 0.04}, candidate = {0.1, 0.12, 0.14};
+  const auto welch = log_ratio_interval(base, candidate, 0.05);
+  EXPECT_NEAR(welch.estimate, 0.1, 1e-12);
+  EXPECT_NEAR(welch.degrees_of_freedom, 4, 1e-9);
+  EXPECT_NEAR(welch.high - welch.estimate, student_t_quantile(0.95, 4) * 0.02 * std::sqrt(2.0 / 3), 1e-9);
+  // The same runs paired: every pair differs by exactly 0.1, so no uncertainty is left.
+  const auto paired = paired_log_ratio_interval({0.1, 0.1, 0.1}, 0.05);
+  EXPECT_NEAR(paired.low, 0.1, 1e-12);
+  EXPECT_NEAR(paired.high, 0.1, 1e-12);
+  // More runs narrow the interval.
+  EXPECT_LT(half_width_with(welch, 3, 3, 5, 0.05), half_width_with(welch, 3, 3, 0, 0.05));
+}
+
+CompareResult compare_folders(const std::string& base, const std::string& candidate, CompareOptions options = {}) {
+  return compare_reports(load_reports({data(base)}), load_reports({data(candidate)}), options);
+}
+
+TEST(Compare, RepeatedRunsWithRealisticNoiseAreSame) {
+  // Three runs a side, each with its own level (1 % apart) and a preempted iteration.
+  const auto result = compare_folders("runs/aa_base", "runs/aa_new");
+  ASSERT_EQ(result.lines.size(), 3u);  // 64 KiB, 256 KiB, and the benchmark as a whole
+  EXPECT_TRUE(result.lines[2].overall);
+  EXPECT_EQ(key_value(result.lines[2].key, "bytes"), "all");
+  EXPECT_EQ(key_value(result.lines[2].key, "placement"), "*");
+  for (const auto& line : result.lines) {
+    EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
+    EXPECT_EQ(line.base_runs, 3u);
+    EXPECT_NEAR(line.threshold, 0.05, 1e-12);  // the baseline's spread (~1 %) is below the minimum effect
+  }
+  EXPECT_EQ(result.figure, "each run's median per-iteration time");
+  EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/aa_new")}), 0);
+}
+
+TEST(Compare, TwentyPercentShiftIsSlower) {
+  const auto result = compare_folders("runs/aa_base", "runs/slower20");
+  for (const auto& line : result.lines) {
+    EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_GT(*line.change_low, 0.05);
+    EXPECT_NEAR(line.change, 0.20, 0.03);
+  }
+  EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/slower20")}), 1);
+  EXPECT_EQ(compare_folders("runs/slower20", "runs/aa_base").lines[0].verdict, Verdict::kFaster);
+  EXPECT_EQ(run_cli({"compare", data("runs/slower20"), data("runs/aa_base")}), 0);
+}
+
+TEST(Compare, FewRunsAreUnknownAndSayHowManyMore) {
+  // One run a side: no spread to measure; even a 30 % change is UNKNOWN (never a failure).
+  for (const auto* candidate : {"compare/same.json", "compare/slower.json", "compare/faster.json"}) {
+    const auto result = compare_folders("compare/base.json", candidate);
+    ASSERT_EQ(result.lines.size(), 1u);
+    EXPECT_EQ(result.lines[0].verdict, Verdict::kUnknown) << candidate;
+    EXPECT_EQ(result.lines[0].more_runs, std::optional<std::size_t>(2)) << candidate;
+    EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data(candidate)}), 0) << candidate;
+  }
+  EXPECT_NEAR(compare_folders("compare/base.json", "compare/slower.json").lines[0].change, 0.30, 1e-9);
+  // Three against two: still UNKNOWN, at least one more run.
+  const auto result = compare_folders("runs/aa_base", "runs/two_runs");
+  for (const auto& line : result.lines) {
+    EXPECT_EQ(line.verdict, Verdict::kUnknown);
+    ASSERT_TRUE(line.more_runs.has_value());
+    EXPECT_GE(*line.more_runs, 1u);
+  }
+  const std::string note = compare_document(result, CompareOptions{}).notes.front();
+  EXPECT_NE(note.find("verdict: UNKNOWN"), std::string::npos) << note;
+  EXPECT_NE(note.find("more runs a side would decide"), std::string::npos) << note;
+}
+
+TEST(Compare, AnotherMachineIsUnknownWithOneLine) {
+  const auto base = load_reports({data("runs/aa_base")});
+  const auto other = load_reports({data("runs/other_machine")});
+  const auto difference = fingerprint_difference(fingerprint_of(base, {data("runs/aa_base")}), fingerprint_of(other, {data("runs/other_machine")}));
+  ASSERT_TRUE(difference.has_value());
+  EXPECT_EQ(difference->find('\n'), std::string::npos);
+  // The same machine, recorded on another date, is the same fingerprint.
+  EXPECT_FALSE(fingerprint_difference(fingerprint_of(base, {data("runs/aa_base")}),
+                                      fingerprint_of(load_reports({data("runs/aa_new")}), {data("runs/aa_new")})));
+  // Even a 20 % slowdown on another machine is UNKNOWN, never SLOWER: exit 0.
+  auto result = compare_reports(base, load_reports({data("runs/slower20")}), CompareOptions{});
+  mark_machine_mismatch(result, *difference);
+  EXPECT_FALSE(result.any_slower());
+  EXPECT_EQ(result.count(Verdict::kUnknown), result.lines.size());
+  EXPECT_EQ(run_cli({"compare", data("runs/other_machine"), data("runs/aa_new")}), 0);
+  EXPECT_THROW(parse_fingerprint_text("cpu_model=x\nno equals sign\n", "f.txt"), InputError);
+}
+
+TEST(Compare, InjectedSlowdownIsRefusedAsBaseAndAcceptedAsNew) {
+  EXPECT_EQ(run_cli({"compare", data("runs/injected"), data("runs/aa_new")}), 2);
+  EXPECT_THROW(compare_folders("runs/injected", "runs/aa_new"), InputError);
+  const auto result = compare_folders("runs/aa_base", "runs/injected");
+  EXPECT_EQ(result.count(Verdict::kSlower), 3u);  // the injected 10 % is found, in both rows and as a whole
+  ASSERT_FALSE(result.notes.empty());
+  EXPECT_NE(result.notes.front().find("--inject-slowdown 10%"), std::string::npos);
+}
+
+TEST(Compare, HolmKeepsManyRowsFromFailingByChance) {
+  // Ten rows, each with one-sided p = 0.03 against the threshold: each alone is "SLOWER" at alpha
+  // 0.05, but not as a family of ten.
+  EXPECT_EQ(holm_rejections(std::vector<double>(10, 0.03), 0.05), std::vector<bool>(10, false));
+  EXPECT_EQ(holm_rejections({0.001, 0.03, 0.2}, 0.05), (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(holm_rejections({0.001, 0.02, 0.04}, 0.05), (std::vector<bool>{true, true, true}));
+  CompareOptions per_row;
+  per_row.holm = false;
+  EXPECT_EQ(compare_folders("runs/aa_base", "runs/slower20", per_row).count(Verdict::kSlower), 3u);
+  EXPECT_EQ(compare_folders("runs/aa_base", "runs/slower20").count(Verdict::kSlower), 3u);  // a clear shift survives
+}
+
+TEST(Compare, PairedRunsCancelSharedDrift) {
+  // Paired by file name: the runs' levels are shared by both sides of a pair, so drift cancels.
+  CompareOptions options;
+  options.paired = true;
+  const auto result = compare_folders("runs/aa_base", "runs/aa_new", options);
+  EXPECT_TRUE(result.paired);
+  // Different file names do not pair: the comparison falls back to unpaired intervals, and says so.
+  const auto unpaired = compare_folders("compare/base.json", "compare/same.json", options);
+  EXPECT_FALSE(unpaired.paired);
 }
 
 TEST(Compare, ExitCodes) {
-  EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("compare/same.json")}), 0);
-  EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("compare/slower.json")}), 1);
-  EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("compare/faster.json")}), 0);
-  EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("compare/slower.json"), "--min-effect", "40%"}), 0);
+  EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/slower20"), "--min-effect", "40%"}), 0);
   EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("bad/broadcast.json")}), 2);
   EXPECT_EQ(run_cli({"compare", data("compare/base.json")}), 2);
+}
+
+TEST(History, FindsTheStepAndNothingInAFlatSeries) {
+  const HistoryOptions options;
+  const auto step = compute_history(load_reports({data("history/step")}), options);
+  ASSERT_EQ(step.series.size(), 2u);
+  for (const auto& series : step.series) {
+    ASSERT_EQ(series.changes.size(), 1u) << describe_key(series.key);
+    EXPECT_EQ(series.changes[0].index, 20u);
+    EXPECT_NEAR(series.changes[0].change, 0.10, 0.03);
+    EXPECT_TRUE(series.regressed());
+  }
+  EXPECT_EQ(run_cli({"history", data("history/step")}), 1);
+  const auto flat = compute_history(load_reports({data("history/flat")}), options);
+  for (const auto& series : flat.series) EXPECT_TRUE(series.changes.empty()) << describe_key(series.key);
+  EXPECT_EQ(run_cli({"history", data("history/flat")}), 0);
+  // The step is reported at the first run after it, by that run's start time.
+  EXPECT_EQ(step.series[0].points[20].time, "2026-03-01T20:00:00Z");
+}
+
+TEST(History, ChangePointsOnKnownValues) {
+  HistoryOptions options;
+  std::vector<double> values(24, 100.0);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] += (i % 3) * 0.5;  // tiny wiggle
+  EXPECT_TRUE(find_change_points(values, options, false).empty());
+  for (std::size_t i = 12; i < values.size(); ++i) values[i] *= 0.8;  // 20 % faster from 12 on
+  const auto changes = find_change_points(values, options, false);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].index, 12u);
+  EXPECT_LT(changes[0].change, 0);
+  // Below the minimum change it is not a change.
+  options.min_change = 0.30;
+  EXPECT_TRUE(find_change_points(values, options, false).empty());
+  EXPECT_EQ(parse_utc_time("1970-01-02T00:00:00Z"), std::optional<std::int64_t>(86400));
+  EXPECT_FALSE(parse_utc_time("yesterday").has_value());
 }
 
 TEST(Malformed, EveryBadInputIsExitTwo) {
@@ -261,6 +410,52 @@ TEST(Plot, DataAndScriptWithoutGnuplot) {
   EXPECT_THROW(write_plot(reports, PlotMetric::kTime, dir + "/plot.gif"), InputError);
 }
 
+TEST(Plot, SizeTicksAre1024Based) {
+  EXPECT_EQ(size_tick_label(8), "8");
+  EXPECT_EQ(size_tick_label(1024), "1K");
+  EXPECT_EQ(size_tick_label(32768), "32K");
+  EXPECT_EQ(size_tick_label(1048576), "1M");
+  EXPECT_EQ(size_tick_label(std::uint64_t{32} << 20), "32M");
+  EXPECT_EQ(size_tick_label(std::uint64_t{1} << 30), "1G");
+  const auto reports = load_reports({data("scaling")});
+  const std::string script = plot_script_text(plot_series(reports, PlotMetric::kTime), PlotMetric::kTime, "t", "d.dat", "x.png");
+  EXPECT_NE(script.find("set xtics ('1K' 1024"), std::string::npos) << script;
+  EXPECT_NE(script.find("'1M' 1048576"), std::string::npos) << script;
+  EXPECT_EQ(script.find("kB"), std::string::npos) << script;  // no 1000-based labels
+  EXPECT_EQ(script.find("%cB"), std::string::npos) << script;
+  // The legend sits below the plot and names only what differs between the lines.
+  EXPECT_NE(script.find("set key outside below"), std::string::npos);
+  EXPECT_NE(script.find("title 'np=1'"), std::string::npos) << script;
+}
+
+TEST(Plot, OneFilePerBenchmarkForAMixedFolder) {
+  const std::string dir = ::testing::TempDir() + "/mixed_plot";
+  std::filesystem::create_directories(dir);
+  const auto reports = load_reports({data("scaling/np2.json"), data("bad/broadcast.json")});
+  const auto files = write_plots(reports, "", dir + "/busbw.svg", "/nonexistent/gnuplot");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].image_path, dir + "/busbw-all_reduce.svg");
+  EXPECT_EQ(files[1].image_path, dir + "/busbw-broadcast.svg");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/busbw-broadcast.gp"));
+  EXPECT_EQ(run_cli({"plot", data("scaling/np2.json"), data("bad/broadcast.json"), "--out", dir + "/x.svg", "--gnuplot", "/nonexistent/gnuplot"}), 0);
+  // One benchmark keeps the name it was given.
+  EXPECT_EQ(write_plots(load_reports({data("scaling")}), "time", dir + "/one.svg", "/nonexistent/gnuplot").at(0).image_path, dir + "/one.svg");
+}
+
+TEST(Plot, CompareAndHistoryScripts) {
+  const auto result = compare_folders("runs/aa_base", "runs/slower20");
+  std::vector<std::string> data_text;
+  const std::string script = compare_plot_script_text(result, "all_reduce", "c.dat", "c.png", report::row_kind_spec(report::RowKind::kCollective), &data_text);
+  EXPECT_NE(script.find("'SLOWER (2)'"), std::string::npos) << script;
+  EXPECT_NE(script.find("yerrorbars"), std::string::npos);
+  EXPECT_NE(script.find("'64K' 65536"), std::string::npos) << script;
+  ASSERT_EQ(data_text.size(), 1u);
+  const auto history = compute_history(load_reports({data("history/step")}), HistoryOptions{});
+  const std::string history_script = history_plot_script_text(history, "all_reduce", "h.dat", "h.png");
+  EXPECT_NE(history_script.find("set arrow 1 from " + std::to_string(*parse_utc_time("2026-03-01T20:00:00Z"))), std::string::npos) << history_script;
+  EXPECT_EQ(history_script.find("set arrow 2 "), std::string::npos);  // both series changed at the same time: one mark
+}
+
 // Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).
 std::string kinds(const std::string& name) { return data("../kinds/" + name); }
 
@@ -271,7 +466,7 @@ TEST(ReportKinds, EveryCommandReadsEveryKind) {
       EXPECT_EQ(run_cli({"table", kinds(name), "--format", format}), 0) << name << " " << format;
     }
     EXPECT_EQ(run_cli({"table", kinds(name), "--summary", "yes"}), 0) << name;
-    EXPECT_EQ(run_cli({"compare", kinds(name), kinds(name)}), 0) << name;
+    EXPECT_EQ(run_cli({"compare", kinds(name), kinds(name)}), 0) << name;  // one run a side: UNKNOWN, exit 0
     EXPECT_EQ(run_cli({"plot", kinds(name), "--out", dir + "/kind.svg", "--gnuplot", "/nonexistent/gnuplot"}), 0) << name;
   }
   EXPECT_EQ(run_cli({"scaling", kinds("membw_v1.json")}), 0);
@@ -292,26 +487,26 @@ TEST(ReportKinds, OldLayoutsReadAsTheirKind) {
 
 TEST(ReportKinds, CompareGivesAVerdictPerShape) {
   // A 1.0 report against a 2.0 one of the same benchmark: 256^3 is 50 % slower, the rest the same.
+  // One run a side measures no spread, so every verdict is UNKNOWN; the change is still there.
   const auto result = compare_reports(load_reports({kinds("matmul_v1.json")}), load_reports({kinds("matmul_v2_slower.json")}), CompareOptions{});
-  ASSERT_EQ(result.lines.size(), 3u);
+  ASSERT_EQ(result.lines.size(), 4u);  // three shapes and the benchmark as a whole
   EXPECT_EQ(key_value(result.lines[0].key, "shape"), "100x60x300");
-  EXPECT_EQ(result.lines[0].verdict, Verdict::kSame);
   EXPECT_EQ(key_value(result.lines[1].key, "shape"), "128x128x128");
-  EXPECT_EQ(result.lines[1].verdict, Verdict::kSame);
   EXPECT_EQ(key_value(result.lines[2].key, "shape"), "256x256x256");
   EXPECT_EQ(key_value(result.lines[2].key, "dtype"), "float32");
-  EXPECT_EQ(result.lines[2].verdict, Verdict::kSlower);
+  for (const auto& line : result.lines) EXPECT_EQ(line.verdict, Verdict::kUnknown);
+  EXPECT_NEAR(result.lines[0].change, 0, 1e-12);
   EXPECT_NEAR(result.lines[2].change, 0.5, 1e-12);
-  EXPECT_EQ(run_cli({"compare", kinds("matmul_v1.json"), kinds("matmul_v2_slower.json")}), 1);
-  EXPECT_EQ(run_cli({"compare", kinds("matmul_v2_slower.json"), kinds("matmul_v1.json")}), 0);  // faster
+  EXPECT_EQ(run_cli({"compare", kinds("matmul_v1.json"), kinds("matmul_v2_slower.json")}), 0);
 }
 
 TEST(ReportKinds, ProbesCompareTheirHeadlineRate) {
   const auto reports = load_reports({kinds("envcheck_v1.json")});
   const auto result = compare_reports(reports, reports, CompareOptions{});
-  ASSERT_EQ(result.lines.size(), 2u);
+  ASSERT_EQ(result.lines.size(), 3u);  // two ranks and the job as a whole
   EXPECT_EQ(result.measure, "probes.gemm_gflops");
-  EXPECT_EQ(result.lines[0].verdict, Verdict::kSame);
+  EXPECT_EQ(result.lines[0].verdict, Verdict::kUnknown);  // one run a side
+  EXPECT_NEAR(result.lines[0].change, 0, 1e-12);
 }
 
 TEST(ReportKinds, KindsThatCannotBeCombinedAreRefused) {
@@ -345,6 +540,18 @@ TEST(ReportKinds, PlotsTheHeadlineAgainstTheSizeAxis) {
   const std::string script = plot_script_text(series, "tflops", "t", "d.dat", "x.svg", report::row_kind_spec(report::RowKind::kGemm));
   EXPECT_NE(script.find("TFLOP/s"), std::string::npos);
   EXPECT_EQ(script.find("%cB"), std::string::npos);  // m*n*k is not a byte count
+}
+
+TEST(Ab, CommandsSplitAtTheSeparator) {
+  AbOptions options;
+  split_ab_commands({"old/all_reduce_perf", "-b", "8", ":::", "new/all_reduce_perf", "-b", "8"}, options);
+  EXPECT_EQ(options.command_a, (std::vector<std::string>{"old/all_reduce_perf", "-b", "8"}));
+  EXPECT_EQ(options.command_b, (std::vector<std::string>{"new/all_reduce_perf", "-b", "8"}));
+  EXPECT_THROW(split_ab_commands({"a", "b"}, options), InputError);
+  EXPECT_THROW(split_ab_commands({"a", ":::"}, options), InputError);
+  EXPECT_THROW(split_ab_commands({"a", ":::", "b", ":::", "c"}, options), InputError);
+  EXPECT_EQ(run_cli({"ab", "--out", ::testing::TempDir() + "/ab_bad", "--", "a", "b"}), 2);
+  EXPECT_EQ(run_cli({"ab", "--runs", "4", "--max-runs", "3", "--out", ::testing::TempDir() + "/ab_bad", "--", "a", ":::", "b"}), 2);
 }
 
 TEST(Sweep, GridAndCommandsWithoutAShell) {

@@ -84,3 +84,48 @@ write("bad/unknown_schema.json", bad_schema)
 write("bad/no_rows.json", report("all_reduce", 2, []))
 write("bad/broadcast.json", report("broadcast", 2, [row(1024, 10.0, 2)]))
 write("partial/np2_partial.json", report("all_reduce", 2, [row(1024, 20.0, 2)], status="partial"))
+
+# Runs as the unit of evidence (compare on folders of repeated runs). Each run has 30 samples
+# around its own level; the levels of runs differ by about 1 % (run-to-run noise) and samples
+# within a run by about 3 %, with an odd preempted iteration, as on a quiet machine. A fixed seed
+# keeps the files the same on every regeneration.
+import random
+rng = random.Random(20261123)
+
+
+def run_samples(level):
+    samples = [level * rng.lognormvariate(0, 0.03) for _ in range(30)]
+    samples[rng.randrange(30)] *= 4  # one preempted iteration: medians shrug it off
+    return samples
+
+
+def run_report(scale, start_time, options=None):
+    rows = []
+    for size, level in [(65536, 40.0), (262144, 120.0)]:
+        rows.append(row(size, 0, 2, samples=run_samples(level * scale * rng.lognormvariate(0, 0.01))))
+    document = report("all_reduce", 2, rows)
+    document["context"]["start_time"] = start_time
+    if options:
+        document["context"]["options"] = options
+    return document
+
+
+for side, scale in [("aa_base", 1.0), ("aa_new", 1.0), ("slower20", 1.20)]:
+    for run in (1, 2, 3):
+        write(f"runs/{side}/run-{run}.json", run_report(scale, f"2026-01-01T0{run}:00:00Z"))
+write("runs/aa_base/fingerprint.txt", "cpu_model=Fixture CPU 9000\ncores=2\nmpi=Open MPI 4.1.4\ndate=2026-01-01\n")
+write("runs/aa_new/fingerprint.txt", "cpu_model=Fixture CPU 9000\ncores=2\nmpi=Open MPI 4.1.4\ndate=2026-02-01\n")
+for run in (1, 2, 3):
+    write(f"runs/other_machine/run-{run}.json", run_report(1.0, f"2026-01-01T0{run}:00:00Z"))
+write("runs/other_machine/fingerprint.txt", "cpu_model=Another CPU 1\ncores=64\nmpi=Open MPI 4.1.4\n")
+for run in (1, 2):
+    write(f"runs/two_runs/run-{run}.json", run_report(1.0, f"2026-01-01T0{run}:00:00Z"))
+for run in (1, 2, 3):
+    write(f"runs/injected/run-{run}.json", run_report(1.10, f"2026-01-01T0{run}:00:00Z", {"inject_slowdown_percent": 10}))
+
+# History: 30 dated runs an hour apart; "step" is 10 % slower from run 20 (index 20) on, "flat" never changes.
+for name, step_at in [("step", 20), ("flat", None)]:
+    for index in range(30):
+        scale = 1.10 if step_at is not None and index >= step_at else 1.0
+        hour = f"2026-03-{1 + index // 24:02d}T{index % 24:02d}:00:00Z"
+        write(f"history/{name}/run-{index:02d}.json", run_report(scale, hour))

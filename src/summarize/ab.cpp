@@ -1,0 +1,110 @@
+#include "summarize/ab.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include "report/report_json.h"
+#include "summarize/input_error.h"
+#include "summarize/process.h"
+
+namespace collbench::summarize {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One side as a one-point sweep, so the launcher, -J and tags are the sweep's.
+SweepOptions side_as_sweep(const AbOptions& options, const std::vector<std::string>& command, const std::string& dir) {
+  SweepOptions sweep;
+  sweep.world_sizes = {options.world_size};
+  sweep.launcher = options.launcher;
+  sweep.np_flag = options.np_flag;
+  sweep.out_dir = dir;
+  sweep.bench = command;
+  sweep.timeout_s = options.timeout_s;
+  sweep.as_root = options.as_root;
+  return sweep;
+}
+
+bool holds_reports(const std::string& dir) {
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return false;
+  for (const auto& entry : fs::directory_iterator(dir, error)) {
+    if (entry.path().extension() == ".json") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void split_ab_commands(const std::vector<std::string>& words, AbOptions& options) {
+  const auto separator = std::find(words.begin(), words.end(), ":::");
+  if (separator == words.end() || std::find(separator + 1, words.end(), ":::") != words.end()) {
+    throw InputError("ab: expects -- CMD_A ::: CMD_B (one ':::' between the two commands)");
+  }
+  options.command_a.assign(words.begin(), separator);
+  options.command_b.assign(separator + 1, words.end());
+  if (options.command_a.empty() || options.command_b.empty()) throw InputError("ab: a command on each side of ':::'");
+}
+
+AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
+  if (options.runs < 1 || options.max_runs < options.runs) throw InputError("ab: --runs >= 1 and --max-runs >= --runs");
+  if (options.out_dir.empty()) throw InputError("ab: --out DIR is required");
+  const std::string dir_a = options.out_dir + "/A", dir_b = options.out_dir + "/B";
+  const SweepOptions side_a = side_as_sweep(options, options.command_a, dir_a);
+  const SweepOptions side_b = side_as_sweep(options, options.command_b, dir_b);
+  validate(side_a);
+  validate(side_b);
+  if (holds_reports(dir_a) || holds_reports(dir_b)) {
+    throw InputError("ab: " + options.out_dir + " already holds reports of an earlier comparison; use a new --out folder");
+  }
+  std::error_code error;
+  fs::create_directories(dir_a, error);
+  fs::create_directories(dir_b, error);
+  if (!fs::is_directory(dir_a) || !fs::is_directory(dir_b)) throw InputError(options.out_dir + ": cannot create folder");
+
+  const auto start = std::chrono::steady_clock::now();
+  InterruptGuard interrupts;
+  AbOutcome outcome;
+  std::vector<LoadedReport> reports_a, reports_b;
+  for (int run = 1; run <= options.max_runs; ++run) {
+    for (const auto* side : {&side_a, &side_b}) {
+      const char* name = side == &side_a ? "A" : "B";
+      const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
+      const std::string report_path = side->out_dir + "/" + point.name + ".json";
+      const std::string log_path = side->out_dir + "/" + point.name + ".log";
+      std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
+      std::fflush(progress);
+      const ProcessOutcome result = run_process({point_command(*side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
+      if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
+                                                 " (log " + log_path + ")");
+      try {
+        (side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
+      } catch (const report::ReportFormatError& e) {
+        throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " left no readable report: " + e.what());
+      }
+    }
+    if (run < options.runs) continue;
+    require_single_kind(reports_a);
+    require_single_kind(reports_b);
+    outcome.result = compare_reports(reports_a, reports_b, options.compare);
+    outcome.runs_a_side = run;
+    const std::size_t undecided = outcome.result.count(Verdict::kUnknown);
+    std::fprintf(progress, "[ab] after %d runs a side: %zu of %zu rows undecided\n", run, undecided, outcome.result.lines.size());
+    if (undecided == 0) break;
+  }
+  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  outcome.document = compare_document(outcome.result, options.compare);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.1f s", outcome.wall_s);
+  const std::string line = "ab: A = BASE (" + options.command_a.front() + "), B = NEW (" + options.command_b.front() + "); " +
+                           std::to_string(outcome.runs_a_side) + " runs a side, interleaved, " + seconds + "; reports in " + dir_a +
+                           " and " + dir_b;
+  outcome.document.notes.push_back(line);
+  outcome.document.extra["runs_a_side"] = outcome.runs_a_side;
+  outcome.document.extra["wall_s"] = outcome.wall_s;
+  return outcome;
+}
+
+}  // namespace collbench::summarize

@@ -1,0 +1,43 @@
+// collbench ab: two commands run interleaved (A B A B ...), a report each run, compared run by
+// run until the verdict is clear. Interleaving spreads slow drift of the machine over both sides
+// instead of charging it to whichever side ran second.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "summarize/compare.h"
+#include "summarize/sweep.h"
+
+namespace collbench::summarize {
+
+struct AbOptions {
+  int runs = 3;       // runs a side before the first verdict
+  int max_runs = 10;  // runs a side at most, while rows stay UNKNOWN
+  int world_size = 1;
+  std::vector<std::string> launcher;  // as sweep: empty is this machine's mpirun, {"none"} runs directly
+  std::string np_flag;
+  double timeout_s = 0;
+  bool as_root = false;
+  std::string out_dir;  // DIR/A and DIR/B receive run-K.json and run-K.log
+  std::vector<std::string> command_a, command_b;
+  CompareOptions compare;
+};
+
+// Splits "CMD_A ::: CMD_B" (the words after --). Throws InputError without exactly one ":::" or
+// with an empty side.
+void split_ab_commands(const std::vector<std::string>& words, AbOptions& options);
+
+struct AbOutcome {
+  CompareResult result;
+  Document document;
+  int runs_a_side = 0;
+  double wall_s = 0;
+};
+
+// Throws InputError for bad options or a folder that already holds ab reports; std::runtime_error
+// when a run fails (its log named).
+AbOutcome run_ab(const AbOptions& options, std::FILE* progress);
+
+}  // namespace collbench::summarize

@@ -1,0 +1,64 @@
+// collbench history: dated runs of the same benchmark in, the points where a row's figure changed
+// out. One figure per run and row (as compare uses), ordered by the run's start time; change
+// points by binary segmentation, each split confirmed by a permutation test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "summarize/document.h"
+#include "summarize/series.h"
+
+namespace collbench::summarize {
+
+struct HistoryOptions {
+  double min_change = 0.05;      // a split whose segments' medians differ by less is not a change
+  double alpha = 0.05;           // each split's permutation-test level: the false-change rate per test
+  int permutations = 999;
+  std::size_t min_segment = 3;   // runs on each side of a change: one odd run is never a change
+};
+
+struct HistoryPoint {
+  std::string time;        // context.start_time
+  std::int64_t epoch_s = 0;
+  std::string path;        // the report
+  double value = 0;        // the run's figure: time (us), or the headline rate
+};
+
+struct HistoryChange {
+  std::size_t index = 0;   // the first point after the change
+  double before = 0, after = 0;  // medians of the segments on either side
+  double change = 0;       // after / before - 1 for times (before / after - 1 for rates): positive is slower
+  double p_value = 1;
+};
+
+struct HistorySeries {
+  SeriesKey key;           // row_identity
+  std::uint64_t size = 0;
+  std::vector<HistoryPoint> points;  // by time
+  std::vector<HistoryChange> changes;  // by index
+  bool regressed() const { return !changes.empty() && changes.back().change > 0; }
+};
+
+struct HistoryResult {
+  std::vector<HistorySeries> series;
+  std::string measure = "us";
+  std::string figure;      // which run-level figure, in words
+  std::size_t reports = 0;
+  std::size_t regressions() const;  // series whose latest change is a slowdown
+};
+
+// Change points of one series of positive values, on the log scale. Deterministic: the
+// permutations come from a fixed seed. `higher_is_better`: the values are rates.
+std::vector<HistoryChange> find_change_points(const std::vector<double>& values, const HistoryOptions& options, bool higher_is_better);
+
+// Throws InputError for a report without a start time or a bad option.
+HistoryResult compute_history(const std::vector<LoadedReport>& reports, const HistoryOptions& options);
+
+Document history_document(const HistoryResult& result, const HistoryOptions& options);
+
+// "2025-01-01T00:00:00Z" -> seconds since 1970 (UTC); nullopt when it does not parse.
+std::optional<std::int64_t> parse_utc_time(const std::string& text);
+
+}  // namespace collbench::summarize

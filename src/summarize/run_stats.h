@@ -1,0 +1,50 @@
+// Statistics over run-level figures: one number per run (a row's time in that run), never the
+// per-iteration samples, which are correlated within a run and make ordinary drift look certain.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace collbench::summarize {
+
+// The Student t distribution's quantile: P(T <= t) = probability, for 0 < probability < 1 and
+// degrees_of_freedom > 0 (fractional, as Welch's approximation gives).
+double student_t_quantile(double probability, double degrees_of_freedom);
+// P(T > t).
+double student_t_upper_tail(double t, double degrees_of_freedom);
+
+// A Welch (unequal-variance) t interval on mean(new logs) - mean(base logs): the log of the ratio
+// of the two sides' geometric means. Each bound is one-sided at `one_sided_error`, so the interval
+// covers the true ratio with probability 1 - 2 * one_sided_error.
+struct LogRatioInterval {
+  double estimate = 0;   // mean(new) - mean(base), in log space
+  double low = 0, high = 0;
+  double base_spread = 0, new_spread = 0;  // sample standard deviations of the logs (about the runs' CV)
+  double degrees_of_freedom = 0;
+  double standard_error = 0;  // of the estimate
+  bool paired = false;      // from pairs of runs made back to back (ab): base_spread = new_spread = pair_spread / sqrt(2)
+  double pair_spread = 0;   // standard deviation of the pairs' log ratios
+};
+// Needs at least 2 values a side.
+LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const std::vector<double>& new_logs, double one_sided_error);
+
+// A paired t interval: `log_ratios` holds log(new / base) of runs made side by side (A B A B ...),
+// which share the machine's state at the time, so its drift cancels. Needs at least 2 pairs.
+LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error);
+
+// The interval's half-width with `extra` more runs on each side, assuming the spreads stay as measured.
+double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs, std::size_t extra,
+                       double one_sided_error);
+
+// One-sided p-value of "the log ratio is above `threshold`" being false: small when the interval's
+// evidence puts the ratio above it.
+double p_value_above(const LogRatioInterval& interval, double threshold);
+
+// Holm's step-down over a family of p-values: which hypotheses are rejected at family-wise `alpha`.
+std::vector<bool> holm_rejections(const std::vector<double>& p_values, double alpha);
+
+double mean_of(const std::vector<double>& values);
+double standard_deviation(const std::vector<double>& values);  // n - 1; 0 for fewer than 2 values
+
+}  // namespace collbench::summarize
