@@ -16,7 +16,6 @@
 #include "summarize/document.h"
 #include "summarize/input_error.h"
 #include "summarize/load.h"
-#include "summarize/mann_whitney.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
@@ -132,39 +131,6 @@ TEST(GeometricMean, KnownValues) {
   EXPECT_DOUBLE_EQ(geometric_mean({4.0, 1.0}), 2.0);
   EXPECT_NEAR(geometric_mean({2.0, 8.0, 4.0}), 4.0, 1e-12);
   EXPECT_DOUBLE_EQ(geometric_mean({}), 0.0);
-}
-
-TEST(MannWhitney, ExactSmallSamples) {
-  // Completely separated 5 vs 5: U = 0, two-sided exact p = 2 / C(10, 5) = 2 / 252.
-  const auto separated = mann_whitney_u({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10});
-  EXPECT_TRUE(separated.exact);
-  EXPECT_DOUBLE_EQ(separated.u, 0);
-  EXPECT_NEAR(separated.p_value, 2.0 / 252.0, 1e-12);
-  // Interleaved: U = 12 of 25 -> p = 1 (the middle of the distribution).
-  const auto interleaved = mann_whitney_u({1, 3, 5, 7, 9}, {2, 4, 6, 8, 10});
-  EXPECT_DOUBLE_EQ(interleaved.u, 10);
-  EXPECT_NEAR(interleaved.p_value, 0.6904761904761905, 1e-12);  // 2 * P(U <= 10), counted by hand-checked enumeration
-  // 3 vs 3 separated: 2 / C(6, 3) = 0.1: too few values to ever be significant at 0.05.
-  EXPECT_NEAR(mann_whitney_u({1, 2, 3}, {4, 5, 6}).p_value, 0.1, 1e-12);
-}
-
-TEST(MannWhitney, NormalApproximationWithTies) {
-  // All values equal: no evidence of a difference.
-  EXPECT_DOUBLE_EQ(mann_whitney_u(std::vector<double>(30, 1.0), std::vector<double>(30, 1.0)).p_value, 1.0);
-  // 30 vs 30 separated: the normal approximation gives a tiny p.
-  std::vector<double> low, high;
-  for (int i = 0; i < 30; ++i) {
-    low.push_back(i);
-    high.push_back(100 + i);
-  }
-  const auto result = mann_whitney_u(low, high);
-  EXPECT_FALSE(result.exact);
-  EXPECT_DOUBLE_EQ(result.u, 0);
-  // z = (450 - 0.5) / sqrt(30*30*61/12) = 6.6518...; p = erfc(z / sqrt 2)
-  EXPECT_NEAR(result.p_value, std::erfc((450 - 0.5) / std::sqrt(30.0 * 30 * 61 / 12) / std::sqrt(2.0)), 1e-15);
-  EXPECT_LT(result.p_value, 1e-9);
-  // Symmetric: swapping the samples keeps p.
-  EXPECT_DOUBLE_EQ(mann_whitney_u(high, low).p_value, result.p_value);
 }
 
 LogRatioInterval interval_of(double low, double high) {
