@@ -160,14 +160,11 @@ class SummaryBuilder {
 // Recomputes the summary from the rows.
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
-}  // namespace collbench::report
-
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
 // The same schema family as above (schema_version, benchmark, status, context, results, summary),
 // with rows that fit GEMM and STREAM. Every rank measures its own device, so each row carries every
 // rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
 // "tflops" for GEMM, "gbps" (1e9 B/s) for memory.
-namespace collbench::report {
 
 struct ThroughputRank {
   int rank = 0;

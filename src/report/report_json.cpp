@@ -43,6 +43,25 @@ json row_to_json(const ResultRow& row) {
   return out;
 }
 
+json context_json(const Context& context) {
+  json ranks = json::array();
+  for (const auto& rank : context.ranks) {
+    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
+                     {"device", rank.device}, {"pid", rank.pid}});
+  }
+  return {{"argv", context.argv},
+          {"start_time", context.start_time},
+          {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
+          {"world_size", context.world_size},
+          {"hosts", context.hosts},
+          {"ranks", ranks},
+          {"backend", context.backend},
+          {"versions", context.versions},
+          {"env", context.env},
+          {"options", context.options},
+          {"tags", context.tags}};
+}
+
 // Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
 class Reader {
  public:
@@ -316,12 +335,6 @@ nlohmann::json to_json(const Summary& summary) {
 // The summary is recomputed from the rows being written, so a report can never disagree with
 // itself whatever the caller kept in report.summary.
 nlohmann::json to_json(const Report& report) {
-  json ranks = json::array();
-  for (const auto& rank : report.context.ranks) {
-    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
-                     {"device", rank.device}, {"pid", rank.pid}});
-  }
-  const Context& context = report.context;
   json results = json::array();
   for (const auto& row : report.results) results.push_back(row_to_json(row));
   json skipped = json::array();
@@ -330,18 +343,7 @@ nlohmann::json to_json(const Report& report) {
       {"schema_version", report.schema_version_text},
       {"benchmark", report.benchmark},
       {"status", report.status},
-      {"context",
-       {{"argv", context.argv},
-        {"start_time", context.start_time},
-        {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
-        {"world_size", context.world_size},
-        {"hosts", context.hosts},
-        {"ranks", ranks},
-        {"backend", context.backend},
-        {"versions", context.versions},
-        {"env", context.env},
-        {"options", context.options},
-        {"tags", context.tags}}},
+      {"context", context_json(report.context)},
       {"results", results},
       {"skipped", skipped},
       {"summary", to_json(summarize_rows(report.results))},
@@ -438,19 +440,8 @@ Report read_report_file(const std::string& path) {
   }
 }
 
-}  // namespace collbench::report
-
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
-namespace collbench::report {
 namespace {
-
-using nlohmann::json;
-
-json context_json(const Context& context) {
-  Report carrier;  // the collective report's writer owns the context layout; reuse it
-  carrier.context = context;
-  return to_json(carrier)["context"];
-}
 
 json optional_integer(const std::optional<std::int64_t>& value) { return value ? json(*value) : json(nullptr); }
 
