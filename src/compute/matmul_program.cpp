@@ -97,7 +97,7 @@ int MatmulBenchmark::measure(RunContext& run) {
                                            gemm, run.watchdog, step);
         const TimeStats& mine = timed.mine;
         const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-        MyFigures figures;
+        report::ThroughputRank figures;
         figures.time_us = mine;
         figures.rate = flops / (mine.mean * 1e-6) / 1e12;
         bool peak_is_estimate = false;

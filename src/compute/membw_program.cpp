@@ -73,7 +73,7 @@ int MembwBenchmark::measure(RunContext& run) {
         LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
                                            run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
         const std::uint64_t counted = stream_bytes_counted(kernel, elements);
-        MyFigures figures;
+        report::ThroughputRank figures;
         figures.time_us = timed.mine;
         figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
         const auto peak = engine->peak_gbps();

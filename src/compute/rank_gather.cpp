@@ -16,7 +16,7 @@ double or_nan(const std::optional<double>& value) { return value ? *value : std:
 
 }  // namespace
 
-std::vector<report::ThroughputRank> gather_rank_figures(World& world, const MyFigures& mine) {
+std::vector<report::ThroughputRank> gather_rank_figures(World& world, const report::ThroughputRank& mine) {
   const auto ranks = static_cast<std::size_t>(world.size());
   std::vector<double> everyone(ranks * kSlots, 0.0);
   double* slot = &everyone[static_cast<std::size_t>(world.rank()) * kSlots];
