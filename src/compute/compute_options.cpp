@@ -99,13 +99,11 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
       if (o.probe_bytes < 1024) throw UsageError(f + " must be at least 1K, got '" + v + "'");
     });
   }
+  start_section(app, "Measurement");
   if (matmul || membw) {
-    start_section(app, "Measurement");
     add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
     add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
     add_integer(app, "-c,--check", "untimed checks after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
-  } else {
-    start_section(app, "Measurement");
   }
   add_run_flags(app, o);
   start_section(app, "Device");

@@ -40,10 +40,6 @@ double rate_over(double minimum_ms, Work&& work) {
   return static_cast<double>(units) / (elapsed_ms * 1e-3);
 }
 
-report::ThroughputSpread to_report(const Spread& spread) {
-  return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
-}
-
 // The probes: a GEMM and a triad workload in lock-step on every rank, then rank 0's verdict.
 class EnvcheckBenchmark final : public ComputeBenchmark {
  public:
@@ -61,49 +57,32 @@ class EnvcheckBenchmark final : public ComputeBenchmark {
   report::EnvcheckReport report_;
 };
 
-nlohmann::json my_inventory(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu) {
-  return {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
-          {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores}, {"affinity_cores", host.affinity_cores},
-          {"affinity", host.affinity_list}, {"numa_node", host.numa_node}, {"memory_bytes", host.memory_bytes},
-          {"vector_level", to_string(host.vector_level)}, {"openblas_corename", blas.corename},
-          {"openblas_config", blas.config}, {"openblas_warning", blas.warning}, {"mpi_version", world.library_version()},
-          {"gpu_present", gpu.present}, {"gpu_reason", gpu.reason}, {"gpu_name", gpu.name},
-          {"gpu_cc", gpu.compute_capability}, {"gpu_memory", gpu.memory_bytes}, {"gpu_pci", gpu.pci_bus_id},
-          {"gpu_driver", gpu.driver_version}, {"cuda_runtime", gpu.cuda_runtime_version}, {"nccl", gpu.nccl_version}};
-}
-
-report::EnvcheckRank rank_from(int rank, const nlohmann::json& j) {
-  report::EnvcheckRank out;
-  out.rank = rank;
-  out.host = j.at("host");
-  out.local_rank = j.at("local_rank");
-  out.pid = j.at("pid");
-  out.cpu_model = j.at("cpu_model");
-  out.online_cores = j.at("online_cores");
-  out.affinity_cores = j.at("affinity_cores");
-  out.affinity = j.at("affinity");
-  out.numa_node = j.at("numa_node");
-  out.memory_bytes = j.at("memory_bytes");
-  out.vector_level = j.at("vector_level");
-  out.openblas_corename = j.at("openblas_corename");
-  out.openblas_config = j.at("openblas_config");
-  out.openblas_warning = j.at("openblas_warning");
-  out.mpi_version = j.at("mpi_version");
-  out.gpu_present = j.at("gpu_present");
-  out.gpu_absent_reason = j.at("gpu_reason");
-  out.gpu_name = j.at("gpu_name");
-  out.gpu_compute_capability = j.at("gpu_cc");
-  out.gpu_memory_bytes = j.at("gpu_memory");
-  out.gpu_pci_bus_id = j.at("gpu_pci");
-  out.gpu_driver_version = j.at("gpu_driver");
-  out.cuda_runtime_version = j.at("cuda_runtime");
-  out.nccl_version = j.at("nccl");
-  out.probe_device = j.at("probe_device");
-  out.gemm_gflops_samples = j.at("gemm_samples").get<std::vector<double>>();
-  out.triad_gbps_samples = j.at("triad_samples").get<std::vector<double>>();
-  out.gemm_gflops = median(out.gemm_gflops_samples);
-  out.triad_gbps = median(out.triad_gbps_samples);
-  return out;
+// This rank's row as the report writes it; rank 0 adds the verdict (relative_speed, slow).
+nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
+                      const std::string& device, const std::vector<double>& gemm_samples,
+                      const std::vector<double>& triad_samples) {
+  nlohmann::json gpu_json = {{"present", gpu.present}};
+  if (gpu.present) {
+    gpu_json.update({{"name", gpu.name}, {"compute_capability", gpu.compute_capability},
+                     {"memory_bytes", gpu.memory_bytes}, {"pci_bus_id", gpu.pci_bus_id},
+                     {"driver_version", gpu.driver_version}, {"cuda_runtime_version", gpu.cuda_runtime_version},
+                     {"nccl_version", gpu.nccl_version}});
+  } else {
+    gpu_json["reason"] = gpu.reason;
+  }
+  return {{"kind", report::row_kind_spec(report::RowKind::kProbe).name},
+          {"rank", world.rank()},
+          {"inventory",
+           {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
+            {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores},
+            {"affinity_cores", host.affinity_cores}, {"affinity", host.affinity_list},
+            {"numa_node", host.numa_node}, {"memory_bytes", host.memory_bytes},
+            {"vector_level", to_string(host.vector_level)}, {"openblas_corename", blas.corename},
+            {"openblas_config", blas.config}, {"openblas_warning", blas.warning},
+            {"mpi_version", world.library_version()}, {"gpu", gpu_json}}},
+          {"probes",
+           {{"device", device}, {"gemm_gflops", median(gemm_samples)}, {"gemm_gflops_samples", gemm_samples},
+            {"triad_gbps", median(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
 int EnvcheckBenchmark::measure(RunContext& run) {
@@ -151,26 +130,24 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     if (run.watchdog) run.watchdog->progress();
   }
 
-  nlohmann::json mine = my_inventory(world, host, blas, gpu);
-  mine["probe_device"] = gemm->device();
-  mine["gemm_samples"] = gemm_samples;
-  mine["triad_samples"] = triad_samples;
-  const auto everyone = world.gather_strings(mine.dump());
+  const auto everyone = world.gather_strings(my_row(world, host, blas, gpu, gemm->device(), gemm_samples, triad_samples).dump());
   int exit_code = 0;
   if (leader) {
     std::vector<double> gemm_rates, triad_rates;
-    for (std::size_t rank = 0; rank < everyone.size(); ++rank) {
-      report_.results.push_back(rank_from(static_cast<int>(rank), nlohmann::json::parse(everyone[rank])));
-      gemm_rates.push_back(report_.results.back().gemm_gflops);
-      triad_rates.push_back(report_.results.back().triad_gbps);
+    for (const auto& text : everyone) {
+      report_.results.push_back(nlohmann::json::parse(text));
+      gemm_rates.push_back(report_.results.back()["probes"]["gemm_gflops"].get<double>());
+      triad_rates.push_back(report_.results.back()["probes"]["triad_gbps"].get<double>());
     }
     const auto relative = relative_speeds({gemm_rates, triad_rates});
     report_.slow_ranks = slow_ranks(relative, options.slow_factor);
     const Recommendation advice = recommend(relative, options.slow_factor);
-    for (auto& rank : report_.results) {
-      rank.relative_speed = relative[static_cast<std::size_t>(rank.rank)];
-      rank.slow = std::find(report_.slow_ranks.begin(), report_.slow_ranks.end(), rank.rank) != report_.slow_ranks.end();
-      if (!rank.openblas_warning.empty()) report_.warnings.push_back("rank " + std::to_string(rank.rank) + ": " + rank.openblas_warning);
+    for (auto& row : report_.results) {
+      const int rank = row["rank"].get<int>();
+      row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
+      row["slow"] = std::find(report_.slow_ranks.begin(), report_.slow_ranks.end(), rank) != report_.slow_ranks.end();
+      const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
+      if (!warning.empty()) report_.warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
     }
     auto& summary = report_.summary;
     summary.ranks = world.size();
@@ -182,8 +159,8 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     summary.spread_ratio = advice.spread_ratio;
     summary.weights = advice.weights;
     summary.exclude = advice.exclude;
-    summary.gemm_spread = to_report(spread_of(gemm_rates));
-    summary.triad_spread = to_report(spread_of(triad_rates));
+    summary.gemm_spread = spread_of(gemm_rates);
+    summary.triad_spread = spread_of(triad_rates);
     report_.status = "complete";
     report_.context.end_time = utc_timestamp_now();
     save();
@@ -194,12 +171,18 @@ int EnvcheckBenchmark::measure(RunContext& run) {
                 options.probe_repeats, options.probe_ms);
     std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
                 "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
-    for (const auto& rank : report_.results) {
-      const std::string gpu_text = rank.gpu_present ? rank.gpu_name + " cc" + rank.gpu_compute_capability : "none";
-      std::printf(" %5d %-16.16s %-28.28s %6d %9s %5d %-12.12s %-24.24s %10.2f %9.2f %8.3f %5s\n", rank.rank, rank.host.c_str(),
-                  rank.cpu_model.c_str(), rank.online_cores, rank.affinity.c_str(), rank.numa_node,
-                  rank.openblas_corename.c_str(), gpu_text.c_str(), rank.gemm_gflops, rank.triad_gbps, rank.relative_speed,
-                  rank.slow ? "SLOW" : "no");
+    for (const auto& row : report_.results) {
+      const auto& inventory = row["inventory"];
+      const auto& gpu_row = inventory["gpu"];
+      const std::string gpu_text = gpu_row["present"].get<bool>()
+                                       ? gpu_row["name"].get<std::string>() + " cc" + gpu_row["compute_capability"].get<std::string>()
+                                       : "none";
+      std::printf(" %5d %-16.16s %-28.28s %6d %9s %5d %-12.12s %-24.24s %10.2f %9.2f %8.3f %5s\n", row["rank"].get<int>(),
+                  inventory["host"].get<std::string>().c_str(), inventory["cpu_model"].get<std::string>().c_str(),
+                  inventory["online_cores"].get<int>(), inventory["affinity"].get<std::string>().c_str(),
+                  inventory["numa_node"].get<int>(), inventory["openblas_corename"].get<std::string>().c_str(), gpu_text.c_str(),
+                  row["probes"]["gemm_gflops"].get<double>(), row["probes"]["triad_gbps"].get<double>(),
+                  row["relative_speed"].get<double>(), row["slow"].get<bool>() ? "SLOW" : "no");
     }
     std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
     if (report_.slow_ranks.empty()) std::printf(" none");

@@ -11,7 +11,6 @@
 #include "compute/programs.h"
 #include "compute/rank_gather.h"
 #include "core/error.h"
-#include "harness/context.h"
 #include "harness/measurement_loop.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
@@ -21,16 +20,6 @@ namespace {
 
 constexpr int kCheckedEntries = 256;
 constexpr int kMaxRotatedSets = 16;
-
-std::unique_ptr<GemmEngine> choose_engine(const ComputeOptions& options, World& world, int threads) {
-  if (options.device != DeviceChoice::kCpu) {
-    std::string why_not;
-    auto gpu = make_gpu_gemm_engine(world.local_rank(), &why_not);
-    if (gpu) return gpu;
-    if (options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
-  }
-  return make_cpu_gemm_engine(threads);
-}
 
 // Enough input sets that one pass over them exceeds twice the cache, so no GEMM finds its inputs
 // left in cache by the previous one.
@@ -49,20 +38,11 @@ std::uint64_t set_bytes(const GemmShape& shape, GemmType type) {
 }
 
 // The GEMM workload: shapes x dtypes over a GEMM engine, each timed by the harness's loop.
-class MatmulBenchmark final : public ComputeBenchmark {
+class MatmulBenchmark final : public ThroughputBenchmark<report::MatmulRow> {
  public:
-  using ComputeBenchmark::ComputeBenchmark;
+  using ThroughputBenchmark::ThroughputBenchmark;
   MemoryNeed memory_need(int) const override;
   int measure(RunContext& run) override;
-
- private:
-  void save(RunContext& run) {
-    report_.summary = summarize_throughput(report_.results, &report::MatmulRow::tflops);
-    run.report.save(with_row_extras(report::to_json(report_), extras_));
-  }
-
-  report::MatmulReport report_;
-  std::vector<RowExtras> extras_;
 };
 
 MemoryNeed MatmulBenchmark::memory_need(int) const {
@@ -79,19 +59,15 @@ MemoryNeed MatmulBenchmark::memory_need(int) const {
 int MatmulBenchmark::measure(RunContext& run) {
   World& world = run.world;
   const ComputeOptions& options = options_;
-  const std::string program = program_name(options.program);
   const bool leader = world.rank() == 0;
   const HostInfo host = probe_host();
   const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
-  std::unique_ptr<GemmEngine> engine = choose_engine(options, world, threads);
+  std::unique_ptr<GemmEngine> engine =
+      choose_engine(options, world.local_rank(), threads, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
   const bool on_cpu = engine->device() == "cpu";
-  report_.context = context(world, engine->device(), run.argv);
-  report_.platform = gather_platforms(world, local_platform(host, options.threads, on_cpu ? threads : 0, world.size(),
-                                                              engine->device(), engine->library(), on_cpu));
-  report_.warnings = distinct_warnings(report_.platform);
-  save(run);
+  start(run, engine->device(), local_platform(host, options.threads, on_cpu ? threads : 0, world.size(), engine->device(),
+                                              engine->library(), on_cpu));
   if (leader) {
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), warning.c_str());
     std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world.size(), engine->device().c_str(), engine->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
@@ -121,7 +97,7 @@ int MatmulBenchmark::measure(RunContext& run) {
                                            gemm, run.watchdog, step);
         const TimeStats& mine = timed.mine;
         const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-        MyFigures figures;
+        report::ThroughputRank figures;
         figures.time_us = mine;
         figures.rate = flops / (mine.mean * 1e-6) / 1e12;
         bool peak_is_estimate = false;
@@ -152,48 +128,31 @@ int MatmulBenchmark::measure(RunContext& run) {
         row.n = shape.n;
         row.k = shape.k;
         row.dtype = to_string(type);
-        row.device = engine->device();
         row.algorithm = engine->algorithm();
-        row.threads = on_cpu ? threads : 0;
         row.rotate_sets = sets;
-        row.iterations = options.iterations;
-        row.warmup_iterations = options.warmup_iterations;
-        row.tflops = flops / (row.time_us.mean * 1e-6) / 1e12;
-        row.peak_tflops = peak;
         row.peak_is_estimate = peak_is_estimate;
-        if (peak) row.percent_of_peak = 100.0 * row.tflops / *peak;
         row.error_bound = bound;
-        row.check_iterations = options.check_iterations;
         if (options.check_iterations > 0) {
-          std::int64_t wrong = 0;
           double worst = 0;
           for (const auto& rank : row.per_rank) {
-            wrong += rank.wrong.value_or(0);
             const double error = rank.relative_error.value_or(0);
             worst = std::isfinite(error) ? std::max(worst, error) : error;
           }
-          row.wrong = wrong;
           row.relative_error = worst;
         }
-        row.spread = spread_of_ranks(row.per_rank);
-        report_.results.push_back(row);
-        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
-        save(run);
+        add_row(run, row, engine->device(), on_cpu ? threads : 0, flops, 1e12, peak, cycle, timed);
         char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
         if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
         if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
         if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
         std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
                     static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
-                    row.time_us.min, row.time_us.max, row.tflops, percent, error, row.spread.ratio, wrong);
+                    row.time_us.min, row.time_us.max, row.rate, percent, error, row.spread.ratio, wrong);
         std::fflush(stdout);
       }
     }
   }
-  report_.status = "complete";
-  report_.context.end_time = utc_timestamp_now();
-  save(run);
-  const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
+  const std::int64_t wrong_total = complete(run);
   if (leader) {
     std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", report_.summary.rows,
                 static_cast<long long>(wrong_total), on_cpu ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");

@@ -12,7 +12,6 @@
 #include "compute/rank_gather.h"
 #include "core/error.h"
 #include "core/sizes.h"
-#include "harness/context.h"
 #include "harness/measurement_loop.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
@@ -20,55 +19,32 @@
 namespace collbench::compute {
 namespace {
 
-std::unique_ptr<StreamEngine> choose_engine(const ComputeOptions& options, World& world, int threads) {
-  if (options.device != DeviceChoice::kCpu) {
-    std::string why_not;
-    auto gpu = make_gpu_stream_engine(world.local_rank(), &why_not);
-    if (gpu) return gpu;
-    if (options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
-  }
-  return make_cpu_stream_engine(threads);
-}
-
 // The STREAM workload: array sizes x kernels over a STREAM engine, each timed by the harness's loop.
-class MembwBenchmark final : public ComputeBenchmark {
+class MembwBenchmark final : public ThroughputBenchmark<report::MembwRow> {
  public:
-  using ComputeBenchmark::ComputeBenchmark;
+  using ThroughputBenchmark::ThroughputBenchmark;
   MemoryNeed memory_need(int) const override {
     if (!runs_on_host()) return {};
     const auto sizes = options_.array_sizes();
     return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
   }
   int measure(RunContext& run) override;
-
- private:
-  void save(RunContext& run) {
-    report_.summary = summarize_throughput(report_.results, &report::MembwRow::gbps);
-    run.report.save(with_row_extras(report::to_json(report_), extras_));
-  }
-
-  report::MembwReport report_;
-  std::vector<RowExtras> extras_;
 };
 
 int MembwBenchmark::measure(RunContext& run) {
   World& world = run.world;
   const ComputeOptions& options = options_;
-  const std::string program = program_name(options.program);
   const bool leader = world.rank() == 0;
   const HostInfo host = probe_host();
   const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
-  std::unique_ptr<StreamEngine> engine = choose_engine(options, world, threads);
+  std::unique_ptr<StreamEngine> engine =
+      choose_engine(options, world.local_rank(), threads, &make_gpu_stream_engine, &make_cpu_stream_engine);
   const bool on_cpu = engine->device() == "cpu";
   std::vector<StreamKernel> kernels = options.kernels;
   if (!on_cpu && !options.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
-  report_.context = context(world, engine->device(), run.argv);
-  report_.platform = gather_platforms(world, local_platform(host, options.threads, on_cpu ? threads : 0, world.size(),
-                                                              engine->device(), on_cpu ? "OpenMP" : "CUDA", false));
-  report_.warnings = distinct_warnings(report_.platform);
-  save(run);
+  start(run, engine->device(), local_platform(host, options.threads, on_cpu ? threads : 0, world.size(), engine->device(),
+                                              on_cpu ? "OpenMP" : "CUDA", false));
   if (leader) {
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), warning.c_str());
     std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world.size(), engine->device().c_str(),
                 on_cpu ? (", " + std::to_string(threads) + " OpenMP threads").c_str() : "");
     std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
@@ -97,7 +73,7 @@ int MembwBenchmark::measure(RunContext& run) {
         LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
                                            run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
         const std::uint64_t counted = stream_bytes_counted(kernel, elements);
-        MyFigures figures;
+        report::ThroughputRank figures;
         figures.time_us = timed.mine;
         figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
         const auto peak = engine->peak_gbps();
@@ -118,37 +94,18 @@ int MembwBenchmark::measure(RunContext& run) {
         row.kernel = to_string(kernel);
         row.bytes = elements * sizeof(double);
         row.bytes_counted = counted;
-        row.device = engine->device();
-        row.threads = on_cpu ? threads : 0;
-        row.iterations = options.iterations;
-        row.warmup_iterations = options.warmup_iterations;
-        row.gbps = static_cast<double>(counted) / (row.time_us.mean * 1e-6) / 1e9;
-        row.peak_gbps = peak;
-        if (peak) row.percent_of_peak = 100.0 * row.gbps / *peak;
-        row.check_iterations = options.check_iterations;
-        if (options.check_iterations > 0) {
-          std::int64_t wrong = 0;
-          for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
-          row.wrong = wrong;
-        }
-        row.spread = spread_of_ranks(row.per_rank);
-        report_.results.push_back(row);
-        extras_.push_back({cycle, options.keep_samples ? timed.combined_us : std::vector<double>{}});
-        save(run);
+        add_row(run, row, engine->device(), on_cpu ? threads : 0, static_cast<double>(counted), 1e9, peak, cycle, timed);
         char percent[16] = "n/a", wrong[24] = "N/A";
         if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f", *row.percent_of_peak);
         if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
         std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", static_cast<unsigned long long>(row.bytes),
-                    row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.gbps, percent, row.spread.ratio,
+                    row.kernel.c_str(), row.time_us.mean, row.time_us.min, row.time_us.max, row.rate, percent, row.spread.ratio,
                     wrong);
         std::fflush(stdout);
       }
     }
   }
-  report_.status = "complete";
-  report_.context.end_time = utc_timestamp_now();
-  save(run);
-  const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
+  const std::int64_t wrong_total = complete(run);
   if (leader) {
     std::printf("# rows: %d, wrong elements: %lld\n", report_.summary.rows, static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());

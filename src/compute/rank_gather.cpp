@@ -16,7 +16,7 @@ double or_nan(const std::optional<double>& value) { return value ? *value : std:
 
 }  // namespace
 
-std::vector<report::ThroughputRank> gather_rank_figures(World& world, const MyFigures& mine) {
+std::vector<report::ThroughputRank> gather_rank_figures(World& world, const report::ThroughputRank& mine) {
   const auto ranks = static_cast<std::size_t>(world.size());
   std::vector<double> everyone(ranks * kSlots, 0.0);
   double* slot = &everyone[static_cast<std::size_t>(world.rank()) * kSlots];
@@ -45,31 +45,14 @@ std::vector<report::ThroughputRank> gather_rank_figures(World& world, const MyFi
 report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks) {
   std::vector<double> rates;
   for (const auto& rank : ranks) rates.push_back(rank.rate);
-  const Spread spread = spread_of(rates);
-  return {spread.fastest_rank, spread.slowest_rank, spread.fastest, spread.slowest, spread.ratio};
+  return spread_of(rates);
 }
 
 std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine) {
-  const nlohmann::json text = {{"device", mine.device}, {"library", mine.library}, {"cpu_model", mine.cpu_model},
-                               {"vector_level", mine.vector_level}, {"threads", mine.threads}, {"affinity", mine.affinity},
-                               {"openblas_corename", mine.openblas_corename}, {"openblas_config", mine.openblas_config},
-                               {"warning", mine.warning}};
   std::vector<report::RankPlatform> out;
-  int rank = 0;
-  for (const auto& entry : world.gather_strings(text.dump())) {
-    const auto j = nlohmann::json::parse(entry);
-    report::RankPlatform platform;
-    platform.rank = rank++;
-    platform.device = j.at("device");
-    platform.library = j.at("library");
-    platform.cpu_model = j.at("cpu_model");
-    platform.vector_level = j.at("vector_level");
-    platform.threads = j.at("threads");
-    platform.affinity = j.at("affinity");
-    platform.openblas_corename = j.at("openblas_corename");
-    platform.openblas_config = j.at("openblas_config");
-    platform.warning = j.at("warning");
-    out.push_back(platform);
+  for (const auto& entry : world.gather_strings(nlohmann::json(mine).dump())) {
+    out.push_back(nlohmann::json::parse(entry).get<report::RankPlatform>());
+    out.back().rank = static_cast<int>(out.size()) - 1;
   }
   return out;
 }

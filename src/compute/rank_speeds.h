@@ -5,15 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "report/report.h"
+
 namespace collbench::compute {
 
-struct Spread {
-  int fastest_rank = 0;
-  int slowest_rank = 0;
-  double fastest = 0;
-  double slowest = 0;
-  double ratio = 1;  // fastest / slowest; 1 = all equal
-};
+using Spread = report::ThroughputSpread;
 
 // Requires at least one rate; a rate of 0 makes the ratio infinite.
 Spread spread_of(const std::vector<double>& rates);

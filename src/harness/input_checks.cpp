@@ -23,14 +23,7 @@ std::string gibibytes(std::uint64_t bytes) {
   return text;
 }
 
-}  // namespace
-
-std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
-                                         bool buffers_on_host) {
-  const BufferBytes largest = largest_buffers(collective, options, ranks);
-  return buffers_on_host ? largest.send + 2 * largest.shared : largest.shared;
-}
-
+// This host's MemAvailable from /proc/meminfo, or 0 when unknown.
 std::uint64_t available_host_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -40,6 +33,14 @@ std::uint64_t available_host_memory_bytes() {
     if (key == "MemAvailable:") return kibibytes * 1024;
   }
   return 0;
+}
+
+}  // namespace
+
+std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
+                                         bool buffers_on_host) {
+  const BufferBytes largest = largest_buffers(collective, options, ranks);
+  return buffers_on_host ? largest.send + 2 * largest.shared : largest.shared;
 }
 
 std::string memory_shortfall(World& world, const MemoryNeed& need) {

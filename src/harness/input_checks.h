@@ -17,9 +17,6 @@ namespace collbench {
 std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
                                          bool buffers_on_host);
 
-// This host's MemAvailable from /proc/meminfo, or 0 when unknown.
-std::uint64_t available_host_memory_bytes();
-
 // Collective. "" when every host has the memory its ranks need, else one sentence (the same on
 // every rank) naming the first host that does not, how much is needed and what to change.
 std::string memory_shortfall(World& world, const MemoryNeed& need);

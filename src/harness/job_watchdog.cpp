@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
-#include "harness/context.h"
 #include "core/error.h"
-#include "report/report_file.h"
 
 namespace collbench {
 namespace {
@@ -28,21 +23,6 @@ std::string describe(const std::vector<RankMonitor::Straggler>& stragglers) {
 }  // namespace
 
 double silence_limit_seconds(double timeout_seconds) { return std::clamp(timeout_seconds / 2, 0.5, 3.0); }
-
-void record_error_in_report(const std::string& path, const std::string& error) {
-  if (path.empty()) return;
-  try {
-    std::ifstream in(path);
-    if (!in) return;
-    nlohmann::json report = nlohmann::json::parse(in);
-    if (!report.is_object() || report.value("status", "") == "complete") return;
-    report["error"] = error;
-    if (report.contains("context") && report["context"].is_object()) report["context"]["end_time"] = utc_timestamp_now();
-    report::write_json_atomically(path, report);
-  } catch (const std::exception&) {
-    // The report as last written stays: valid, partial, every completed row.
-  }
-}
 
 JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string program,
                          std::function<void(const std::string& error)> record_error)

@@ -54,8 +54,4 @@ class JobWatchdog {
 // the timeout fires, long enough that a busy, oversubscribed rank's thread is not called dead.
 double silence_limit_seconds(double timeout_seconds);
 
-// Rewrites the report at `path` (if it exists and is not complete) with `error` set, atomically,
-// keeping every row. Best effort: the file on disk is valid JSON before and after.
-void record_error_in_report(const std::string& path, const std::string& error);
-
 }  // namespace collbench

@@ -48,14 +48,6 @@ BackendConfig backend_config(const Options& options) {
           options.nccl_algo,       options.nccl_proto, options.capture_nccl_algorithm, options.nccl_algo, options.gloo_iface};
 }
 
-// Checks that need the world size; identical on every rank.
-void validate_for_world(const Options& options, const Collective& collective, int world_size) {
-  if (collective.takes_root && options.root != kEveryRoot && options.root >= world_size) {
-    throw UsageError("root " + std::to_string(options.root) + " is outside the world of " + std::to_string(world_size) +
-                     " rank(s) (use 0.." + std::to_string(world_size - 1) + " or -1 for every root)");
-  }
-}
-
 // A collective benchmark in the program shell: its options, its checks and the runner's sweep.
 class CollectiveProgram final : public Program {
  public:
@@ -83,7 +75,10 @@ class CollectiveProgram final : public Program {
 // A valid root and backend, and a backend every host can run: a built one that some host cannot
 // run (no GPU visible) is named with the first such rank's reason, exit 1 before any library init.
 std::string CollectiveProgram::check_for_world(World& world) {
-  validate_for_world(options_, collective_, world.size());
+  if (collective_.takes_root && options_.root != kEveryRoot && options_.root >= world.size()) {
+    throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
+                     " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
+  }
   if (options_.backend.empty()) options_.backend = default_backend_name();
   if (options_.gpus_per_process != 1) {
     throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +

@@ -25,13 +25,9 @@ class Shell {
   int run(int* argc, char*** argv);
 
  private:
-  int fail_usage(const std::string& message, bool print) const {
+  int fail(ExitCode code, const std::string& message, bool print) const {
     if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
-    return static_cast<int>(ExitCode::kUsage);
-  }
-  int fail_runtime(const std::string& message, bool print) const {
-    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
-    return static_cast<int>(ExitCode::kRuntimeError);
+    return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
   int measure(mpi::MpiWorld& world);
@@ -51,7 +47,7 @@ int Shell::run(int* argc, char*** argv) {
   try {
     world.emplace();
   } catch (const Error& e) {
-    return fail_runtime(e.what(), true);
+    return fail(ExitCode::kRuntimeError, e.what(), true);
   }
   try {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
@@ -69,16 +65,16 @@ int Shell::run(int* argc, char*** argv) {
 std::optional<int> Shell::agree_before_start(World& world) {
   const bool leader = world.rank() == 0;
   const std::string disagreement = options_disagreement(world, program_.options_identity(), argv_);
-  if (!disagreement.empty()) return fail_usage(disagreement, leader);
+  if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, leader);
   std::string problem;
   try {
     problem = program_.check_for_world(world);
   } catch (const UsageError& e) {
-    return fail_usage(e.what(), leader);
+    return fail(ExitCode::kUsage, e.what(), leader);
   }
-  if (!problem.empty()) return fail_runtime(problem, leader);
+  if (!problem.empty()) return fail(ExitCode::kRuntimeError, problem, leader);
   const std::string shortfall = memory_shortfall(world, program_.memory_need(world.size()));
-  if (!shortfall.empty()) return fail_runtime(shortfall, leader);
+  if (!shortfall.empty()) return fail(ExitCode::kRuntimeError, shortfall, leader);
   // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable.
   const RunFlags& flags = program_.run_flags();
   std::string report_problem;
@@ -91,7 +87,7 @@ std::optional<int> Shell::agree_before_start(World& world) {
     }
   }
   report_problem = world.broadcast_string(report_problem);
-  if (!report_problem.empty()) return fail_usage(report_problem, leader);
+  if (!report_problem.empty()) return fail(ExitCode::kUsage, report_problem, leader);
   return std::nullopt;
 }
 
@@ -107,7 +103,7 @@ int Shell::measure(mpi::MpiWorld& world) {
     RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
     return program_.measure(run);
   } catch (const UsageError& e) {
-    return fail_usage(e.what(), leader);  // raised identically on every rank
+    return fail(ExitCode::kUsage, e.what(), leader);  // raised identically on every rank
   } catch (const std::exception& e) {
     // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
     const auto* error = dynamic_cast<const Error*>(&e);

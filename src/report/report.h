@@ -160,14 +160,11 @@ class SummaryBuilder {
 // Recomputes the summary from the rows.
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
-}  // namespace collbench::report
-
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
 // The same schema family as above (schema_version, benchmark, status, context, results, summary),
 // with rows that fit GEMM and STREAM. Every rank measures its own device, so each row carries every
 // rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
 // "tflops" for GEMM, "gbps" (1e9 B/s) for memory.
-namespace collbench::report {
 
 struct ThroughputRank {
   int rank = 0;
@@ -183,49 +180,49 @@ struct ThroughputSpread {
   int slowest_rank = 0;
   double fastest = 0;
   double slowest = 0;
-  double ratio = 1;  // fastest / slowest
+  double ratio = 1;  // fastest / slowest; 1 = all equal
 };
 
-struct MatmulRow {
-  std::int64_t m = 0, n = 0, k = 0;
-  std::string dtype;
+// What GEMM and STREAM rows share. The rate and its peak are written under the kind's unit:
+// "tflops" and "peak_tflops" for GEMM, "gbps" and "peak_gbps" for memory.
+struct ThroughputRow {
   std::string device;
-  std::string algorithm;
   int threads = 0;
-  int rotate_sets = 1;
   int iterations = 0;
   int warmup_iterations = 0;
   std::string time_aggregation = "max";
   TimeStats time_us;                 // per iteration, max over ranks
-  double tflops = 0;                 // 2mnk / mean time, per rank
-  std::optional<double> peak_tflops;
-  bool peak_is_estimate = false;     // CPUs: cores x clock x FLOPs/cycle
+  double rate = 0;                   // from the mean time, per rank
+  std::optional<double> peak;
   std::optional<double> percent_of_peak;
-  std::optional<double> relative_error;  // the largest over ranks
-  double error_bound = 0;
   int check_iterations = 0;
-  std::optional<std::int64_t> wrong;     // ranks whose error exceeded the bound
+  std::optional<std::int64_t> wrong;
   std::vector<ThroughputRank> per_rank;
   ThroughputSpread spread;
 };
 
-struct MembwRow {
+// rate: 2mnk / mean time in TFLOP/s; wrong: ranks whose error exceeded the bound.
+struct MatmulRow : ThroughputRow {
+  static constexpr const char* kBenchmark = "matmul";
+  static constexpr const char* kUnit = "tflops";
+  static constexpr RowKind kKind = RowKind::kGemm;
+  std::int64_t m = 0, n = 0, k = 0;
+  std::string dtype;
+  std::string algorithm;
+  int rotate_sets = 1;
+  bool peak_is_estimate = false;     // CPUs: cores x clock x FLOPs/cycle
+  std::optional<double> relative_error;  // the largest over ranks
+  double error_bound = 0;
+};
+
+// rate: bytes_counted / mean time in GB/s (1e9 B/s); wrong: wrong elements over all ranks.
+struct MembwRow : ThroughputRow {
+  static constexpr const char* kBenchmark = "membw";
+  static constexpr const char* kUnit = "gbps";
+  static constexpr RowKind kKind = RowKind::kStream;
   std::string kernel;
   std::uint64_t bytes = 0;           // per array
   std::uint64_t bytes_counted = 0;   // per iteration, as STREAM counts
-  std::string device;
-  int threads = 0;
-  int iterations = 0;
-  int warmup_iterations = 0;
-  std::string time_aggregation = "max";
-  TimeStats time_us;
-  double gbps = 0;                   // bytes_counted / mean time, per rank
-  std::optional<double> peak_gbps;
-  std::optional<double> percent_of_peak;
-  int check_iterations = 0;
-  std::optional<std::int64_t> wrong;  // wrong elements over all ranks
-  std::vector<ThroughputRank> per_rank;
-  ThroughputSpread spread;
 };
 
 // What one rank ran on, for matmul_perf and membw_perf reports.
@@ -241,6 +238,8 @@ struct RankPlatform {
   std::string openblas_config;
   std::string warning;          // e.g. a slow OpenBLAS core
 };
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPlatform, rank, device, library, cpu_model, vector_level, threads, affinity,
+                                   openblas_corename, openblas_config, warning)
 
 struct ComputeSkipped {
   std::string what;    // dtype or kernel
@@ -255,62 +254,23 @@ struct ComputeSummary {
   std::optional<double> worst_spread_ratio;
 };
 
-struct MatmulReport {
+template <typename Row>
+struct ThroughputReport {
   std::string schema_version_text = schema_version();
-  std::string benchmark = "matmul";
+  std::string benchmark = Row::kBenchmark;
   std::string status = "partial";
   std::string error;
   Context context;
   std::vector<RankPlatform> platform;
   std::vector<std::string> warnings;
-  std::vector<MatmulRow> results;
+  std::vector<Row> results;
   std::vector<ComputeSkipped> skipped;
   ComputeSummary summary;
 };
-
-struct MembwReport {
-  std::string schema_version_text = schema_version();
-  std::string benchmark = "membw";
-  std::string status = "partial";
-  std::string error;
-  Context context;
-  std::vector<RankPlatform> platform;
-  std::vector<std::string> warnings;
-  std::vector<MembwRow> results;
-  std::vector<ComputeSkipped> skipped;
-  ComputeSummary summary;
-};
+using MatmulReport = ThroughputReport<MatmulRow>;
+using MembwReport = ThroughputReport<MembwRow>;
 
 // envcheck: one result per rank, inventory and probe figures.
-struct EnvcheckRank {
-  int rank = 0;
-  std::string host;
-  int local_rank = 0;
-  std::int64_t pid = 0;
-  std::string cpu_model;
-  int online_cores = 0;
-  int affinity_cores = 0;
-  std::string affinity;
-  int numa_node = -1;
-  std::uint64_t memory_bytes = 0;
-  std::string vector_level;
-  std::string openblas_corename;
-  std::string openblas_config;
-  std::string openblas_warning;
-  std::string mpi_version;
-  bool gpu_present = false;
-  std::string gpu_absent_reason;
-  std::string gpu_name, gpu_compute_capability, gpu_pci_bus_id, gpu_driver_version, cuda_runtime_version, nccl_version;
-  std::uint64_t gpu_memory_bytes = 0;
-  std::string probe_device;               // "cpu" or the GPU
-  double gemm_gflops = 0;                 // median of the samples
-  std::vector<double> gemm_gflops_samples;
-  double triad_gbps = 0;                  // median of the samples
-  std::vector<double> triad_gbps_samples;
-  double relative_speed = 1;              // worst metric / the fastest rank's
-  bool slow = false;
-};
-
 struct EnvcheckSummary {
   int ranks = 0;
   double slow_factor = 1.5;
@@ -333,7 +293,7 @@ struct EnvcheckReport {
   Context context;
   std::vector<int> slow_ranks;
   std::vector<std::string> warnings;
-  std::vector<EnvcheckRank> results;
+  std::vector<nlohmann::json> results;  // "probe" rows, as written
   EnvcheckSummary summary;
 };
 

@@ -43,6 +43,25 @@ json row_to_json(const ResultRow& row) {
   return out;
 }
 
+json context_json(const Context& context) {
+  json ranks = json::array();
+  for (const auto& rank : context.ranks) {
+    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
+                     {"device", rank.device}, {"pid", rank.pid}});
+  }
+  return {{"argv", context.argv},
+          {"start_time", context.start_time},
+          {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
+          {"world_size", context.world_size},
+          {"hosts", context.hosts},
+          {"ranks", ranks},
+          {"backend", context.backend},
+          {"versions", context.versions},
+          {"env", context.env},
+          {"options", context.options},
+          {"tags", context.tags}};
+}
+
 // Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
 class Reader {
  public:
@@ -130,6 +149,21 @@ TimeStats stats_from_json(const Reader& reader, const json& object) {
   return stats;
 }
 
+std::vector<double> samples_from_json(const Reader& reader, const json& object) {
+  std::vector<double> samples;
+  if (const auto it = object.find("samples_us"); it != object.end()) {
+    if (!it->is_array()) reader.fail(".samples_us", "expected an array of numbers");
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const json& sample = (*it)[i];
+      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || sample.get<double>() < 0) {
+        reader.fail(".samples_us[" + std::to_string(i) + "]", "expected a non-negative number");
+      }
+      samples.push_back(sample.get<double>());
+    }
+  }
+  return samples;
+}
+
 ResultRow row_from_json(const Reader& reader, const json& object) {
   ResultRow row;
   row.bytes = reader.unsigned_integer(object, "bytes");
@@ -154,16 +188,7 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   row.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
   const json& wrong = reader.field(object, "wrong");
   if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
-  if (const auto it = object.find("samples_us"); it != object.end()) {
-    if (!it->is_array()) reader.fail(".samples_us", "expected an array of numbers");
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const json& sample = (*it)[i];
-      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || sample.get<double>() < 0) {
-        reader.fail(".samples_us[" + std::to_string(i) + "]", "expected a non-negative number");
-      }
-      row.samples_us.push_back(sample.get<double>());
-    }
-  }
+  row.samples_us = samples_from_json(reader, object);
   return row;
 }
 
@@ -275,16 +300,7 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     row.figures.emplace_back(value->get<double>());
   }
   if (const json* wrong = find_path(object, "wrong"); wrong && !wrong->is_null()) row.wrong = reader.integer(object, "wrong");
-  if (const auto it = object.find("samples_us"); it != object.end()) {
-    if (!it->is_array()) reader.fail(".samples_us", "expected an array of numbers");
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const json& sample = (*it)[i];
-      if (!sample.is_number() || !std::isfinite(sample.get<double>()) || sample.get<double>() < 0) {
-        reader.fail(".samples_us[" + std::to_string(i) + "]", "expected a non-negative number");
-      }
-      row.samples_us.push_back(sample.get<double>());
-    }
-  }
+  row.samples_us = samples_from_json(reader, object);
   return row;
 }
 
@@ -319,12 +335,6 @@ nlohmann::json to_json(const Summary& summary) {
 // The summary is recomputed from the rows being written, so a report can never disagree with
 // itself whatever the caller kept in report.summary.
 nlohmann::json to_json(const Report& report) {
-  json ranks = json::array();
-  for (const auto& rank : report.context.ranks) {
-    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
-                     {"device", rank.device}, {"pid", rank.pid}});
-  }
-  const Context& context = report.context;
   json results = json::array();
   for (const auto& row : report.results) results.push_back(row_to_json(row));
   json skipped = json::array();
@@ -333,18 +343,7 @@ nlohmann::json to_json(const Report& report) {
       {"schema_version", report.schema_version_text},
       {"benchmark", report.benchmark},
       {"status", report.status},
-      {"context",
-       {{"argv", context.argv},
-        {"start_time", context.start_time},
-        {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
-        {"world_size", context.world_size},
-        {"hosts", context.hosts},
-        {"ranks", ranks},
-        {"backend", context.backend},
-        {"versions", context.versions},
-        {"env", context.env},
-        {"options", context.options},
-        {"tags", context.tags}}},
+      {"context", context_json(report.context)},
       {"results", results},
       {"skipped", skipped},
       {"summary", to_json(summarize_rows(report.results))},
@@ -441,19 +440,8 @@ Report read_report_file(const std::string& path) {
   }
 }
 
-}  // namespace collbench::report
-
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
-namespace collbench::report {
 namespace {
-
-using nlohmann::json;
-
-json context_json(const Context& context) {
-  Report carrier;  // the collective report's writer owns the context layout; reuse it
-  carrier.context = context;
-  return to_json(carrier)["context"];
-}
 
 json optional_integer(const std::optional<std::int64_t>& value) { return value ? json(*value) : json(nullptr); }
 
@@ -479,17 +467,6 @@ json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
   return out;
 }
 
-json platform_json(const std::vector<RankPlatform>& platform) {
-  json out = json::array();
-  for (const auto& entry : platform) {
-    out.push_back({{"rank", entry.rank}, {"device", entry.device}, {"library", entry.library},
-                   {"cpu_model", entry.cpu_model}, {"vector_level", entry.vector_level}, {"threads", entry.threads},
-                   {"affinity", entry.affinity}, {"openblas_corename", entry.openblas_corename},
-                   {"openblas_config", entry.openblas_config}, {"warning", entry.warning}});
-  }
-  return out;
-}
-
 json skipped_json(const std::vector<ComputeSkipped>& skipped) {
   json out = json::array();
   for (const auto& entry : skipped) out.push_back({{"what", entry.what}, {"reason", entry.reason}});
@@ -504,87 +481,52 @@ json summary_json(const ComputeSummary& summary, const char* unit) {
           {"worst_spread_ratio", optional_number(summary.worst_spread_ratio)}};
 }
 
-template <typename ThroughputReport>
-json report_head(const ThroughputReport& report) {
+json kind_fields(const MatmulRow& row) {
+  return {{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"algorithm", row.algorithm},
+          {"rotate_sets", row.rotate_sets}, {"peak_is_estimate", row.peak_is_estimate},
+          {"relative_error", row.relative_error && std::isfinite(*row.relative_error) ? json(*row.relative_error) : json(nullptr)},
+          {"error_bound", row.error_bound}};
+}
+
+json kind_fields(const MembwRow& row) {
+  return {{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted}};
+}
+
+template <typename Row>
+json throughput_report_json(const ThroughputReport<Row>& report) {
+  const std::string unit = Row::kUnit;
+  json results = json::array();
+  for (const Row& row : report.results) {
+    json entry = kind_fields(row);
+    entry.update({{"kind", row_kind_spec(Row::kKind).name}, {"device", row.device}, {"threads", row.threads},
+                  {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
+                  {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
+                  {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
+                  {"percent_of_peak", optional_number(row.percent_of_peak)}, {"check_iterations", row.check_iterations},
+                  {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
+                  {"spread", spread_json(row.spread, Row::kUnit)}});
+    results.push_back(entry);
+  }
   json out = {{"schema_version", report.schema_version_text},
               {"benchmark", report.benchmark},
               {"status", report.status},
               {"context", context_json(report.context)},
-              {"platform", platform_json(report.platform)},
+              {"platform", report.platform},
               {"warnings", report.warnings},
-              {"skipped", skipped_json(report.skipped)}};
+              {"skipped", skipped_json(report.skipped)},
+              {"results", results},
+              {"summary", summary_json(report.summary, Row::kUnit)}};
   if (!report.error.empty()) out["error"] = report.error;
   return out;
 }
 
 }  // namespace
 
-nlohmann::json to_json(const MatmulReport& report) {
-  json out = report_head(report);
-  json results = json::array();
-  for (const auto& row : report.results) {
-    results.push_back({{"kind", row_kind_spec(RowKind::kGemm).name}, {"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"device", row.device},
-                       {"algorithm", row.algorithm}, {"threads", row.threads}, {"rotate_sets", row.rotate_sets},
-                       {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
-                       {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
-                       {"tflops", row.tflops}, {"peak_tflops", optional_number(row.peak_tflops)},
-                       {"peak_is_estimate", row.peak_is_estimate}, {"percent_of_peak", optional_number(row.percent_of_peak)},
-                       {"relative_error", row.relative_error && std::isfinite(*row.relative_error) ? json(*row.relative_error) : json(nullptr)},
-                       {"error_bound", row.error_bound}, {"check_iterations", row.check_iterations},
-                       {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, "tflops")},
-                       {"spread", spread_json(row.spread, "tflops")}});
-  }
-  out["results"] = results;
-  out["summary"] = summary_json(report.summary, "tflops");
-  return out;
-}
+nlohmann::json to_json(const MatmulReport& report) { return throughput_report_json(report); }
 
-nlohmann::json to_json(const MembwReport& report) {
-  json out = report_head(report);
-  json results = json::array();
-  for (const auto& row : report.results) {
-    results.push_back({{"kind", row_kind_spec(RowKind::kStream).name}, {"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted},
-                       {"device", row.device}, {"threads", row.threads}, {"iterations", row.iterations},
-                       {"warmup_iterations", row.warmup_iterations}, {"time_aggregation", row.time_aggregation},
-                       {"time_us", stats_to_json(row.time_us)}, {"gbps", row.gbps},
-                       {"peak_gbps", optional_number(row.peak_gbps)}, {"percent_of_peak", optional_number(row.percent_of_peak)},
-                       {"check_iterations", row.check_iterations}, {"wrong", optional_integer(row.wrong)},
-                       {"per_rank", per_rank_json(row.per_rank, "gbps")}, {"spread", spread_json(row.spread, "gbps")}});
-  }
-  out["results"] = results;
-  out["summary"] = summary_json(report.summary, "gbps");
-  return out;
-}
+nlohmann::json to_json(const MembwReport& report) { return throughput_report_json(report); }
 
 nlohmann::json to_json(const EnvcheckReport& report) {
-  json results = json::array();
-  for (const auto& rank : report.results) {
-    json gpu = {{"present", rank.gpu_present}};
-    if (rank.gpu_present) {
-      gpu.update({{"name", rank.gpu_name}, {"compute_capability", rank.gpu_compute_capability},
-                  {"memory_bytes", rank.gpu_memory_bytes}, {"pci_bus_id", rank.gpu_pci_bus_id},
-                  {"driver_version", rank.gpu_driver_version}, {"cuda_runtime_version", rank.cuda_runtime_version},
-                  {"nccl_version", rank.nccl_version}});
-    } else {
-      gpu["reason"] = rank.gpu_absent_reason;
-    }
-    results.push_back({{"kind", row_kind_spec(RowKind::kProbe).name},
-                       {"rank", rank.rank},
-                       {"inventory",
-                        {{"host", rank.host}, {"local_rank", rank.local_rank}, {"pid", rank.pid},
-                         {"cpu_model", rank.cpu_model}, {"online_cores", rank.online_cores},
-                         {"affinity_cores", rank.affinity_cores}, {"affinity", rank.affinity},
-                         {"numa_node", rank.numa_node}, {"memory_bytes", rank.memory_bytes},
-                         {"vector_level", rank.vector_level}, {"openblas_corename", rank.openblas_corename},
-                         {"openblas_config", rank.openblas_config}, {"openblas_warning", rank.openblas_warning},
-                         {"mpi_version", rank.mpi_version}, {"gpu", gpu}}},
-                       {"probes",
-                        {{"device", rank.probe_device}, {"gemm_gflops", rank.gemm_gflops},
-                         {"gemm_gflops_samples", rank.gemm_gflops_samples}, {"triad_gbps", rank.triad_gbps},
-                         {"triad_gbps_samples", rank.triad_gbps_samples}}},
-                       {"relative_speed", rank.relative_speed},
-                       {"slow", rank.slow}});
-  }
   const EnvcheckSummary& summary = report.summary;
   json out = {{"schema_version", report.schema_version_text},
               {"benchmark", report.benchmark},
@@ -592,7 +534,7 @@ nlohmann::json to_json(const EnvcheckReport& report) {
               {"context", context_json(report.context)},
               {"slow_ranks", report.slow_ranks},
               {"warnings", report.warnings},
-              {"results", results},
+              {"results", report.results},
               {"summary",
                {{"ranks", summary.ranks}, {"slow", report.slow_ranks.size()}, {"slow_factor", summary.slow_factor},
                 {"repeats", summary.repeats}, {"probe_ms", summary.probe_ms},

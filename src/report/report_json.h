@@ -23,12 +23,7 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
 Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
 Report read_report_file(const std::string& path);         // throws ReportFormatError
-
-}  // namespace collbench::report
-
-// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
-namespace collbench::report {
-
+// Compute and memory throughput reports (matmul_perf, membw_perf, envcheck).
 nlohmann::json to_json(const MatmulReport& report);
 nlohmann::json to_json(const MembwReport& report);
 nlohmann::json to_json(const EnvcheckReport& report);

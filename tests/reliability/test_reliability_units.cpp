@@ -1,15 +1,10 @@
-// Pure pieces of the reliability work: option fingerprints, the report amendment made on a
-// timeout, the silence limit, and the local watchdog's tick and timeout.
+// Pure pieces of the reliability work: option fingerprints, the silence limit, and the local
+// watchdog's tick and timeout.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/agreement.h"
 #include "harness/job_watchdog.h"
@@ -39,43 +34,6 @@ TEST(SilenceLimit, BetweenHalfASecondAndThree) {
   EXPECT_DOUBLE_EQ(silence_limit_seconds(0.2), 0.5);
   EXPECT_DOUBLE_EQ(silence_limit_seconds(4), 2.0);
   EXPECT_DOUBLE_EQ(silence_limit_seconds(600), 3.0);
-}
-
-class ReportAmendment : public ::testing::Test {
- protected:
-  void TearDown() override { std::remove(path_.c_str()); }
-  void write(const nlohmann::json& report) { std::ofstream(path_) << report.dump(); }
-  nlohmann::json read() { return nlohmann::json::parse(std::ifstream(path_)); }
-  // One file per test and process: ctest runs these tests as parallel processes.
-  std::string path_ = ::testing::TempDir() + "amend_report_" +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
-                      std::to_string(::getpid()) + ".json";
-};
-
-TEST_F(ReportAmendment, PartialReportGetsTheErrorAndKeepsRows) {
-  write({{"status", "partial"}, {"results", {{{"bytes", 8}}, {{"bytes", 16}}}}, {"context", {{"end_time", ""}}}});
-  record_error_in_report(path_, "timeout: rank 2 did not arrive");
-  const auto report = read();
-  ASSERT_TRUE(report.contains("error"));
-  EXPECT_EQ(report.at("error"), "timeout: rank 2 did not arrive");
-  EXPECT_EQ(report.at("status"), "partial");
-  EXPECT_EQ(report.at("results").size(), 2u);
-  EXPECT_NE(report.at("context").at("end_time"), "");
-}
-
-TEST_F(ReportAmendment, CompleteReportIsLeftAlone) {
-  write({{"status", "complete"}, {"results", nlohmann::json::array()}});
-  record_error_in_report(path_, "late timeout");
-  EXPECT_FALSE(read().contains("error"));
-}
-
-TEST_F(ReportAmendment, MissingOrBrokenFilesAreNoProblem) {
-  record_error_in_report(path_ + ".absent", "x");
-  record_error_in_report("", "x");
-  std::ofstream(path_) << "{ not json";
-  record_error_in_report(path_, "x");
-  std::ifstream in(path_);
-  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json");
 }
 
 TEST(Watchdog, TicksWhileProgressing) {

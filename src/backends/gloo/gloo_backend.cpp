@@ -125,6 +125,12 @@ void guarded(const char* collective, Body&& body) {
   }
 }
 
+// guarded() around `body`, called with a value of the call's element type (with_element_type).
+template <typename Body>
+void guarded_typed(const char* collective, DType dtype, Body&& body) {
+  guarded(collective, [&] { with_element_type(dtype, body); });
+}
+
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
 
 std::size_t bytes_of(const CollectiveCall& call, std::size_t count) { return count * dtype_info(call.dtype).size_bytes; }
@@ -323,7 +329,7 @@ gloo::Algorithm& GlooBackend::prepared(std::string_view collective, void* buffer
 }
 
 void GlooBackend::all_reduce(const CollectiveCall& call) {
-  guarded("allreduce", [&] { with_element_type(call.dtype, [&](auto type) { all_reduce_typed<decltype(type)>(call); }); });
+  guarded_typed("allreduce", call.dtype, [&](auto type) { all_reduce_typed<decltype(type)>(call); });
   finish_average(call.recv, call.count, call.dtype, call.op);
 }
 
@@ -362,19 +368,17 @@ void GlooBackend::broadcast(const CollectiveCall& call) {
   // As MPI_Bcast: one buffer, the root's send buffer out of place (its receive buffer stays
   // unwritten), every other rank's receive buffer.
   void* buffer = rank_ == call.root && !call.in_place ? mutable_send(call) : call.recv;
-  guarded("broadcast", [&] {
-    with_element_type(call.dtype, [&](auto type) {
-      using T = decltype(type);
-      gloo::BroadcastOptions options(context_);
-      options.setOutput(static_cast<T*>(buffer), call.count);
-      options.setRoot(call.root);
-      gloo::broadcast(options);
-    });
+  guarded_typed("broadcast", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::BroadcastOptions options(context_);
+    options.setOutput(static_cast<T*>(buffer), call.count);
+    options.setRoot(call.root);
+    gloo::broadcast(options);
   });
 }
 
 void GlooBackend::reduce(const CollectiveCall& call) {
-  guarded("reduce", [&] { with_element_type(call.dtype, [&](auto type) { reduce_typed<decltype(type)>(call); }); });
+  guarded_typed("reduce", call.dtype, [&](auto type) { reduce_typed<decltype(type)>(call); });
   if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op);
 }
 
@@ -390,22 +394,18 @@ void GlooBackend::reduce_typed(const CollectiveCall& call) {
 }
 
 void GlooBackend::all_gather(const CollectiveCall& call) {
-  guarded("allgather", [&] {
-    with_element_type(call.dtype, [&](auto type) {
-      using T = decltype(type);
-      gloo::AllgatherOptions options(context_);
-      // In place, gloo::allgather finds this rank's input at its block of the output.
-      if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
-      options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
-      gloo::allgather(options);
-    });
+  guarded_typed("allgather", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::AllgatherOptions options(context_);
+    // In place, gloo::allgather finds this rank's input at its block of the output.
+    if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+    options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
+    gloo::allgather(options);
   });
 }
 
 void GlooBackend::reduce_scatter(const CollectiveCall& call) {
-  guarded("reduce_scatter", [&] {
-    with_element_type(call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
-  });
+  guarded_typed("reduce_scatter", call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
   finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op);
 }
 
@@ -430,50 +430,44 @@ void GlooBackend::reduce_scatter_typed(const CollectiveCall& call) {
 }
 
 void GlooBackend::alltoall(const CollectiveCall& call) {
-  guarded("alltoall", [&] {
-    with_element_type(call.dtype, [&](auto type) {
-      using T = decltype(type);
-      const std::size_t total = call.count * static_cast<std::size_t>(size_);
-      gloo::AlltoallOptions options(context_);
-      options.setInput(static_cast<T*>(mutable_send(call)), total);
-      options.setOutput(static_cast<T*>(call.recv), total);
-      gloo::alltoall(options);
-    });
+  guarded_typed("alltoall", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    const std::size_t total = call.count * static_cast<std::size_t>(size_);
+    gloo::AlltoallOptions options(context_);
+    options.setInput(static_cast<T*>(mutable_send(call)), total);
+    options.setOutput(static_cast<T*>(call.recv), total);
+    gloo::alltoall(options);
   });
 }
 
 void GlooBackend::gather(const CollectiveCall& call) {
-  guarded("gather", [&] {
-    with_element_type(call.dtype, [&](auto type) {
-      using T = decltype(type);
-      gloo::GatherOptions options(context_);
-      // In place the root's input already sits at its block of the output; gloo::gather copies
-      // it onto itself, which changes nothing.
-      options.setInput(static_cast<T*>(mutable_send(call)), call.count);
-      if (rank_ == call.root) options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
-      options.setRoot(call.root);
-      gloo::gather(options);
-    });
+  guarded_typed("gather", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::GatherOptions options(context_);
+    // In place the root's input already sits at its block of the output; gloo::gather copies
+    // it onto itself, which changes nothing.
+    options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+    if (rank_ == call.root) options.setOutput(static_cast<T*>(call.recv), call.count * static_cast<std::size_t>(size_));
+    options.setRoot(call.root);
+    gloo::gather(options);
   });
 }
 
 void GlooBackend::scatter(const CollectiveCall& call) {
-  guarded("scatter", [&] {
-    with_element_type(call.dtype, [&](auto type) {
-      using T = decltype(type);
-      gloo::ScatterOptions options(context_);
-      if (rank_ == call.root) {
-        std::vector<T*> blocks;
-        for (int block = 0; block < size_; ++block) {
-          blocks.push_back(static_cast<T*>(mutable_send(call)) + static_cast<std::size_t>(block) * call.count);
-        }
-        options.setInputs(blocks, call.count);
+  guarded_typed("scatter", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::ScatterOptions options(context_);
+    if (rank_ == call.root) {
+      std::vector<T*> blocks;
+      for (int block = 0; block < size_; ++block) {
+        blocks.push_back(static_cast<T*>(mutable_send(call)) + static_cast<std::size_t>(block) * call.count);
       }
-      // In place the root's output is its own block of the input (the runner's layout).
-      options.setOutput(static_cast<T*>(call.recv), call.count);
-      options.setRoot(call.root);
-      gloo::scatter(options);
-    });
+      options.setInputs(blocks, call.count);
+    }
+    // In place the root's output is its own block of the input (the runner's layout).
+    options.setOutput(static_cast<T*>(call.recv), call.count);
+    options.setRoot(call.root);
+    gloo::scatter(options);
   });
 }
 

@@ -197,26 +197,18 @@ void MpiBackend::reduce(const CollectiveCall& call) {
 
 void MpiBackend::all_gather(const CollectiveCall& call) {
   const int count = mpi_count(call.count);
-  if (call.in_place) {
-    CB_MPI_CHECK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recv, count, mpi_type(call.dtype), communicator_));
-  } else {
-    CB_MPI_CHECK(MPI_Allgather(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), communicator_));
-  }
+  const void* send = call.in_place ? MPI_IN_PLACE : call.send;
+  CB_MPI_CHECK(MPI_Allgather(send, call.in_place ? 0 : count, call.in_place ? MPI_DATATYPE_NULL : mpi_type(call.dtype),
+                             call.recv, count, mpi_type(call.dtype), communicator_));
 }
 
 void MpiBackend::reduce_scatter(const CollectiveCall& call) {
-  const int count = mpi_count(call.count);
-  if (call.in_place) {
-    // Declared as InPlaceOutput::kAtStart in the constructor.
-    void* buffer = mutable_send(call);
-    CB_MPI_CHECK(MPI_Reduce_scatter_block(MPI_IN_PLACE, buffer, count, mpi_type(call.dtype), mpi_op(call.dtype, call.op),
-                                          communicator_));
-    finish_average(buffer, call.count, call.dtype, call.op);
-  } else {
-    CB_MPI_CHECK(MPI_Reduce_scatter_block(call.send, call.recv, count, mpi_type(call.dtype), mpi_op(call.dtype, call.op),
-                                          communicator_));
-    finish_average(call.recv, call.count, call.dtype, call.op);
-  }
+  const void* send = call.in_place ? MPI_IN_PLACE : call.send;
+  // In place the result is at the buffer's start: declared as InPlaceOutput::kAtStart in the constructor.
+  void* result = call.in_place ? mutable_send(call) : call.recv;
+  CB_MPI_CHECK(MPI_Reduce_scatter_block(send, result, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
+                                        communicator_));
+  finish_average(result, call.count, call.dtype, call.op);
 }
 
 void MpiBackend::alltoall(const CollectiveCall& call) {
@@ -228,24 +220,17 @@ void MpiBackend::alltoall(const CollectiveCall& call) {
 
 void MpiBackend::gather(const CollectiveCall& call) {
   const int count = mpi_count(call.count);
-  if (call.in_place && rank_ == call.root) {
-    CB_MPI_CHECK(MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.recv, count, mpi_type(call.dtype), call.root,
-                            communicator_));
-  } else {
-    CB_MPI_CHECK(MPI_Gather(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), call.root,
-                            communicator_));
-  }
+  const bool in_place = call.in_place && rank_ == call.root;
+  CB_MPI_CHECK(MPI_Gather(in_place ? MPI_IN_PLACE : call.send, in_place ? 0 : count,
+                          in_place ? MPI_DATATYPE_NULL : mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype),
+                          call.root, communicator_));
 }
 
 void MpiBackend::scatter(const CollectiveCall& call) {
   const int count = mpi_count(call.count);
-  if (call.in_place && rank_ == call.root) {
-    CB_MPI_CHECK(MPI_Scatter(call.send, count, mpi_type(call.dtype), MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, call.root,
-                             communicator_));
-  } else {
-    CB_MPI_CHECK(MPI_Scatter(call.send, count, mpi_type(call.dtype), call.recv, count, mpi_type(call.dtype), call.root,
-                             communicator_));
-  }
+  const bool in_place = call.in_place && rank_ == call.root;
+  CB_MPI_CHECK(MPI_Scatter(call.send, count, mpi_type(call.dtype), in_place ? MPI_IN_PLACE : call.recv, in_place ? 0 : count,
+                           in_place ? MPI_DATATYPE_NULL : mpi_type(call.dtype), call.root, communicator_));
 }
 
 // Ring exchange: send to rank + 1, receive from rank - 1.
