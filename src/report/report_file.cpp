@@ -113,10 +113,13 @@ void ReportFile::check_still_ours() const {
   }
 }
 
+bool ReportFile::routine_write_skipped(bool routine) const {
+  return routine && written_ && std::chrono::steady_clock::now() < next_routine_write_;
+}
+
 void ReportFile::write(const nlohmann::json& document) {
+  if (routine_write_skipped(document.value("status", "") == "partial" && !document.contains("error"))) return;
   const auto now = std::chrono::steady_clock::now();
-  const bool routine = document.value("status", "") == "partial" && !document.contains("error");
-  if (routine && written_ && now < next_routine_write_) return;
   check_still_ours();
   write_json_atomically(path_, document);
   written_ = true;

@@ -48,12 +48,16 @@ class ReportFile {
   // process killed outright (SIGKILL) can lose the rows of the last interval.
   // Throws Error (exit code 2) when another writer replaced the file since our last write.
   void write(const nlohmann::json& document);
-  void write(const Report& report) { write(to_json(report)); }
+  void write(const Report& report) {
+    if (!routine_write_skipped(report.status == "partial" && report.error.empty())) write(to_json(report));
+  }
 
   const std::string& path() const { return path_; }
 
  private:
   void check_still_ours() const;
+  // True when a routine save comes too soon after the last write and is skipped.
+  bool routine_write_skipped(bool routine) const;
 
   std::string path_;
   bool written_ = false;
