@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -434,11 +435,15 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   return out.str();
 }
 
-std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const report::RowKindSpec& kind, const std::string& image_path,
-                                           const std::string& gnuplot_program) {
-  split_image_path(image_path);
-  std::set<std::string> benchmarks;
-  for (const auto& line : result.lines) benchmarks.insert(line.key.front().second);
+namespace {
+
+// One plot per benchmark of `benchmarks` (one file, or FILE-<benchmark>.EXT when there are
+// several): `script_for` writes the gnuplot script and fills the data text for that benchmark.
+std::vector<PlotFiles> write_per_benchmark(
+    const std::set<std::string>& benchmarks, const std::string& image_path, const std::string& gnuplot_program,
+    const std::function<std::string(const std::string& benchmark, const PlotFiles& files, std::vector<std::string>* data)>&
+        script_for) {
+  split_image_path(image_path);  // refuses anything but .svg and .png before any work
   std::vector<PlotFiles> all;
   for (const auto& benchmark : benchmarks) {
     PlotFiles files;
@@ -447,13 +452,25 @@ std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const re
     files.data_path = stem + ".dat";
     files.script_path = stem + ".gp";
     std::vector<std::string> data;
-    const std::string script = compare_plot_script_text(result, benchmark, files.data_path, files.image_path, kind, &data);
+    const std::string script = script_for(benchmark, files, &data);
     write_file(files.data_path, data.front());
     write_file(files.script_path, script);
     render_with_gnuplot(files, stem, gnuplot_program);
     all.push_back(files);
   }
   return all;
+}
+
+}  // namespace
+
+std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const report::RowKindSpec& kind, const std::string& image_path,
+                                           const std::string& gnuplot_program) {
+  std::set<std::string> benchmarks;
+  for (const auto& line : result.lines) benchmarks.insert(line.key.front().second);
+  return write_per_benchmark(benchmarks, image_path, gnuplot_program, [&](const std::string& benchmark, const PlotFiles& files,
+                                                                          std::vector<std::string>* data) {
+    return compare_plot_script_text(result, benchmark, files.data_path, files.image_path, kind, data);
+  });
 }
 
 std::string history_plot_script_text(const HistoryResult& result, const std::string& benchmark, const std::string& data_path,
@@ -533,24 +550,12 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
 }
 
 std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const std::string& image_path, const std::string& gnuplot_program) {
-  split_image_path(image_path);
   std::set<std::string> benchmarks;
   for (const auto& series : result.series) benchmarks.insert(series.key.front().second);
-  std::vector<PlotFiles> all;
-  for (const auto& benchmark : benchmarks) {
-    PlotFiles files;
-    files.image_path = image_for(image_path, benchmark, benchmarks.size() > 1);
-    const std::string stem = split_image_path(files.image_path).first;
-    files.data_path = stem + ".dat";
-    files.script_path = stem + ".gp";
-    std::vector<std::string> data;
-    const std::string script = history_plot_script_text(result, benchmark, files.data_path, files.image_path, &data);
-    write_file(files.data_path, data.front());
-    write_file(files.script_path, script);
-    render_with_gnuplot(files, stem, gnuplot_program);
-    all.push_back(files);
-  }
-  return all;
+  return write_per_benchmark(benchmarks, image_path, gnuplot_program, [&](const std::string& benchmark, const PlotFiles& files,
+                                                                          std::vector<std::string>* data) {
+    return history_plot_script_text(result, benchmark, files.data_path, files.image_path, data);
+  });
 }
 
 }  // namespace collbench::summarize
