@@ -87,13 +87,13 @@ using RowSink = std::function<void(CopyRow row)>;
 
 // Times one copy through the harness's loop; `bytes_moved` per iteration gives GB/s.
 void time_copy(const RunContext& run, const CopyOptions& options, CopyRow row, std::uint64_t bytes_moved,
-               const std::function<double()>& copy_timed_us, const RowSink& sink) {
-  TimedOperation operation;
-  operation.run_untimed = [&](int) { copy_timed_us(); };
-  operation.run_timed_us = [&](int) { return copy_timed_us(); };
+               TimedOperation& operation, const RowSink& sink) {
   const std::string step = "copy " + row.mode + " " + row.engine + " " + row.direction + " at " + std::to_string(row.bytes) + " B";
-  LoopResult timed = time_iterations(run.world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
-                                     operation, run.watchdog, step);
+  LoopSettings settings;
+  settings.warmup_iterations = options.warmup_iterations;
+  settings.iterations = options.iterations;
+  settings.aggregation = TimeAggregation::kMax;  // one process: the same figure under any estimator
+  LoopResult timed = time_iterations(run.world, settings, operation, run.watchdog, step);
   row.iterations = options.iterations;
   row.time_us = timed.combined;
   row.gbps = row.time_us.mean > 0 ? static_cast<double>(bytes_moved) / (row.time_us.mean * 1e3) : 0.0;
@@ -107,11 +107,9 @@ void measure_host_memcpy(const RunContext& run, const CopyOptions& options, int 
   std::vector<unsigned char> source(largest, 0x5a), destination(largest, 0);  // touched: no page faults timed
   for (std::uint64_t bytes : sizes) {
     CopyRow row{"host", "host", "cpu", "uni", -1, -1, bytes, {}, 0, 0, cycle, {}};
-    time_copy(run, options, row, bytes, [&] {
-      const auto start = std::chrono::steady_clock::now();
-      std::memcpy(destination.data(), source.data(), bytes);
-      return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    }, sink);
+    FunctionOperation copy(TimingSchedule::kBarrierEachIteration,
+                           [&](int) { std::memcpy(destination.data(), source.data(), bytes); });
+    time_copy(run, options, row, bytes, copy, sink);
     if (std::memcmp(destination.data(), source.data(), bytes) != 0) throw Error("host memcpy produced wrong bytes");
   }
 }
@@ -121,7 +119,7 @@ struct DeviceSide {
   int device = 0;
   int sm_blocks = 0;
   cudaStream_t streams[2] = {nullptr, nullptr};
-  cudaEvent_t start = nullptr, stop = nullptr, other_done = nullptr;
+  cudaEvent_t main_ready = nullptr, other_done = nullptr;  // ordering only, not timing
   void* a = nullptr;  // source and destination of copies on this device
   void* b = nullptr;
 };
@@ -137,8 +135,7 @@ class GpuCopies {
       CB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
       side.sm_blocks = sms * 4;
       for (auto& stream : side.streams) CB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      CB_CUDA_CHECK(cudaEventCreate(&side.start));
-      CB_CUDA_CHECK(cudaEventCreate(&side.stop));
+      CB_CUDA_CHECK(cudaEventCreateWithFlags(&side.main_ready, cudaEventDisableTiming));
       CB_CUDA_CHECK(cudaEventCreateWithFlags(&side.other_done, cudaEventDisableTiming));
       CB_CUDA_CHECK(cudaMalloc(&side.a, largest));
       CB_CUDA_CHECK(cudaMalloc(&side.b, largest));
@@ -171,8 +168,7 @@ class GpuCopies {
       cudaFree(side.a);
       cudaFree(side.b);
       for (auto stream : side.streams) cudaStreamDestroy(stream);
-      cudaEventDestroy(side.start);
-      cudaEventDestroy(side.stop);
+      cudaEventDestroy(side.main_ready);
       cudaEventDestroy(side.other_done);
     }
     cudaFreeHost(pinned_[0]);
@@ -186,14 +182,17 @@ class GpuCopies {
   }
 
   // One iteration: `forward` on the first device's stream, `backward` (bidirectional only) on the
-  // second's, both between the first device's start and stop events.
-  double time_us(DeviceSide& first, DeviceSide& second, const std::function<void(cudaStream_t)>& forward,
-                 const std::function<void(cudaStream_t)>& backward) {
+  // second's, started together and joined back into the first device's stream; the loop times
+  // batches of them as nccl-tests does, waiting on that stream.
+  void issue(DeviceSide& first, DeviceSide& second, const std::function<void(cudaStream_t)>& forward,
+             const std::function<void(cudaStream_t)>& backward) {
     cudaStream_t main = first.streams[0];
     cudaStream_t other = second.streams[1];
     CB_CUDA_CHECK(cudaSetDevice(first.device));
-    CB_CUDA_CHECK(cudaEventRecord(first.start, main));
-    if (backward) CB_CUDA_CHECK(cudaStreamWaitEvent(other, first.start, 0));
+    if (backward) {
+      CB_CUDA_CHECK(cudaEventRecord(first.main_ready, main));
+      CB_CUDA_CHECK(cudaStreamWaitEvent(other, first.main_ready, 0));
+    }
     forward(main);
     if (backward) {
       CB_CUDA_CHECK(cudaSetDevice(second.device));
@@ -202,11 +201,6 @@ class GpuCopies {
       CB_CUDA_CHECK(cudaSetDevice(first.device));
       CB_CUDA_CHECK(cudaStreamWaitEvent(main, second.other_done, 0));
     }
-    CB_CUDA_CHECK(cudaEventRecord(first.stop, main));
-    CB_CUDA_CHECK(cudaEventSynchronize(first.stop));
-    float ms = 0;
-    CB_CUDA_CHECK(cudaEventElapsedTime(&ms, first.start, first.stop));
-    return ms * 1e3;
   }
 
   void run(const RunContext& run, const CopyOptions& options, int cycle, const RowSink& sink) {
@@ -216,8 +210,13 @@ class GpuCopies {
         row.bytes = bytes;
         row.direction = backward ? "bi" : "uni";
         row.cycle = cycle;
-        time_copy(run, options, row, backward ? 2 * bytes : bytes,
-                  [&] { return time_us(first, second, forward, backward); }, sink);
+        FunctionOperation copy(
+            TimingSchedule::kBatch, [&](int) { issue(first, second, forward, backward); },
+            [&] {
+              CB_CUDA_CHECK(cudaSetDevice(first.device));
+              CB_CUDA_CHECK(cudaStreamSynchronize(first.streams[0]));
+            });
+        time_copy(run, options, row, backward ? 2 * bytes : bytes, copy, sink);
       };
       for (auto& side : sides_) {
         const int d = side.device;

@@ -1,5 +1,6 @@
-// The nine collectives as NCCL calls. All-to-all, gather, scatter and the sendrecv ring are
-// grouped ncclSend/ncclRecv, as nccl-tests does them.
+// The nine collectives as NCCL calls. All-to-all, gather and scatter are NCCL's own calls where
+// the loaded NCCL has them (2.28 and later), grouped ncclSend/ncclRecv otherwise, as nccl-tests
+// builds them; the report's versions say which ran. The sendrecv ring is always grouped send/recv.
 #include "backends/nccl/nccl_backend_impl.h"
 
 namespace collbench::nccl {
@@ -85,6 +86,12 @@ void NcclBackend::reduce_scatter(const CollectiveCall& call) {
 void NcclBackend::alltoall(const CollectiveCall& call) {
   remember_call("alltoall", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("alltoall")) {
+    CB_NCCL_ISSUE(ncclAlltoAll(call.send, call.recv, call.count, type, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   for (int peer = 0; peer < ranks_; ++peer) {
     CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
@@ -96,6 +103,12 @@ void NcclBackend::alltoall(const CollectiveCall& call) {
 void NcclBackend::gather(const CollectiveCall& call) {
   remember_call("gather", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("gather")) {
+    CB_NCCL_ISSUE(ncclGather(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   // In place, the root's own block already sits where it belongs; NCCL skips a self copy onto itself.
   CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, call.root, comm_, stream_));
@@ -110,6 +123,12 @@ void NcclBackend::gather(const CollectiveCall& call) {
 void NcclBackend::scatter(const CollectiveCall& call) {
   remember_call("scatter", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("scatter")) {
+    CB_NCCL_ISSUE(ncclScatter(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   if (rank_ == call.root) {
     for (int peer = 0; peer < ranks_; ++peer) {

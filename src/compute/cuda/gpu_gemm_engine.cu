@@ -73,14 +73,10 @@ class GpuGemmEngine final : public GemmEngine {
     CB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_));
     CB_CUBLAS_CHECK(cublasLtCreate(&handle_));
     CB_CUDA_CHECK(cudaStreamCreate(&stream_));
-    CB_CUDA_CHECK(cudaEventCreate(&start_));
-    CB_CUDA_CHECK(cudaEventCreate(&stop_));
     workspace_ = DeviceBuffer(kWorkspaceBytes);
   }
   ~GpuGemmEngine() override {
     release_descriptors();
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
     cudaStreamDestroy(stream_);
     cublasLtDestroy(handle_);
   }
@@ -123,15 +119,9 @@ class GpuGemmEngine final : public GemmEngine {
 
   std::string algorithm() const override { return algorithm_; }
 
-  double run_timed_us(int set) override {
-    CB_CUDA_CHECK(cudaEventRecord(start_, stream_));
-    multiply(set);
-    CB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    CB_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    CB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return static_cast<double>(ms) * 1e3;
-  }
+  TimingSchedule schedule() const override { return TimingSchedule::kBatch; }
+  void issue(int set) override { multiply(set); }
+  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   void corrupt_output(int set) override {
     std::vector<unsigned char> value(static_cast<std::size_t>(choice_.cd_bytes));
@@ -217,7 +207,6 @@ class GpuGemmEngine final : public GemmEngine {
   int l2_bytes_ = 0;
   cublasLtHandle_t handle_ = nullptr;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   DeviceBuffer workspace_;
   GemmShape shape_;
   GemmType type_ = GemmType::kFloat32;
