@@ -86,7 +86,13 @@ struct BackendSupport {
   std::vector<DType> dtypes;
   std::vector<ReduceOp> ops;
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
+  std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
 };
+
+// Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.
+std::vector<DType> host_dtypes();
+// The same reason for both 8-bit floats.
+std::map<DType, std::string> fp8_reasons(const std::string& why);
 
 // An entry served by one of the backend's own member functions.
 template <class Library>

@@ -34,11 +34,12 @@ void declare_options(CLI::App& app, Options& o) {
                           [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
   start_section(app, "Operation");
   add_value(app, "-d,--datatype,--dtype", "LIST",
-            "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64,\n"
-            "comma list or all; half/float/double accepted (default float32)",
+            "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 float8_e4m3\n"
+            "float8_e5m2 (fp8: nccl on sm_90+), comma list or all; half/float/double accepted (default float32)",
             [&o](Text& v, Text& f) {
               o.dtypes = parse_choice_list(v, f, parse_dtype, all_dtypes(), "data type",
-                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64");
+                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64, "
+                                           "float8_e4m3, float8_e5m2");
             });
   add_value(app, "-o,--op", "LIST", "sum prod min max avg, comma list or all (default sum)",
             [&o](Text& v, Text& f) {

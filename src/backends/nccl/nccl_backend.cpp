@@ -217,6 +217,7 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
   const int device_index = world.local_rank() % devices;
   CB_CUDA_CHECK(cudaSetDevice(device_index));
   device_ = cuda::device_info(device_index);
+  offer_fp8_where_the_device_has_it();
   reject_shared_gpus(world, device_);
   CB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
 

@@ -47,6 +47,7 @@ class NcclBackend final : public Backend {
  private:
   // nccl_collectives.cpp: the collectives as NCCL calls, and the table that serves them.
   void declare_support();
+  void offer_fp8_where_the_device_has_it();  // NCCL reduces fp8 on sm_90 and newer only
   void all_reduce(const CollectiveCall& call);
   void broadcast(const CollectiveCall& call);
   void reduce(const CollectiveCall& call);

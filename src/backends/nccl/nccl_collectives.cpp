@@ -27,6 +27,13 @@ ncclDataType_t nccl_type(DType dtype) {
     case DType::kBfloat16: return ncclBfloat16;
     case DType::kFloat32: return ncclFloat32;
     case DType::kFloat64: return ncclFloat64;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::kFloat8E4M3: return ncclFloat8e4m3;
+    case DType::kFloat8E5M2: return ncclFloat8e5m2;
+#else
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: break;
+#endif
   }
   throw Error("no NCCL type for " + std::string(to_string(dtype)));
 }
@@ -54,8 +61,23 @@ void NcclBackend::declare_support() {
       serve("gather", this, &NcclBackend::gather), serve("scatter", this, &NcclBackend::scatter),
       serve("sendrecv", this, &NcclBackend::sendrecv,
             peers ? "NCCL has no in-place send/recv: receiving into the buffer being sent would race" : "")};
-  support_.dtypes = all_dtypes();
+  support_.dtypes = host_dtypes();  // fp8 joins once the device is known
+  support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does");
   support_.ops = all_reduce_ops();  // avg is ncclAvg
+}
+
+void NcclBackend::offer_fp8_where_the_device_has_it() {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+  if (device_.compute_major >= 9) {
+    support_.dtypes = all_dtypes();
+    support_.dtype_reasons.clear();
+    return;
+  }
+  support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does (this one: " +
+                                       std::to_string(device_.compute_major) + "." + std::to_string(device_.compute_minor) + ")");
+#else
+  support_.dtype_reasons = fp8_reasons("fp8 needs NCCL 2.24 or newer at build time");
+#endif
 }
 
 void NcclBackend::all_reduce(const CollectiveCall& call) {
