@@ -10,10 +10,17 @@
 #include <vector>
 
 #include "compute/compute_options.h"
+#include "core/error.h"
 #include "core/timed_operation.h"
 #include "compute/gemm_check.h"
 
 namespace collbench::compute {
+
+// A shape the library has no algorithm for: that row is skipped with this reason; the run goes on.
+class ShapeUnsupported : public Error {
+ public:
+  using Error::Error;
+};
 
 class GemmEngine {
  public:

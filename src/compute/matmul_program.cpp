@@ -87,7 +87,24 @@ int MatmulBenchmark::measure(RunContext& run) {
       }
       for (const GemmShape& shape : options.gemm_shapes()) {
         const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
-        engine->prepare(shape, type, options.seed, sets);
+        // A shape the library has no algorithm for is a skipped row on every rank, not the end of the run.
+        std::string no_algorithm;
+        try {
+          engine->prepare(shape, type, options.seed, sets);
+        } catch (const ShapeUnsupported& error) {
+          no_algorithm = error.what();
+        }
+        if (world.sum(no_algorithm.empty() ? 0 : 1) > 0) {
+          if (leader) {
+            const std::string what = to_string(type) + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                     std::to_string(shape.k);
+            const std::string reason = no_algorithm.empty() ? "another rank's library has no algorithm for it" : no_algorithm;
+            report_.skipped.push_back({what, reason});
+            std::printf("# skipped %s: %s\n", what.c_str(), reason.c_str());
+            save(run);
+          }
+          continue;
+        }
         FunctionOperation gemm(engine->schedule(), [&](int i) { engine->issue(i % sets); }, [&] { engine->wait(); });
         const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
                                  std::to_string(shape.k) + " " + to_string(type);
