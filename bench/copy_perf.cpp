@@ -73,6 +73,7 @@ std::string declare_and_parse(CopyOptions& options, const std::vector<std::strin
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
   add_run_flags(app, options);
   add_report_flags(app, options);
+  add_inject_slowdown_flag(app, options);
   add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
   add_help_flags(app, options);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 4 timeout.");
@@ -92,7 +93,7 @@ void time_copy(const RunContext& run, const CopyOptions& options, CopyRow row, s
   operation.run_untimed = [&](int) { copy_timed_us(); };
   operation.run_timed_us = [&](int) { return copy_timed_us(); };
   const std::string step = "copy " + row.mode + " " + row.engine + " " + row.direction + " at " + std::to_string(row.bytes) + " B";
-  LoopResult timed = time_iterations(run.world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
+  LoopResult timed = time_iterations(run.world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax, options.inject_slowdown_percent},
                                      operation, run.watchdog, step);
   row.iterations = options.iterations;
   row.time_us = timed.combined;
@@ -345,7 +346,8 @@ class CopyBenchmark final : public Program {
   nlohmann::json options_json() const {
     return {{"sizes", expand_sweep(options_.sweep)}, {"iterations", options_.iterations},
             {"warmup_iterations", options_.warmup_iterations}, {"host_only", options_.host_only}, {"cycles", options_.cycles},
-            {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples}};
+            {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples},
+            {"inject_slowdown_percent", options_.inject_slowdown_percent}};
   }
 
   CopyOptions options_;

@@ -93,7 +93,7 @@ int MatmulBenchmark::measure(RunContext& run) {
         gemm.run_timed_us = [&](int i) { return engine->run_timed_us(i % sets); };
         const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
                                  std::to_string(shape.k) + " " + to_string(type);
-        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax, options.inject_slowdown_percent},
                                            gemm, run.watchdog, step);
         const TimeStats& mine = timed.mine;
         const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);

@@ -70,7 +70,8 @@ int MembwBenchmark::measure(RunContext& run) {
         TimedOperation pass;
         pass.run_untimed = [&](int) { engine->run_timed_us(kernel); };
         pass.run_timed_us = [&](int) { return engine->run_timed_us(kernel); };
-        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
+        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax,
+                                                   options.inject_slowdown_percent}, pass,
                                            run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
         const std::uint64_t counted = stream_bytes_counted(kernel, elements);
         report::ThroughputRank figures;

@@ -76,6 +76,7 @@ void declare_options(CLI::App& app, Options& o) {
   start_section(app, "Report");
   add_report_flags(app, o);
   add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
+  add_inject_slowdown_flag(app, o);
   add_help_flags(app, o);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
 }

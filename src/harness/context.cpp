@@ -86,6 +86,7 @@ nlohmann::json options_as_json(const Options& options) {
       {"keep_samples", options.keep_samples},
       {"seed", options.seed},
       {"gpus_per_process", options.gpus_per_process},
+      {"inject_slowdown_percent", options.inject_slowdown_percent},
   };
   if (options.explicit_sizes.empty()) {
     out["min_bytes"] = options.sweep.min_bytes;

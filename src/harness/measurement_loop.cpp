@@ -1,6 +1,7 @@
 #include "harness/measurement_loop.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "harness/watchdog.h"
 
@@ -22,6 +23,16 @@ std::vector<double> combine_across_ranks(World& world, std::vector<double> sampl
   return samples_us;
 }
 
+double stretch_sample_us(double sample_us, double percent) {
+  if (!(percent > 0) || !(sample_us > 0)) return sample_us;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto target = std::chrono::duration<double, std::micro>(sample_us * percent / 100);
+  auto now = start;
+  while (now - start < target) now = Clock::now();
+  return sample_us + std::chrono::duration<double, std::micro>(now - start).count();
+}
+
 LoopResult time_iterations(World& world, const LoopSettings& settings, const TimedOperation& operation,
                            Watchdog* watchdog, const std::string& step) {
   if (watchdog) watchdog->enter(step);
@@ -34,7 +45,7 @@ LoopResult time_iterations(World& world, const LoopSettings& settings, const Tim
   result.mine_us.resize(static_cast<std::size_t>(settings.iterations));
   for (int i = 0; i < settings.iterations; ++i) {
     world.barrier();  // outside the timed region, so ranks start each iteration together
-    result.mine_us[static_cast<std::size_t>(i)] = operation.run_timed_us(i);
+    result.mine_us[static_cast<std::size_t>(i)] = stretch_sample_us(operation.run_timed_us(i), settings.inject_slowdown_percent);
     if (watchdog) watchdog->progress();
   }
   result.combined_us = combine_across_ranks(world, result.mine_us, settings.aggregation);

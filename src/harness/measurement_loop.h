@@ -29,6 +29,7 @@ struct LoopSettings {
   int warmup_iterations = 0;
   int iterations = 1;
   TimeAggregation aggregation = TimeAggregation::kMax;
+  double inject_slowdown_percent = 0;  // --inject-slowdown: see stretch_sample_us
 };
 
 struct LoopResult {
@@ -37,6 +38,12 @@ struct LoopResult {
   TimeStats mine;
   TimeStats combined;
 };
+
+// --inject-slowdown: busy-waits on the monotonic clock for `percent` % of `sample_us` and returns the
+// sample plus the wait as measured, so the sample grows by at least that share. The wait follows the
+// operation and is measured on the host clock for every device, so GPU-event samples grow alike.
+// It spins rather than sleeps: a sleep's wake-up lag would make the injected share vary with load.
+double stretch_sample_us(double sample_us, double percent);
 
 // Collective: every rank runs the same loop. `watchdog` (may be null) hears `step` and every iteration.
 LoopResult time_iterations(World& world, const LoopSettings& settings, const TimedOperation& operation,

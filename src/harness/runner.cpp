@@ -182,7 +182,7 @@ report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize&
     launcher->launch();
     return timer->stop_us() / launcher->calls_per_launch();
   };
-  LoopResult timed = time_iterations(world_, {options_.warmup_iterations, options_.iterations, options_.aggregation},
+  LoopResult timed = time_iterations(world_, {options_.warmup_iterations, options_.iterations, options_.aggregation, options_.inject_slowdown_percent},
                                      operation, watchdog_, describe(collective_.name, bytes, one_case.dtype, placement));
 
   report::ResultRow row;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration of collbench with the real *_perf executables under real mpirun.
-# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa ab resume table_formats hostile interrupt resume_other env_names)
+# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa inject_slowdown ab resume table_formats hostile interrupt resume_other env_names)
 set -u
 scenario="$1"
 bin="$2"
@@ -57,6 +57,25 @@ case "$scenario" in
     # The folders compare again by hand, to the same table.
     "$bin/collbench" compare "$work/aa/A" "$work/aa/B" --paired --format markdown > "$work/again.md" || fail "compare of the ab folders"
     diff <(grep '^| all_reduce' "$work/out.md") <(grep '^| all_reduce' "$work/again.md") || fail "compare differs from ab"
+    ;;
+  inject_slowdown)
+    # A run with --inject-slowdown records it; compare refuses it as BASE (bad input, one line) and
+    # takes it as NEW with a note.
+    for name in plain injected; do
+      extra=(); [ $name = injected ] && extra=(--inject-slowdown 50)
+      "$bin/../../scripts/mpirun-local.sh" -np 2 "$bin/all_reduce_perf" -b 8 -e 1K -f 8 "${quick[@]}" "${extra[@]}" \
+        -J "$work/$name.json" > "$work/$name.txt" 2>&1 || fail "$name run exited $?: $(tail -3 "$work/$name.txt")"
+    done
+    [ "$(jq '.context.options.inject_slowdown_percent' "$work/injected.json")" = 50 ] || fail "the injected run does not record 50"
+    [ "$(jq '.context.options.inject_slowdown_percent' "$work/plain.json")" = 0 ] || fail "the plain run does not record 0"
+    "$bin/collbench" compare "$work/injected.json" "$work/plain.json" > "$work/out.txt" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "an injected BASE exited $code"
+    [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q 'inject-slowdown 50%' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
+    "$bin/collbench" compare "$work/plain.json" "$work/injected.json" > "$work/out.txt" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 0 ] || [ $code -eq 1 ] || fail "an injected NEW exited $code: $(cat "$work/err.txt")"
+    grep -q 'ran with --inject-slowdown 50% (a synthetic slowdown)' "$work/out.txt" || fail "no note on the injected NEW"
     ;;
   ab)
     # Two tiny real commands without a launcher; a failing command is a runtime error (exit 1), and
