@@ -97,7 +97,23 @@ case "$scenario" in
     [ "$(ls "$work/ab2/B"/run-*.json | wc -l)" -eq "$runs" ] || fail "A and B ran a different number of times"
     grep -q '^\[ab\] run 1 A' "$work/err.txt" && grep -q '^\[ab\] run 1 B' "$work/err.txt" || fail "no progress lines"
     "$bin/collbench" ab --launcher none --out "$work/ab2" -- true ::: true 2> "$work/err.txt"
-    [ $? -eq 2 ] || fail "a used ab folder was accepted"
+    [ $? -eq 2 ] || fail "a folder of another comparison was accepted"
+    # Killed during run 3 of B: the same command again keeps the two complete pairs and runs pair 3 again.
+    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+      "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
+      > /dev/null 2> "$work/err.txt" || [ $? -eq 1 ] || fail "ab4 exited $?: $(cat "$work/err.txt")"
+    rm "$work/ab4/B/run-3.json"
+    first=$(stat -c %Y.%s "$work/ab4/A/run-1.json")
+    sleep 1
+    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+      "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
+      > "$work/out.csv" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 0 ] || [ $code -eq 1 ] || fail "resumed ab exited $code: $(cat "$work/err.txt")"
+    grep -q 'resuming .*: 2 complete run pair(s) kept' "$work/err.txt" || fail "no resume line: $(cat "$work/err.txt")"
+    [ "$(grep -c '^\[ab\] run ' "$work/err.txt")" -eq 2 ] && grep -q '^\[ab\] run 3 A' "$work/err.txt" || fail "resume ran other runs than pair 3"
+    [ "$(stat -c %Y.%s "$work/ab4/A/run-1.json")" = "$first" ] || fail "a kept run was run again"
+    [ -s "$work/ab4/B/run-3.json" ] || fail "run 3 of B was not run again"
     "$bin/collbench" ab --launcher none --out "$work/ab3" -- "$bin/all_reduce_perf" -b 8 -e 8 "${quick[@]}" ::: false 2> "$work/err.txt"
     [ $? -eq 1 ] || fail "a failing B was not a runtime error"
     grep -q 'run 1 of B' "$work/err.txt" || fail "the failing run is not named: $(cat "$work/err.txt")"
