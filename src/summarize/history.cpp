@@ -13,25 +13,26 @@
 namespace collbench::summarize {
 namespace {
 
-// E-divisive (Matteson and James 2014, with exponent 1 as in MongoDB's and Apache Otava's change
-// detection): a split of a segment into X and Y scores
-//   Q = n m / (n + m) * (2 mean|x - y| - mean|x - x'| - mean|y - y'|),
+// E-divisive (Matteson and James 2014, as in MongoDB's and Apache Otava's change detection): a
+// split of a segment into X and Y scores
+//   Q = n m / (n + m) * (2 mean d(x, y) - mean d(x, x') - mean d(y, y')),  d(a, b) = |a - b|^exponent,
 // the energy distance of the two parts, which grows with any difference of their distributions and,
-// built on distances rather than squares, is not dragged towards one wild run as a difference of
-// means is. Returns the best split (an index into `values`) and its Q; every candidate keeps at
+// built on distances (exponent < 2) rather than squares, is not dragged towards one wild run as a
+// difference of means is. Returns the best split (an index into `values`) and its Q; every candidate keeps at
 // least `min_segment` values a side. O(n^2): the sums are updated as the split moves right.
-std::pair<std::size_t, double> best_energy_split(const std::vector<double>& values, std::size_t min_segment) {
+std::pair<std::size_t, double> best_energy_split(const std::vector<double>& values, std::size_t min_segment, double exponent) {
   const std::size_t n = values.size();
+  const auto distance = [exponent](double a, double b) { return std::pow(std::fabs(a - b), exponent); };
   double between = 0, within_left = 0, within_right = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t k = j + 1; k < n; ++k) within_right += std::fabs(values[j] - values[k]);
+    for (std::size_t k = j + 1; k < n; ++k) within_right += distance(values[j], values[k]);
   }
   std::pair<std::size_t, double> best{0, -1};
   for (std::size_t split = 1; split < n; ++split) {
     const std::size_t moved = split - 1;  // from the right part to the left
     double to_left = 0, to_right = 0;
-    for (std::size_t i = 0; i < moved; ++i) to_left += std::fabs(values[i] - values[moved]);
-    for (std::size_t j = moved + 1; j < n; ++j) to_right += std::fabs(values[moved] - values[j]);
+    for (std::size_t i = 0; i < moved; ++i) to_left += distance(values[i], values[moved]);
+    for (std::size_t j = moved + 1; j < n; ++j) to_right += distance(values[moved], values[j]);
     within_left += to_left;
     within_right -= to_right;
     between += to_right - to_left;
@@ -78,7 +79,7 @@ std::vector<Split> e_divisive(const std::vector<double>& logs, const HistoryOpti
     std::vector<Segment> still_open;
     for (Segment segment : open) {
       if (segment.hi - segment.lo < 2 * options.min_segment) continue;
-      const auto [split, score] = best_energy_split(slice(logs, segment.lo, segment.hi), options.min_segment);
+      const auto [split, score] = best_energy_split(slice(logs, segment.lo, segment.hi), options.min_segment, options.exponent);
       if (score <= 0) continue;
       const std::size_t at = segment.lo + split;
       if (std::fabs(median_of(logs, at, segment.hi) - median_of(logs, segment.lo, at)) < std::log1p(options.min_change)) continue;
@@ -96,7 +97,7 @@ std::vector<Split> e_divisive(const std::vector<double>& logs, const HistoryOpti
       double strongest_shuffled = -1;
       for (auto& values : shuffled) {
         std::shuffle(values.begin(), values.end(), generator);
-        strongest_shuffled = std::max(strongest_shuffled, best_energy_split(values, options.min_segment).second);
+        strongest_shuffled = std::max(strongest_shuffled, best_energy_split(values, options.min_segment, options.exponent).second);
       }
       if (strongest_shuffled >= strongest->score * (1 - 1e-12)) ++as_strong;
     }
@@ -255,9 +256,9 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   }
   char rule[300];
   std::snprintf(rule, sizeof rule,
-                "%s; E-divisive (energy statistic), each change kept when a permutation test (%d permutations) gives p < %.3g and "
+                "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
                 "the medians either side differ by at least %s; at least %zu runs between changes",
-                result.figure.c_str(), options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment);
+                result.figure.c_str(), options.exponent, options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment);
   document.notes.push_back(rule);
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();

@@ -360,6 +360,10 @@ TEST(History, OneWildRunDoesNotHideAStep) {
     EXPECT_NEAR(series.changes[0].change, 0.10, 0.03);
     EXPECT_TRUE(series.regressed());
   }
+  // The exponent must lie strictly between 0 and 2 (at 2 the statistic only compares means).
+  EXPECT_EQ(run_cli({"history", "--exponent", "2", data("history/flat")}), 2);
+  EXPECT_EQ(run_cli({"history", "--exponent", "0", data("history/flat")}), 2);
+  EXPECT_EQ(run_cli({"history", "--exponent", "1", data("history/flat")}), 0);
 }
 
 TEST(Malformed, EveryBadInputIsExitTwo) {
