@@ -13,9 +13,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 "$root/scripts/setup.sh"
-flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+# -O1 -g1: what ASan's own docs recommend for speed with usable reports (line tables, no full
+# debug info), and it compiles the whole project markedly faster than -O2 -g on CI's 2 cores.
+flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 # CUDA off: the GPU code cannot run on a machine without a GPU, and nvcc would only add minutes.
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS="$flags" \
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" \
   -DCOLLBENCH_BUILD_MICROBENCHMARKS=OFF -DCOLLBENCH_CUDA=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1"
