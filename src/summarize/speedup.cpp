@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -161,6 +162,57 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   return result;
 }
 
+std::vector<std::string> best_setting_lines(const SpeedupResult& result, double clear_margin) {
+  // The fields whose values differ between series name each one; a single series needs no name.
+  std::set<std::string> varying;
+  for (const auto& series : result.series) {
+    for (std::size_t i = 0; i < series.key.size(); ++i) {
+      if (series.key[i] != result.series.front().key[i]) varying.insert(series.key[i].first);
+    }
+  }
+  auto fixed = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return std::string(text);
+  };
+  const std::string& base = result.values.front();
+  std::vector<std::string> lines;
+  for (const auto& series : result.series) {
+    std::string where;
+    for (const auto& [name, value] : series.key) {
+      if (varying.count(name)) where += (where.empty() ? " (" : ", ") + name + "=" + value;
+    }
+    if (!where.empty()) where += ")";
+    std::size_t best = 0, runner_up = 0;
+    double best_speedup = 1, runner_up_speedup = 0;
+    for (std::size_t i = 1; i < result.values.size() && i < series.geomean.size(); ++i) {
+      if (!series.geomean[i]) continue;
+      const double speedup = *series.geomean[i];
+      if (speedup > best_speedup) {
+        runner_up = best;
+        runner_up_speedup = best_speedup;
+        best = i;
+        best_speedup = speedup;
+      } else if (speedup > runner_up_speedup) {
+        runner_up = i;
+        runner_up_speedup = speedup;
+      }
+    }
+    if (runner_up_speedup <= 0) continue;  // nothing to compare in this series
+    if (best_speedup < runner_up_speedup * clear_margin) {
+      lines.push_back("no clear best " + result.key + where + ": " + result.values[best] + " and " + result.values[runner_up] +
+                      " within " + fixed(100 * (clear_margin - 1)) + "% of each other");
+    } else if (best == 0) {
+      lines.push_back(result.key + " " + base + where + " is the fastest on this machine: the next best, " +
+                      result.values[runner_up] + ", is " + fixed(1 / runner_up_speedup) + "x slower");
+    } else {
+      lines.push_back(result.key + " " + result.values[best] + where + ": " + fixed(best_speedup) + "x faster than " + base +
+                      " on this machine");
+    }
+  }
+  return lines;
+}
+
 Document speedup_document(const SpeedupResult& result, const std::string& size_column) {
   Table table;
   table.title = "Speedup by " + result.key + " (baseline " + result.values.front() + ")";
@@ -191,6 +243,7 @@ Document speedup_document(const SpeedupResult& result, const std::string& size_c
   document.tables.push_back(std::move(table));
   document.notes.push_back("columns after the baseline are speedups: baseline time / time (> 1 is faster than " +
                            result.values.front() + "); n/a where a value has no run at that size");
+  for (const auto& line : best_setting_lines(result)) document.notes.push_back(line);
   document.extra["key"] = result.key;
   document.extra["values"] = result.values;
   return document;

@@ -44,4 +44,10 @@ Document speedup_document(const SpeedupResult& result, const std::string& size_c
 
 double geometric_mean(const std::vector<double>& values);  // 0 for none
 
+// One sentence per series on its best value, from the geometric-mean speedups: "bucket_mb 50:
+// 1.21x faster than 25 on this machine", or that the baseline is fastest, or that no value is
+// clearly faster (every one within `clear_margin` of the best). Series are named by the key
+// fields that differ between them.
+std::vector<std::string> best_setting_lines(const SpeedupResult& result, double clear_margin = 1.05);
+
 }  // namespace collbench::summarize
