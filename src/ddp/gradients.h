@@ -27,7 +27,7 @@ void produce_gradients(float* gradients, std::uint64_t count, int rank, std::uin
 double expected_average(int world_size, std::uint64_t index, std::int64_t first_micro_step, int micro_steps);
 
 // The largest absolute error allowed for an averaged gradient that travelled in `dtype`: the
-// dtype's unit roundoff on the largest partial sum (1/2 per rank and micro-step), twice over.
+// dtype's unit roundoff on the largest sum (1/2 per rank and micro-step), and float32's division.
 double gradient_error_bound(DType dtype, int world_size, int micro_steps);
 
 }  // namespace collbench::ddp
