@@ -16,7 +16,7 @@ done
 "$bin/collbench" scaling "$work"/np*.json --format csv > "$work/scaling.csv" || fail "collbench scaling"
 grep -q "samples_per_s" "$work/scaling.csv" || fail "scaling has no samples_per_s column"
 for np in 1 2 4; do
-  [ "$(grep -c ",$np,.*,1$" "$work/scaling.csv")" -eq 8 ] || fail "scaling: expected 8 series at world size $np: $(cat "$work/scaling.csv")"
+  [ "$(awk -F, -v np="$np" '$12 == np' "$work/scaling.csv" | wc -l)" -eq 8 ] || fail "scaling: expected 8 series at world size $np: $(cat "$work/scaling.csv")"
 done
 "$bin/collbench" scaling "$work"/np*.json > "$work/scaling.txt"
 grep -q "speedup = samples_per_s / samples_per_s at the smallest world size" "$work/scaling.txt" || fail "scaling note: $(tail -2 "$work/scaling.txt")"
