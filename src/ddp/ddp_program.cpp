@@ -99,7 +99,9 @@ class DdpStepProgram final : public Program {
 
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return ddp_usage_text(); }
-  std::string build_features() const override { return "cpu: openblas; backends: mpi, gloo (" + describe_backends() + "); gpu: none"; }
+  std::string build_features() const override {
+    return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)";
+  }
   std::string options_identity() const override {
     nlohmann::json canonical = options_json(options_);
     canonical["program"] = kProgram;
