@@ -23,6 +23,10 @@ struct SpeedupSeries {
     std::uint64_t bytes = 0;  // on the kind's size axis
     nlohmann::json size_cell;
     std::vector<std::optional<double>> time_us;  // per value; median over repeats of the mean
+    // Per value, against the baseline value: baseline time / time; for a job-throughput kind
+    // (ddp_step) rate / baseline rate, which stays right when a step holds more samples
+    // (--accumulate) or the world size is the key.
+    std::vector<std::optional<double>> speedup;
   };
   std::vector<Line> lines;
   std::vector<std::optional<double>> geomean;    // per value: geometric mean over sizes of the speedup
@@ -32,6 +36,7 @@ struct SpeedupResult {
   std::string key;
   std::vector<std::string> values;  // column order; the baseline first
   std::vector<SpeedupSeries> series;
+  bool by_job_throughput = false;  // some speedups are rate ratios (see SpeedupSeries::Line::speedup)
 };
 
 // Throws InputError when the key has fewer than two values, or the baseline is not among them, or

@@ -291,5 +291,17 @@ TEST(DdpSummarize, SpeedupByBucketSaysTheBestSettingInOneLine) {
   EXPECT_EQ(summarize::best_setting_lines(slower).at(0), "bucket_mb 25 is the fastest on this machine: the next best, 50, is 1.50x slower");
 }
 
+TEST(DdpSummarize, SpeedupByAccumulateComparesSamplesPerSecond) {
+  // accumulate 4: a step of 4 micro-steps takes 3x as long but trains 4x the samples: 4/3 faster.
+  auto one = ddp_report(2, 25, 100, 32), four = ddp_report(2, 25, 300, 32);
+  auto& row = four.report.rows.at(0);
+  row.keys.at(6).second = "4";  // accumulate
+  row.figures.at(0) = 4 * 64 / 300e-6;
+  const auto result = summarize::compute_speedup({one, four}, "accumulate", std::nullopt);
+  ASSERT_EQ(result.series.size(), 1u);
+  EXPECT_NEAR(*result.series[0].geomean[1], 4.0 / 3.0, 1e-9);
+  EXPECT_TRUE(result.by_job_throughput);
+}
+
 }  // namespace
 }  // namespace collbench::ddp
