@@ -25,7 +25,7 @@ out="${OUT:-$root/results/local/$stamp}"
 mkdir -p "$out"
 read -r -a suite_args <<< "${SUITE_ARGS:--b 8 -e 16M -f 4 -n 20 -w 5 -c 1 -T 300}"
 
-collectives=(all_reduce broadcast reduce all_gather reduce_scatter alltoall gather scatter sendrecv)
+mapfile -t collectives < "$bin/collectives.txt"  # written by CMake from the workloads it built
 failures=0
 for collective in "${collectives[@]}"; do
   echo "== ${collective}_perf on $np ranks"

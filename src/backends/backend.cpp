@@ -21,7 +21,10 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
   const CollectiveEntry* entry = entry_for(shape.collective);
   if (!entry) return prefix + "has no " + std::string(shape.collective);
   if (!entry->unsupported.empty()) return entry->unsupported;
-  if (lacks(supported.dtypes, shape.dtype)) return prefix + "has no dtype " + std::string(to_string(shape.dtype));
+  if (lacks(supported.dtypes, shape.dtype)) {
+    const auto reason = supported.dtype_reasons.find(shape.dtype);
+    return reason != supported.dtype_reasons.end() ? reason->second : prefix + "has no dtype " + std::string(to_string(shape.dtype));
+  }
   if (shape.op && lacks(supported.ops, *shape.op)) return prefix + "has no op " + std::string(to_string(*shape.op));
   if (shape.in_place && !entry->in_place_unsupported.empty()) return entry->in_place_unsupported;
   if (shape.call_count > supported.max_call_count) {
@@ -29,6 +32,18 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
            std::to_string(shape.call_count);
   }
   return "";
+}
+
+std::vector<DType> host_dtypes() {
+  std::vector<DType> dtypes;
+  for (DType dtype : all_dtypes()) {
+    if (!is_fp8(dtype)) dtypes.push_back(dtype);
+  }
+  return dtypes;
+}
+
+std::map<DType, std::string> fp8_reasons(const std::string& why) {
+  return {{DType::kFloat8E4M3, why}, {DType::kFloat8E5M2, why}};
 }
 
 HostBuffer::HostBuffer(std::size_t bytes) : bytes_(bytes) {

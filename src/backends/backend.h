@@ -10,7 +10,6 @@
 // Buffers may live in host or device memory; the runner moves data only through Buffer, untimed.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -23,15 +22,14 @@
 #include <vector>
 
 #include "core/dtype.h"
+#include "core/timed_operation.h"
 
 namespace collbench {
 
 // What backends read from the command line, built by the harness. Most fields are for GPU
 // backends; a backend ignores what it has no use for.
 struct BackendConfig {
-  double timeout_seconds = 0;  // -T: > 0 makes NCCL's communicator non-blocking and polled
-  bool blocking = false;       // -z 1: time each iteration on the host clock
-  int graph_calls = 0;         // -G N: one CUDA graph of N calls per iteration (0: none)
+  double timeout_seconds = 0;  // -T: a GPU backend polls its waits and aborts the communicator after it
   std::string nccl_algo;       // --algo / --proto: NCCL_ALGO / NCCL_PROTO (empty: NCCL decides)
   std::string nccl_proto;
   bool capture_nccl_algorithm = false;  // --capture-algo
@@ -39,6 +37,7 @@ struct BackendConfig {
   // text NCCL gets as NCCL_ALGO. Empty: the library's default.
   std::string algorithm;
   std::string network_interface;  // --gloo-iface: the NIC a TCP backend binds (empty: it chooses)
+  int registration = 0;  // -R: 0 plain device memory, 1 ncclMemAlloc + ncclCommRegister, 2 symmetric window
 };
 
 class Buffer {
@@ -64,26 +63,6 @@ struct CollectiveCall {
   bool in_place = false;
 };
 
-// Times one iteration. stop_us() waits until the iteration's calls are complete and returns its
-// duration. CPU backends use a monotonic clock around the calls; GPU backends CUDA events on their
-// stream, so the host's launch and wake-up latencies stay out of the figure.
-class IterationTimer {
- public:
-  virtual ~IterationTimer() = default;
-  virtual void start() = 0;
-  virtual double stop_us() = 0;
-};
-
-// Issues the calls of one iteration. Made once per row, outside timing, so a backend can prepare
-// them in advance (NCCL with -G captures several calls into one CUDA graph).
-class IterationLauncher {
- public:
-  virtual ~IterationLauncher() = default;
-  virtual void launch() = 0;
-  // How many collective calls one launch() issues; the runner divides the timed launch by it.
-  virtual int calls_per_launch() const { return 1; }
-};
-
 // Where this rank's output starts in the one buffer of an in-place call.
 enum class InPlaceOutput {
   kAtRankStride,  // rank * the layout's in-place stride (nccl-tests' convention)
@@ -107,7 +86,13 @@ struct BackendSupport {
   std::vector<DType> dtypes;
   std::vector<ReduceOp> ops;
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
+  std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
 };
+
+// Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.
+std::vector<DType> host_dtypes();
+// The same reason for both 8-bit floats.
+std::map<DType, std::string> fp8_reasons(const std::string& why);
 
 // An entry served by one of the backend's own member functions.
 template <class Library>
@@ -139,10 +124,11 @@ class Backend {
   // Waits until every call issued so far has completed (no-op for synchronous libraries).
   virtual void synchronize() = 0;
 
-  // Timing hook (see IterationTimer); the default is a monotonic clock that synchronizes at stop.
-  virtual std::unique_ptr<IterationTimer> make_timer();
-  // Issuing hook (see IterationLauncher); the default issues `issue_one_call` once per launch.
-  virtual std::unique_ptr<IterationLauncher> make_launcher(std::function<void()> issue_one_call);
+  // The row's call as the measurement loop's operation (core/timed_operation.h), made once per row
+  // outside timing. The default issues `calls_per_iteration` calls one after another, waits with
+  // synchronize() and asks for OSU's schedule; a GPU backend groups the calls, offers device marks
+  // and graph capture, and asks for nccl-tests' batches.
+  virtual std::unique_ptr<TimedOperation> make_operation(std::function<void()> issue_one_call, int calls_per_iteration);
   // Library versions and settings the report should record ("nccl" -> "2.28.9", ...).
   virtual std::map<std::string, std::string> versions() const { return {}; }
 
@@ -154,33 +140,27 @@ class Backend {
   std::string unsupported_reason(const CallShape& shape) const;
 };
 
-class SteadyClockTimer final : public IterationTimer {
+// The default operation: calls issued one after another on the host, completed by synchronize().
+class HostCallOperation final : public TimedOperation {
  public:
-  explicit SteadyClockTimer(Backend& backend) : backend_(backend) {}
-  void start() override { start_ = std::chrono::steady_clock::now(); }
-  double stop_us() override {
-    backend_.synchronize();
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start_).count();
+  HostCallOperation(Backend& backend, std::function<void()> issue_one_call, int calls_per_iteration)
+      : backend_(backend), issue_(std::move(issue_one_call)), calls_(calls_per_iteration) {}
+  int calls_per_iteration() const override { return calls_; }
+  void issue(int) override {
+    for (int call = 0; call < calls_; ++call) issue_();
   }
+  void issue_check() override { issue_(); }
+  void wait() override { backend_.synchronize(); }
 
  private:
   Backend& backend_;
-  std::chrono::steady_clock::time_point start_;
-};
-
-class DirectLauncher final : public IterationLauncher {
- public:
-  explicit DirectLauncher(std::function<void()> issue_one_call) : issue_(std::move(issue_one_call)) {}
-  void launch() override { issue_(); }
-
- private:
   std::function<void()> issue_;
+  int calls_;
 };
 
-inline std::unique_ptr<IterationTimer> Backend::make_timer() { return std::make_unique<SteadyClockTimer>(*this); }
-
-inline std::unique_ptr<IterationLauncher> Backend::make_launcher(std::function<void()> issue_one_call) {
-  return std::make_unique<DirectLauncher>(std::move(issue_one_call));
+inline std::unique_ptr<TimedOperation> Backend::make_operation(std::function<void()> issue_one_call,
+                                                               int calls_per_iteration) {
+  return std::make_unique<HostCallOperation>(*this, std::move(issue_one_call), calls_per_iteration);
 }
 
 // A buffer in ordinary host memory, for CPU backends.

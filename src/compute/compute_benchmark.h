@@ -25,6 +25,16 @@
 
 namespace collbench::compute {
 
+// The loop settings of a throughput row: every rank measures its own device, so a row's time is
+// the slowest rank's per iteration (-a 3), and each rank's own figures are kept beside it.
+inline LoopSettings loop_settings(const ComputeOptions& options) {
+  LoopSettings settings;
+  settings.warmup_iterations = options.warmup_iterations;
+  settings.iterations = options.iterations;
+  settings.aggregation = TimeAggregation::kMax;
+  return settings;
+}
+
 class ComputeBenchmark : public Program {
  public:
   explicit ComputeBenchmark(ComputeOptions options) : options_(std::move(options)) {}

@@ -54,12 +54,9 @@ class CpuStreamEngine final : public StreamEngine {
     }
   }
 
-  double run_timed_us(StreamKernel kernel) override {
-    const auto start = std::chrono::steady_clock::now();
-    run(kernel);
-    const auto end = std::chrono::steady_clock::now();
-    return std::chrono::duration<double, std::micro>(end - start).count();
-  }
+  TimingSchedule schedule() const override { return TimingSchedule::kBarrierEachIteration; }
+  void issue(StreamKernel kernel) override { run(kernel); }
+  void wait() override {}
 
   std::int64_t check(StreamKernel kernel, bool corrupt_first_element) override {
     double* a = a_.get();

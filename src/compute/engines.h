@@ -10,9 +10,17 @@
 #include <vector>
 
 #include "compute/compute_options.h"
+#include "core/error.h"
+#include "core/timed_operation.h"
 #include "compute/gemm_check.h"
 
 namespace collbench::compute {
+
+// A shape the library has no algorithm for: that row is skipped with this reason; the run goes on.
+class ShapeUnsupported : public Error {
+ public:
+  using Error::Error;
+};
 
 class GemmEngine {
  public:
@@ -25,8 +33,12 @@ class GemmEngine {
   virtual void prepare(const GemmShape& shape, GemmType type, std::uint64_t seed, int sets) = 0;
   // What ran: the BLAS routine or the cuBLASLt algorithm chosen by the heuristic.
   virtual std::string algorithm() const = 0;
-  // One C = A x B on input set `set`; returns its time in microseconds.
-  virtual double run_timed_us(int set) = 0;
+  // Timed by the harness's loop: the CPU computes before issue() returns (OSU's schedule); the GPU
+  // queues on its stream and is timed in batches, as nccl-tests times collectives.
+  virtual TimingSchedule schedule() const = 0;
+  // Issues one C = A x B on input set `set`; wait() returns when everything issued is done.
+  virtual void issue(int set) = 0;
+  virtual void wait() = 0;
   // Testing aid: overwrites C(0,0) of `set` with a value no correct GEMM gives.
   virtual void corrupt_output(int set) = 0;
   virtual std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) = 0;
@@ -43,7 +55,9 @@ class StreamEngine {
   virtual std::string unsupported_reason(StreamKernel kernel) const = 0;
   // Allocates three arrays of `elements` doubles and initialises them as STREAM does (1, 2, 0).
   virtual void prepare(std::uint64_t elements) = 0;
-  virtual double run_timed_us(StreamKernel kernel) = 0;
+  virtual TimingSchedule schedule() const = 0;
+  virtual void issue(StreamKernel kernel) = 0;  // one pass; wait() returns when the issued passes are done
+  virtual void wait() = 0;
   // Fills the inputs with a known pattern, runs `kernel` once, compares every output element
   // exactly (the pattern's arithmetic is exact), returns the number of wrong elements.
   virtual std::int64_t check(StreamKernel kernel, bool corrupt_first_element) = 0;

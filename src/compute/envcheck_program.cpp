@@ -114,18 +114,26 @@ int EnvcheckBenchmark::measure(RunContext& run) {
   const GemmShape shape{options.probe_matrix_n, options.probe_matrix_n, options.probe_matrix_n};
   const double gemm_flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
   gemm->prepare(shape, GemmType::kFloat32, options.seed, 1);
-  gemm->run_timed_us(0);
+  gemm->issue(0);
+  gemm->wait();
   const std::uint64_t elements = options.probe_bytes / sizeof(double);
   stream->prepare(elements);
-  stream->run_timed_us(StreamKernel::kTriad);
+  stream->issue(StreamKernel::kTriad);
+  stream->wait();
   std::vector<double> gemm_samples, triad_samples;
   // -N repeats the probe set: more samples under the same medians.
   if (run.watchdog) run.watchdog->enter("envcheck probes");
   for (int repeat = 0; repeat < options.probe_repeats * options.cycles; ++repeat) {
     world.barrier();
-    gemm_samples.push_back(rate_over(options.probe_ms, [&] { gemm->run_timed_us(0); }) * gemm_flops / 1e9);
+    gemm_samples.push_back(rate_over(options.probe_ms, [&] {
+      gemm->issue(0);
+      gemm->wait();
+    }) * gemm_flops / 1e9);
     world.barrier();
-    triad_samples.push_back(rate_over(options.probe_ms, [&] { stream->run_timed_us(StreamKernel::kTriad); }) *
+    triad_samples.push_back(rate_over(options.probe_ms, [&] {
+      stream->issue(StreamKernel::kTriad);
+      stream->wait();
+    }) *
                             static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements)) / 1e9);
     if (run.watchdog) run.watchdog->progress();
   }

@@ -14,6 +14,10 @@ struct GpuPeaks {
 // NVIDIA datasheets (dense tensor throughput; the sparse figures are twice these).
 const std::vector<GpuPeaks>& table() {
   static const std::vector<GpuPeaks> peaks = {
+      // GH200 and H200 NVL names contain "H200": they come first. GH200's figures depend on its
+      // memory variant and power setting, so no peak is claimed for it (all zeros: unknown).
+      {"GH200", 0, 0, 0, 0, 0, 0},
+      {"H200 NVL", 60.0, 417.5, 835.5, 835.5, 1670.5, 4800},
       {"H200", 66.9, 494.7, 989.4, 989.4, 1978.9, 4800},
       {"H100 NVL", 60.0, 417.5, 835.5, 835.5, 1670.5, 3900},
       {"H100 PCIe", 51.2, 378.0, 756.5, 756.5, 1513.0, 2000},
@@ -53,7 +57,7 @@ std::optional<double> gpu_peak_tflops(const std::string& device_name, GemmType t
 
 std::optional<double> gpu_peak_memory_gbps(const std::string& device_name) {
   const GpuPeaks* entry = find(device_name);
-  if (!entry) return std::nullopt;
+  if (!entry || entry->memory_gbps <= 0) return std::nullopt;
   return entry->memory_gbps;
 }
 

@@ -87,14 +87,28 @@ int MatmulBenchmark::measure(RunContext& run) {
       }
       for (const GemmShape& shape : options.gemm_shapes()) {
         const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
-        engine->prepare(shape, type, options.seed, sets);
-        TimedOperation gemm;
-        gemm.run_untimed = [&](int i) { engine->run_timed_us(i % sets); };
-        gemm.run_timed_us = [&](int i) { return engine->run_timed_us(i % sets); };
+        // A shape the library has no algorithm for is a skipped row on every rank, not the end of the run.
+        std::string no_algorithm;
+        try {
+          engine->prepare(shape, type, options.seed, sets);
+        } catch (const ShapeUnsupported& error) {
+          no_algorithm = error.what();
+        }
+        if (world.sum(no_algorithm.empty() ? 0 : 1) > 0) {
+          if (leader) {
+            const std::string what = to_string(type) + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                     std::to_string(shape.k);
+            const std::string reason = no_algorithm.empty() ? "another rank's library has no algorithm for it" : no_algorithm;
+            report_.skipped.push_back({what, reason});
+            std::printf("# skipped %s: %s\n", what.c_str(), reason.c_str());
+            save(run);
+          }
+          continue;
+        }
+        FunctionOperation gemm(engine->schedule(), [&](int i) { engine->issue(i % sets); }, [&] { engine->wait(); });
         const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
                                  std::to_string(shape.k) + " " + to_string(type);
-        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax},
-                                           gemm, run.watchdog, step);
+        LoopResult timed = time_iterations(world, loop_settings(options), gemm, run.watchdog, step);
         const TimeStats& mine = timed.mine;
         const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
         report::ThroughputRank figures;
@@ -110,7 +124,8 @@ int MatmulBenchmark::measure(RunContext& run) {
           for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
           double worst = 0;
           for (int check = 0; check < options.check_iterations; ++check) {
-            engine->run_timed_us(0);
+            engine->issue(0);
+            engine->wait();
             if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
             const double error = relative_error(engine->read_outputs(0, entries), reference);
             worst = std::isfinite(error) ? std::max(worst, error) : error;

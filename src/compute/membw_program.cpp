@@ -67,10 +67,8 @@ int MembwBenchmark::measure(RunContext& run) {
           }
           continue;
         }
-        TimedOperation pass;
-        pass.run_untimed = [&](int) { engine->run_timed_us(kernel); };
-        pass.run_timed_us = [&](int) { return engine->run_timed_us(kernel); };
-        LoopResult timed = time_iterations(world, {options.warmup_iterations, options.iterations, TimeAggregation::kMax}, pass,
+        FunctionOperation pass(engine->schedule(), [&](int) { engine->issue(kernel); }, [&] { engine->wait(); });
+        LoopResult timed = time_iterations(world, loop_settings(options), pass,
                                            run.watchdog, "membw " + to_string(kernel) + " at " + std::to_string(bytes) + " B");
         const std::uint64_t counted = stream_bytes_counted(kernel, elements);
         report::ThroughputRank figures;

@@ -10,7 +10,7 @@
 namespace collbench {
 namespace {
 
-constexpr std::array<DTypeInfo, 10> kDTypes = {{
+constexpr std::array<DTypeInfo, 12> kDTypes = {{
     {DType::kInt8, "int8", 1, false, true, 0},
     {DType::kUint8, "uint8", 1, false, false, 0},
     {DType::kInt32, "int32", 4, false, true, 0},
@@ -21,6 +21,8 @@ constexpr std::array<DTypeInfo, 10> kDTypes = {{
     {DType::kBfloat16, "bfloat16", 2, true, true, 8},
     {DType::kFloat32, "float32", 4, true, true, 24},
     {DType::kFloat64, "float64", 8, true, true, 53},
+    {DType::kFloat8E4M3, "float8_e4m3", 1, true, true, 4},
+    {DType::kFloat8E5M2, "float8_e5m2", 1, true, true, 3},
 }};
 
 struct Alias {
@@ -28,7 +30,11 @@ struct Alias {
   DType type;
 };
 // nccl-tests spellings, so scripts written for it keep working.
-constexpr std::array<Alias, 11> kDTypeAliases = {{
+constexpr std::array<Alias, 15> kDTypeAliases = {{
+    {"f8e4m3", DType::kFloat8E4M3},
+    {"fp8_e4m3", DType::kFloat8E4M3},
+    {"f8e5m2", DType::kFloat8E5M2},
+    {"fp8_e5m2", DType::kFloat8E5M2},
     {"char", DType::kInt8},
     {"int", DType::kInt32},
     {"half", DType::kFloat16},
@@ -168,6 +174,66 @@ float bf16_bits_to_float(std::uint16_t bits) {
   return out;
 }
 
+namespace {
+
+struct Fp8Format {
+  int exponent_bits, mantissa_bits, bias;
+  bool has_infinity;
+};
+
+Fp8Format fp8_format(DType type) {
+  return type == DType::kFloat8E4M3 ? Fp8Format{4, 3, 7, false} : Fp8Format{5, 2, 15, true};
+}
+
+}  // namespace
+
+bool is_fp8(DType type) { return type == DType::kFloat8E4M3 || type == DType::kFloat8E5M2; }
+
+std::uint8_t double_to_fp8_bits(double value, DType fp8_type) {
+  const Fp8Format format = fp8_format(fp8_type);
+  const int m = format.mantissa_bits;
+  const std::uint8_t sign = std::signbit(value) ? 0x80 : 0x00;
+  const std::uint8_t exponent_all_ones = static_cast<std::uint8_t>(((1 << format.exponent_bits) - 1) << m);
+  if (std::isnan(value)) return static_cast<std::uint8_t>(sign | exponent_all_ones | ((1 << m) - 1));
+  // The largest finite code: e4m3 0x7e (448); e5m2 0x7b (57344).
+  const std::uint8_t largest = format.has_infinity ? static_cast<std::uint8_t>(exponent_all_ones - 1)
+                                                   : static_cast<std::uint8_t>(exponent_all_ones | ((1 << m) - 2));
+  const double magnitude = std::fabs(value);
+  if (magnitude == 0) return sign;
+  int exponent = 0;
+  std::frexp(magnitude, &exponent);
+  int unbiased = exponent - 1;  // magnitude = 1.f x 2^unbiased
+  const int smallest_normal = 1 - format.bias;
+  int code = 0;
+  if (unbiased < smallest_normal) {  // subnormal: units of 2^(smallest_normal - m)
+    code = static_cast<int>(std::nearbyint(std::ldexp(magnitude, m - smallest_normal)));  // may round up into the first normal
+  } else {
+    int units = static_cast<int>(std::nearbyint(std::ldexp(magnitude, m - unbiased)));  // in [2^m, 2^(m+1)]
+    if (units == (1 << (m + 1))) {
+      units >>= 1;
+      ++unbiased;
+    }
+    code = ((unbiased + format.bias) << m) | (units - (1 << m));
+  }
+  if (code > largest) {
+    return static_cast<std::uint8_t>(sign | (format.has_infinity ? exponent_all_ones : largest));
+  }
+  return static_cast<std::uint8_t>(sign | code);
+}
+
+double fp8_bits_to_double(std::uint8_t bits, DType fp8_type) {
+  const Fp8Format format = fp8_format(fp8_type);
+  const int m = format.mantissa_bits;
+  const double sign = (bits & 0x80) ? -1.0 : 1.0;
+  const int exponent = (bits >> m) & ((1 << format.exponent_bits) - 1);
+  const int mantissa = bits & ((1 << m) - 1);
+  const int all_ones = (1 << format.exponent_bits) - 1;
+  if (format.has_infinity && exponent == all_ones) return mantissa == 0 ? sign * HUGE_VAL : std::nan("");
+  if (!format.has_infinity && exponent == all_ones && mantissa == (1 << m) - 1) return std::nan("");
+  if (exponent == 0) return sign * std::ldexp(mantissa, 1 - format.bias - m);
+  return sign * std::ldexp((1 << m) + mantissa, exponent - format.bias - m);
+}
+
 double load_element(DType type, const void* buffer, std::size_t index) {
   switch (type) {
     case DType::kInt8: return load_as<std::int8_t>(buffer, index);
@@ -188,6 +254,8 @@ double load_element(DType type, const void* buffer, std::size_t index) {
     }
     case DType::kFloat32: return load_as<float>(buffer, index);
     case DType::kFloat64: return load_as<double>(buffer, index);
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: return fp8_bits_to_double(static_cast<const std::uint8_t*>(buffer)[index], type);
   }
   throw std::logic_error("unknown dtype");
 }
@@ -212,6 +280,8 @@ void store_element(DType type, void* buffer, std::size_t index, double value) {
     }
     case DType::kFloat32: return store_as<float>(buffer, index, value);
     case DType::kFloat64: return store_as<double>(buffer, index, value);
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: static_cast<std::uint8_t*>(buffer)[index] = double_to_fp8_bits(value, type); return;
   }
   throw std::logic_error("unknown dtype");
 }

@@ -10,7 +10,10 @@
 
 namespace collbench {
 
-enum class DType { kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat16, kBfloat16, kFloat32, kFloat64 };
+enum class DType {
+  kInt8, kUint8, kInt32, kUint32, kInt64, kUint64, kFloat16, kBfloat16, kFloat32, kFloat64,
+  kFloat8E4M3, kFloat8E5M2,  // OCP 8-bit floats (NCCL on sm_90 and newer)
+};
 
 enum class ReduceOp { kSum, kProd, kMin, kMax, kAvg };
 
@@ -39,6 +42,12 @@ std::uint16_t float_to_half_bits(float value);
 float half_bits_to_float(std::uint16_t bits);
 std::uint16_t float_to_bf16_bits(float value);
 float bf16_bits_to_float(std::uint16_t bits);
+
+// OCP 8-bit floats held as raw bits; conversions round to nearest even. e4m3 has no infinities
+// and saturates at +-448 (CUDA's satfinite); e5m2 is IEEE-like, with infinities.
+std::uint8_t double_to_fp8_bits(double value, DType fp8_type);
+double fp8_bits_to_double(std::uint8_t bits, DType fp8_type);
+bool is_fp8(DType type);
 
 // Element access through double. Exact for every value collbench generates (small integers).
 double load_element(DType type, const void* buffer, std::size_t index);

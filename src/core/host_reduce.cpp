@@ -31,6 +31,14 @@ void divide_elements(DType dtype, void* data, std::size_t count, int divisor) {
     case DType::kBfloat16: return divide_sixteen_bit<SixteenBitFormat::kBfloat16>(data, count, divisor);
     case DType::kFloat32: return divide_all<float>(data, count, divisor);
     case DType::kFloat64: return divide_all<double>(data, count, divisor);
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: {
+      auto* values = static_cast<std::uint8_t*>(data);
+      for (std::size_t i = 0; i < count; ++i) {
+        values[i] = double_to_fp8_bits(fp8_bits_to_double(values[i], dtype) / divisor, dtype);
+      }
+      return;
+    }
   }
 }
 

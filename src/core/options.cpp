@@ -1,6 +1,7 @@
 #include "core/options.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <limits>
 
 #include "core/command_line.h"
@@ -33,11 +34,12 @@ void declare_options(CLI::App& app, Options& o) {
                           [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
   start_section(app, "Operation");
   add_value(app, "-d,--datatype,--dtype", "LIST",
-            "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64,\n"
-            "comma list or all; half/float/double accepted (default float32)",
+            "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 float8_e4m3\n"
+            "float8_e5m2 (fp8: nccl on sm_90+), comma list or all; half/float/double accepted (default float32)",
             [&o](Text& v, Text& f) {
               o.dtypes = parse_choice_list(v, f, parse_dtype, all_dtypes(), "data type",
-                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64");
+                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64, "
+                                           "float8_e4m3, float8_e5m2");
             });
   add_value(app, "-o,--op", "LIST", "sum prod min max avg, comma list or all (default sum)",
             [&o](Text& v, Text& f) {
@@ -54,9 +56,16 @@ void declare_options(CLI::App& app, Options& o) {
   add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
   add_integer(app, "-g,--ngpus", "devices per process (CPU backends and nccl today: 1)", o.gpus_per_process, 1, 64);
   start_section(app, "GPU (nccl backend)");
-  add_value(app, "-z,--blocking", "0|1", "1: host waits for each call, timed on the host clock (default 0: CUDA events)",
-            [&o](Text& v, Text& f) { o.blocking = parse_integer(v, f, 0, 1) == 1; });
-  add_integer(app, "-G,--cudagraph", "each iteration launches one CUDA graph of N calls (default 0 = no graph)", o.graph_calls, 0, 100000);
+  add_integer(app, "-z,--blocking", "nccl-tests' -z: 0 batch (default), 1 wait and barrier after each iteration,\n"
+              "2 wait after each iteration, 3 time each iteration alone", o.blocking, 0, 3);
+  add_integer(app, "-G,--cudagraph", "capture the -n batch once in a CUDA graph and launch it N times (default 0 = no graph)",
+              o.graph_launches, 0, 100000);
+  add_value(app, "-I,--per_iter_timing", "0|1", "1: per-iteration samples from CUDA events recorded between iterations",
+            [&o](Text& v, Text& f) { o.per_iteration_marks = parse_integer(v, f, 0, 1) == 1; });
+  add_value(app, "-C,--report_cputime", "0|1", "1: print the host's time to issue each call instead of the completion time",
+            [&o](Text& v, Text& f) { o.report_issue_time = parse_integer(v, f, 0, 1) == 1; });
+  add_integer(app, "-R,--local-register", "buffers from ncclMemAlloc: 0 unregistered (default), 1 ncclCommRegister,\n"
+              "2 symmetric window (ncclCommWindowRegister)", o.registration, 0, 2);
   add_value(app, "--algo", "LIST", "nccl: sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS);\n"
             "gloo all_reduce: default, ring, ring_chunked, halving_doubling or bcube",
             [&o](Text& v, Text& f) { o.nccl_algo = parse_nccl_setting(v, f); });
@@ -68,13 +77,25 @@ void declare_options(CLI::App& app, Options& o) {
   start_section(app, "Measurement");
   add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
+  add_integer(app, "-m,--agg_iters", "calls per timed iteration (one NCCL group); times are per call (default 1)",
+              o.calls_per_iteration, 1, 1000000);
   add_integer(app, "-c,--check", "untimed correctness iterations after timing (default 1; 0 = none)", o.check_iterations, 0, 1000000);
-  add_value(app, "-a,--average", "N", "iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 3)",
+  add_value(app, "-a,--average", "N", "iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1;\n"
+            "rows keep the mean, max and min views whatever is printed)",
             [&o](Text& v, Text& f) { o.aggregation = static_cast<TimeAggregation>(parse_integer(v, f, 0, 3)); });
+  add_value(app, "-u,--unalign", "N", "buffers start N elements past an aligned address (default 0)", [&o](Text& v, Text& f) {
+    o.unaligned_elements = static_cast<int>(parse_integer(v, f, 0, 4096));
+  });
+  add_value(app, "--min-busbw", "GB/s", "exit 1 when the average bus bandwidth is below this (also NCCL_TESTS_MIN_BW)",
+            [&o](Text& v, Text& f) { o.min_busbw_gbps = parse_real(v, f, 0.0); });
   add_run_flags(app, o);
   add_integer(app, "--seed", "seed of the input values (default 1)", o.seed, 0, 1LL << 40);
   start_section(app, "Report");
   add_report_flags(app, o);
+  add_value(app, "-S,--report_timestamps", "0|1", "1: a UTC time stamp at the end of each table line",
+            [&o](Text& v, Text& f) { o.report_timestamps = parse_integer(v, f, 0, 1) == 1; });
+  add_value(app, "-M,--memory_report", "0|1", "1: print each rank's peak resident memory after the run",
+            [&o](Text& v, Text& f) { o.memory_report = parse_integer(v, f, 0, 1) == 1; });
   add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
   add_help_flags(app, o);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
@@ -98,6 +119,18 @@ std::vector<std::uint64_t> Options::requested_sizes() const {
   return expand_sweep(sweep);
 }
 
+std::vector<std::string> Options::gpu_only_flags_in_use() const {
+  std::vector<std::string> flags;
+  if (blocking != 0) flags.push_back("-z " + std::to_string(blocking));
+  if (graph_launches != 0) flags.push_back("-G " + std::to_string(graph_launches));
+  if (per_iteration_marks) flags.push_back("-I 1");
+  if (report_issue_time) flags.push_back("-C 1");
+  if (registration != 0) flags.push_back("-R " + std::to_string(registration));
+  if (!nccl_proto.empty()) flags.push_back("--proto");
+  if (capture_nccl_algorithm) flags.push_back("--capture-algo");
+  return flags;
+}
+
 std::vector<Placement> Options::placements() const {
   switch (placement) {
     case PlacementChoice::kOut: return {Placement::kOutOfPlace};
@@ -112,6 +145,14 @@ Options parse_options(const std::vector<std::string>& args) {
   CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options);
   command_line.parse(args);
+  if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
+    if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
+      options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
+    }
+  }
+  if (options.per_iteration_marks && options.graph_launches > 0) {
+    throw UsageError("-I 1 and -G cannot be combined: a replayed graph has one set of CUDA events");
+  }
   if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
     options.requested_sizes();  // validates the sweep now, so every rank rejects it at once
   }

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,16 +33,24 @@ struct Options : RunFlags {
   std::vector<DType> dtypes{DType::kFloat32};
   std::vector<ReduceOp> ops{ReduceOp::kSum};
   int root = 0;  // kEveryRoot = every rank in turn
-  TimeAggregation aggregation = TimeAggregation::kMax;
+  // -a: the mean over ranks by default, as nccl-tests and OSU; rows also keep the max and min views.
+  TimeAggregation aggregation = TimeAggregation::kMean;
   PlacementChoice placement = PlacementChoice::kBoth;
   std::string backend;  // empty: the default for this build and machine
   std::uint64_t seed = 1;
   int gpus_per_process = 1;
-  // GPU backends. -z 1: the host waits for every call and times it on its own clock (nccl-tests'
-  // blocking mode); default: CUDA events on the stream. -G N: one CUDA graph of N calls per
-  // iteration (0: no graph). --algo/--proto: NCCL_ALGO/NCCL_PROTO, set before communicator init.
-  bool blocking = false;
-  int graph_calls = 0;
+  // nccl-tests' measurement flags (harness/measurement_loop.h says what each does to the schedule).
+  int calls_per_iteration = 1;       // -m: calls per iteration, grouped on NCCL
+  int unaligned_elements = 0;        // -u: buffers start this many elements past an aligned address
+  bool report_timestamps = false;    // -S 1: a time stamp per table line
+  bool memory_report = false;        // -M 1: per-rank peak memory after the run
+  std::optional<double> min_busbw_gbps;  // --min-busbw or NCCL_TESTS_MIN_BW: exit 1 below it
+  // GPU backends only (refused with one line on a CPU backend: gpu_only_flags_in_use).
+  int blocking = 0;                  // -z 0..3, nccl-tests' meanings
+  int graph_launches = 0;            // -G N: the -n batch captured once and replayed N times
+  bool per_iteration_marks = false;  // -I 1: per-iteration samples from CUDA events
+  bool report_issue_time = false;    // -C 1: print the host's issue time per call (nccl-tests' cputime)
+  int registration = 0;              // -R 0 none, 1 ncclCommRegister, 2 symmetric window
   std::string nccl_algo;
   std::string nccl_proto;
   // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
@@ -54,6 +63,8 @@ struct Options : RunFlags {
   bool inject_corrupt_output = false;
 
   std::vector<std::uint64_t> requested_sizes() const;
+  // The GPU-only flags this run sets, as the user wrote them ("-G 4", "-I 1"); empty if none.
+  std::vector<std::string> gpu_only_flags_in_use() const;
   std::vector<Placement> placements() const;
 };
 

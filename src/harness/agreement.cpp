@@ -38,15 +38,12 @@ std::string collective_options_identity(const std::string& program, const Option
   canonical["overwrite_report"] = options.overwrite_report;
   canonical["tags"] = options.tags;
   canonical["inject_corrupt_output"] = options.inject_corrupt_output;
+  canonical["memory_report"] = options.memory_report;  // -M adds a collective exchange at the end
   // nlohmann orders object keys, so the text is canonical. Text that is not UTF-8 is shown there
   // as U+FFFD, so the raw bytes of the free-text options are part of the identity as well.
   std::string raw = options.report_path;
   for (const auto& [key, value] : options.tags) raw += '\0' + key + '\0' + value;
   return report::json_text(canonical) + '\0' + raw;
-}
-
-std::uint64_t options_fingerprint(const std::string& program, const Options& options) {
-  return fnv1a(collective_options_identity(program, options));
 }
 
 std::string options_disagreement(World& world, const std::string& identity, const std::vector<std::string>& argv) {

@@ -15,9 +15,6 @@ namespace collbench {
 // (so "-b8" and "-b 8" agree).
 std::string collective_options_identity(const std::string& program, const Options& options);
 
-// A hash of collective_options_identity(): FNV-1a, stable across processes of one build.
-std::uint64_t options_fingerprint(const std::string& program, const Options& options);
-
 // Collective: every rank calls it right after the world exists, with its program's identity
 // (harness/program_shell.h), so that two programs in one MPMD launch disagree too. Returns "" when
 // every rank has rank 0's identity, else one sentence (the same on every rank) naming the ranks

@@ -87,6 +87,15 @@ nlohmann::json options_as_json(const Options& options) {
       {"seed", options.seed},
       {"gpus_per_process", options.gpus_per_process},
   };
+  // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
+  // defaults, so reports and baselines from before them still compare as the same options).
+  if (options.calls_per_iteration != 1) out["calls_per_iteration"] = options.calls_per_iteration;
+  if (options.unaligned_elements != 0) out["unaligned_elements"] = options.unaligned_elements;
+  if (options.blocking != 0) out["blocking"] = options.blocking;
+  if (options.graph_launches != 0) out["graph_launches"] = options.graph_launches;
+  if (options.per_iteration_marks) out["per_iteration_timing"] = true;
+  if (options.registration != 0) out["registration"] = options.registration;
+  if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
   if (options.explicit_sizes.empty()) {
     out["min_bytes"] = options.sweep.min_bytes;
     out["max_bytes"] = options.sweep.max_bytes;

@@ -1,10 +1,127 @@
 #include "harness/measurement_loop.h"
 
 #include <algorithm>
+#include <chrono>
+#include <numeric>
 
+#include "core/error.h"
 #include "harness/watchdog.h"
 
 namespace collbench {
+namespace {
+
+class SteadyLoopClock final : public LoopClock {
+ public:
+  double now_us() override {
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+};
+
+double mean_of(const std::vector<double>& values) {
+  return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+// OSU: every sample is one iteration alone, the barrier outside it.
+std::vector<double> time_each_iteration(World& world, const LoopSettings& settings, TimedOperation& operation,
+                                        Watchdog* watchdog, LoopClock& clock) {
+  for (int i = 0; i < settings.warmup_iterations; ++i) {
+    world.barrier();
+    operation.issue(i);
+    operation.wait();
+    if (watchdog) watchdog->progress();
+  }
+  const double calls = operation.calls_per_iteration();
+  std::vector<double> samples(static_cast<std::size_t>(settings.iterations));
+  for (int i = 0; i < settings.iterations; ++i) {
+    world.barrier();  // outside the timed region, so ranks start each iteration together
+    const double start = clock.now_us();
+    operation.issue(i);
+    operation.wait();
+    samples[static_cast<std::size_t>(i)] = (clock.now_us() - start) / calls;
+    if (watchdog) watchdog->progress();
+  }
+  return samples;
+}
+
+struct BatchTimes {
+  std::vector<double> samples;  // per iteration with -I, else one: the batch's time per call
+  double issue_us = 0;          // host time to issue, per call
+};
+
+// nccl-tests: the iterations back to back between one clock pair and one wait.
+BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog,
+                      LoopClock& clock) {
+  const bool graph = settings.graph_launches > 0;
+  const bool marks = settings.per_iteration_marks;
+  if (graph && !operation.can_capture()) throw UsageError("-G needs a device that can capture work (a GPU backend)");
+  if (marks && !operation.can_mark()) throw UsageError("-I needs a device with its own timestamps (a GPU backend)");
+  if (graph && marks) throw UsageError("-I and -G cannot be combined: a replayed graph has one set of marks");
+
+  for (int i = 0; i < settings.warmup_iterations; ++i) operation.issue(i);
+  operation.wait();
+  if (watchdog) watchdog->progress();
+
+  const int n = settings.iterations;
+  if (graph) {  // captured after warm-up, so the library's lazy connection set-up is not inside it
+    operation.begin_capture();
+    for (int i = 0; i < n; ++i) operation.issue(i);
+    operation.end_capture();
+  }
+  if (marks) operation.prepare_marks(n + 1);
+  world.barrier();
+  const double start = clock.now_us();
+  if (graph) {
+    for (int launch = 0; launch < settings.graph_launches; ++launch) operation.replay();
+  } else {
+    for (int i = 0; i < n; ++i) {
+      if (marks) operation.mark();
+      operation.issue(i);
+      if (settings.blocking == 1 || settings.blocking == 2) operation.wait();
+      if (settings.blocking == 1) world.barrier();
+    }
+    if (marks) operation.mark();
+  }
+  const double issued = clock.now_us();
+  operation.wait();
+  const double finished = clock.now_us();
+  if (watchdog) watchdog->progress();
+
+  const double calls = static_cast<double>(n) * operation.calls_per_iteration() * std::max(1, settings.graph_launches);
+  BatchTimes times;
+  times.issue_us = (issued - start) / calls;
+  if (marks) {
+    times.samples = operation.elapsed_between_marks_us();
+    for (double& sample : times.samples) sample /= operation.calls_per_iteration();
+  } else {
+    times.samples = {(finished - start) / calls};
+  }
+  return times;
+}
+
+std::string describe_method(const LoopSettings& settings, bool batch, int calls_per_iteration) {
+  std::string method;
+  if (!batch) {
+    method = "barrier before each iteration; host clock around one iteration and its completion (OSU)";
+  } else if (settings.graph_launches > 0) {
+    method = "batch: " + std::to_string(settings.iterations) + " iterations captured once after warm-up, replayed " +
+             std::to_string(settings.graph_launches) + " times between one host clock pair and one wait (nccl-tests -G)";
+  } else {
+    method = "batch: " + std::to_string(settings.iterations) +
+             " iterations issued back to back between one host clock pair and one wait (nccl-tests)";
+    if (settings.per_iteration_marks) method += "; per-iteration samples from device timestamps (-I)";
+    if (settings.blocking == 1) method += "; wait and barrier after each iteration (-z 1)";
+    if (settings.blocking == 2) method += "; wait after each iteration (-z 2)";
+  }
+  if (calls_per_iteration > 1) method += "; " + std::to_string(calls_per_iteration) + " calls per iteration (-m)";
+  return method;
+}
+
+}  // namespace
+
+LoopClock& steady_loop_clock() {
+  static SteadyLoopClock clock;  // stateless: reads the system's clock
+  return clock;
+}
 
 std::vector<double> combine_across_ranks(World& world, std::vector<double> samples_us, TimeAggregation aggregation) {
   switch (aggregation) {
@@ -22,24 +139,53 @@ std::vector<double> combine_across_ranks(World& world, std::vector<double> sampl
   return samples_us;
 }
 
-LoopResult time_iterations(World& world, const LoopSettings& settings, const TimedOperation& operation,
-                           Watchdog* watchdog, const std::string& step) {
+LoopResult time_iterations(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog,
+                           const std::string& step, const RowCheck* check, LoopClock& clock) {
   if (watchdog) watchdog->enter(step);
-  for (int i = 0; i < settings.warmup_iterations; ++i) {
-    world.barrier();
-    operation.run_untimed(i);
-    if (watchdog) watchdog->progress();
-  }
+  // -z 3 is nccl-tests' "wait and barrier after each iteration, time the collective alone": OSU's schedule.
+  const bool batch = operation.schedule() == TimingSchedule::kBatch && settings.blocking != 3;
   LoopResult result;
-  result.mine_us.resize(static_cast<std::size_t>(settings.iterations));
-  for (int i = 0; i < settings.iterations; ++i) {
-    world.barrier();  // outside the timed region, so ranks start each iteration together
-    result.mine_us[static_cast<std::size_t>(i)] = operation.run_timed_us(i);
-    if (watchdog) watchdog->progress();
+  result.method = describe_method(settings, batch, operation.calls_per_iteration());
+  if (batch) {
+    BatchTimes times = time_batch(world, settings, operation, watchdog, clock);
+    result.mine_us = std::move(times.samples);
+    result.issue_us = combine_across_ranks(world, {times.issue_us}, settings.aggregation).front();
+  } else {
+    result.mine_us = time_each_iteration(world, settings, operation, watchdog, clock);
   }
-  result.combined_us = combine_across_ranks(world, result.mine_us, settings.aggregation);
+
+  const std::vector<double> mean = combine_across_ranks(world, result.mine_us, TimeAggregation::kMean);
+  const std::vector<double> slowest = combine_across_ranks(world, result.mine_us, TimeAggregation::kMax);
+  const std::vector<double> fastest = combine_across_ranks(world, result.mine_us, TimeAggregation::kMin);
+  result.views = {mean_of(mean), mean_of(slowest), mean_of(fastest)};
+  switch (settings.aggregation) {
+    case TimeAggregation::kMean: result.combined_us = mean; break;
+    case TimeAggregation::kMax: result.combined_us = slowest; break;
+    case TimeAggregation::kMin: result.combined_us = fastest; break;
+    case TimeAggregation::kRankZero: result.combined_us = combine_across_ranks(world, result.mine_us, settings.aggregation); break;
+  }
   result.mine = summarize_samples(result.mine_us);
   result.combined = summarize_samples(result.combined_us);
+
+  if (check && settings.check_iterations > 0) {
+    std::int64_t wrong = 0;
+    for (int c = 0; c < settings.check_iterations; ++c) {
+      check->prepare(c);
+      world.barrier();
+      if (batch && settings.graph_launches > 0) {  // the check runs through a graph too, as nccl-tests' does
+        operation.begin_capture();
+        operation.issue_check();
+        operation.end_capture();
+        operation.replay();
+      } else {
+        operation.issue_check();
+      }
+      operation.wait();
+      if (watchdog) watchdog->progress();
+      wrong += check->count_wrong(c);
+    }
+    result.wrong = world.sum(wrong);
+  }
   return result;
 }
 

@@ -1,6 +1,9 @@
 #include "harness/perf_main.h"
 
+#include <sys/resource.h>
+
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -18,6 +21,16 @@
 namespace collbench {
 namespace {
 
+std::string estimator_description(TimeAggregation aggregation) {
+  switch (aggregation) {
+    case TimeAggregation::kMean: return "mean over ranks (-a 1, as nccl-tests and OSU)";
+    case TimeAggregation::kMax: return "max over ranks per iteration (-a 3: includes the ranks' skew)";
+    case TimeAggregation::kMin: return "min over ranks per iteration (-a 2)";
+    case TimeAggregation::kRankZero: return "rank 0's time (-a 0)";
+  }
+  return "";
+}
+
 std::string sweep_description(const Options& options) {
   std::ostringstream text;
   if (!options.explicit_sizes.empty()) {
@@ -29,7 +42,8 @@ std::string sweep_description(const Options& options) {
     else text << " (step " << format_size(options.sweep.step_bytes) << ")";
   }
   text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
-       << options.check_iterations << "; iteration time = " << to_string(options.aggregation) << " over ranks";
+       << options.check_iterations << "\ntime (us) = " << estimator_description(options.aggregation)
+       << "; the report also keeps the mean, max and min over ranks";
   return text.str();
 }
 
@@ -42,10 +56,45 @@ std::string build_features() {
 #endif
 }
 
+// The process's peak resident set so far (getrusage's ru_maxrss, KiB on Linux).
+std::uint64_t peak_resident_bytes() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024u;
+}
+
+// -M 1: every rank's peak resident set, printed by rank 0 (nccl-tests prints GPU memory; on the
+// host, the resident set is what a user sizing a run needs).
+void report_peak_memory(World& world) {
+  const auto peaks = world.gather_strings(std::to_string(peak_resident_bytes()));
+  if (world.rank() != 0) return;
+  for (std::size_t rank = 0; rank < peaks.size(); ++rank) {
+    std::printf("# rank %zu: peak resident memory %.1f MiB\n", rank, std::stod(peaks[rank]) / (1024.0 * 1024.0));
+  }
+}
+
+// --min-busbw / NCCL_TESTS_MIN_BW: nccl-tests' gate on the average bus bandwidth.
+// Rank 0 only: it holds the rows.
+bool below_min_busbw(const report::Summary& summary, const std::optional<double>& minimum_gbps) {
+  if (!minimum_gbps) return false;
+  const double average = summary.avg_busbw_gbps.value_or(0.0);
+  if (average >= *minimum_gbps) return false;
+  std::fprintf(stderr, "collbench: average bus bandwidth %.3f GB/s is below the minimum %.3f GB/s%s\n", average,
+               *minimum_gbps, summary.avg_busbw_gbps ? "" : " (no row has a bus bandwidth: one rank moves no data)");
+  return true;
+}
+
 // The few settings backends read; they never see the command line.
 BackendConfig backend_config(const Options& options) {
-  return {options.timeout_seconds, options.blocking,   options.graph_calls,
-          options.nccl_algo,       options.nccl_proto, options.capture_nccl_algorithm, options.nccl_algo, options.gloo_iface};
+  BackendConfig config;
+  config.timeout_seconds = options.timeout_seconds;
+  config.nccl_algo = options.nccl_algo;
+  config.nccl_proto = options.nccl_proto;
+  config.capture_nccl_algorithm = options.capture_nccl_algorithm;
+  config.algorithm = options.nccl_algo;
+  config.network_interface = options.gloo_iface;
+  config.registration = options.registration;
+  return config;
 }
 
 // A collective benchmark in the program shell: its options, its checks and the runner's sweep.
@@ -84,6 +133,16 @@ std::string CollectiveProgram::check_for_world(World& world) {
     throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
                      " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
   }
+  if (options_.backend != "nccl") {
+    const std::vector<std::string> gpu_only = options_.gpu_only_flags_in_use();
+    if (!gpu_only.empty()) {
+      std::string flags;
+      for (const auto& flag : gpu_only) flags += (flags.empty() ? "" : ", ") + flag;
+      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options_.backend +
+                       " backend's calls complete on the host (drop " + (gpu_only.size() == 1 ? "it" : "them") +
+                       " or use --backend nccl)");
+    }
+  }
   const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
   for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
     if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
@@ -94,7 +153,7 @@ std::string CollectiveProgram::check_for_world(World& world) {
 int CollectiveProgram::measure(RunContext& run) {
   World& world = run.world;
   const bool leader = world.rank() == 0;
-  report::TableWriter table(stdout);
+  report::TableWriter table(stdout, {options_.report_issue_time, options_.report_timestamps});
   std::int64_t wrong_total = 0;
   std::unique_ptr<Backend> backend = make_backend(options_.backend, world, backend_config(options_));
   report_.benchmark = std::string(collective_.name);
@@ -134,7 +193,11 @@ int CollectiveProgram::measure(RunContext& run) {
   report_.summary = report::summarize_rows(report_.results);
   save();
   if (leader) table.footer(report_, options_.report_path);
-  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : static_cast<int>(ExitCode::kOk);
+  if (options_.memory_report) report_peak_memory(world);
+  if (wrong_total > 0) return static_cast<int>(ExitCode::kWrongResults);
+  // Rank 0 holds the rows and judges; every rank exits the same way.
+  const bool below = world.sum(leader && below_min_busbw(report_.summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
+  return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
 }
 
 }  // namespace

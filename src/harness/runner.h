@@ -59,6 +59,7 @@ class CollectiveRunner {
                             Placement placement, Buffers& buffers);
   CollectiveCall prepare(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
   std::int64_t count_wrong(const Case& one_case, const RowSize& size, Placement placement, Buffers& buffers);
+  std::size_t unaligned_bytes(DType dtype) const;  // -u
 
   const Collective& collective_;
   const Options& options_;

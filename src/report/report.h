@@ -21,7 +21,7 @@ namespace collbench::report {
 // Major changes break readers; minor versions only add keys. Readers accept 1.x (one row layout
 // per benchmark, rows without "kind") and 2.x (every row says its kind).
 constexpr int kSchemaMajor = 2;
-constexpr int kSchemaMinor = 0;
+constexpr int kSchemaMinor = 1;  // 2.1: rows gained time_over_ranks_us, timing, calls_per_iteration, issue_us, timestamp
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -91,6 +91,10 @@ struct Context {
   std::map<std::string, std::string> tags;
 };
 
+struct RankTimeViews {
+  double mean_us = 0, max_us = 0, min_us = 0;
+};
+
 struct ResultRow {
   std::uint64_t bytes = 0;            // the nccl-tests "size" of the row
   std::uint64_t requested_bytes = 0;  // the size asked for, before rounding to whole elements per rank
@@ -106,6 +110,13 @@ struct ResultRow {
   int warmup_iterations = 0;
   std::string time_aggregation;       // how rank times combine per iteration: max, mean, min, rank0
   TimeStats time_us;
+  // The time under each over-ranks estimator (per sample combined over ranks, then the mean over
+  // samples), whatever time_aggregation picked: -a 3 reproduces max_us. Absent in older reports.
+  std::optional<RankTimeViews> time_over_ranks_us;
+  std::string timing;                 // how the samples were made (schedule, batch size, -I, -G, -m)
+  int calls_per_iteration = 1;        // -m
+  std::optional<double> issue_us;     // batch schedules: host time to issue one call (nccl-tests -C)
+  std::string timestamp;              // UTC, when the row completed (nccl-tests -S prints it)
   double algbw_gbps = 0;
   double bus_bandwidth_factor = 0;
   std::optional<double> busbw_gbps;   // null on one rank: no data crosses ranks

@@ -39,6 +39,15 @@ json row_to_json(const ResultRow& row) {
       {"check_iterations", row.check_iterations},
       {"wrong", row.wrong ? json(*row.wrong) : json(nullptr)},
   };
+  if (row.time_over_ranks_us) {
+    out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us},
+                                 {"max", row.time_over_ranks_us->max_us},
+                                 {"min", row.time_over_ranks_us->min_us}};
+  }
+  if (!row.timing.empty()) out["timing"] = row.timing;
+  if (row.calls_per_iteration != 1) out["calls_per_iteration"] = row.calls_per_iteration;
+  if (row.issue_us) out["issue_us"] = *row.issue_us;
+  if (!row.timestamp.empty()) out["timestamp"] = row.timestamp;
   if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
   return out;
 }
@@ -188,6 +197,20 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   row.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
   const json& wrong = reader.field(object, "wrong");
   if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
+  if (object.contains("time_over_ranks_us")) {
+    const json& views = reader.field(object, "time_over_ranks_us");
+    if (!views.is_object()) reader.fail(".time_over_ranks_us", "expected an object with mean, max and min");
+    const Reader inner = reader.at(".time_over_ranks_us");
+    row.time_over_ranks_us = RankTimeViews{inner.non_negative(views, "mean"), inner.non_negative(views, "max"),
+                                           inner.non_negative(views, "min")};
+  }
+  if (object.contains("timing")) row.timing = reader.string(object, "timing");
+  if (object.contains("calls_per_iteration")) {
+    row.calls_per_iteration = static_cast<int>(reader.integer(object, "calls_per_iteration"));
+    if (row.calls_per_iteration < 1) reader.fail(".calls_per_iteration", "must be at least 1");
+  }
+  row.issue_us = reader.optional_number(object, "issue_us");
+  if (object.contains("timestamp")) row.timestamp = reader.string(object, "timestamp");
   row.samples_us = samples_from_json(reader, object);
   return row;
 }

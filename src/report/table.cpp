@@ -5,7 +5,7 @@
 namespace collbench::report {
 namespace {
 
-void print_half(std::FILE* out, const ResultRow* row) {
+void print_half(std::FILE* out, const ResultRow* row, bool issue_time) {
   if (!row) {
     std::fprintf(out, "  %9s  %7s  %7s  %6s", "-", "-", "-", "-");
     return;
@@ -15,7 +15,11 @@ void print_half(std::FILE* out, const ResultRow* row) {
   else std::snprintf(busbw, sizeof(busbw), "%7s", "n/a");
   if (row->wrong) std::snprintf(wrong, sizeof(wrong), "%6lld", static_cast<long long>(*row->wrong));
   else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
-  std::fprintf(out, "  %9.2f  %7.2f  %s  %s", row->time_us.mean, row->algbw_gbps, busbw, wrong);
+  if (issue_time && !row->issue_us) {
+    std::fprintf(out, "  %9s  %7.2f  %s  %s", "n/a", row->algbw_gbps, busbw, wrong);
+    return;
+  }
+  std::fprintf(out, "  %9.2f  %7.2f  %s  %s", issue_time ? *row->issue_us : row->time_us.mean, row->algbw_gbps, busbw, wrong);
 }
 
 // One placement's columns ("  time  algbw  busbw  #wrong") are 37 characters wide.
@@ -39,12 +43,23 @@ void TableWriter::header(const Report& report, const std::string& sweep_descript
   std::fprintf(out_, "# collbench %s: %s_perf, backend %s, %d rank(s) on %zu host(s)\n",
                printable(context.versions.count("collbench") ? context.versions.at("collbench") : "?").c_str(),
                printable(report.benchmark).c_str(), printable(context.backend).c_str(), context.world_size, context.hosts.size());
-  std::fprintf(out_, "# %s\n#\n# Using devices\n", printable(sweep_description).c_str());
+  // One "# " line per line of the description (sweep, then the estimator).
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t end = sweep_description.find('\n', start);
+    std::fprintf(out_, "# %s\n", printable(sweep_description.substr(start, end - start)).c_str());
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  std::fprintf(out_, "#\n# Using devices\n");
   for (const RankInfo& rank : context.ranks) {
     std::fprintf(out_, "#  Rank %2d Pid %7lld on %10s device %s\n", rank.rank, static_cast<long long>(rank.pid),
                  printable(rank.host).c_str(), printable(rank.device).c_str());
   }
   std::fprintf(out_, "#\n");
+  if (columns_.issue_time) {
+    std::fprintf(out_, "# time: the host's time to issue one call (-C 1), not its completion; algbw and busbw use the completion time\n");
+  }
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s%s%s\n", "", "", "", "", "", centered_over_half("out-of-place").c_str(),
                centered_over_half("in-place").c_str());
   std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "size", "count", "type",
@@ -59,8 +74,9 @@ void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place)
   if (!any) return;
   std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", static_cast<unsigned long long>(any->bytes),
                static_cast<unsigned long long>(any->count), printable(any->dtype).c_str(), printable(any->op).c_str(), any->root);
-  print_half(out_, out_of_place);
-  print_half(out_, in_place);
+  print_half(out_, out_of_place, columns_.issue_time);
+  print_half(out_, in_place, columns_.issue_time);
+  if (columns_.timestamps) std::fprintf(out_, "  %s", printable((in_place ? in_place : any)->timestamp).c_str());
   std::fprintf(out_, "\n");
   std::fflush(out_);
 }

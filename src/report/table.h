@@ -12,9 +12,16 @@ namespace collbench::report {
 // '?', so a report's strings can neither forge table lines nor drive the terminal.
 std::string printable(const std::string& text);
 
+// nccl-tests' optional columns: -C prints the host's issue time instead of the completion time,
+// -S appends a time stamp to each line.
+struct TableColumns {
+  bool issue_time = false;
+  bool timestamps = false;
+};
+
 class TableWriter {
  public:
-  explicit TableWriter(std::FILE* out) : out_(out) {}
+  explicit TableWriter(std::FILE* out, TableColumns columns = {}) : out_(out), columns_(columns) {}
   void header(const Report& report, const std::string& sweep_description);
   // Either side may be nullptr (not run or skipped).
   void line(const ResultRow* out_of_place, const ResultRow* in_place);
@@ -23,6 +30,7 @@ class TableWriter {
 
  private:
   std::FILE* out_;
+  TableColumns columns_;
 };
 
 }  // namespace collbench::report

@@ -4,8 +4,8 @@
 namespace collbench {
 namespace {
 
-BufferLayout layout(std::size_t row_count, int ranks) {
-  const std::size_t block = row_count / static_cast<std::size_t>(ranks);
+BufferLayout layout(std::size_t row_count, int ranks, std::size_t element_bytes) {
+  const std::size_t block = aligned_rank_block(row_count, ranks, element_bytes);
   const std::size_t total = block * static_cast<std::size_t>(ranks);
   return {block, total, total, 0, 0};
 }

@@ -51,14 +51,19 @@ struct Collective {
   bool takes_root;
   // nccl-tests' busbw = algbw * factor; see doc/PERFORMANCE.md there and DESIGN.md here.
   double (*bus_bandwidth_factor)(int ranks);
-  BufferLayout (*layout)(std::size_t row_count, int ranks);
+  // Per-rank blocks are rounded down to whole 16-byte units, as nccl-tests rounds them
+  // ((count / ranks) & ~(16 / element_bytes - 1)), so every rank's block starts 16-byte aligned
+  // and rows have nccl-tests' sizes at any rank count.
+  BufferLayout (*layout)(std::size_t row_count, int ranks, std::size_t element_bytes);
   Expected (*expected_output)(const OutputContext& where, std::size_t output_index);
 };
 
 // Layouts shared by several collectives.
-BufferLayout whole_buffer_layout(std::size_t row_count, int ranks);  // all_reduce, broadcast, reduce, sendrecv
-BufferLayout gathering_layout(std::size_t row_count, int ranks);     // all_gather, gather: n blocks out
-BufferLayout scattering_layout(std::size_t row_count, int ranks);    // reduce_scatter, scatter: n blocks in
+BufferLayout whole_buffer_layout(std::size_t row_count, int ranks, std::size_t element_bytes);  // all_reduce, broadcast, reduce, sendrecv
+BufferLayout gathering_layout(std::size_t row_count, int ranks, std::size_t element_bytes);     // all_gather, gather: n blocks out
+BufferLayout scattering_layout(std::size_t row_count, int ranks, std::size_t element_bytes);    // reduce_scatter, scatter: n blocks in
+// One rank's block of a partitioned row, rounded down to whole 16-byte units (nccl-tests).
+std::size_t aligned_rank_block(std::size_t row_count, int ranks, std::size_t element_bytes);
 
 double factor_one(int ranks);
 double factor_all_but_one_share(int ranks);  // (n - 1) / n

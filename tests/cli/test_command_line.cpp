@@ -124,13 +124,33 @@ TEST(CollectiveOptions, NcclTestsLongNamesAndAliases) {
   EXPECT_EQ(options.aggregation, TimeAggregation::kMean);
   EXPECT_EQ(options.cycles, 3);
   EXPECT_DOUBLE_EQ(options.timeout_seconds, 30);
-  EXPECT_TRUE(options.blocking);
-  EXPECT_EQ(options.graph_calls, 4);
+  EXPECT_EQ(options.blocking, 1);
+  EXPECT_EQ(options.graph_launches, 4);
   EXPECT_EQ(options.report_path, "r.json");
   for (const char* alias : {"-J", "--report", "--output_json", "--output_file"}) {
     EXPECT_EQ(parse_options({alias, "x.json"}).report_path, "x.json") << alias;
   }
   EXPECT_EQ(parse_options({"--warmup-iters=3"}).warmup_iterations, 3);
+  // nccl-tests' measurement flags, long and short.
+  const Options parity = parse_options({"-m", "4", "-I", "1", "-C", "1", "-S", "1", "-M", "1", "-u", "3", "-R", "2",
+                                        "-z", "3", "--min-busbw", "12.5"});
+  EXPECT_EQ(parity.calls_per_iteration, 4);
+  EXPECT_TRUE(parity.per_iteration_marks);
+  EXPECT_TRUE(parity.report_issue_time);
+  EXPECT_TRUE(parity.report_timestamps);
+  EXPECT_TRUE(parity.memory_report);
+  EXPECT_EQ(parity.unaligned_elements, 3);
+  EXPECT_EQ(parity.registration, 2);
+  EXPECT_EQ(parity.blocking, 3);
+  EXPECT_DOUBLE_EQ(parity.min_busbw_gbps.value_or(0), 12.5);
+  EXPECT_EQ(parity.gpu_only_flags_in_use(), (std::vector<std::string>{"-z 3", "-I 1", "-C 1", "-R 2"}));
+  EXPECT_TRUE(parse_options({}).gpu_only_flags_in_use().empty());
+  EXPECT_EQ(parse_options({}).aggregation, TimeAggregation::kMean);  // nccl-tests' and OSU's default
+  EXPECT_THROW(parse_options({"-I", "1", "-G", "2"}), UsageError);
+  EXPECT_THROW(parse_options({"-R", "3"}), UsageError);
+  EXPECT_THROW(parse_options({"-z", "4"}), UsageError);
+  EXPECT_THROW(parse_options({"--min-busbw", "-1"}), UsageError);
+  EXPECT_THROW(parse_options({"-m", "0"}), UsageError);
   EXPECT_EQ(parse_options({"--cycles", "2"}).cycles, 2);
   EXPECT_EQ(parse_options({"--dtype", "int8"}).dtypes, std::vector<DType>{DType::kInt8});
 }

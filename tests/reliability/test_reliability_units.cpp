@@ -13,8 +13,8 @@
 namespace collbench {
 namespace {
 
-std::uint64_t fingerprint_of(const std::string& program, const std::vector<std::string>& args) {
-  return options_fingerprint(program, parse_options(args));
+std::string fingerprint_of(const std::string& program, const std::vector<std::string>& args) {
+  return collective_options_identity(program, parse_options(args));
 }
 
 TEST(OptionsFingerprint, SameMeaningSameFingerprint) {
@@ -28,6 +28,8 @@ TEST(OptionsFingerprint, DifferentSizesProgramsOrTagsDiffer) {
   EXPECT_NE(base, fingerprint_of("reduce_perf", {"-b", "8", "-e", "8"}));
   EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "--tag", "a=b"}));
   EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-T", "5"}));
+  EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-M", "1"}));  // -M adds an exchange
+  EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-m", "2"}));
 }
 
 TEST(SilenceLimit, BetweenHalfASecondAndThree) {

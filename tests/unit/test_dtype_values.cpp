@@ -51,6 +51,47 @@ TEST(SixteenBit, RoundsToNearestEven) {
   EXPECT_EQ(float_to_bf16_bits(1.0f + std::ldexp(1.0f, -8)), 0x3f80);
 }
 
+TEST(EightBit, KnownEncodings) {
+  // OCP FP8: e4m3 (bias 7, no infinities, max 448), e5m2 (bias 15, IEEE-like, max 57344).
+  EXPECT_EQ(double_to_fp8_bits(1.0, DType::kFloat8E4M3), 0x38);
+  EXPECT_EQ(double_to_fp8_bits(-2.0, DType::kFloat8E4M3), 0xc0);
+  EXPECT_EQ(double_to_fp8_bits(448.0, DType::kFloat8E4M3), 0x7e);
+  EXPECT_EQ(double_to_fp8_bits(1e6, DType::kFloat8E4M3), 0x7e);  // saturates, no infinity
+  EXPECT_EQ(double_to_fp8_bits(std::ldexp(1.0, -9), DType::kFloat8E4M3), 0x01);  // smallest subnormal
+  EXPECT_EQ(double_to_fp8_bits(1.0, DType::kFloat8E5M2), 0x3c);
+  EXPECT_EQ(double_to_fp8_bits(57344.0, DType::kFloat8E5M2), 0x7b);
+  EXPECT_EQ(double_to_fp8_bits(1e6, DType::kFloat8E5M2), 0x7c);  // infinity
+  EXPECT_EQ(double_to_fp8_bits(std::ldexp(1.0, -16), DType::kFloat8E5M2), 0x01);
+  EXPECT_TRUE(std::isnan(fp8_bits_to_double(0x7f, DType::kFloat8E4M3)));
+  EXPECT_TRUE(std::isinf(fp8_bits_to_double(0x7c, DType::kFloat8E5M2)));
+  // Ties to even: 1 + 2^-4 lies halfway between 1 and 1 + 2^-3 in e4m3.
+  EXPECT_EQ(double_to_fp8_bits(1.0 + std::ldexp(1.0, -4), DType::kFloat8E4M3), 0x38);
+  EXPECT_EQ(double_to_fp8_bits(1.0 + 3 * std::ldexp(1.0, -4), DType::kFloat8E4M3), 0x3a);
+  EXPECT_EQ(parse_dtype("fp8_e4m3"), DType::kFloat8E4M3);
+  EXPECT_EQ(dtype_info(DType::kFloat8E5M2).size_bytes, 1u);
+}
+
+TEST(EightBit, RoundTripEveryCode) {
+  for (DType type : {DType::kFloat8E4M3, DType::kFloat8E5M2}) {
+    for (int bits = 0; bits < 256; ++bits) {
+      const double value = fp8_bits_to_double(static_cast<std::uint8_t>(bits), type);
+      if (std::isnan(value)) continue;
+      EXPECT_EQ(double_to_fp8_bits(value, type), bits) << to_string(type) << " 0x" << std::hex << bits;
+    }
+  }
+}
+
+TEST(EightBit, EveryInputAndSmallSumIsExact) {
+  // The checker relies on exact inputs: collbench's inputs are integers in [-4, 4].
+  for (DType type : {DType::kFloat8E4M3, DType::kFloat8E5M2}) {
+    for (int value = -8; value <= 8; ++value) {
+      unsigned char byte = 0;
+      store_element(type, &byte, 0, value);
+      EXPECT_EQ(load_element(type, &byte, 0), value) << to_string(type);
+    }
+  }
+}
+
 TEST(Values, InputsAreSmallIntegersThatVary) {
   for (DType type : all_dtypes()) {
     const ValueSpec spec{type, ReduceOp::kSum, 4, 1};

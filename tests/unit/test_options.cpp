@@ -17,7 +17,7 @@ TEST(Options, DefaultsFollowNcclTests) {
   EXPECT_EQ(options.dtypes, std::vector<DType>{DType::kFloat32});
   EXPECT_EQ(options.ops, std::vector<ReduceOp>{ReduceOp::kSum});
   EXPECT_EQ(options.root, 0);
-  EXPECT_EQ(options.aggregation, TimeAggregation::kMax);
+  EXPECT_EQ(options.aggregation, TimeAggregation::kMean);
   EXPECT_EQ(options.placements().size(), 2u);
 }
 

@@ -51,32 +51,50 @@ TEST(BusBandwidthFactor, MatchesNcclTestsForEveryCollective) {
 }
 
 TEST(Layout, PartitionedCollectivesSplitTheRowIntoRankBlocks) {
-  const BufferLayout gathered = named("all_gather").layout(1000, 3);
-  EXPECT_EQ(gathered.call_count, 333u);
-  EXPECT_EQ(gathered.send_count, 333u);
-  EXPECT_EQ(gathered.recv_count, 999u);
-  EXPECT_EQ(gathered.in_place_send_stride, 333u);
-  const BufferLayout scattered = named("reduce_scatter").layout(1000, 4);
+  // float64 (8 B): blocks are whole pairs of elements, so each rank's block is 16-byte aligned.
+  const BufferLayout gathered = named("all_gather").layout(1000, 3, 8);
+  EXPECT_EQ(gathered.call_count, 332u);  // 333 rounded down to even, as nccl-tests
+  EXPECT_EQ(gathered.send_count, 332u);
+  EXPECT_EQ(gathered.recv_count, 996u);
+  EXPECT_EQ(gathered.in_place_send_stride, 332u);
+  const BufferLayout scattered = named("reduce_scatter").layout(1000, 4, 8);
   EXPECT_EQ(scattered.send_count, 1000u);
   EXPECT_EQ(scattered.recv_count, 250u);
   EXPECT_EQ(scattered.in_place_recv_stride, 250u);
-  const BufferLayout all = named("alltoall").layout(10, 4);
+  const BufferLayout all = named("alltoall").layout(10, 4, 8);
   EXPECT_EQ(all.call_count, 2u);
   EXPECT_EQ(all.send_count, 8u);
-  EXPECT_EQ(named("all_reduce").layout(10, 4).call_count, 10u);
+  EXPECT_EQ(named("all_reduce").layout(10, 4, 8).call_count, 10u);
+}
+
+TEST(Layout, RankBlocksAreWhole16ByteUnitsAsInNcclTests) {
+  // nccl-tests: (count / nranks) & ~(16 / eltsize - 1). At 3, 6, 12 or 24 ranks an unrounded block
+  // would leave rank 1's block at a misaligned address.
+  EXPECT_EQ(aligned_rank_block(1000, 3, 4), 332u);   // 333 -> multiple of 4 floats
+  EXPECT_EQ(aligned_rank_block(1000, 6, 1), 160u);   // 166 -> multiple of 16 bytes
+  EXPECT_EQ(aligned_rank_block(1000, 24, 2), 40u);   // 41 -> multiple of 8 halves
+  EXPECT_EQ(aligned_rank_block(15, 1, 1), 0u);       // too small for one 16-byte unit
+  for (int ranks : {3, 6, 12, 24}) {
+    for (std::size_t element : {1u, 2u, 4u, 8u}) {
+      const std::size_t block = aligned_rank_block(123457, ranks, element);
+      EXPECT_EQ(block * element % 16, 0u) << ranks << " ranks, " << element << " B";
+      EXPECT_LE(block * ranks, 123457u);
+    }
+  }
 }
 
 TEST(RowSize, NeverAnEmptyCall) {
-  // 8 B of float64 over 3 ranks would be zero elements per rank: raised to one element per rank.
+  // 8 B of float64 over 3 ranks would be zero elements per rank: raised to the smallest row with
+  // a whole 16-byte block (two float64) per rank.
   const RowSize gathered = row_size_for(named("all_gather"), 8, DType::kFloat64, 3);
-  EXPECT_EQ(gathered.layout.call_count, 1u);
-  EXPECT_EQ(gathered.row_count, 3u);
+  EXPECT_EQ(gathered.layout.call_count, 2u);
+  EXPECT_EQ(gathered.row_count, 6u);
   const RowSize reduced = row_size_for(named("all_reduce"), 1, DType::kFloat32, 3);
   EXPECT_EQ(reduced.row_count, 1u);
   const RowSize exact = row_size_for(named("all_reduce"), 1 << 20, DType::kFloat32, 3);
   EXPECT_EQ(exact.row_count, (1u << 20) / 4);
   // nccl-tests rounds partitioned rows down to whole blocks per rank.
-  EXPECT_EQ(row_size_for(named("alltoall"), 1 << 20, DType::kFloat32, 3).row_count, 3u * ((1u << 18) / 3));
+  EXPECT_EQ(row_size_for(named("alltoall"), 1 << 20, DType::kFloat32, 3).row_count, 3u * (((1u << 18) / 3) & ~3u));
 }
 
 TEST(Expected, OutputSourcesFollowEachCollective) {

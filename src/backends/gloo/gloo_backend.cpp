@@ -72,6 +72,8 @@ void with_element_type(DType dtype, Visit&& visit) {
     case DType::kBfloat16: return visit(Bfloat16Bits{});
     case DType::kFloat32: return visit(float{});
     case DType::kFloat64: return visit(double{});
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: return;  // not offered: see the support table
   }
 }
 
@@ -255,8 +257,11 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
                serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
                serve("gather", this, &GlooBackend::gather), serve("scatter", this, &GlooBackend::scatter),
                serve("sendrecv", this, &GlooBackend::sendrecv)},
-              all_dtypes(),
-              all_reduce_ops()};
+              host_dtypes(),
+              all_reduce_ops(),
+              SIZE_MAX,
+              {}};
+  support_.dtype_reasons = fp8_reasons("the gloo backend has no 8-bit float type");
   if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {
     for (CollectiveEntry& entry : support_.collectives) {
       if (entry.name == "all_reduce") continue;

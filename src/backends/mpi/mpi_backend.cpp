@@ -45,6 +45,8 @@ MPI_Datatype mpi_type(DType dtype) {
     case DType::kBfloat16: return MPI_UINT16_T;
     case DType::kFloat32: return MPI_FLOAT;
     case DType::kFloat64: return MPI_DOUBLE;
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: break;  // not offered: see the support table
   }
   return MPI_DATATYPE_NULL;
 }
@@ -135,7 +137,8 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
                serve("reduce_scatter", this, &MpiBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
                serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv)},
-              all_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX)};
+              host_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX), {}};
+  support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
   tuned_algorithms_ = forced_tuned_algorithms(rank_);
 }
 

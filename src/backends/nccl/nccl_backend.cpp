@@ -1,6 +1,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
 #include <cstdlib>
 #include <map>
 #include <thread>
@@ -71,66 +74,96 @@ void reject_shared_gpus(World& world, const cuda::DeviceInfo& device) {
   }
 }
 
-class CudaEventTimer final : public IterationTimer {
+// The row's call as nccl-tests issues it: on the communicator's stream, -m calls per iteration
+// in one group, timed in batches; CUDA events between iterations for -I; a CUDA graph for -G.
+class NcclOperation final : public TimedOperation {
  public:
-  explicit CudaEventTimer(NcclBackend& backend) : backend_(backend) {
-    CB_CUDA_CHECK(cudaEventCreate(&start_));
-    CB_CUDA_CHECK(cudaEventCreate(&stop_));
-  }
-  ~CudaEventTimer() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  CudaEventTimer(const CudaEventTimer&) = delete;
-  CudaEventTimer& operator=(const CudaEventTimer&) = delete;
-  void start() override { CB_CUDA_CHECK(cudaEventRecord(start_, backend_.stream())); }
-  double stop_us() override {
-    CB_CUDA_CHECK(cudaEventRecord(stop_, backend_.stream()));
-    backend_.synchronize();  // polls under the watchdog's deadline
-    float milliseconds = 0;
-    CB_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_));
-    return static_cast<double>(milliseconds) * 1e3;
-  }
-
- private:
-  NcclBackend& backend_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
-};
-
-// -G N: the row's call captured N times into one CUDA graph, outside timing; each iteration
-// launches the graph once and the runner divides its time by N.
-class CudaGraphLauncher final : public IterationLauncher {
- public:
-  CudaGraphLauncher(cudaStream_t stream, const std::function<void()>& issue_one_call, int calls)
-      : stream_(stream), calls_(calls) {
-    CB_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    try {
-      for (int i = 0; i < calls_; ++i) issue_one_call();
-    } catch (...) {
+  NcclOperation(NcclBackend& backend, std::function<void()> issue_one_call, int calls)
+      : backend_(backend), issue_(std::move(issue_one_call)), calls_(calls) {}
+  ~NcclOperation() override {
+    if (capturing_) {
       cudaGraph_t abandoned = nullptr;
-      cudaStreamEndCapture(stream_, &abandoned);  // leave the stream usable for the next row
+      cudaStreamEndCapture(backend_.stream(), &abandoned);  // leave the stream usable
       if (abandoned) cudaGraphDestroy(abandoned);
-      throw;
     }
-    CB_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
+    release_graph();
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+  NcclOperation(const NcclOperation&) = delete;
+  NcclOperation& operator=(const NcclOperation&) = delete;
+
+  TimingSchedule schedule() const override { return TimingSchedule::kBatch; }
+  int calls_per_iteration() const override { return calls_; }
+  void issue(int) override {
+    if (calls_ > 1) backend_.begin_group();
+    for (int call = 0; call < calls_; ++call) issue_();
+    if (calls_ > 1) backend_.end_group();
+  }
+  void issue_check() override { issue_(); }
+  void wait() override { backend_.synchronize(); }
+
+  bool can_mark() const override { return true; }
+  void prepare_marks(int marks) override {
+    while (static_cast<int>(events_.size()) < marks) {
+      cudaEvent_t event = nullptr;
+      CB_CUDA_CHECK(cudaEventCreate(&event));
+      events_.push_back(event);
+    }
+    recorded_ = 0;
+  }
+  void mark() override { CB_CUDA_CHECK(cudaEventRecord(events_.at(recorded_++), backend_.stream())); }
+  std::vector<double> elapsed_between_marks_us() override {
+    std::vector<double> intervals;
+    for (std::size_t i = 1; i < recorded_; ++i) {
+      float milliseconds = 0;
+      CB_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events_[i - 1], events_[i]));
+      intervals.push_back(static_cast<double>(milliseconds) * 1e3);
+    }
+    return intervals;
+  }
+
+  bool can_capture() const override { return true; }
+  void begin_capture() override {
+    release_graph();
+    CB_CUDA_CHECK(cudaStreamBeginCapture(backend_.stream(), cudaStreamCaptureModeThreadLocal));
+    capturing_ = true;
+  }
+  void end_capture() override {
+    capturing_ = false;
+    CB_CUDA_CHECK(cudaStreamEndCapture(backend_.stream(), &graph_));
     CB_CUDA_CHECK(cudaGraphInstantiate(&executable_, graph_, 0));
   }
-  ~CudaGraphLauncher() override {
-    if (executable_) cudaGraphExecDestroy(executable_);
-    if (graph_) cudaGraphDestroy(graph_);
-  }
-  CudaGraphLauncher(const CudaGraphLauncher&) = delete;
-  CudaGraphLauncher& operator=(const CudaGraphLauncher&) = delete;
-  void launch() override { CB_CUDA_CHECK(cudaGraphLaunch(executable_, stream_)); }
-  int calls_per_launch() const override { return calls_; }
+  void replay() override { CB_CUDA_CHECK(cudaGraphLaunch(executable_, backend_.stream())); }
 
  private:
-  cudaStream_t stream_;
+  void release_graph() {
+    if (executable_) cudaGraphExecDestroy(executable_);
+    if (graph_) cudaGraphDestroy(graph_);
+    executable_ = nullptr;
+    graph_ = nullptr;
+  }
+
+  NcclBackend& backend_;
+  std::function<void()> issue_;
   int calls_;
+  std::vector<cudaEvent_t> events_;
+  std::size_t recorded_ = 0;
+  bool capturing_ = false;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t executable_ = nullptr;
 };
+
+// NCCL's own log lines that are not tuning lines (warnings above all), so deleting the temporary
+// debug file of --capture-algo does not delete them too.
+void echo_non_tuning_lines(const std::string& path) {
+  std::FILE* log = std::fopen(path.c_str(), "r");
+  if (!log) return;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), log)) {
+    if (std::strstr(line, " WARN ") || std::strstr(line, "NCCL WARN")) std::fputs(line, stderr);
+  }
+  std::fclose(log);
+}
 
 }  // namespace
 
@@ -138,9 +171,7 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
     : rank_(world.rank()),
       ranks_(world.size()),
       timeout_seconds_(config.timeout_seconds),
-      nonblocking_(config.timeout_seconds > 0),
-      host_timed_(config.blocking),
-      graph_calls_(config.graph_calls) {
+      registration_(config.registration) {
   declare_support();
   // NCCL reads its environment once, at the first call into the library: set it before any.
   // NCCL_ALGO/NCCL_PROTO are set here rather than by the harness because only NCCL reads them and
@@ -186,6 +217,7 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
   const int device_index = world.local_rank() % devices;
   CB_CUDA_CHECK(cudaSetDevice(device_index));
   device_ = cuda::device_info(device_index);
+  offer_fp8_where_the_device_has_it();
   reject_shared_gpus(world, device_);
   CB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
 
@@ -194,23 +226,28 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
   const std::string shared = world.broadcast_string(std::string(id.internal, sizeof(id.internal)));
   std::copy(shared.begin(), shared.end(), id.internal);
 
+  // Always a blocking communicator, as nccl-tests uses: a non-blocking one makes NCCL 2.28 start a
+  // launch thread for every call and answer ncclInProgress, which changes every timing. -T is kept
+  // by polling the stream and NCCL's asynchronous error in synchronize(), then ncclCommAbort.
   ncclConfig_t comm_config = NCCL_CONFIG_INITIALIZER;
-  comm_config.blocking = nonblocking_ ? 0 : 1;
+  comm_config.blocking = 1;
   current_step_ = "communicator init (" + std::to_string(ranks_) + " ranks)";
   CB_NCCL_ISSUE(ncclCommInitRankConfig(&comm_, ranks_, id, rank_, &comm_config));
-  if (nonblocking_) wait_for_communicator(current_step_);
+  CB_NCCL_CHECK(ncclGetVersion(&loaded_version_));
 }
 
 NcclBackend::~NcclBackend() {
   if (comm_) {
-    if (nonblocking_) {
-      ncclCommAbort(comm_);  // a finalize could wait on peers that are already gone
-    } else {
-      ncclCommDestroy(comm_);
-    }
+    // Unwinding from an error: calls may still be in flight and peers may be gone, and
+    // ncclCommDestroy would wait for them after the job watchdog is already down. Abort instead.
+    if (std::uncaught_exceptions() > 0) ncclCommAbort(comm_);
+    else ncclCommDestroy(comm_);
   }
   if (stream_) cudaStreamDestroy(stream_);
-  if (!tuning_log_path_.empty()) ::unlink(tuning_log_path_.c_str());
+  if (!tuning_log_path_.empty()) {
+    echo_non_tuning_lines(tuning_log_path_);
+    ::unlink(tuning_log_path_.c_str());
+  }
 }
 
 double NcclBackend::nccl_deadline_seconds() const {
@@ -227,37 +264,16 @@ void NcclBackend::abort_communicator(const std::string& step, const std::string&
               code);
 }
 
-void NcclBackend::wait_for_communicator(const std::string& step) {
-  using Clock = std::chrono::steady_clock;
-  const auto started = Clock::now();
-  for (;;) {
-    ncclResult_t state = ncclSuccess;
-    CB_NCCL_CHECK(ncclCommGetAsyncError(comm_, &state));
-    if (state == ncclSuccess) return;
-    if (state != ncclInProgress) {
-      abort_communicator(step, std::string("failed: ") + ncclGetErrorString(state), ExitCode::kRuntimeError);
-    }
-    if (std::chrono::duration<double>(Clock::now() - started).count() > nccl_deadline_seconds()) {
-      abort_communicator(step, "made no progress for " + std::to_string(nccl_deadline_seconds()) + " s",
-                         ExitCode::kTimeout);
-    }
-    std::this_thread::yield();
-  }
-}
-
 void NcclBackend::issued(ncclResult_t result, const char* call, const char* file, int line) {
-  if (result == ncclInProgress && nonblocking_) {
-    wait_for_communicator(current_step_);
-    return;
-  }
   if (result != ncclSuccess) throw_nccl_error(result, comm_, call, file, line);
 }
 
+void NcclBackend::begin_group() { CB_NCCL_ISSUE(ncclGroupStart()); }
+void NcclBackend::end_group() { CB_NCCL_ISSUE(ncclGroupEnd()); }
+
+// nccl-tests' testStreamSynchronize: poll the stream and NCCL's asynchronous error, so a network
+// failure ends the wait with NCCL's reason instead of hanging it; with -T, also a deadline.
 void NcclBackend::synchronize() {
-  if (!nonblocking_) {
-    CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return;
-  }
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   for (;;) {
@@ -269,7 +285,7 @@ void NcclBackend::synchronize() {
     if (state != ncclSuccess && state != ncclInProgress) {
       abort_communicator(current_step_, std::string("failed: ") + ncclGetErrorString(state), ExitCode::kRuntimeError);
     }
-    if (std::chrono::duration<double>(Clock::now() - started).count() > nccl_deadline_seconds()) {
+    if (timeout_seconds_ > 0 && std::chrono::duration<double>(Clock::now() - started).count() > nccl_deadline_seconds()) {
       abort_communicator(current_step_, "did not complete within " + std::to_string(nccl_deadline_seconds()) + " s",
                          ExitCode::kTimeout);
     }
@@ -277,16 +293,38 @@ void NcclBackend::synchronize() {
   }
 }
 
-std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) { return std::make_unique<cuda::DeviceBuffer>(bytes); }
-
-std::unique_ptr<IterationTimer> NcclBackend::make_timer() {
-  if (host_timed_) return std::make_unique<SteadyClockTimer>(*this);
-  return std::make_unique<CudaEventTimer>(*this);
+// -R 1|2: buffers from ncclMemAlloc, registered with the communicator (1) or as a symmetric
+// window (2, a collective call: every rank allocates the same buffers in the same order).
+std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
+  if (registration_ == 0 || bytes == 0) return std::make_unique<cuda::DeviceBuffer>(bytes, stream_);
+  void* memory = nullptr;
+  CB_NCCL_CHECK(ncclMemAlloc(&memory, bytes));
+  void* handle = nullptr;
+  ncclWindow_t window{};
+  if (registration_ == 1) {
+    CB_NCCL_ISSUE(ncclCommRegister(comm_, memory, bytes, &handle));
+  } else {
+    CB_NCCL_ISSUE(ncclCommWindowRegister(comm_, memory, bytes, &window, NCCL_WIN_COLL_SYMMETRIC));
+  }
+  return std::make_unique<cuda::DeviceBuffer>(memory, bytes, stream_, [this, handle, window](void* allocated) {
+    if (comm_) {  // an aborted communicator has no registrations left to undo
+      if (handle) ncclCommDeregister(comm_, handle);
+      else ncclCommWindowDeregister(comm_, window);
+    }
+    ncclMemFree(allocated);
+  });
 }
 
-std::unique_ptr<IterationLauncher> NcclBackend::make_launcher(std::function<void()> issue_one_call) {
-  if (graph_calls_ > 0) return std::make_unique<CudaGraphLauncher>(stream_, issue_one_call, graph_calls_);
-  return Backend::make_launcher(std::move(issue_one_call));
+std::unique_ptr<TimedOperation> NcclBackend::make_operation(std::function<void()> issue_one_call, int calls_per_iteration) {
+  return std::make_unique<NcclOperation>(*this, std::move(issue_one_call), calls_per_iteration);
+}
+
+bool NcclBackend::has_native(const char* /*collective*/) const {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  return loaded_version_ >= NCCL_VERSION(2, 28, 0);
+#else
+  return false;
+#endif
 }
 
 std::map<std::string, std::string> NcclBackend::versions() const {
@@ -298,6 +336,11 @@ std::map<std::string, std::string> NcclBackend::versions() const {
       {"cuda_runtime", cuda::runtime_version()},
       {"cuda_driver", cuda::driver_version()},
       {"nccl_algorithm_capture", algorithm_capture_},
+      {"nccl_buffers", registration_ == 0   ? "cudaMalloc, unregistered (-R 0)"
+                       : registration_ == 1 ? "ncclMemAlloc + ncclCommRegister (-R 1)"
+                                            : "ncclMemAlloc + ncclCommWindowRegister, symmetric (-R 2)"},
+      {"nccl_alltoall_gather_scatter", has_native("alltoall") ? "native ncclAlltoAll/ncclGather/ncclScatter"
+                                                               : "grouped ncclSend/ncclRecv"},
   };
 }
 
@@ -307,8 +350,13 @@ void NcclBackend::remember_call(const char* collective, const CollectiveCall& ca
 }
 
 std::string NcclBackend::algorithm(const std::string& collective) const {
+  // One rank: NCCL copies locally (its one-rank path) and chooses no algorithm, so it logs none.
+  if (ranks_ == 1) return "one-rank copy";
   const std::string function = nccl_function_name(collective);
-  if (function.empty()) return "p2p";  // grouped ncclSend/ncclRecv: NCCL does not tune these
+  if (function.empty()) {  // NCCL's tuning log does not cover these
+    if (collective != "sendrecv" && has_native(collective.c_str())) return "native";
+    return "p2p";  // grouped ncclSend/ncclRecv
+  }
   if (!tuning_log_) return forced_algorithm_.empty() ? "default" : forced_algorithm_;
   const std::string chosen = summarize_choices(tuning_log_->read_new(), function, current_bytes_);
   return chosen.empty() ? "default" : chosen;

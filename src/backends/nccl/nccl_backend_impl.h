@@ -36,15 +36,18 @@ class NcclBackend final : public Backend {
   const BackendSupport& support() const override { return support_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
   void synchronize() override;
-  std::unique_ptr<IterationTimer> make_timer() override;
-  std::unique_ptr<IterationLauncher> make_launcher(std::function<void()> issue_one_call) override;
+  std::unique_ptr<TimedOperation> make_operation(std::function<void()> issue_one_call, int calls_per_iteration) override;
   std::map<std::string, std::string> versions() const override;
 
   cudaStream_t stream() const { return stream_; }
+  // -m: the calls of one iteration go to NCCL as one group.
+  void begin_group();
+  void end_group();
 
  private:
   // nccl_collectives.cpp: the collectives as NCCL calls, and the table that serves them.
   void declare_support();
+  void offer_fp8_where_the_device_has_it();  // NCCL reduces fp8 on sm_90 and newer only
   void all_reduce(const CollectiveCall& call);
   void broadcast(const CollectiveCall& call);
   void reduce(const CollectiveCall& call);
@@ -55,11 +58,10 @@ class NcclBackend final : public Backend {
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
 
-  // Every NCCL call goes through here: a non-blocking communicator may answer ncclInProgress,
-  // and then the call is finished by polling (under the watchdog's deadline).
+  // Every NCCL call goes through here: anything but success throws with NCCL's last error.
   void issued(ncclResult_t result, const char* call, const char* file, int line);
-  void wait_for_communicator(const std::string& step);
   [[noreturn]] void abort_communicator(const std::string& step, const std::string& why, ExitCode code);
+  bool has_native(const char* collective) const;  // ncclAlltoAll/ncclGather/ncclScatter in the loaded NCCL
   double nccl_deadline_seconds() const;
   void remember_call(const char* collective, const CollectiveCall& call);
 
@@ -67,10 +69,9 @@ class NcclBackend final : public Backend {
   int ranks_ = 1;
   BackendSupport support_;
   cuda::DeviceInfo device_;
-  double timeout_seconds_ = 0;
-  bool nonblocking_ = false;  // with -T: init and every call can be polled and aborted
-  bool host_timed_ = false;   // -z 1
-  int graph_calls_ = 0;       // -G N
+  double timeout_seconds_ = 0;  // -T: how long synchronize() polls before it aborts the communicator
+  int registration_ = 0;        // -R
+  int loaded_version_ = 0;      // ncclGetVersion: the library actually loaded, not the header
   cudaStream_t stream_ = nullptr;
   ncclComm_t comm_ = nullptr;
   std::string current_step_ = "communicator init";

@@ -1,5 +1,6 @@
-// The nine collectives as NCCL calls. All-to-all, gather, scatter and the sendrecv ring are
-// grouped ncclSend/ncclRecv, as nccl-tests does them.
+// The nine collectives as NCCL calls. All-to-all, gather and scatter are NCCL's own calls where
+// the loaded NCCL has them (2.28 and later), grouped ncclSend/ncclRecv otherwise, as nccl-tests
+// builds them; the report's versions say which ran. The sendrecv ring is always grouped send/recv.
 #include "backends/nccl/nccl_backend_impl.h"
 
 namespace collbench::nccl {
@@ -26,6 +27,13 @@ ncclDataType_t nccl_type(DType dtype) {
     case DType::kBfloat16: return ncclBfloat16;
     case DType::kFloat32: return ncclFloat32;
     case DType::kFloat64: return ncclFloat64;
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+    case DType::kFloat8E4M3: return ncclFloat8e4m3;
+    case DType::kFloat8E5M2: return ncclFloat8e5m2;
+#else
+    case DType::kFloat8E4M3:
+    case DType::kFloat8E5M2: break;
+#endif
   }
   throw Error("no NCCL type for " + std::string(to_string(dtype)));
 }
@@ -53,8 +61,23 @@ void NcclBackend::declare_support() {
       serve("gather", this, &NcclBackend::gather), serve("scatter", this, &NcclBackend::scatter),
       serve("sendrecv", this, &NcclBackend::sendrecv,
             peers ? "NCCL has no in-place send/recv: receiving into the buffer being sent would race" : "")};
-  support_.dtypes = all_dtypes();
+  support_.dtypes = host_dtypes();  // fp8 joins once the device is known
+  support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does");
   support_.ops = all_reduce_ops();  // avg is ncclAvg
+}
+
+void NcclBackend::offer_fp8_where_the_device_has_it() {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+  if (device_.compute_major >= 9) {
+    support_.dtypes = all_dtypes();
+    support_.dtype_reasons.clear();
+    return;
+  }
+  support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does (this one: " +
+                                       std::to_string(device_.compute_major) + "." + std::to_string(device_.compute_minor) + ")");
+#else
+  support_.dtype_reasons = fp8_reasons("fp8 needs NCCL 2.24 or newer at build time");
+#endif
 }
 
 void NcclBackend::all_reduce(const CollectiveCall& call) {
@@ -85,6 +108,12 @@ void NcclBackend::reduce_scatter(const CollectiveCall& call) {
 void NcclBackend::alltoall(const CollectiveCall& call) {
   remember_call("alltoall", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("alltoall")) {
+    CB_NCCL_ISSUE(ncclAlltoAll(call.send, call.recv, call.count, type, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   for (int peer = 0; peer < ranks_; ++peer) {
     CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
@@ -96,6 +125,12 @@ void NcclBackend::alltoall(const CollectiveCall& call) {
 void NcclBackend::gather(const CollectiveCall& call) {
   remember_call("gather", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("gather")) {
+    CB_NCCL_ISSUE(ncclGather(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   // In place, the root's own block already sits where it belongs; NCCL skips a self copy onto itself.
   CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, call.root, comm_, stream_));
@@ -110,6 +145,12 @@ void NcclBackend::gather(const CollectiveCall& call) {
 void NcclBackend::scatter(const CollectiveCall& call) {
   remember_call("scatter", call);
   const ncclDataType_t type = nccl_type(call.dtype);
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_native("scatter")) {
+    CB_NCCL_ISSUE(ncclScatter(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    return;
+  }
+#endif
   CB_NCCL_ISSUE(ncclGroupStart());
   if (rank_ == call.root) {
     for (int peer = 0; peer < ranks_; ++peer) {

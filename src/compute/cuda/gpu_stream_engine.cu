@@ -53,13 +53,9 @@ class GpuStreamEngine final : public StreamEngine {
     // Double data rate: two transfers per clock.
     if (memory_khz > 0 && bus_bits > 0) computed_peak_gbps_ = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     CB_CUDA_CHECK(cudaStreamCreate(&stream_));
-    CB_CUDA_CHECK(cudaEventCreate(&start_));
-    CB_CUDA_CHECK(cudaEventCreate(&stop_));
   }
   ~GpuStreamEngine() override {
     release();
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
     cudaStreamDestroy(stream_);
   }
 
@@ -76,15 +72,9 @@ class GpuStreamEngine final : public StreamEngine {
     CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
-  double run_timed_us(StreamKernel kernel) override {
-    CB_CUDA_CHECK(cudaEventRecord(start_, stream_));
-    run(kernel);
-    CB_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    CB_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    CB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return static_cast<double>(ms) * 1e3;
-  }
+  TimingSchedule schedule() const override { return TimingSchedule::kBatch; }
+  void issue(StreamKernel kernel) override { run(kernel); }
+  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
   std::int64_t check(StreamKernel kernel, bool corrupt_first_element) override {
     fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 1);
@@ -138,7 +128,6 @@ class GpuStreamEngine final : public StreamEngine {
   int blocks_ = 1024;
   double computed_peak_gbps_ = 0;
   cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
   long long elements_ = 0;
   double *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
 };
