@@ -24,6 +24,7 @@
 #include "ddp/layer_gemm.h"
 #include "ddp/model.h"
 #include "harness/context.h"
+#include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
 #include "harness/program_shell.h"
 #include "harness/watchdog.h"
@@ -148,32 +149,35 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   World& world = run.world;
   const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(options_.first_bucket_mb), mib_to_bytes(bucket_mb));
   DdpStep step(model_, plan, backend, all_reduce, gemm, config, comm_thread);
+  // Every issued step records its own breakdown; the loop issues the warm-up steps first, so the
+  // last `iterations` records belong to the timed steps.
   std::int64_t step_index = 0;
-  std::vector<StepTimes> timed_steps;
-  TimedOperation operation;
-  operation.run_untimed = [&](int) { step.run(step_index++); };
-  operation.run_timed_us = [&](int) {
-    const StepTimes times = step.run(step_index++);
-    timed_steps.push_back(times);
-    return times.step_us;
-  };
+  std::vector<StepTimes> issued;
+  FunctionOperation operation(TimingSchedule::kBarrierEachIteration, [&](int) { issued.push_back(step.run(step_index++)); });
   LoopSettings settings;
   settings.warmup_iterations = options_.warmup_iterations;
   settings.iterations = options_.iterations;
+  // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
+  settings.aggregation = TimeAggregation::kMax;
   const std::string description = "ddp_step bucket " + std::to_string(bucket_mb) + " MiB, overlap " + to_string(config.overlap) +
                                   ", " + std::string(to_string(config.grad_dtype)) + ", accumulate " + std::to_string(config.accumulate);
   const LoopResult timed = time_iterations(world, settings, operation, run.watchdog, description);
+  if (issued.size() < timed.mine_us.size()) throw Error("ddp_step_perf: the loop timed steps it did not issue");
+  const std::vector<StepTimes> timed_steps(issued.end() - static_cast<std::ptrdiff_t>(timed.mine_us.size()), issued.end());
 
   report::DdpStepRank mine;
   mine.rank = world.rank();
   mine.batch = config.batch;
   mine.step_us = timed.mine;
   std::vector<double> forward, backward, comm, exposed;
-  for (const StepTimes& times : timed_steps) {
+  // Exposed communication against the loop's own sample of the step, so that step = compute +
+  // exposed holds for the figures the row reports.
+  for (std::size_t i = 0; i < timed_steps.size(); ++i) {
+    const StepTimes& times = timed_steps[i];
     forward.push_back(times.forward_us);
     backward.push_back(times.backward_us);
     comm.push_back(times.comm_us);
-    exposed.push_back(std::max(0.0, times.step_us - times.forward_us - times.backward_us));
+    exposed.push_back(std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us));
   }
   mine.forward_us = mean(forward);
   mine.backward_compute_us = mean(backward);
@@ -197,6 +201,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
 
   report::DdpStepRow row;
   row.time_us = timed.combined;
+  row.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
   if (world.rank() != 0) return row;
   for (const auto& text : gathered) row.per_rank.push_back(rank_figures_from_json(nlohmann::json::parse(text)));
   const auto ranks = static_cast<double>(row.per_rank.size());

@@ -350,6 +350,7 @@ struct DdpStepRow {
   int warmup_iterations = 0;
   std::string time_aggregation;
   TimeStats time_us;             // step time, combined over ranks per step
+  std::optional<RankTimeViews> time_over_ranks_us;  // the mean step under each over-ranks estimator
   double forward_us = 0;
   double backward_compute_us = 0;
   double compute_us = 0;

@@ -632,6 +632,10 @@ json ddp_row_json(const DdpStepRow& row) {
               {"max_error", optional_number(row.max_error)},
               {"error_bound", row.error_bound},
               {"per_rank", per_rank}};
+  if (row.time_over_ranks_us) {
+    out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us}, {"max", row.time_over_ranks_us->max_us},
+                                 {"min", row.time_over_ranks_us->min_us}};
+  }
   if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
   return out;
 }
