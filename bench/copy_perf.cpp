@@ -73,6 +73,7 @@ std::string declare_and_parse(CopyOptions& options, const std::vector<std::strin
   add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
   add_run_flags(app, options);
   add_report_flags(app, options);
+  add_inject_slowdown_flag(app, options);
   add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
   add_help_flags(app, options);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 4 timeout.");
@@ -93,6 +94,7 @@ void time_copy(const RunContext& run, const CopyOptions& options, CopyRow row, s
   settings.warmup_iterations = options.warmup_iterations;
   settings.iterations = options.iterations;
   settings.aggregation = TimeAggregation::kMax;  // one process: the same figure under any estimator
+  settings.inject_slowdown_percent = options.inject_slowdown_percent;
   LoopResult timed = time_iterations(run.world, settings, operation, run.watchdog, step);
   row.iterations = options.iterations;
   row.time_us = timed.combined;
@@ -349,7 +351,8 @@ class CopyBenchmark final : public Program {
   nlohmann::json options_json() const {
     return {{"sizes", expand_sweep(options_.sweep)}, {"iterations", options_.iterations},
             {"warmup_iterations", options_.warmup_iterations}, {"host_only", options_.host_only}, {"cycles", options_.cycles},
-            {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples}};
+            {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples},
+            {"inject_slowdown_percent", options_.inject_slowdown_percent}};
   }
 
   CopyOptions options_;

@@ -74,6 +74,7 @@ nlohmann::json compute_options_as_json(const ComputeOptions& options) {
   out["cycles"] = options.cycles;
   out["timeout_s"] = options.timeout_seconds;
   out["keep_samples"] = options.keep_samples;
+  out["inject_slowdown_percent"] = options.inject_slowdown_percent;
   return out;
 }
 

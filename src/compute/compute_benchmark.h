@@ -32,6 +32,7 @@ inline LoopSettings loop_settings(const ComputeOptions& options) {
   settings.warmup_iterations = options.warmup_iterations;
   settings.iterations = options.iterations;
   settings.aggregation = TimeAggregation::kMax;
+  settings.inject_slowdown_percent = options.inject_slowdown_percent;
   return settings;
 }
 

@@ -123,6 +123,7 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
   add_integer(app, "--seed", "seed of the random inputs (default 1)", o.seed, 0, 1LL << 40);
   if (matmul || membw) {
     add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one checked output element (expect exit 3)", o.inject_corrupt_output);
+    add_inject_slowdown_flag(app, o);  // envcheck's probes are rates compared across ranks, not timed samples
   }
   add_help_flags(app, o);
   app.footer("OpenBLAS picks its kernels from the CPU it detects; an old OpenBLAS may pick a slow generic one\n"

@@ -116,6 +116,14 @@ void add_report_flags(CLI::App& app, RunFlags& flags) {
   });
 }
 
+void add_inject_slowdown_flag(CLI::App& app, RunFlags& flags) {
+  add_real(app, "--inject-slowdown", "PCT",
+           "testing aid: stretch every timed sample by PCT % with a busy-wait on the host's\n"
+           "monotonic clock, added to the sample (GPU-event times too); recorded in the\n"
+           "report, which collbench compare then refuses as a baseline (default 0 = off)",
+           flags.inject_slowdown_percent, 0, 1000);
+}
+
 void add_help_flags(CLI::App& app, RunFlags& flags) {
   add_flag(app, "-h,--help", "this text", flags.show_help);
   add_flag(app, "--version", "version and build features", flags.show_version);

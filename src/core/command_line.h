@@ -75,6 +75,8 @@ CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::str
 void add_run_flags(CLI::App& app, RunFlags& flags);
 // -J/--report (and nccl-tests' --output_file), --overwrite, --samples and the repeatable --tag KEY=VALUE.
 void add_report_flags(CLI::App& app, RunFlags& flags);
+// --inject-slowdown PCT, for the programs whose samples go through the shared measurement loop.
+void add_inject_slowdown_flag(CLI::App& app, RunFlags& flags);
 // -h/--help and --version.
 void add_help_flags(CLI::App& app, RunFlags& flags);
 

@@ -97,6 +97,7 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "-M,--memory_report", "0|1", "1: print each rank's peak resident memory after the run",
             [&o](Text& v, Text& f) { o.memory_report = parse_integer(v, f, 0, 1) == 1; });
   add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
+  add_inject_slowdown_flag(app, o);
   add_help_flags(app, o);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
 }

@@ -15,6 +15,9 @@ struct RunFlags {
   std::string report_path;     // empty: no JSON report
   bool overwrite_report = false;
   bool keep_samples = false;
+  // Testing aid (--inject-slowdown PCT): every timed sample is stretched by this many percent, so
+  // that a CI gate can be shown to catch a known slowdown. 0: off.
+  double inject_slowdown_percent = 0;
   std::map<std::string, std::string> tags;
   bool show_help = false;
   bool show_version = false;

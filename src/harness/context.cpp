@@ -86,6 +86,7 @@ nlohmann::json options_as_json(const Options& options) {
       {"keep_samples", options.keep_samples},
       {"seed", options.seed},
       {"gpus_per_process", options.gpus_per_process},
+      {"inject_slowdown_percent", options.inject_slowdown_percent},
   };
   // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
   // defaults, so reports and baselines from before them still compare as the same options).

@@ -37,7 +37,8 @@ std::vector<double> time_each_iteration(World& world, const LoopSettings& settin
     const double start = clock.now_us();
     operation.issue(i);
     operation.wait();
-    samples[static_cast<std::size_t>(i)] = (clock.now_us() - start) / calls;
+    samples[static_cast<std::size_t>(i)] =
+        stretch_sample_us((clock.now_us() - start) / calls, settings.inject_slowdown_percent);
     if (watchdog) watchdog->progress();
   }
   return samples;
@@ -95,6 +96,7 @@ BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation
   } else {
     times.samples = {(finished - start) / calls};
   }
+  for (double& sample : times.samples) sample = stretch_sample_us(sample, settings.inject_slowdown_percent);
   return times;
 }
 
@@ -117,6 +119,16 @@ std::string describe_method(const LoopSettings& settings, bool batch, int calls_
 }
 
 }  // namespace
+
+double stretch_sample_us(double sample_us, double percent) {
+  if (!(percent > 0) || !(sample_us > 0)) return sample_us;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  const auto target = std::chrono::duration<double, std::micro>(sample_us * percent / 100);
+  auto now = start;
+  while (now - start < target) now = Clock::now();
+  return sample_us + std::chrono::duration<double, std::micro>(now - start).count();
+}
 
 LoopClock& steady_loop_clock() {
   static SteadyLoopClock clock;  // stateless: reads the system's clock

@@ -44,6 +44,7 @@ struct LoopSettings {
   int graph_launches = 0;            // nccl-tests' -G: replays of the captured batch (0: none)
   bool per_iteration_marks = false;  // nccl-tests' -I
   int check_iterations = 0;          // -c
+  double inject_slowdown_percent = 0;  // --inject-slowdown: see stretch_sample_us
 };
 
 // A row's correctness check, run after timing: prepare() fills the inputs and poisons the outputs
@@ -70,6 +71,12 @@ struct LoopResult {
   std::string method;               // how the samples were made, for the report
   std::optional<std::int64_t> wrong;  // summed over ranks; nullopt when no check ran
 };
+
+// --inject-slowdown: busy-waits on the monotonic clock for `percent` % of `sample_us` and returns the
+// sample plus the wait as measured, so the sample grows by at least that share. It spins rather
+// than sleeps: a sleep's wake-up lag would make the injected share vary with load. On a batch
+// schedule each sample is a per-call time and grows the same way.
+double stretch_sample_us(double sample_us, double percent);
 
 // Collective: every rank runs the same loop. `watchdog` (may be null) hears `step` and progress.
 LoopResult time_iterations(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog,

@@ -44,6 +44,8 @@ std::string sweep_description(const Options& options) {
   text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
        << options.check_iterations << "\ntime (us) = " << estimator_description(options.aggregation)
        << "; the report also keeps the mean, max and min over ranks";
+  // The table must not pass for a real measurement.
+  if (options.inject_slowdown_percent > 0) text << "; every timed sample stretched by " << options.inject_slowdown_percent << " % (--inject-slowdown)";
   return text.str();
 }
 

@@ -194,6 +194,7 @@ report::ResultRow CollectiveRunner::measure(const Case& one_case, const RowSize&
   settings.graph_launches = options_.graph_launches;
   settings.per_iteration_marks = options_.per_iteration_marks;
   settings.check_iterations = options_.check_iterations;
+  settings.inject_slowdown_percent = options_.inject_slowdown_percent;
   LoopResult timed = time_iterations(world_, settings, *operation, watchdog_,
                                      describe(collective_.name, bytes, one_case.dtype, placement), &check);
 

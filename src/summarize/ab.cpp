@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <stdexcept>
 
 #include "report/report_json.h"
@@ -25,6 +27,24 @@ SweepOptions side_as_sweep(const AbOptions& options, const std::vector<std::stri
   sweep.timeout_s = options.timeout_s;
   sweep.as_root = options.as_root;
   return sweep;
+}
+
+// What a folder's runs belong to: both commands and the world size. A folder resumes only for the
+// same comparison; any other use of it would mix two comparisons' runs.
+nlohmann::json comparison_identity(const AbOptions& options) {
+  return {{"command_a", options.command_a}, {"command_b", options.command_b}, {"world_size", options.world_size}};
+}
+
+std::string manifest_path(const AbOptions& options) { return options.out_dir + "/ab.manifest.json"; }
+
+std::optional<nlohmann::json> read_manifest(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
 }
 
 bool holds_reports(const std::string& dir) {
@@ -56,19 +76,60 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
   const SweepOptions side_b = side_as_sweep(options, options.command_b, dir_b);
   validate(side_a);
   validate(side_b);
-  if (holds_reports(dir_a) || holds_reports(dir_b)) {
-    throw InputError("ab: " + options.out_dir + " already holds reports of an earlier comparison; use a new --out folder");
+  // A folder of the same comparison resumes (a killed ab continues from its complete run pairs);
+  // one of another comparison, or of unknown origin, is refused.
+  const bool resuming = holds_reports(dir_a) || holds_reports(dir_b);
+  if (resuming && read_manifest(manifest_path(options)) != comparison_identity(options)) {
+    throw InputError("ab: " + options.out_dir + " already holds reports of another comparison; use a new --out folder");
   }
   std::error_code error;
   fs::create_directories(dir_a, error);
   fs::create_directories(dir_b, error);
   if (!fs::is_directory(dir_a) || !fs::is_directory(dir_b)) throw InputError(options.out_dir + ": cannot create folder");
+  if (!resuming) {
+    std::ofstream manifest(manifest_path(options));
+    manifest << comparison_identity(options).dump(2) << '\n';
+    if (!manifest) throw InputError(manifest_path(options) + ": cannot write");
+  }
 
   const auto start = std::chrono::steady_clock::now();
   InterruptGuard interrupts;
   AbOutcome outcome;
   std::vector<LoadedReport> reports_a, reports_b;
-  for (int run = 1; run <= options.max_runs; ++run) {
+  const auto report_of = [](const SweepOptions& side, int run) { return side.out_dir + "/run-" + std::to_string(run) + ".json"; };
+  int first_run = 1;
+  // Complete pairs only: a run whose partner is missing or unreadable is run again, with its partner.
+  for (; resuming && first_run <= options.max_runs; ++first_run) {
+    try {
+      LoadedReport a{report_of(side_a, first_run), report::read_report_file(report_of(side_a, first_run))};
+      LoadedReport b{report_of(side_b, first_run), report::read_report_file(report_of(side_b, first_run))};
+      reports_a.push_back(std::move(a));
+      reports_b.push_back(std::move(b));
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  if (resuming) {
+    // The half of a pair that finished before the kill is run again: the programs never replace a report.
+    for (int run = first_run; run <= options.max_runs; ++run) {
+      fs::remove(report_of(side_a, run), error);
+      fs::remove(report_of(side_b, run), error);
+    }
+    std::fprintf(progress, "[ab] resuming %s: %d complete run pair(s) kept\n", options.out_dir.c_str(), first_run - 1);
+    std::fflush(progress);
+  }
+  // Judged after each pair from --runs on, and once before any new run when resuming past it.
+  const auto decided = [&](int runs_a_side) {
+    require_single_kind(reports_a);
+    require_single_kind(reports_b);
+    outcome.result = compare_reports(reports_a, reports_b, options.compare);
+    outcome.runs_a_side = runs_a_side;
+    const std::size_t undecided = outcome.result.count(Verdict::kUnknown);
+    std::fprintf(progress, "[ab] after %d runs a side: %zu of %zu rows undecided\n", runs_a_side, undecided, outcome.result.lines.size());
+    return undecided == 0;
+  };
+  bool done = first_run - 1 >= options.runs && decided(first_run - 1);
+  for (int run = first_run; run <= options.max_runs && !done; ++run) {
     for (const auto* side : {&side_a, &side_b}) {
       const char* name = side == &side_a ? "A" : "B";
       const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
@@ -78,21 +139,14 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
       std::fflush(progress);
       const ProcessOutcome result = run_process({point_command(*side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
       if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
-                                                 " (log " + log_path + ")");
+                                                 " (log " + log_path + "); the same command again resumes from the complete run pairs");
       try {
         (side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
       } catch (const report::ReportFormatError& e) {
         throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " left no readable report: " + e.what());
       }
     }
-    if (run < options.runs) continue;
-    require_single_kind(reports_a);
-    require_single_kind(reports_b);
-    outcome.result = compare_reports(reports_a, reports_b, options.compare);
-    outcome.runs_a_side = run;
-    const std::size_t undecided = outcome.result.count(Verdict::kUnknown);
-    std::fprintf(progress, "[ab] after %d runs a side: %zu of %zu rows undecided\n", run, undecided, outcome.result.lines.size());
-    if (undecided == 0) break;
+    if (run >= options.runs) done = decided(run);
   }
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   outcome.document = compare_document(outcome.result, options.compare);

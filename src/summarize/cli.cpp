@@ -313,6 +313,10 @@ const Command kCommands[] = {
        add_integer(command, "--permutations", "permutations per test (default 999)", o.permutations, 19, 1000000);
        add_value(command, "--min-segment", "N", "runs on each side of a change (default 3)",
                  [&o](Text& v, Text& f) { o.min_segment = static_cast<std::size_t>(parse_integer(v, f, 1, 1000000)); });
+       add_value(command, "--exponent", "A", "E-divisive's distance |x - y|^A, 0 < A < 2 (default 0.5)", [&o](Text& v, Text& f) {
+         o.exponent = parse_real(v, f, 0, 2);
+         if (!(o.exponent > 0 && o.exponent < 2)) throw UsageError(f + " must lie strictly between 0 and 2, got '" + v + "'");
+       });
        add_text(command, "--plot", "FILE.png|FILE.svg", "also draw every series with its changes marked", a.plot_out);
        add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
      },

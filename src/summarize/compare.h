@@ -47,6 +47,9 @@ struct CompareLine {
   std::optional<double> change_low, change_high;  // the interval's bounds on `change` (2+ runs a side)
   double threshold = 0;                  // the smallest change that counted for this row (fraction)
   std::size_t base_runs = 0, new_runs = 0;
+  // Paired only: run pairs left out because their ratio was far from the median pair's (the
+  // machine changed state between A's run and B's); change and interval come from the others.
+  std::size_t pairs_set_aside = 0;
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
   std::optional<std::size_t> more_runs;  // UNKNOWN: about how many more runs a side would decide it

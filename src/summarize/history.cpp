@@ -13,22 +13,35 @@
 namespace collbench::summarize {
 namespace {
 
-// The split of values[lo, hi) that best separates two means, and its strength: the standardized
-// difference of means |mean(left) - mean(right)| * sqrt(nl * nr / n), as a CUSUM statistic. Every
-// candidate keeps at least `min_segment` values a side.
-std::pair<std::size_t, double> best_split(const std::vector<double>& values, std::size_t lo, std::size_t hi, std::size_t min_segment) {
-  const std::size_t n = hi - lo;
-  double total = 0;
-  for (std::size_t i = lo; i < hi; ++i) total += values[i];
-  double left_sum = 0;
-  std::pair<std::size_t, double> best{lo, -1};
-  for (std::size_t split = lo + 1; split < hi; ++split) {
-    left_sum += values[split - 1];
-    const std::size_t left = split - lo, right = n - left;
-    if (left < min_segment || right < min_segment) continue;
-    const double difference = left_sum / static_cast<double>(left) - (total - left_sum) / static_cast<double>(right);
-    const double strength = std::fabs(difference) * std::sqrt(static_cast<double>(left * right) / static_cast<double>(n));
-    if (strength > best.second) best = {split, strength};
+// E-divisive (Matteson and James 2014, as in MongoDB's and Apache Otava's change detection): a
+// split of a segment into X and Y scores
+//   Q = n m / (n + m) * (2 mean d(x, y) - mean d(x, x') - mean d(y, y')),  d(a, b) = |a - b|^exponent,
+// the energy distance of the two parts, which grows with any difference of their distributions and,
+// built on distances (exponent < 2) rather than squares, is not dragged towards one wild run as a
+// difference of means is. Returns the best split (an index into `values`) and its Q; every candidate keeps at
+// least `min_segment` values a side. O(n^2): the sums are updated as the split moves right.
+std::pair<std::size_t, double> best_energy_split(const std::vector<double>& values, std::size_t min_segment, double exponent) {
+  const std::size_t n = values.size();
+  const auto distance = [exponent](double a, double b) { return std::pow(std::fabs(a - b), exponent); };
+  double between = 0, within_left = 0, within_right = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t k = j + 1; k < n; ++k) within_right += distance(values[j], values[k]);
+  }
+  std::pair<std::size_t, double> best{0, -1};
+  for (std::size_t split = 1; split < n; ++split) {
+    const std::size_t moved = split - 1;  // from the right part to the left
+    double to_left = 0, to_right = 0;
+    for (std::size_t i = 0; i < moved; ++i) to_left += distance(values[i], values[moved]);
+    for (std::size_t j = moved + 1; j < n; ++j) to_right += distance(values[moved], values[j]);
+    within_left += to_left;
+    within_right -= to_right;
+    between += to_right - to_left;
+    const double left = static_cast<double>(split), right = static_cast<double>(n - split);
+    if (split < min_segment || n - split < min_segment) continue;
+    const double energy = 2 * between / (left * right) - (split > 1 ? 2 * within_left / (left * (left - 1)) : 0) -
+                          (n - split > 1 ? 2 * within_right / (right * (right - 1)) : 0);
+    const double score = left * right / static_cast<double>(n) * energy;
+    if (score > best.second) best = {split, score};
   }
   return best;
 }
@@ -42,26 +55,61 @@ struct Split {
   double p_value;
 };
 
-void segment(const std::vector<double>& logs, std::size_t lo, std::size_t hi, const HistoryOptions& options, std::vector<Split>& found) {
-  if (hi - lo < 2 * options.min_segment) return;
-  const auto [split, strength] = best_split(logs, lo, hi, options.min_segment);
-  if (strength <= 0) return;
-  // Too small to matter: no test needed, and no split inside either (the segment is one level).
-  if (std::fabs(median_of(logs, split, hi) - median_of(logs, lo, split)) < std::log1p(options.min_change)) return;
-  // How often does a shuffled segment (no change anywhere) split at least this well? Seeded by
-  // the segment, so the answer is the same every time for the same data.
-  std::mt19937_64 generator(0x5eed0000ULL + lo * 1000003ULL + hi);
-  std::vector<double> shuffled(logs.begin() + static_cast<std::ptrdiff_t>(lo), logs.begin() + static_cast<std::ptrdiff_t>(hi));
-  int as_strong = 0;
-  for (int permutation = 0; permutation < options.permutations; ++permutation) {
-    std::shuffle(shuffled.begin(), shuffled.end(), generator);
-    if (best_split(shuffled, 0, shuffled.size(), options.min_segment).second >= strength * (1 - 1e-12)) ++as_strong;
+struct Segment {
+  std::size_t lo, hi;
+  std::size_t split = 0;  // its best split and score, while it may still be split
+  double score = -1;
+};
+
+std::vector<double> slice(const std::vector<double>& values, std::size_t lo, std::size_t hi) {
+  return std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(lo), values.begin() + static_cast<std::ptrdiff_t>(hi));
+}
+
+// E-divisive's hierarchy: the strongest split over every segment is tested, and kept, one at a
+// time. Its significance is a permutation test over the whole partition: each segment shuffled
+// on its own (no change inside any), how often is the strongest split anywhere as strong? That is
+// the false-change rate per kept change, --alpha. A segment whose strongest split moves the
+// median by less than --min-change is final: the change would not count.
+std::vector<Split> e_divisive(const std::vector<double>& logs, const HistoryOptions& options) {
+  std::vector<Split> found;
+  std::vector<Segment> open{{0, logs.size()}};
+  std::mt19937_64 generator(0x5eed0000ULL + logs.size());  // fixed: the same data gives the same answer
+  while (true) {
+    // Score what may still split; close the rest.
+    std::vector<Segment> still_open;
+    for (Segment segment : open) {
+      if (segment.hi - segment.lo < 2 * options.min_segment) continue;
+      const auto [split, score] = best_energy_split(slice(logs, segment.lo, segment.hi), options.min_segment, options.exponent);
+      if (score <= 0) continue;
+      const std::size_t at = segment.lo + split;
+      if (std::fabs(median_of(logs, at, segment.hi) - median_of(logs, segment.lo, at)) < std::log1p(options.min_change)) continue;
+      segment.split = at;
+      segment.score = score;
+      still_open.push_back(segment);
+    }
+    open = std::move(still_open);
+    if (open.empty()) break;
+    const auto strongest = std::max_element(open.begin(), open.end(), [](const Segment& a, const Segment& b) { return a.score < b.score; });
+    int as_strong = 0;
+    std::vector<std::vector<double>> shuffled;
+    for (const Segment& segment : open) shuffled.push_back(slice(logs, segment.lo, segment.hi));
+    for (int permutation = 0; permutation < options.permutations; ++permutation) {
+      double strongest_shuffled = -1;
+      for (auto& values : shuffled) {
+        std::shuffle(values.begin(), values.end(), generator);
+        strongest_shuffled = std::max(strongest_shuffled, best_energy_split(values, options.min_segment, options.exponent).second);
+      }
+      if (strongest_shuffled >= strongest->score * (1 - 1e-12)) ++as_strong;
+    }
+    const double p_value = (as_strong + 1.0) / (options.permutations + 1.0);
+    if (p_value >= options.alpha) break;
+    found.push_back({strongest->split, p_value});
+    const Segment parent = *strongest;
+    open.erase(strongest);
+    open.push_back({parent.lo, parent.split});
+    open.push_back({parent.split, parent.hi});
   }
-  const double p_value = (as_strong + 1.0) / (options.permutations + 1.0);
-  if (p_value >= options.alpha) return;
-  found.push_back({split, p_value});
-  segment(logs, lo, split, options, found);
-  segment(logs, split, hi, options, found);
+  return found;
 }
 
 std::string percent_text(double fraction) {
@@ -88,8 +136,7 @@ std::optional<std::int64_t> parse_utc_time(const std::string& text) {
 std::vector<HistoryChange> find_change_points(const std::vector<double>& values, const HistoryOptions& options, bool higher_is_better) {
   std::vector<double> logs;
   for (double value : values) logs.push_back(std::log(value));
-  std::vector<Split> found;
-  segment(logs, 0, logs.size(), options, found);
+  std::vector<Split> found = e_divisive(logs, options);
   std::sort(found.begin(), found.end(), [](const Split& a, const Split& b) { return a.index < b.index; });
   std::vector<HistoryChange> changes;
   for (std::size_t i = 0; i < found.size(); ++i) {
@@ -209,9 +256,9 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   }
   char rule[300];
   std::snprintf(rule, sizeof rule,
-                "%s; binary segmentation, each split kept when a permutation test (%d permutations) gives p < %.3g and the medians "
-                "either side differ by at least %s; at least %zu runs between changes",
-                result.figure.c_str(), options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment);
+                "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
+                "the medians either side differ by at least %s; at least %zu runs between changes",
+                result.figure.c_str(), options.exponent, options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment);
   document.notes.push_back(rule);
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration of collbench with the real *_perf executables under real mpirun.
-# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa ab resume table_formats hostile interrupt resume_other env_names)
+# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa inject_slowdown ab resume table_formats hostile interrupt resume_other env_names)
 set -u
 scenario="$1"
 bin="$2"
@@ -58,6 +58,25 @@ case "$scenario" in
     "$bin/collbench" compare "$work/aa/A" "$work/aa/B" --paired --format markdown > "$work/again.md" || fail "compare of the ab folders"
     diff <(grep '^| all_reduce' "$work/out.md") <(grep '^| all_reduce' "$work/again.md") || fail "compare differs from ab"
     ;;
+  inject_slowdown)
+    # A run with --inject-slowdown records it; compare refuses it as BASE (bad input, one line) and
+    # takes it as NEW with a note.
+    for name in plain injected; do
+      extra=(); [ $name = injected ] && extra=(--inject-slowdown 50)
+      "$bin/../../scripts/mpirun-local.sh" -np 2 "$bin/all_reduce_perf" -b 8 -e 1K -f 8 "${quick[@]}" "${extra[@]}" \
+        -J "$work/$name.json" > "$work/$name.txt" 2>&1 || fail "$name run exited $?: $(tail -3 "$work/$name.txt")"
+    done
+    [ "$(jq '.context.options.inject_slowdown_percent' "$work/injected.json")" = 50 ] || fail "the injected run does not record 50"
+    [ "$(jq '.context.options.inject_slowdown_percent' "$work/plain.json")" = 0 ] || fail "the plain run does not record 0"
+    "$bin/collbench" compare "$work/injected.json" "$work/plain.json" > "$work/out.txt" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "an injected BASE exited $code"
+    [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q 'inject-slowdown 50%' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
+    "$bin/collbench" compare "$work/plain.json" "$work/injected.json" > "$work/out.txt" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 0 ] || [ $code -eq 1 ] || fail "an injected NEW exited $code: $(cat "$work/err.txt")"
+    grep -q 'ran with --inject-slowdown 50% (a synthetic slowdown)' "$work/out.txt" || fail "no note on the injected NEW"
+    ;;
   ab)
     # Two tiny real commands without a launcher; a failing command is a runtime error (exit 1), and
     # an ab folder is never reused.
@@ -78,7 +97,23 @@ case "$scenario" in
     [ "$(ls "$work/ab2/B"/run-*.json | wc -l)" -eq "$runs" ] || fail "A and B ran a different number of times"
     grep -q '^\[ab\] run 1 A' "$work/err.txt" && grep -q '^\[ab\] run 1 B' "$work/err.txt" || fail "no progress lines"
     "$bin/collbench" ab --launcher none --out "$work/ab2" -- true ::: true 2> "$work/err.txt"
-    [ $? -eq 2 ] || fail "a used ab folder was accepted"
+    [ $? -eq 2 ] || fail "a folder of another comparison was accepted"
+    # Killed during run 3 of B: the same command again keeps the two complete pairs and runs pair 3 again.
+    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+      "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
+      > /dev/null 2> "$work/err.txt" || [ $? -eq 1 ] || fail "ab4 exited $?: $(cat "$work/err.txt")"
+    rm "$work/ab4/B/run-3.json"
+    first=$(stat -c %Y.%s "$work/ab4/A/run-1.json")
+    sleep 1
+    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+      "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
+      > "$work/out.csv" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 0 ] || [ $code -eq 1 ] || fail "resumed ab exited $code: $(cat "$work/err.txt")"
+    grep -q 'resuming .*: 2 complete run pair(s) kept' "$work/err.txt" || fail "no resume line: $(cat "$work/err.txt")"
+    [ "$(grep -c '^\[ab\] run ' "$work/err.txt")" -eq 2 ] && grep -q '^\[ab\] run 3 A' "$work/err.txt" || fail "resume ran other runs than pair 3"
+    [ "$(stat -c %Y.%s "$work/ab4/A/run-1.json")" = "$first" ] || fail "a kept run was run again"
+    [ -s "$work/ab4/B/run-3.json" ] || fail "run 3 of B was not run again"
     "$bin/collbench" ab --launcher none --out "$work/ab3" -- "$bin/all_reduce_perf" -b 8 -e 8 "${quick[@]}" ::: false 2> "$work/err.txt"
     [ $? -eq 1 ] || fail "a failing B was not a runtime error"
     grep -q 'run 1 of B' "$work/err.txt" || fail "the failing run is not named: $(cat "$work/err.txt")"

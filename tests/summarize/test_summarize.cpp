@@ -2,6 +2,7 @@
 // and on synthetic samples whose answers are known by hand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <string>
@@ -277,6 +278,35 @@ TEST(Compare, PairedRunsCancelSharedDrift) {
   EXPECT_FALSE(unpaired.paired);
 }
 
+TEST(Compare, APairThatStraddlesAChangeOfMachineStateIsSetAside) {
+  // Five pairs; in pair 4 B ran 2.7x slower than its state (another job took a core). The other
+  // four pairs agree within ~1.4 %, so the pair is set aside and the verdicts come from them.
+  CompareOptions options;
+  options.paired = true;
+  const auto slower = compare_folders("runs/state_base", "runs/state_slower10", options);
+  ASSERT_EQ(slower.lines.size(), 3u);
+  for (const auto& line : slower.lines) {
+    EXPECT_EQ(line.pairs_set_aside, 1u) << describe_key(line.key);
+    EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_NEAR(line.change, 0.10, 0.03);  // the four kept pairs, not the 2.7x one
+  }
+  const auto same = compare_folders("runs/state_base", "runs/state_aa", options);
+  for (const auto& line : same.lines) {
+    EXPECT_EQ(line.pairs_set_aside, 1u);
+    EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
+  }
+  const auto notes = compare_document(same, options).notes;
+  EXPECT_NE(std::find_if(notes.begin(), notes.end(), [](const std::string& note) { return note.find("3 row(s) set aside") != std::string::npos; }),
+            notes.end());
+  // Unpaired, nothing pairs up to be set aside: the 2.7x run is part of NEW's spread, and a 10 %
+  // change cannot be told from it (UNKNOWN, not SLOWER).
+  const auto unpaired = compare_folders("runs/state_base", "runs/state_slower10");
+  for (const auto& line : unpaired.lines) {
+    EXPECT_EQ(line.pairs_set_aside, 0u);
+    EXPECT_EQ(line.verdict, Verdict::kUnknown) << describe_key(line.key);
+  }
+}
+
 TEST(Compare, ExitCodes) {
   EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/slower20"), "--min-effect", "40%"}), 0);
   EXPECT_EQ(run_cli({"compare", data("compare/base.json"), data("bad/broadcast.json")}), 2);
@@ -316,6 +346,24 @@ TEST(History, ChangePointsOnKnownValues) {
   EXPECT_TRUE(find_change_points(values, options, false).empty());
   EXPECT_EQ(parse_utc_time("1970-01-02T00:00:00Z"), std::optional<std::int64_t>(86400));
   EXPECT_FALSE(parse_utc_time("yesterday").has_value());
+}
+
+TEST(History, OneWildRunDoesNotHideAStep) {
+  // Run 3 alone is 2.7x slower; from run 20 on every run is 10 % slower. The best split by a
+  // difference of means (binary segmentation's CUSUM) cuts off the wild run, where the medians do
+  // not move, and so finds nothing; E-divisive's energy statistic splits at the step.
+  const auto history = compute_history(load_reports({data("history/wild_run_step")}), HistoryOptions{});
+  ASSERT_EQ(history.series.size(), 2u);
+  for (const auto& series : history.series) {
+    ASSERT_EQ(series.changes.size(), 1u) << describe_key(series.key);
+    EXPECT_EQ(series.changes[0].index, 20u);
+    EXPECT_NEAR(series.changes[0].change, 0.10, 0.03);
+    EXPECT_TRUE(series.regressed());
+  }
+  // The exponent must lie strictly between 0 and 2 (at 2 the statistic only compares means).
+  EXPECT_EQ(run_cli({"history", "--exponent", "2", data("history/flat")}), 2);
+  EXPECT_EQ(run_cli({"history", "--exponent", "0", data("history/flat")}), 2);
+  EXPECT_EQ(run_cli({"history", "--exponent", "1", data("history/flat")}), 0);
 }
 
 TEST(Malformed, EveryBadInputIsExitTwo) {

@@ -39,7 +39,7 @@ TEST(Options, ShortLongAndInlineForms) {
 TEST(Options, DtypeListsAliasesAndAll) {
   EXPECT_EQ(parse({"-d", "half,float,double"}).dtypes,
             (std::vector<DType>{DType::kFloat16, DType::kFloat32, DType::kFloat64}));
-  EXPECT_EQ(parse({"-d", "all"}).dtypes.size(), 10u);
+  EXPECT_EQ(parse({"-d", "all"}).dtypes.size(), 12u);
   EXPECT_EQ(parse({"-o", "all"}).ops.size(), 5u);
   EXPECT_EQ(parse({"-o", "max,avg"}).ops, (std::vector<ReduceOp>{ReduceOp::kMax, ReduceOp::kAvg}));
   EXPECT_EQ(parse({"--datatype", "bfloat16"}).dtypes, std::vector<DType>{DType::kBfloat16});

@@ -129,3 +129,21 @@ for name, step_at in [("step", 20), ("flat", None)]:
         scale = 1.10 if step_at is not None and index >= step_at else 1.0
         hour = f"2026-03-{1 + index // 24:02d}T{index % 24:02d}:00:00Z"
         write(f"history/{name}/run-{index:02d}.json", run_report(scale, hour))
+
+# A shared machine that changes state: in run pair 4 of 5 another job took a core after A's run, so
+# B's run is 2.7x slower than its state alone would make it. Every other pair shares its state.
+# "state_aa" is B = A otherwise, "state_slower10" B = A x 1.10. (Last, so the fixtures above keep
+# their random draws.)
+for name, scale in [("state_aa", 1.0), ("state_slower10", 1.10)]:
+    for run in range(1, 6):
+        start = f"2026-04-01T0{run}:00:00Z"
+        if name == "state_aa":
+            write(f"runs/state_base/run-{run}.json", run_report(1.0, start))
+        write(f"runs/{name}/run-{run}.json", run_report(scale * (2.7 if run == 4 else 1.0), start))
+
+# History with one wild run: 10 % slower from run 20 on, and run 3 alone 2.7x slower (a job beside
+# it). A difference of means is pulled to split off the wild run; the energy statistic is not.
+for index in range(30):
+    scale = (1.10 if index >= 20 else 1.0) * (2.7 if index == 3 else 1.0)
+    hour = f"2026-05-{1 + index // 24:02d}T{index % 24:02d}:00:00Z"
+    write(f"history/wild_run_step/run-{index:02d}.json", run_report(scale, hour))
