@@ -95,6 +95,7 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   add_report_flags(app, o);
   add_flag(app, "--inject-corrupt-output", "testing aid: the last rank corrupts one checked gradient (expect exit 3)",
            o.inject_corrupt_output);
+  add_inject_slowdown_flag(app, o);  // the added time counts as exposed communication
   add_help_flags(app, o);
   app.footer(
       "One row per (bucket_mb, overlap, grad_dtype, accumulate). A step is one optimizer step: forward and backward\n"

@@ -58,7 +58,8 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"cycles", o.cycles},
           {"timeout_s", o.timeout_seconds},
           {"keep_samples", o.keep_samples},
-          {"inject_corrupt_output", o.inject_corrupt_output}};
+          {"inject_corrupt_output", o.inject_corrupt_output},
+          {"inject_slowdown_percent", o.inject_slowdown_percent}};
 }
 
 double mean(const std::vector<double>& values) {
@@ -159,6 +160,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   settings.iterations = options_.iterations;
   // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
   settings.aggregation = TimeAggregation::kMax;
+  settings.inject_slowdown_percent = options_.inject_slowdown_percent;
   const std::string description = "ddp_step bucket " + std::to_string(bucket_mb) + " MiB, overlap " + to_string(config.overlap) +
                                   ", " + std::string(to_string(config.grad_dtype)) + ", accumulate " + std::to_string(config.accumulate);
   const LoopResult timed = time_iterations(world, settings, operation, run.watchdog, description);
