@@ -42,7 +42,7 @@ class Shell {
 int Shell::run(int* argc, char*** argv) {
   // Before MPI starts its threads, so that they inherit the blocked signals.
   InterruptWatcher interrupts([this](const std::string& what) { end_interrupted(what); });
-  mpi::MpiSession session(argc, argv);
+  mpi::MpiSession session(argc, argv, program_.calls_mpi_from_a_second_thread());
   std::optional<mpi::MpiWorld> world;
   try {
     world.emplace();

@@ -50,6 +50,9 @@ class Program {
   virtual MemoryNeed memory_need(int world_size) const = 0;
   // Measures, saving the report as rows complete; returns 0, or 3 for wrong results. Throws on failures.
   virtual int measure(RunContext& run) = 0;
+  // Whether a second thread of this program makes MPI calls (serialized with the main thread's):
+  // MPI is then started at MPI_THREAD_SERIALIZED, which costs small calls a little; no otherwise.
+  virtual bool calls_mpi_from_a_second_thread() const { return false; }
 };
 
 // Parses the arguments (without argv[0]); throws UsageError.

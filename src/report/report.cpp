@@ -25,6 +25,16 @@ const std::vector<RowKindSpec>& row_kind_table() {
        {{"probes.gemm_gflops", "gemm_gflops", "GEMM probe (GFLOP/s)", true},
         {"probes.triad_gbps", "triad_gbps", "triad probe (GB/s)", true},
         {"relative_speed", "relative_speed", "relative speed", true}}},
+      {RowKind::kDdpStep, "ddp_step",
+       {"model", "backend", "scaling", "bucket_mb", "overlap", "grad_dtype", "accumulate", "compute_scale"}, {"batch"}, "batch",
+       "batch held fixed (per rank: weak scaling; job: strong)", false, "time_us",
+       {{"samples_per_s", "samples_per_s", "samples/s (whole job)", true},
+        {"exposed_comm_us", "exposed_comm_us", "exposed communication (us)", false},
+        {"comm_us", "comm_us", "communication (us)", false},
+        {"overlap_fraction", "overlap_fraction", "overlap fraction", true},
+        {"comm_compute_ratio", "comm_compute_ratio", "communication/computation", false},
+        {"compute_us", "compute_us", "forward + backward compute (us)", false}},
+       true},
   };
   return table;
 }
@@ -50,6 +60,7 @@ RowKind row_kind_of_benchmark(const std::string& benchmark) {
   if (benchmark == "membw") return RowKind::kStream;
   if (benchmark == "copy") return RowKind::kCopy;
   if (benchmark == "envcheck") return RowKind::kProbe;
+  if (benchmark == "ddp_step") return RowKind::kDdpStep;
   return RowKind::kCollective;
 }
 

@@ -28,7 +28,7 @@ std::string schema_version();
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.
-enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe };
+enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep };
 
 struct FigureSpec {
   const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
@@ -47,6 +47,9 @@ struct RowKindSpec {
   bool size_is_magnitude;                   // sizes span decades: log axis (not so for a rank number)
   const char* time_path;                    // "time_us" (stats; mean used), or nullptr: no timings
   std::vector<FigureSpec> figures;          // figures[0] is the headline rate
+  // The headline rate is the whole job's throughput (ddp_step: samples/s), so scaling's speedup is
+  // the rate's ratio, which also holds when the work per rank changes with the world size.
+  bool headline_is_job_throughput = false;
 };
 
 const RowKindSpec& row_kind_spec(RowKind kind);
@@ -306,6 +309,95 @@ struct EnvcheckReport {
   std::vector<std::string> warnings;
   std::vector<nlohmann::json> results;  // "probe" rows, as written
   EnvcheckSummary summary;
+};
+
+// ===== ddp_step_perf: one data-parallel training step per row ================================
+// Times in microseconds, means over timed steps; the row's figures are means over ranks, and
+// per_rank keeps each rank's. compute = forward + backward compute; exposed communication = step -
+// compute (never below 0); overlap_fraction = 1 - exposed/comm (null without communication);
+// comm_compute_ratio = comm / compute; samples_per_s = the job's samples per step / mean step time.
+
+struct DdpStepRank {
+  int rank = 0;
+  int batch = 0;                 // samples per micro-step (after --rank-weights)
+  TimeStats step_us;
+  double forward_us = 0;
+  double backward_compute_us = 0;
+  double comm_us = 0;
+  double exposed_comm_us = 0;
+  std::optional<std::int64_t> wrong;
+  std::optional<double> max_error;
+};
+
+struct DdpStepRow {
+  static constexpr RowKind kKind = RowKind::kDdpStep;
+  std::string model;
+  std::string backend;
+  std::string device = "cpu";
+  int threads = 0;
+  std::string scaling;           // "weak" (--batch per rank) or "strong" (--global-batch)
+  int batch = 0;                 // the batch held fixed across world sizes: per rank (weak) or the job's (strong)
+  int global_batch = 0;          // samples per micro-step over all ranks
+  double bucket_mb = 25;
+  double first_bucket_mb = 1;
+  std::string overlap;           // "on" or "off"
+  std::string comm_thread;       // how overlap was done (or "none")
+  std::string grad_dtype;
+  int accumulate = 1;
+  double compute_scale = 1;
+  int cycle = 1;
+  int iterations = 0;
+  int warmup_iterations = 0;
+  std::string time_aggregation;
+  TimeStats time_us;             // step time, combined over ranks per step
+  std::optional<RankTimeViews> time_over_ranks_us;  // the mean step under each over-ranks estimator
+  double forward_us = 0;
+  double backward_compute_us = 0;
+  double compute_us = 0;
+  double comm_us = 0;
+  double exposed_comm_us = 0;
+  std::optional<double> overlap_fraction;
+  std::optional<double> comm_compute_ratio;
+  int buckets = 0;
+  int allreduce_calls = 0;       // per step
+  std::uint64_t allreduce_bytes = 0;  // per step and rank, in the travelling dtype
+  double samples_per_s = 0;
+  double forward_gemm_flops = 0;      // per micro-step on rank 0, as executed
+  double backward_gemm_flops = 0;
+  int check_iterations = 0;
+  std::optional<std::int64_t> wrong;
+  std::optional<double> max_error;
+  double error_bound = 0;
+  std::vector<DdpStepRank> per_rank;
+  std::vector<double> samples_us;
+};
+
+struct DdpModelInfo {
+  std::string name;
+  std::string source;
+  std::uint64_t parameters = 0;
+  int tensors = 0;
+  double forward_flops_per_sample = 0;
+  double backward_flops_per_sample = 0;
+};
+
+struct DdpSummary {
+  int rows = 0;
+  int rows_checked = 0;
+  std::int64_t wrong_total = 0;
+  std::optional<double> max_samples_per_s;
+};
+
+struct DdpReport {
+  std::string schema_version_text = schema_version();
+  std::string benchmark = "ddp_step";
+  std::string status = "partial";
+  std::string error;
+  Context context;
+  DdpModelInfo model;
+  std::vector<std::string> warnings;
+  std::vector<DdpStepRow> results;
+  DdpSummary summary;
 };
 
 }  // namespace collbench::report

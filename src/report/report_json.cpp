@@ -571,4 +571,97 @@ nlohmann::json to_json(const EnvcheckReport& report) {
 }
 
 
+// ===== ddp_step_perf ========================================================================
+namespace {
+
+// A setting that is usually whole (25 MiB, scale 1) is written as an integer, so it reads "25".
+json whole_or_real(double value) {
+  return std::floor(value) == value && std::fabs(value) < 1e15 ? json(static_cast<std::int64_t>(value)) : json(value);
+}
+
+json ddp_rank_json(const DdpStepRank& rank) {
+  return {{"rank", rank.rank},
+          {"batch", rank.batch},
+          {"step_us", stats_to_json(rank.step_us)},
+          {"forward_us", rank.forward_us},
+          {"backward_compute_us", rank.backward_compute_us},
+          {"comm_us", rank.comm_us},
+          {"exposed_comm_us", rank.exposed_comm_us},
+          {"wrong", optional_integer(rank.wrong)},
+          {"max_error", optional_number(rank.max_error)}};
+}
+
+json ddp_row_json(const DdpStepRow& row) {
+  json per_rank = json::array();
+  for (const auto& rank : row.per_rank) per_rank.push_back(ddp_rank_json(rank));
+  json out = {{"kind", row_kind_spec(RowKind::kDdpStep).name},
+              {"model", row.model},
+              {"backend", row.backend},
+              {"device", row.device},
+              {"threads", row.threads},
+              {"scaling", row.scaling},
+              {"batch", row.batch},
+              {"global_batch", row.global_batch},
+              {"bucket_mb", whole_or_real(row.bucket_mb)},
+              {"first_bucket_mb", whole_or_real(row.first_bucket_mb)},
+              {"overlap", row.overlap},
+              {"comm_thread", row.comm_thread},
+              {"grad_dtype", row.grad_dtype},
+              {"accumulate", row.accumulate},
+              {"compute_scale", whole_or_real(row.compute_scale)},
+              {"cycle", row.cycle},
+              {"iterations", row.iterations},
+              {"warmup_iterations", row.warmup_iterations},
+              {"time_aggregation", row.time_aggregation},
+              {"time_us", stats_to_json(row.time_us)},
+              {"forward_us", row.forward_us},
+              {"backward_compute_us", row.backward_compute_us},
+              {"compute_us", row.compute_us},
+              {"comm_us", row.comm_us},
+              {"exposed_comm_us", row.exposed_comm_us},
+              {"overlap_fraction", optional_number(row.overlap_fraction)},
+              {"comm_compute_ratio", optional_number(row.comm_compute_ratio)},
+              {"buckets", row.buckets},
+              {"allreduce_calls", row.allreduce_calls},
+              {"allreduce_bytes", row.allreduce_bytes},
+              {"samples_per_s", row.samples_per_s},
+              {"forward_gemm_flops", row.forward_gemm_flops},
+              {"backward_gemm_flops", row.backward_gemm_flops},
+              {"check_iterations", row.check_iterations},
+              {"wrong", optional_integer(row.wrong)},
+              {"max_error", optional_number(row.max_error)},
+              {"error_bound", row.error_bound},
+              {"per_rank", per_rank}};
+  if (row.time_over_ranks_us) {
+    out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us}, {"max", row.time_over_ranks_us->max_us},
+                                 {"min", row.time_over_ranks_us->min_us}};
+  }
+  if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const DdpReport& report) {
+  json results = json::array();
+  for (const auto& row : report.results) results.push_back(ddp_row_json(row));
+  const DdpModelInfo& model = report.model;
+  json out = {{"schema_version", report.schema_version_text},
+              {"benchmark", report.benchmark},
+              {"status", report.status},
+              {"context", context_json(report.context)},
+              {"model",
+               {{"name", model.name}, {"source", model.source}, {"parameters", model.parameters}, {"tensors", model.tensors},
+                {"forward_flops_per_sample", model.forward_flops_per_sample},
+                {"backward_flops_per_sample", model.backward_flops_per_sample}}},
+              {"warnings", report.warnings},
+              {"results", results},
+              {"summary",
+               {{"rows", report.summary.rows}, {"rows_checked", report.summary.rows_checked},
+                {"wrong_total", report.summary.wrong_total},
+                {"max_samples_per_s", optional_number(report.summary.max_samples_per_s)}}}};
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
 }  // namespace collbench::report

@@ -27,5 +27,7 @@ Report read_report_file(const std::string& path);         // throws ReportFormat
 nlohmann::json to_json(const MatmulReport& report);
 nlohmann::json to_json(const MembwReport& report);
 nlohmann::json to_json(const EnvcheckReport& report);
+// ddp_step_perf reports.
+nlohmann::json to_json(const DdpReport& report);
 
 }  // namespace collbench::report

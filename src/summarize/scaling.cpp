@@ -29,10 +29,13 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& repo
   // std::map keeps series and points in a stable, sorted order for free.
   // Shapes with the same m*n*k are different points: the size text keeps them apart.
   std::map<SeriesKey, std::map<std::tuple<std::uint64_t, std::string, int>, Samples>> grouped;
+  std::map<SeriesKey, report::RowKind> kinds;
   for (const auto& observation : observations(reports)) {
     const report::Row& row = *observation.row;
     if (!row.time_us) throw InputError(observation.source->path + ": " + report::row_kind_spec(row.kind).name + " rows have no timings to scale");
-    auto& samples = grouped[scaling_key(observation)][{row.size, row.size_text, observation.source->report.context.world_size}];
+    const SeriesKey key = scaling_key(observation);
+    kinds[key] = row.kind;
+    auto& samples = grouped[key][{row.size, row.size_text, observation.source->report.context.world_size}];
     samples.size_cell = size_cell(row);
     samples.times.push_back(*row.time_us);
     if (headline(row)) samples.rates.push_back(*headline(row));
@@ -52,9 +55,16 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& repo
       series.points.push_back(point);
     }
     // Points are sorted by (bytes, world size): the first of each size is its baseline.
+    // A job-throughput headline (ddp_step: samples/s) scales by its ratio, so weak scaling (more
+    // samples per step as ranks are added) reads as the speedup users quote; time otherwise.
+    const bool by_rate = report::row_kind_spec(kinds[key]).headline_is_job_throughput;
     for (auto& point : series.points) {
       if (!base || base->size_cell != point.size_cell) base = &point;
-      point.speedup = point.time_us > 0 ? base->time_us / point.time_us : 0;
+      if (by_rate && base->headline_rate && point.headline_rate && *base->headline_rate > 0) {
+        point.speedup = *point.headline_rate / *base->headline_rate;
+      } else {
+        point.speedup = point.time_us > 0 ? base->time_us / point.time_us : 0;
+      }
       point.efficiency = point.speedup * base->world_size / point.world_size;
     }
     out.push_back(std::move(series));
@@ -81,8 +91,14 @@ Document scaling_document(const std::vector<ScalingSeries>& series, std::optiona
   if (at_bytes && table.groups.empty()) throw InputError("no row has size " + std::to_string(*at_bytes) + " B");
   Document document;
   document.tables.push_back(std::move(table));
-  document.notes.push_back("speedup = time at the smallest world size / time; efficiency = speedup x smallest world size / world size; "
-                           "time is the median over repeated runs of each row's mean");
+  if (kind.headline_is_job_throughput) {
+    document.notes.push_back(std::string("speedup = ") + kind.figures.front().path + " / " + kind.figures.front().path +
+                             " at the smallest world size (the job's throughput, so weak and strong scaling read alike); "
+                             "efficiency = speedup x smallest world size / world size; time and rates are medians over repeated runs");
+  } else {
+    document.notes.push_back("speedup = time at the smallest world size / time; efficiency = speedup x smallest world size / world size; "
+                             "time is the median over repeated runs of each row's mean");
+  }
   return document;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -12,6 +13,12 @@ namespace collbench::summarize {
 namespace {
 
 constexpr const char* kUnset = "(unset)";
+
+// One value's rows at one size: their mean times and, for a job-throughput kind, their rates.
+struct Measured {
+  std::vector<double> times;
+  std::vector<double> rates;
+};
 
 std::string lookup(const std::map<std::string, std::string>& map, const std::string& name) {
   const auto it = map.find(name);
@@ -107,7 +114,7 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   SpeedupResult result;
   result.key = key;
   // Per series, per size (shapes of one m*n*k apart), per value of the key: the rows' mean times.
-  std::map<SeriesKey, std::map<std::pair<std::uint64_t, std::string>, std::map<std::string, std::vector<double>>>> grouped;
+  std::map<SeriesKey, std::map<std::pair<std::uint64_t, std::string>, std::map<std::string, Measured>>> grouped;
   std::map<std::pair<std::uint64_t, std::string>, nlohmann::json> size_cells;
   std::vector<std::string> values;  // first appearance order
   const auto all = observations(reports);
@@ -121,7 +128,11 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
     const report::Row& row = *observation.row;
     if (!row.time_us) throw InputError(observation.source->path + ": " + report::row_kind_spec(row.kind).name + " rows have no timings to compare");
     const std::string value = value_of_key(key, *observation.source, row);
-    grouped[speedup_key(observation, key, co_varying)][{row.size, row.size_text}][value].push_back(*row.time_us);
+    Measured& measured = grouped[speedup_key(observation, key, co_varying)][{row.size, row.size_text}][value];
+    measured.times.push_back(*row.time_us);
+    if (report::row_kind_spec(row.kind).headline_is_job_throughput && headline(row) && *headline(row) > 0) {
+      measured.rates.push_back(*headline(row));
+    }
     size_cells[{row.size, row.size_text}] = size_cell(row);
   }
   if (values.empty()) throw InputError("no rows to compare");
@@ -145,13 +156,26 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
     SpeedupSeries series{series_key, {}, {}};
     std::vector<std::vector<double>> ratios(values.size());
     for (const auto& [size, by_value] : by_size) {
-      SpeedupSeries::Line line{size.first, size_cells[size], {}};
+      SpeedupSeries::Line line{size.first, size_cells[size], {}, {}};
+      std::vector<std::optional<double>> rates;
       for (const auto& value : values) {
         const auto it = by_value.find(value);
-        line.time_us.push_back(it == by_value.end() ? std::nullopt : std::optional<double>(median(it->second)));
+        const bool timed = it != by_value.end();
+        line.time_us.push_back(timed ? std::optional<double>(median(it->second.times)) : std::nullopt);
+        // Every row of a job-throughput kind has its rate; a value's rates are all or none.
+        const bool rated = timed && it->second.rates.size() == it->second.times.size();
+        rates.push_back(rated ? std::optional<double>(median(it->second.rates)) : std::nullopt);
       }
       for (std::size_t i = 0; i < values.size(); ++i) {
-        if (line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0) ratios[i].push_back(*line.time_us[0] / *line.time_us[i]);
+        std::optional<double> speedup;
+        if (rates[0] && rates[i]) {
+          speedup = *rates[i] / *rates[0];
+          result.by_job_throughput = true;
+        } else if (line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0) {
+          speedup = *line.time_us[0] / *line.time_us[i];
+        }
+        line.speedup.push_back(speedup);
+        if (speedup) ratios[i].push_back(*speedup);
       }
       series.lines.push_back(std::move(line));
     }
@@ -159,6 +183,57 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
     result.series.push_back(std::move(series));
   }
   return result;
+}
+
+std::vector<std::string> best_setting_lines(const SpeedupResult& result, double clear_margin) {
+  // The fields whose values differ between series name each one; a single series needs no name.
+  std::set<std::string> varying;
+  for (const auto& series : result.series) {
+    for (std::size_t i = 0; i < series.key.size(); ++i) {
+      if (series.key[i] != result.series.front().key[i]) varying.insert(series.key[i].first);
+    }
+  }
+  auto fixed = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return std::string(text);
+  };
+  const std::string& base = result.values.front();
+  std::vector<std::string> lines;
+  for (const auto& series : result.series) {
+    std::string where;
+    for (const auto& [name, value] : series.key) {
+      if (varying.count(name)) where += (where.empty() ? " (" : ", ") + name + "=" + value;
+    }
+    if (!where.empty()) where += ")";
+    std::size_t best = 0, runner_up = 0;
+    double best_speedup = 1, runner_up_speedup = 0;
+    for (std::size_t i = 1; i < result.values.size() && i < series.geomean.size(); ++i) {
+      if (!series.geomean[i]) continue;
+      const double speedup = *series.geomean[i];
+      if (speedup > best_speedup) {
+        runner_up = best;
+        runner_up_speedup = best_speedup;
+        best = i;
+        best_speedup = speedup;
+      } else if (speedup > runner_up_speedup) {
+        runner_up = i;
+        runner_up_speedup = speedup;
+      }
+    }
+    if (runner_up_speedup <= 0) continue;  // nothing to compare in this series
+    if (best_speedup < runner_up_speedup * clear_margin) {
+      lines.push_back("no clear best " + result.key + where + ": " + result.values[best] + " and " + result.values[runner_up] +
+                      " within " + fixed(100 * (clear_margin - 1)) + "% of each other");
+    } else if (best == 0) {
+      lines.push_back(result.key + " " + base + where + " is the fastest on this machine: the next best, " +
+                      result.values[runner_up] + ", is " + fixed(1 / runner_up_speedup) + "x slower");
+    } else {
+      lines.push_back(result.key + " " + result.values[best] + where + ": " + fixed(best_speedup) + "x faster than " + base +
+                      " on this machine");
+    }
+  }
+  return lines;
 }
 
 Document speedup_document(const SpeedupResult& result, const std::string& size_column) {
@@ -176,10 +251,7 @@ Document speedup_document(const SpeedupResult& result, const std::string& size_c
     Table::Group group{key_cells(series.key), {}};
     for (const auto& line : series.lines) {
       std::vector<nlohmann::json> row = {line.size_cell, cell(line.time_us[0])};
-      for (std::size_t i = 1; i < result.values.size(); ++i) {
-        const bool both = line.time_us[0] && line.time_us[i] && *line.time_us[i] > 0;
-        row.push_back(both ? nlohmann::json(*line.time_us[0] / *line.time_us[i]) : nlohmann::json(nullptr));
-      }
+      for (std::size_t i = 1; i < result.values.size(); ++i) row.push_back(cell(line.speedup[i]));
       group.rows.push_back(std::move(row));
     }
     std::vector<nlohmann::json> footer = {"geomean", nullptr};
@@ -189,8 +261,16 @@ Document speedup_document(const SpeedupResult& result, const std::string& size_c
   }
   Document document;
   document.tables.push_back(std::move(table));
-  document.notes.push_back("columns after the baseline are speedups: baseline time / time (> 1 is faster than " +
-                           result.values.front() + "); n/a where a value has no run at that size");
+  if (result.by_job_throughput) {
+    // The headline is the job's throughput (ddp_step: samples/s), so a step that holds more
+    // samples (--accumulate, more ranks) compares by the samples it trains, not by its length.
+    document.notes.push_back("columns after the baseline are speedups: rate / baseline rate (the job's throughput; > 1 is faster than " +
+                             result.values.front() + "); n/a where a value has no run at that size");
+  } else {
+    document.notes.push_back("columns after the baseline are speedups: baseline time / time (> 1 is faster than " +
+                             result.values.front() + "); n/a where a value has no run at that size");
+  }
+  for (const auto& line : best_setting_lines(result)) document.notes.push_back(line);
   document.extra["key"] = result.key;
   document.extra["values"] = result.values;
   return document;

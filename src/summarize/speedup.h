@@ -23,6 +23,10 @@ struct SpeedupSeries {
     std::uint64_t bytes = 0;  // on the kind's size axis
     nlohmann::json size_cell;
     std::vector<std::optional<double>> time_us;  // per value; median over repeats of the mean
+    // Per value, against the baseline value: baseline time / time; for a job-throughput kind
+    // (ddp_step) rate / baseline rate, which stays right when a step holds more samples
+    // (--accumulate) or the world size is the key.
+    std::vector<std::optional<double>> speedup;
   };
   std::vector<Line> lines;
   std::vector<std::optional<double>> geomean;    // per value: geometric mean over sizes of the speedup
@@ -32,6 +36,7 @@ struct SpeedupResult {
   std::string key;
   std::vector<std::string> values;  // column order; the baseline first
   std::vector<SpeedupSeries> series;
+  bool by_job_throughput = false;  // some speedups are rate ratios (see SpeedupSeries::Line::speedup)
 };
 
 // Throws InputError when the key has fewer than two values, or the baseline is not among them, or
@@ -43,5 +48,11 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
 Document speedup_document(const SpeedupResult& result, const std::string& size_column = "bytes");
 
 double geometric_mean(const std::vector<double>& values);  // 0 for none
+
+// One sentence per series on its best value, from the geometric-mean speedups: "bucket_mb 50:
+// 1.21x faster than 25 on this machine", or that the baseline is fastest, or that no value is
+// clearly faster (every one within `clear_margin` of the best). Series are named by the key
+// fields that differ between them.
+std::vector<std::string> best_setting_lines(const SpeedupResult& result, double clear_margin = 1.05);
 
 }  // namespace collbench::summarize

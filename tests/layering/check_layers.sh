@@ -16,6 +16,7 @@ declare -A may_include=(
   [workloads]="core backends workloads"
   [harness]="core report backends workloads harness"
   [compute]="core report backends harness compute"
+  [ddp]="core report backends harness compute ddp"
   [summarize]="core report summarize"
 )
 

@@ -11,9 +11,12 @@
 namespace collbench::mpi {
 
 // Owns MPI_Init/MPI_Finalize. Works under mpirun/srun and as a singleton without a launcher.
+// `serialized`: a second thread will make MPI calls, never at the same time as another thread
+// (ddp_step_perf's communication thread), so MPI_THREAD_SERIALIZED is requested; exits 1 when the
+// library cannot provide it. Every other program keeps plain MPI_Init (see mpi_world.cpp).
 class MpiSession {
  public:
-  MpiSession(int* argc, char*** argv);
+  MpiSession(int* argc, char*** argv, bool serialized = false);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

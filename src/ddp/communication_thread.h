@@ -1,0 +1,39 @@
+// The CPU stand-in for NCCL's side stream: one thread that runs bucket all-reduces in the order
+// they were handed over, while the caller goes on computing. One job runs at a time, so the
+// backend sees serialized calls (MPI_THREAD_SERIALIZED suffices), and the caller makes no call
+// into the backend between submit() and wait_idle().
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace collbench::ddp {
+
+class CommunicationThread {
+ public:
+  CommunicationThread();
+  ~CommunicationThread();
+  CommunicationThread(const CommunicationThread&) = delete;
+  CommunicationThread& operator=(const CommunicationThread&) = delete;
+
+  void submit(std::function<void()> job);
+  // Returns once every submitted job has run; rethrows the first error a job threw.
+  void wait_idle();
+
+ private:
+  void serve();
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_, idle_;
+  std::deque<std::function<void()>> jobs_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: starts once everything it uses exists
+};
+
+}  // namespace collbench::ddp

@@ -1,0 +1,178 @@
+#include "ddp/ddp_options.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <optional>
+
+#include "core/command_line.h"
+#include "core/error.h"
+#include "core/flag_values.h"
+#include "ddp/model.h"
+
+namespace collbench::ddp {
+namespace {
+
+std::optional<Overlap> parse_overlap(const std::string& text) {
+  if (text == "on") return Overlap::kOn;
+  if (text == "off") return Overlap::kOff;
+  return std::nullopt;
+}
+
+std::optional<DType> parse_grad_dtype(const std::string& text) {
+  const auto dtype = parse_dtype(text);
+  if (!dtype) return std::nullopt;
+  if (*dtype != DType::kFloat32 && *dtype != DType::kFloat16 && *dtype != DType::kBfloat16) return std::nullopt;
+  return dtype;
+}
+
+std::vector<double> parse_positive_reals(const std::string& value, const std::string& flag, double highest) {
+  std::vector<double> out;
+  for (const auto& item : split_list(value)) {
+    const double number = parse_real(item, flag, 0, highest);
+    if (!(number > 0)) throw UsageError(flag + " values must be greater than 0, got '" + item + "'");
+    out.push_back(number);
+  }
+  if (out.empty()) throw UsageError(flag + " expects a comma-separated list of numbers");
+  return out;
+}
+
+void declare_options(CLI::App& app, DdpOptions& o) {
+  using Text = const std::string;
+  start_section(app, "Model and compute");
+  add_text(app, "--model", "NAME|FILE",
+           "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file\n"
+           "(README: name,elements,forward_flops[,backward_flops] per tensor, registration order)",
+           o.model);
+  auto* batch = add_integer(app, "--batch", "samples per rank per step (default 32; weak scaling)", o.batch, 1, 1 << 20);
+  auto* global = add_integer(app, "--global-batch", "samples per step for the whole job, split over ranks (strong scaling)",
+                             o.global_batch, 1, 1 << 24);
+  batch->excludes(global);
+  add_value(app, "--compute-scale", "X", "multiplies every layer's GEMM FLOPs so big models fit a small CPU (default 1)",
+            [&o](Text& v, Text& f) {
+              o.compute_scale = parse_real(v, f, 0, 1000);
+              if (!(o.compute_scale > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
+            });
+  add_integer(app, "-t,--threads", "OpenBLAS threads per rank (default 0 = every core this rank may run on)", o.threads, 0, 4096);
+  start_section(app, "DDP settings (each a list; one row per combination)");
+  add_value(app, "--bucket-mb", "LIST", "bucket_cap_mb in MiB, e.g. 1,5,25,50,100 (default 25, as DDP)",
+            [&o](Text& v, Text& f) { o.bucket_mb = parse_positive_reals(v, f, 65536); });
+  add_value(app, "--first-bucket-mb", "MB", "cap of the first bucket in MiB (default 1, DDP's first_bucket_bytes_cap)",
+            [&o](Text& v, Text& f) { o.first_bucket_mb = parse_positive_reals(v, f, 65536).front(); });
+  add_value(app, "--overlap", "LIST", "on: all-reduce each bucket while the backward pass goes on; off: after it; on,off: both",
+            [&o](Text& v, Text& f) {
+              o.overlap = parse_choice_list(v, f, parse_overlap, std::vector<Overlap>{Overlap::kOn, Overlap::kOff}, "overlap", "on, off");
+            });
+  add_value(app, "--grad-dtype", "LIST", "float32, float16, bfloat16: the dtype gradients travel in (fp32 master gradients)",
+            [&o](Text& v, Text& f) {
+              o.grad_dtypes = parse_choice_list(v, f, parse_grad_dtype,
+                                                std::vector<DType>{DType::kFloat32, DType::kFloat16, DType::kBfloat16},
+                                                "gradient dtype", "float32, float16, bfloat16");
+            });
+  add_value(app, "--accumulate", "LIST", "micro-steps per optimizer step: N-1 without synchronization (no_sync), then one (default 1)",
+            [&o](Text& v, Text& f) {
+              o.accumulate.clear();
+              for (const auto& item : split_list(v)) o.accumulate.push_back(static_cast<int>(parse_integer(item, f, 1, 1024)));
+              if (o.accumulate.empty()) throw UsageError(f + " expects a comma-separated list of counts");
+            });
+  add_value(app, "--rank-weights", "LIST", "one weight per rank (envcheck's summary.weights): each rank's share of the batch",
+            [&o](Text& v, Text& f) { o.rank_weights = parse_positive_reals(v, f, 1e6); });
+  start_section(app, "Communication");
+  add_value(app, "--backend", "NAME", "mpi (default) or gloo", [&o](Text& v, Text& f) {
+    if (v == "nccl") {
+      throw UsageError(f + " nccl: ddp_step_perf has no GPU path yet (NCCL + cuBLAS); use mpi or gloo");
+    }
+    if (v != "mpi" && v != "gloo") throw UsageError("unknown backend '" + v + "' for " + f + " (use mpi or gloo)");
+    o.backend = v;
+  });
+  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  start_section(app, "Measurement");
+  add_integer(app, "-n,--iters", "timed steps per row (default 10)", o.iterations, 1, 100000000);
+  add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up steps (default 2)", o.warmup_iterations, 0, 100000000);
+  add_integer(app, "-c,--check", "untimed checked steps after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
+  add_run_flags(app, o);
+  start_section(app, "Report");
+  add_report_flags(app, o);
+  add_flag(app, "--inject-corrupt-output", "testing aid: the last rank corrupts one checked gradient (expect exit 3)",
+           o.inject_corrupt_output);
+  add_inject_slowdown_flag(app, o);  // the added time counts as exposed communication
+  add_help_flags(app, o);
+  app.footer(
+      "One row per (bucket_mb, overlap, grad_dtype, accumulate). A step is one optimizer step: forward and backward\n"
+      "of every micro-step, and the all-reduce (average) of every bucket. Figures, means over timed steps and ranks:\n"
+      "  step_us    step time (statistics over steps, combined over ranks as the harness does)\n"
+      "  fwd_us     forward GEMMs; bwd_us backward GEMMs and gradient writes (compute = fwd + bwd)\n"
+      "  comm_us    time spent in bucket all-reduces (with 16-bit conversion), wherever they ran\n"
+      "  exposed_us step - compute: the communication the step waited for\n"
+      "  overlap    1 - exposed/comm: the share of communication hidden behind compute\n"
+      "  ratio      comm / compute\n"
+      "  samples/s  samples of the whole job per step / mean step time\n"
+      "Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad model file, 3 wrong gradients, 4 timeout.");
+}
+
+}  // namespace
+
+std::string to_string(Overlap overlap) { return overlap == Overlap::kOn ? "on" : "off"; }
+
+bool DdpOptions::any_overlap() const { return std::find(overlap.begin(), overlap.end(), Overlap::kOn) != overlap.end(); }
+
+DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
+  DdpOptions options;
+  CommandLine command_line("", "");
+  declare_options(command_line.app(), options);
+  command_line.parse(args);
+  if (!options.show_help && !options.show_version) load_model(options.model);  // a bad model is a usage error, before MPI
+  return options;
+}
+
+std::string ddp_usage_text() {
+  DdpOptions unused;
+  CommandLine command_line("[mpirun -np N] ddp_step_perf [options]",
+                           "The communication and computation of one PyTorch-DDP data-parallel step, in C++: the backward\n"
+                           "pass layer by layer as OpenBLAS GEMMs, gradients bucketed as DDP does, each bucket all-reduced\n"
+                           "(average) as soon as it is ready; gradients checked against closed-form values.");
+  declare_options(command_line.app(), unused);
+  return command_line.help();
+}
+
+std::vector<int> rank_batches(const DdpOptions& options, int world_size) {
+  const auto ranks = static_cast<std::size_t>(world_size);
+  std::vector<int> batches(ranks, options.batch);
+  if (options.global_batch > 0) {
+    if (options.global_batch < world_size) {
+      throw UsageError("--global-batch " + std::to_string(options.global_batch) + " gives some of the " +
+                       std::to_string(world_size) + " ranks no sample");
+    }
+    for (std::size_t r = 0; r < ranks; ++r) {
+      batches[r] = options.global_batch / world_size + (static_cast<int>(r) < options.global_batch % world_size ? 1 : 0);
+    }
+  }
+  if (options.rank_weights.empty()) return batches;
+  if (options.rank_weights.size() != ranks) {
+    throw UsageError("--rank-weights has " + std::to_string(options.rank_weights.size()) + " weights for " +
+                     std::to_string(world_size) + " ranks");
+  }
+  // The same global batch, split in proportion to the weights (largest remainders get the rest).
+  const long long global = std::accumulate(batches.begin(), batches.end(), 0LL);
+  const double weight_total = std::accumulate(options.rank_weights.begin(), options.rank_weights.end(), 0.0);
+  std::vector<double> remainders(ranks);
+  long long given = 0;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const double share = static_cast<double>(global) * options.rank_weights[r] / weight_total;
+    batches[r] = static_cast<int>(std::floor(share));
+    remainders[r] = share - batches[r];
+    given += batches[r];
+  }
+  while (given < global) {
+    const auto most = static_cast<std::size_t>(std::max_element(remainders.begin(), remainders.end()) - remainders.begin());
+    ++batches[most];
+    remainders[most] = -1;
+    ++given;
+  }
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (batches[r] < 1) throw UsageError("--rank-weights leave rank " + std::to_string(r) + " no sample of the batch");
+  }
+  return batches;
+}
+
+}  // namespace collbench::ddp

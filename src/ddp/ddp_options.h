@@ -1,0 +1,48 @@
+// Command-line options of ddp_step_perf, parsed once into a const struct over the shared
+// command-line layer (core/command_line.h), like every other program.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/run_flags.h"
+
+namespace collbench::ddp {
+
+enum class Overlap { kOn, kOff };
+std::string to_string(Overlap overlap);
+
+struct DdpOptions : RunFlags {
+  std::string model = "linear-1024";   // a preset or a .json/.csv file
+  int batch = 32;                      // samples per rank per micro-step (weak scaling)
+  int global_batch = 0;                // > 0: the job's batch, split over ranks (strong scaling)
+  double compute_scale = 1.0;          // multiplies every GEMM's FLOPs
+  std::vector<double> bucket_mb{25.0};
+  double first_bucket_mb = 1.0;
+  std::vector<Overlap> overlap{Overlap::kOn};
+  std::vector<DType> grad_dtypes{DType::kFloat32};
+  std::vector<int> accumulate{1};
+  std::vector<double> rank_weights;    // empty: every rank the same batch
+  std::string backend = "mpi";
+  std::string gloo_iface;
+  int iterations = 10;
+  int warmup_iterations = 2;
+  int check_iterations = 1;
+  int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use
+  bool inject_corrupt_output = false;  // testing aid: the last rank corrupts one checked gradient
+
+  bool any_overlap() const;
+};
+
+// Parses argv without argv[0]. Throws UsageError with one sentence on any bad flag.
+DdpOptions parse_ddp_options(const std::vector<std::string>& args);
+std::string ddp_usage_text();
+
+// Per-rank batches: `batch` each, or `global_batch` split evenly (the first ranks take the
+// remainder), then scaled by --rank-weights the way a weighted sampler would split the same
+// global batch. Throws UsageError when a rank would get no sample or the weights do not match.
+std::vector<int> rank_batches(const DdpOptions& options, int world_size);
+
+}  // namespace collbench::ddp

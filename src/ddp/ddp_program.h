@@ -1,0 +1,8 @@
+// ddp_step_perf's entry point (bench/ddp_step_perf.cpp); returns the exit code.
+#pragma once
+
+namespace collbench::ddp {
+
+int run_ddp_step_perf(int argc, char** argv);
+
+}  // namespace collbench::ddp

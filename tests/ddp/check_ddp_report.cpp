@@ -1,0 +1,95 @@
+// Checks a ddp_step_perf report: the envelope, every row's checks and the accounting invariants.
+// usage: check_ddp_report REPORT --world-size N --rows N --wrong zero|positive [--invariants]
+//   --invariants: per rank, step = forward + backward compute + exposed communication (within 2%);
+//   exposed <= communication; with overlap off, exposed = communication (each within 5% + 200 us,
+//   the bookkeeping between the timers). Prints one line per failure; exit 1 on any.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) return;
+  std::printf("FAIL: %s\n", what.c_str());
+  ++failures;
+}
+
+bool close(double a, double b, double relative, double absolute) { return std::fabs(a - b) <= relative * std::fabs(b) + absolute; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: check_ddp_report REPORT --world-size N --rows N --wrong zero|positive [--invariants]\n");
+    return 2;
+  }
+  int world_size = -1, rows = -1;
+  std::string wrong = "zero";
+  bool invariants = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--world-size" && i + 1 < argc) world_size = std::stoi(argv[++i]);
+    else if (arg == "--rows" && i + 1 < argc) rows = std::stoi(argv[++i]);
+    else if (arg == "--wrong" && i + 1 < argc) wrong = argv[++i];
+    else if (arg == "--invariants") invariants = true;
+    else {
+      std::fprintf(stderr, "check_ddp_report: unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::printf("FAIL: cannot read %s\n", argv[1]);
+    return 1;
+  }
+  const nlohmann::json report = nlohmann::json::parse(in);
+  expect(report["schema_version"].get<std::string>().rfind("2.", 0) == 0, "schema_version 2.x");
+  expect(report["benchmark"] == "ddp_step", "benchmark ddp_step");
+  expect(report["status"] == "complete", "status complete");
+  if (world_size > 0) expect(report["context"]["world_size"] == world_size, "world_size " + std::to_string(world_size));
+  const auto& results = report["results"];
+  if (rows >= 0) expect(static_cast<int>(results.size()) == rows, "rows: " + std::to_string(results.size()) + ", want " + std::to_string(rows));
+  std::int64_t wrong_total = 0;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& row = results[i];
+    const std::string where = "row " + std::to_string(i) + " (bucket " + row["bucket_mb"].dump() + ", overlap " +
+                              row["overlap"].get<std::string>() + ", " + row["grad_dtype"].get<std::string>() + ", accumulate " +
+                              row["accumulate"].dump() + ")";
+    expect(row["kind"] == "ddp_step", where + ": kind ddp_step");
+    expect(row["wrong"].is_number_integer(), where + ": wrong is checked");
+    if (row["wrong"].is_number_integer()) wrong_total += row["wrong"].get<std::int64_t>();
+    expect(static_cast<int>(row["per_rank"].size()) == report["context"]["world_size"].get<int>(), where + ": a figure per rank");
+    expect(row["buckets"].get<int>() >= 1 && row["allreduce_calls"] == row["buckets"], where + ": one all-reduce per bucket");
+    const double element_bytes = row["grad_dtype"] == "float32" ? 4 : 2;
+    expect(row["allreduce_bytes"].get<double>() == element_bytes * report["model"]["parameters"].get<double>(),
+           where + ": all-reduce bytes = parameters x dtype bytes");
+    expect(close(row["samples_per_s"].get<double>(),
+                 row["global_batch"].get<double>() * row["accumulate"].get<double>() / (row["time_us"]["mean"].get<double>() * 1e-6),
+                 1e-9, 0),
+           where + ": samples/s = global batch x accumulate / mean step time");
+    if (!invariants) continue;
+    for (const auto& rank : row["per_rank"]) {
+      const std::string who = where + " rank " + rank["rank"].dump();
+      const double step = rank["step_us"]["mean"].get<double>(), forward = rank["forward_us"].get<double>(),
+                   backward = rank["backward_compute_us"].get<double>(), comm = rank["comm_us"].get<double>(),
+                   exposed = rank["exposed_comm_us"].get<double>();
+      expect(close(step, forward + backward + exposed, 0.02, 20),
+             who + ": step " + std::to_string(step) + " != compute " + std::to_string(forward + backward) + " + exposed " + std::to_string(exposed));
+      expect(exposed <= comm * 1.05 + 200, who + ": exposed " + std::to_string(exposed) + " > communication " + std::to_string(comm));
+      if (row["overlap"] == "off") {
+        expect(close(exposed, comm, 0.05, 200), who + ": overlap off but exposed " + std::to_string(exposed) + " != communication " +
+                                                    std::to_string(comm));
+      }
+    }
+  }
+  if (wrong == "zero") expect(wrong_total == 0, "wrong total " + std::to_string(wrong_total) + ", want 0");
+  if (wrong == "positive") expect(wrong_total > 0, "wrong total 0, want > 0 (the corruption was not caught)");
+  if (failures == 0) std::printf("ok: %s: %zu rows\n", argv[1], results.size());
+  return failures == 0 ? 0 : 1;
+}
