@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
 #include "core/error.h"
 #include "harness/agreement.h"
@@ -30,7 +31,7 @@ class Shell {
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
-  int measure(mpi::MpiWorld& world);
+  int measure(World& world);
   [[noreturn]] void end_interrupted(const std::string& what);
 
   std::string name_;
@@ -40,12 +41,28 @@ class Shell {
 };
 
 int Shell::run(int* argc, char*** argv) {
-  // Before MPI starts its threads, so that they inherit the blocked signals.
+  // Before MPI or Gloo start their threads, so that they inherit the blocked signals.
   InterruptWatcher interrupts([this](const std::string& what) { end_interrupted(what); });
-  mpi::MpiSession session(argc, argv);
-  std::optional<mpi::MpiWorld> world;
+  // mpirun/srun: MPI carries the control plane, as always. RANK/WORLD_SIZE without a launcher
+  // (or --bootstrap env): the ranks meet in a store and Gloo carries it; MPI is never initialised.
+  // Each process prints its own line here: without a launcher nobody else would show it.
+  LaunchPlan plan;
   try {
-    world.emplace();
+    plan = plan_launch(program_.run_flags(), [](const char* name) -> const char* { return std::getenv(name); });
+  } catch (const UsageError& e) {
+    return fail(ExitCode::kUsage, e.what(), true);
+  }
+  std::optional<mpi::MpiSession> session;
+  std::unique_ptr<World> world;  // ends before the session
+  try {
+    if (plan.use_mpi) {
+      session.emplace(argc, argv);
+      world = std::make_unique<mpi::MpiWorld>();
+    } else {
+      world = join_gloo_world(plan.store);
+    }
+  } catch (const UsageError& e) {
+    return fail(ExitCode::kUsage, e.what(), true);
   } catch (const Error& e) {
     return fail(ExitCode::kRuntimeError, e.what(), true);
   }
@@ -91,11 +108,11 @@ std::optional<int> Shell::agree_before_start(World& world) {
   return std::nullopt;
 }
 
-int Shell::measure(mpi::MpiWorld& world) {
+int Shell::measure(World& world) {
   const bool leader = world.rank() == 0;
+  // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
+  std::optional<JobWatchdog> watchdog;
   try {
-    // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
-    std::optional<JobWatchdog> watchdog;
     const double timeout_seconds = program_.run_flags().timeout_seconds;
     if (timeout_seconds > 0) {
       watchdog.emplace(world, timeout_seconds, name_, [this](const std::string& error) { report_.record_error(error); });
@@ -105,6 +122,9 @@ int Shell::measure(mpi::MpiWorld& world) {
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), leader);  // raised identically on every rank
   } catch (const std::exception& e) {
+    // A peer that died makes this rank's next call fail (Gloo sees its connections close): the
+    // watchdog then names it and ends the job with exit 4, as when the call had hung.
+    if (watchdog) watchdog->await_verdict();
     // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
     const auto* error = dynamic_cast<const Error*>(&e);
     const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
@@ -112,6 +132,7 @@ int Shell::measure(mpi::MpiWorld& world) {
     report_.record_error(e.what());
     world.abort(code);
   }
+  return static_cast<int>(ExitCode::kRuntimeError);  // not reached: World::abort never returns
 }
 
 void Shell::end_interrupted(const std::string& what) {
