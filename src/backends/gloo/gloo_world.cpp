@@ -297,6 +297,13 @@ std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const 
   }
 }
 
+// The store failed under a rank that was still joining: rank 0 ended (a verdict of its own, or a
+// late duplicate's) or its host went away.
+[[noreturn]] void lost_store(const JoinStore& store, const Error& e) {
+  throw UsageError("lost " + store.description() + " while joining (rank 0 serves it; if it ended, its own line says why): " +
+                   e.what());
+}
+
 // The address this rank's Gloo pairs listen on: GLOO_SOCKET_IFNAME's address; else MASTER_ADDR
 // on rank 0 and, on the others, the local address that routes to it; else (a file store on
 // one host) loopback.
@@ -364,8 +371,8 @@ class GlooWorld final : public World {
       context->connectFullMesh(prefixed, device);
       context->setTimeout(operation_timeout_);
       context_ = std::move(context);
-    } catch (const Error&) {
-      throw;
+    } catch (const Error& e) {
+      lost_store(*store_, e);  // only the store throws collbench's errors here
     } catch (const std::exception& e) {
       throw Error("the control plane's Gloo connections through " + store_->description() + " from " + bind_address_ +
                   " failed: " + e.what());
@@ -507,7 +514,17 @@ std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch) {
   if (launch.file_directory.empty()) store = std::make_unique<TcpJoinStore>(launch, master);
   else store = std::make_unique<FileJoinStore>(launch);
   JoinRecord mine{launch.world_size, this_host(), static_cast<long long>(::getpid())};
-  const std::vector<JoinRecord> records = meet(*store, launch, mine);
+  std::vector<JoinRecord> records;
+  try {
+    records = meet(*store, launch, mine);
+  } catch (const UsageError&) {
+    // Rank 0 serves the TCP store: it stays a moment, so that the others read the verdict
+    // rather than a closed connection.
+    if (launch.rank == 0 && launch.file_directory.empty()) std::this_thread::sleep_for(std::chrono::seconds(1));
+    throw;
+  } catch (const Error& e) {
+    lost_store(*store, e);
+  }
   const std::string bind_address = choose_bind_address(launch, master, records);
   auto world = std::make_unique<GlooWorld>(launch, std::move(store), records, bind_address);
   // A process that found its RANK taken after the others had met (a late duplicate) left its
