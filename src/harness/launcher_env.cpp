@@ -77,6 +77,8 @@ LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
     store.master_port = integer_variable(lookup, "MASTER_PORT", 1, 65535);  // unused, but not malformed
   }
   if (const char* interface = lookup("GLOO_SOCKET_IFNAME")) store.interface = interface;
+  const char* agent_store = lookup("TORCHELASTIC_USE_AGENT_STORE");
+  store.torchrun_agent_store = agent_store && std::string(agent_store) == "True";
   if (flags.timeout_seconds > 0) {
     store.join_timeout = std::chrono::milliseconds(static_cast<long long>(flags.timeout_seconds * 1000));
     // Longer than -T plus the heartbeat's grace, so the job watchdog names a stuck rank first.

@@ -89,8 +89,12 @@ class TcpJoinStore final : public JoinStore {
       try {
         server_ = std::make_unique<rendezvous::TcpStoreServer>(address);
       } catch (const Error& e) {
+        const std::string hint = launch.torchrun_agent_store
+                                     ? "torchrun's agent serves MASTER_PORT itself (TORCHELASTIC_USE_AGENT_STORE=True): "
+                                       "start the ranks with the variables by hand, or with --rendezvous file:DIR"
+                                     : "MASTER_ADDR must be an address of rank 0's host and MASTER_PORT a free port";
         throw UsageError("rank 0 cannot serve the rendezvous store on MASTER_ADDR:MASTER_PORT " + address.text() + " (" +
-                         e.what() + "); MASTER_ADDR must be an address of rank 0's host and MASTER_PORT a free port");
+                         e.what() + "); " + hint);
       }
     }
     try {

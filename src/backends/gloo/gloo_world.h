@@ -26,6 +26,9 @@ struct StoreLaunch {
   int master_port = 0;         // MASTER_PORT
   std::string file_directory;  // --rendezvous file:DIR; "" for the TCP store
   std::string interface;       // GLOO_SOCKET_IFNAME: the interface every rank binds ("" : see gloo_world.cpp)
+  // TORCHELASTIC_USE_AGENT_STORE=True: torchrun's own agent already serves MASTER_PORT, so
+  // rank 0 cannot; a failure to listen says so.
+  bool torchrun_agent_store = false;
   std::chrono::milliseconds join_timeout{120'000};  // -T, or the default
   std::chrono::milliseconds operation_timeout{1'800'000};  // one control-plane call
 };
