@@ -39,6 +39,10 @@ int launcher_rank() {
   return 0;
 }
 
+bool started_by_mpi_launcher(const EnvironmentLookup& lookup) {
+  return any_set(lookup, {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"});
+}
+
 LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
   const bool file_store = !flags.rendezvous_directory.empty();
   LaunchPlan plan;
@@ -48,8 +52,7 @@ LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
       return plan;
     case Bootstrap::kEnv: break;
     case Bootstrap::kAuto:
-      if (!file_store && (any_set(lookup, {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) ||
-                          !any_set(lookup, {"RANK", "WORLD_SIZE"}))) {
+      if (!file_store && (started_by_mpi_launcher(lookup) || !any_set(lookup, {"RANK", "WORLD_SIZE"}))) {
         return plan;
       }
       break;

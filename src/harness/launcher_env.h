@@ -10,17 +10,20 @@
 
 namespace collbench {
 
+// A variable's value, or nullptr when it is not set (std::getenv, or a table in tests).
+using EnvironmentLookup = std::function<const char*(const char* name)>;
+
 // The rank from mpirun/srun's environment, else RANK, or 0 without either. Used only to print
 // --help and usage errors once, before the ranks have met.
 int launcher_rank();
+
+// Whether mpirun/srun's variables are present (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK).
+bool started_by_mpi_launcher(const EnvironmentLookup& lookup);
 
 struct LaunchPlan {
   bool use_mpi = true;
   StoreLaunch store;  // when !use_mpi
 };
-
-// A variable's value, or nullptr when it is not set (std::getenv, or a table in tests).
-using EnvironmentLookup = std::function<const char*(const char* name)>;
 
 // --bootstrap mpi: MPI. env: the store. auto: MPI when an MPI launcher's variables are present
 // (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK) or RANK and WORLD_SIZE are both absent; the store

@@ -45,12 +45,13 @@ int Shell::run(int* argc, char*** argv) {
   InterruptWatcher interrupts([this](const std::string& what) { end_interrupted(what); });
   // mpirun/srun: MPI carries the control plane, as always. RANK/WORLD_SIZE without a launcher
   // (or --bootstrap env): the ranks meet in a store and Gloo carries it; MPI is never initialised.
-  // Each process prints its own line here: without a launcher nobody else would show it.
+  // Without a launcher each process prints its own line: nobody else would show it.
+  const EnvironmentLookup environment = [](const char* name) -> const char* { return std::getenv(name); };
   LaunchPlan plan;
   try {
-    plan = plan_launch(program_.run_flags(), [](const char* name) -> const char* { return std::getenv(name); });
+    plan = plan_launch(program_.run_flags(), environment);
   } catch (const UsageError& e) {
-    return fail(ExitCode::kUsage, e.what(), true);
+    return fail(ExitCode::kUsage, e.what(), !started_by_mpi_launcher(environment) || launcher_rank() == 0);
   }
   std::optional<mpi::MpiSession> session;
   std::unique_ptr<World> world;  // ends before the session

@@ -11,7 +11,7 @@
 #   never_fills                     WORLD_SIZE=3 with two ranks: exit 2 within -T, naming rank 2
 #   unreachable                     no rank 0: exit 2 within -T
 #   port_in_use                     a second rank 0 on a port in use: exit 2
-#   duplicate_rank | world_size_mismatch | backend_mpi | bad_variables
+#   duplicate_rank | world_size_mismatch | options_differ | backend_mpi | bad_variables
 set -uo pipefail
 bin_dir=$1 scenario=$2
 shift 2
@@ -210,6 +210,13 @@ case "$scenario" in
     expect_codes 2 2
     one_line 0 "ranks disagree on WORLD_SIZE: rank [01] .* has [23], rank [01] .* has [23]"
     one_line 1 "ranks disagree on WORLD_SIZE"
+    ;;
+  options_differ)  # the agreement on options runs over the gloo control plane
+    start_rank 0 2 all_reduce_perf -b 8 -e 8 -T 10
+    start_rank 1 2 all_reduce_perf -b 16 -e 16 -T 10
+    await_all 30
+    expect_codes 2 2
+    one_line 0 "ranks were started with different options .*rank 1 ran 'all_reduce_perf -b 16 -e 16 -T 10'"
     ;;
   backend_mpi)
     for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf --backend mpi -b 8 -e 8 -T 10; done
