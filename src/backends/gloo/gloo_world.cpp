@@ -389,7 +389,7 @@ class GlooWorld final : public World {
     // Every rank ends here together on a normal end; after the barrier nobody reads the store.
     try {
       gloo::BarrierOptions options(context_);
-      options.setTimeout(std::chrono::seconds(10));
+      options.setTimeout(operation_timeout_);  // rank 0 may still be writing its report
       gloo::barrier(options);
       store_->clean_up();
     } catch (const std::exception&) {
