@@ -6,6 +6,7 @@
 # usage: env_launch.sh BIN_DIR SCENARIO [ARGS...]
 #   run NP COLLECTIVE [PERF ARGS]   every rank exits 0, the report passes check_report with wrong = 0
 #   file NP                         the same through --rendezvous file:DIR, which is empty afterwards
+#   file_stale                      a DIR holding an earlier run's files: exit 2
 #   compute                         matmul_perf through the same shell
 #   fault KILL|STOP VICTIM          survivors exit 4 within -T plus a few seconds, naming the victim
 #   never_fills                     WORLD_SIZE=3 with two ranks: exit 2 within -T, naming rank 2
@@ -123,6 +124,16 @@ case "$scenario" in
       grep -q '"control_plane": "gloo [0-9.]* over the file store in '"$store"'"' "$report" || fail "no file store in the report"
       [ -z "$(ls -A "$store")" ] || fail "round $round left files in the store directory: $(ls -A "$store")"
     done
+    ;;
+  file_stale)  # a directory with the claim of a run that did not end cleanly is refused
+    store="$work/store"
+    mkdir -p "$store"
+    printf '2\nold-host\n4242' >"$store/collbench-join-rank-0"
+    for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf --rendezvous "file:$store" -b 8 -e 8 -T 5; done
+    await_all 60
+    expect_codes 2 2
+    one_line 0 "RANK 0 was given to two processes \(pid 4242 on old-host and pid [0-9]+ on .*earlier run.*empty directory"
+    one_line 1 "RANK 0 was given to two processes"
     ;;
   compute)
     for rank in 0 1; do start_rank "$rank" 2 matmul_perf --sizes 32 --threads 1 -n 2 -w 1 -J "$report"; done
