@@ -301,6 +301,19 @@ std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const 
   }
 }
 
+// A failure after this rank had met the others may have a cause another rank already named: a
+// late duplicate, or (file store) a record of an earlier run taken for a live rank. Its line,
+// when there is one, is the better one to leave with.
+void throw_verdict_if_any(JoinStore& store) {
+  std::string verdict;
+  try {
+    if (store.has(kVerdictKey)) verdict = store.get(kVerdictKey, Milliseconds(0));
+  } catch (const std::exception&) {
+    return;  // the store is gone too; the caller says what failed
+  }
+  if (!verdict.empty()) throw UsageError(verdict);
+}
+
 // The store failed under a rank that was still joining: rank 0 ended (a verdict of its own, or a
 // late duplicate's) or its host went away.
 [[noreturn]] void lost_store(const JoinStore& store, const Error& e) {
@@ -376,8 +389,10 @@ class GlooWorld final : public World {
       context->setTimeout(operation_timeout_);
       context_ = std::move(context);
     } catch (const Error& e) {
+      throw_verdict_if_any(*store_);
       lost_store(*store_, e);  // only the store throws collbench's errors here
     } catch (const std::exception& e) {
+      throw_verdict_if_any(*store_);
       throw Error("the control plane's Gloo connections through " + store_->description() + " from " + bind_address_ +
                   " failed: " + e.what());
     }
