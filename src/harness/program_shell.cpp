@@ -1,5 +1,6 @@
 #include "harness/program_shell.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -60,6 +61,10 @@ int Shell::run(int* argc, char*** argv) {
       session.emplace(argc, argv);
       world = std::make_unique<mpi::MpiWorld>();
     } else {
+      // Gloo writes to its sockets with writev, which raises SIGPIPE when a peer has died; that
+      // would end this rank silently (exit 141) before the watchdog could name the dead rank.
+      // Ignored, the write fails with EPIPE and Gloo reports it as an error.
+      std::signal(SIGPIPE, SIG_IGN);
       world = join_gloo_world(plan.store);
     }
   } catch (const UsageError& e) {
