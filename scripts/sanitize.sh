@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds collbench with AddressSanitizer and UndefinedBehaviorSanitizer in its own build folder
 # and runs the unit and MPI tests there. By default (CI) every unit test and the MPI tests at 1 and
-# 2 ranks plus the acceptance, corrupted-output, singleton and reliability tests: the full matrix
+# 2 ranks plus the acceptance, corrupted-output, singleton and reliability tests, and a few runs
+# launched without MPI (label bootstrap): the full matrix
 # at 3 and 4 ranks takes over 15 minutes under ASan on 2 cores and adds no code path the 2-rank
 # runs miss. SANITIZE_ALL=1 runs everything. Extra arguments go to ctest.
 #
@@ -25,10 +26,13 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 cd "$build"
 start=$(date +%s)
 if [ "${SANITIZE_ALL:-0}" = 1 ]; then
-  ctest --output-on-failure -j "$(nproc)" -L 'unit|mpi' "$@"
+  ctest --output-on-failure -j "$(nproc)" -L 'unit|mpi|bootstrap' "$@"
 else
   ctest --output-on-failure -j "$(nproc)" -L unit "$@"
   ctest --output-on-failure -j "$(nproc)" -L mpi \
     -R '\.np[12]$|acceptance|corrupted|singleton|report_exists|bad_usage\.1$|reliability\.(fault|options_differ|bad_command\.(1|3|9|12|35|58)$)' "$@"
+  # Runs without MPI (the Gloo control plane, the join, the file store), 2 and 3 ranks.
+  ctest --output-on-failure -j "$(nproc)" -L bootstrap \
+    -R 'run\.(all_reduce|sendrecv)\.np2|run\.all_gather\.np3|file\.np2|fault\.KILL\.rank2|duplicate_rank|world_size_mismatch|never_fills' "$@"
 fi
 echo "sanitize: unit and mpi tests clean under ASan+UBSan in $(( $(date +%s) - start ))s"

@@ -22,11 +22,19 @@ std::string usable_backends() {
 
 }  // namespace
 
-std::string default_backend_name() {
+std::string default_backend_name(ControlPlane control_plane) {
+  const std::string fallback = control_plane == ControlPlane::kMpi ? "mpi" : "gloo";
   for (const BackendEntry* entry : built_backends()) {
+    if (!backend_launch_conflict(std::string(entry->name), control_plane).empty()) continue;
     if (entry->unusable_reason().empty()) return std::string(entry->name);
   }
-  return "mpi";  // make_backend then says why it cannot
+  return fallback;  // make_backend then says why it cannot
+}
+
+std::string backend_launch_conflict(const std::string& name, ControlPlane control_plane) {
+  if (name != "mpi" || control_plane == ControlPlane::kMpi) return "";
+  return "--backend mpi needs a launch by mpirun or srun, and this run was started without one (RANK/WORLD_SIZE "
+         "variables or --bootstrap env): use --backend gloo, or nccl where a GPU is visible";
 }
 
 std::string backend_unusable_reason(const std::string& name) {

@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/world.h"
 
 namespace collbench {
-
-class World;
 
 struct BackendEntry {
   std::string_view name;  // --backend NAME
@@ -29,8 +28,12 @@ struct BackendEntry {
 // The generated table, in order of preference for the default: GPU backends first.
 const std::vector<const BackendEntry*>& built_backends();
 
-// The first backend in the table that can run here (nccl with a visible GPU, otherwise mpi).
-std::string default_backend_name();
+// The first backend in the table that can run here (nccl with a visible GPU, otherwise mpi;
+// without MPI, nccl or else gloo).
+std::string default_backend_name(ControlPlane control_plane);
+// Why `name` cannot serve a run whose control plane is `control_plane` ("" when it can): the mpi
+// backend needs MPI to have been launched. Identical on every rank.
+std::string backend_launch_conflict(const std::string& name, ControlPlane control_plane);
 // "" when `name` can run here, or when this build lacks it (make_backend says so); otherwise one
 // sentence with the reason and the backends that can run here.
 std::string backend_unusable_reason(const std::string& name);

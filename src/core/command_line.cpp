@@ -103,6 +103,27 @@ void add_run_flags(CLI::App& app, RunFlags& flags) {
   add_integer(app, "-N,--run_cycles,--cycles", "repeat the whole sweep N times (default 1)", flags.cycles, 1, 1000000);
   add_real(app, "-T,--timeout", "SECONDS", "give up with exit 4 when a step makes no progress (default 0 = off)",
            flags.timeout_seconds, 0, 1e6);
+  add_value(app, "--bootstrap", "MODE",
+            "how ranks meet: mpi (mpirun/srun), env (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; no MPI) or auto "
+            "(default: mpi under a launcher, env when RANK/WORLD_SIZE are set)",
+            [&flags](const std::string& value, const std::string& flag) {
+              if (value == "auto") flags.bootstrap = Bootstrap::kAuto;
+              else if (value == "mpi") flags.bootstrap = Bootstrap::kMpi;
+              else if (value == "env") flags.bootstrap = Bootstrap::kEnv;
+              else throw UsageError(flag + " must be auto, mpi or env, got '" + value + "'");
+            });
+  add_value(app, "--rendezvous", "file:DIR",
+            "with env bootstrap, meet through files in DIR on a shared filesystem instead of the TCP store on "
+            "MASTER_ADDR:MASTER_PORT (tcp, the default)",
+            [&flags](const std::string& value, const std::string& flag) {
+              if (value == "tcp") {
+                flags.rendezvous_directory.clear();
+              } else if (value.rfind("file:", 0) == 0 && value.size() > 5) {
+                flags.rendezvous_directory = value.substr(5);
+              } else {
+                throw UsageError(flag + " must be tcp or file:DIR, got '" + value + "'");
+              }
+            });
 }
 
 void add_report_flags(CLI::App& app, RunFlags& flags) {

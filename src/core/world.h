@@ -1,7 +1,9 @@
 // The control plane: who the ranks are and how the runner agrees with itself across them.
 //
 // Separate from the data-plane Backend because every backend (MPI, NCCL, Gloo) is launched and
-// coordinated the same way, by MPI, while the data it measures moves through different libraries.
+// coordinated the same way while the data it measures moves through different libraries. Two
+// implementations: MPI (mpirun/srun, backends/mpi/mpi_world.h) and Gloo over a rendezvous store
+// (torchrun-style RANK/WORLD_SIZE variables, backends/gloo/gloo_world.h).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,10 @@
 namespace collbench {
 
 enum class Combine { kMax, kMin, kSum };
+
+// What carries the control plane: MPI (launched by mpirun or srun), or Gloo after the ranks met
+// through a key-value store (launched by hand, by torchrun or by a container orchestrator).
+enum class ControlPlane { kMpi, kGloo };
 
 class World {
  public:
@@ -30,6 +36,10 @@ class World {
   // Ends every process of the job with `exit_code`; never returns.
   [[noreturn]] virtual void abort(int exit_code) = 0;
   virtual std::string library_version() const = 0;
+  virtual ControlPlane control_plane() const = 0;
+  // The address this rank was given to listen on, for side channels such as the -T heartbeats
+  // (rank 0 listens, the others connect): "" under MPI, where they listen on every address.
+  virtual std::string listen_address() const { return ""; }
 };
 
 }  // namespace collbench

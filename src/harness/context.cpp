@@ -14,7 +14,9 @@ namespace {
 
 constexpr const char* kAllowedPrefixes[] = {"NCCL_", "OMPI_MCA_", "UCX_", "GLOO_", "OPENBLAS_", "OMP_", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING",
                                              "MPICH_", "I_MPI_", "FI_", "SLURM_JOB_", "SLURM_NTASKS", "SLURM_NNODES"};
-constexpr const char* kAllowedNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "COLLBENCH_SEED"};
+// The torchrun-style variables say how a run without MPI was launched (rank 0's values).
+constexpr const char* kAllowedNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "COLLBENCH_SEED", "WORLD_SIZE",
+                                         "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
 // Open MPI's launcher plumbing: job ids, daemon addresses, session folders and a transport key.
 // It describes this launch, not the tuning, and the key must not leave the machine.
 constexpr const char* kLauncherPrefixes[] = {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
@@ -136,7 +138,8 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   }
   context.backend = backend_name;
   context.versions["collbench"] = collbench_version();
-  context.versions["mpi"] = world.library_version();
+  // Under MPI its library; without MPI, Gloo and the store the ranks met in.
+  context.versions[world.control_plane() == ControlPlane::kMpi ? "mpi" : "control_plane"] = world.library_version();
   context.versions["compiler"] = std::string(__VERSION__);
   context.env = allow_listed_environment(environ);
   context.options = options_as_json(options);

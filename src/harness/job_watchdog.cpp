@@ -49,6 +49,13 @@ JobWatchdog::~JobWatchdog() {
   if (monitor_) monitor_->say_goodbye();
 }
 
+void JobWatchdog::await_verdict() const {
+  if (!monitor_) return;
+  // Rank 0 sees a closed heartbeat connection at its next tick and tells the others at once; the
+  // silence limit covers a peer that is alive but frozen.
+  std::this_thread::sleep_for(std::chrono::duration<double>(silence_limit_seconds(timeout_seconds_) + 1.0));
+}
+
 void JobWatchdog::on_tick(std::uint64_t progress, const std::string& step) {
   if (!monitor_) return;
   const auto now = RankMonitor::Clock::now();

@@ -31,6 +31,11 @@ class JobWatchdog {
   // What the runner reports its progress to.
   Watchdog& progress_watch() { return *watchdog_; }
 
+  // After a call failed on this rank: waits as long as the heartbeats take to show a dead rank,
+  // during which the watchdog thread may end the job with exit 4 naming it. Returns when it did
+  // not (the failure was this rank's own).
+  void await_verdict() const;
+
  private:
   void on_tick(std::uint64_t progress, const std::string& step);
   [[noreturn]] void on_timeout(const std::string& step);

@@ -130,7 +130,9 @@ std::string CollectiveProgram::check_for_world(World& world) {
     throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
                      " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
   }
-  if (options_.backend.empty()) options_.backend = default_backend_name();
+  if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
+  const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
+  if (!conflict.empty()) throw UsageError(conflict);
   if (options_.gpus_per_process != 1) {
     throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
                      " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");

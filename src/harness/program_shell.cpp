@@ -1,9 +1,11 @@
 #include "harness/program_shell.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 
+#include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
 #include "core/error.h"
 #include "harness/agreement.h"
@@ -30,7 +32,7 @@ class Shell {
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
-  int measure(mpi::MpiWorld& world);
+  int measure(World& world);
   [[noreturn]] void end_interrupted(const std::string& what);
 
   std::string name_;
@@ -40,12 +42,33 @@ class Shell {
 };
 
 int Shell::run(int* argc, char*** argv) {
-  // Before MPI starts its threads, so that they inherit the blocked signals.
+  // Before MPI or Gloo start their threads, so that they inherit the blocked signals.
   InterruptWatcher interrupts([this](const std::string& what) { end_interrupted(what); });
-  mpi::MpiSession session(argc, argv, program_.calls_mpi_from_a_second_thread());
-  std::optional<mpi::MpiWorld> world;
+  // mpirun/srun: MPI carries the control plane, as always. RANK/WORLD_SIZE without a launcher
+  // (or --bootstrap env): the ranks meet in a store and Gloo carries it; MPI is never initialised.
+  // Without a launcher each process prints its own line: nobody else would show it.
+  const EnvironmentLookup environment = [](const char* name) -> const char* { return std::getenv(name); };
+  LaunchPlan plan;
   try {
-    world.emplace();
+    plan = plan_launch(program_.run_flags(), environment);
+  } catch (const UsageError& e) {
+    return fail(ExitCode::kUsage, e.what(), !started_by_mpi_launcher(environment) || launcher_rank() == 0);
+  }
+  std::optional<mpi::MpiSession> session;
+  std::unique_ptr<World> world;  // ends before the session
+  try {
+    if (plan.use_mpi) {
+      session.emplace(argc, argv, program_.calls_mpi_from_a_second_thread());
+      world = std::make_unique<mpi::MpiWorld>();
+    } else {
+      // Gloo writes to its sockets with writev, which raises SIGPIPE when a peer has died; that
+      // would end this rank silently (exit 141) before the watchdog could name the dead rank.
+      // Ignored, the write fails with EPIPE and Gloo reports it as an error.
+      std::signal(SIGPIPE, SIG_IGN);
+      world = join_gloo_world(plan.store);
+    }
+  } catch (const UsageError& e) {
+    return fail(ExitCode::kUsage, e.what(), true);
   } catch (const Error& e) {
     return fail(ExitCode::kRuntimeError, e.what(), true);
   }
@@ -91,11 +114,11 @@ std::optional<int> Shell::agree_before_start(World& world) {
   return std::nullopt;
 }
 
-int Shell::measure(mpi::MpiWorld& world) {
+int Shell::measure(World& world) {
   const bool leader = world.rank() == 0;
+  // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
+  std::optional<JobWatchdog> watchdog;
   try {
-    // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
-    std::optional<JobWatchdog> watchdog;
     const double timeout_seconds = program_.run_flags().timeout_seconds;
     if (timeout_seconds > 0) {
       watchdog.emplace(world, timeout_seconds, name_, [this](const std::string& error) { report_.record_error(error); });
@@ -105,6 +128,9 @@ int Shell::measure(mpi::MpiWorld& world) {
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), leader);  // raised identically on every rank
   } catch (const std::exception& e) {
+    // A peer that died makes this rank's next call fail (Gloo sees its connections close): the
+    // watchdog then names it and ends the job with exit 4, as when the call had hung.
+    if (watchdog) watchdog->await_verdict();
     // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
     const auto* error = dynamic_cast<const Error*>(&e);
     const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
@@ -112,6 +138,7 @@ int Shell::measure(mpi::MpiWorld& world) {
     report_.record_error(e.what());
     world.abort(code);
   }
+  return static_cast<int>(ExitCode::kRuntimeError);  // not reached: World::abort never returns
 }
 
 void Shell::end_interrupted(const std::string& what) {

@@ -1,8 +1,10 @@
 // The one program shell of every collbench executable (the collectives, matmul_perf, membw_perf,
 // envcheck, copy_perf): options parsed before MPI (usage errors printed once, exit 2), help and
-// version, Ctrl-C and SIGTERM (harness/interrupt_watcher.h), MPI and the World, the same options
-// on every rank (harness/agreement.h), the program's own checks, memory, the report path, -T
-// (harness/job_watchdog.h), the report's life (harness/report_writer.h) and the exit code.
+// version, Ctrl-C and SIGTERM (harness/interrupt_watcher.h), the World chosen from the launch
+// (harness/launcher_env.h: MPI under mpirun/srun; Gloo over a rendezvous store from RANK and
+// WORLD_SIZE variables, without MPI_Init), the same options on every rank (harness/agreement.h),
+// the program's own checks, memory, the report path, -T (harness/job_watchdog.h), the report's
+// life (harness/report_writer.h) and the exit code.
 // A program only describes itself and measures its workloads through harness/measurement_loop.h.
 #pragma once
 

@@ -163,19 +163,26 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
   std::string invitation;  // "token port address..." from rank 0; empty when rank 0 cannot listen
   int listener = -1;
   if (monitor->is_root()) {
+    // A launch that gave rank 0 an address (MASTER_ADDR) is listened on there only; under MPI,
+    // on every address, offered to the others loopback first.
+    const std::string given = world.listen_address();
     listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_ANY);
+    const bool usable = given.empty() || ::inet_pton(AF_INET, given.c_str(), &address.sin_addr) == 1;
     socklen_t length = sizeof(address);
-    if (listener >= 0 && ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+    if (!usable) {
+      if (problem) *problem = "heartbeats need an IPv4 address, and this launch gave " + given;
+    } else if (listener >= 0 && ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
         ::listen(listener, std::min(world.size(), 4096)) == 0 &&
         ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
       std::random_device entropy;
       monitor->token_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
       std::ostringstream text;
       text << monitor->token_ << ' ' << ntohs(address.sin_port);
-      for (const auto& ip : local_addresses()) text << ' ' << ip;
+      if (!given.empty()) text << ' ' << given;
+      else for (const auto& ip : local_addresses()) text << ' ' << ip;
       invitation = text.str();
     } else if (problem) {
       *problem = std::string("cannot listen for heartbeats: ") + std::strerror(errno);

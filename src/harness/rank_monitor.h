@@ -2,8 +2,8 @@
 //
 // Why not MPI: a rank that is stopped or dead can hang or abort the MPI library, and a watchdog
 // thread calling MPI would need MPI_THREAD_MULTIPLE, which slows every small message. So the
-// ranks form a star of plain TCP connections around rank 0 (addresses agreed through MPI once, at
-// start), and the watchdog threads exchange 24-byte heartbeats on it about ten times a second.
+// ranks form a star of plain TCP connections around rank 0 (addresses agreed through the World once,
+// at start), and the watchdog threads exchange 24-byte heartbeats on it about ten times a second.
 // A stopped rank goes silent; a dead rank's connection closes; a hung rank keeps sending the same
 // progress count. Nothing here touches the benchmark's own traffic or threads.
 #pragma once

@@ -58,6 +58,29 @@ TEST(TcpStore, GetAndWaitEndWhenAnotherClientSetsTheKey) {
   setter.join();
 }
 
+TEST(TcpStore, AClaimIsWonOnceAndShowsTheWinnerToTheOthers) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient first(server.address(), milliseconds(2000));
+  TcpStoreClient second(server.address(), milliseconds(2000));
+  EXPECT_FALSE(first.has("rank/1"));
+  EXPECT_EQ(text(first.claim("rank/1", bytes("pid 10"))), "pid 10");
+  EXPECT_EQ(text(second.claim("rank/1", bytes("pid 20"))), "pid 10");
+  EXPECT_TRUE(second.has("rank/1"));
+  EXPECT_EQ(text(second.get("rank/1", milliseconds(100))), "pid 10");
+}
+
+TEST(TcpStore, AClaimEndsAWaitForItsKey) {
+  TcpStoreServer server({"127.0.0.1", 0});
+  TcpStoreClient waiter(server.address(), milliseconds(2000));
+  std::thread claimer([address = server.address()] {
+    TcpStoreClient other(address, milliseconds(2000));
+    std::this_thread::sleep_for(milliseconds(100));
+    other.claim("claimed", bytes("mine"));
+  });
+  EXPECT_EQ(text(waiter.get("claimed", milliseconds(5000))), "mine");
+  claimer.join();
+}
+
 TEST(TcpStore, GetOfAMissingKeyTimesOutWithAClearError) {
   TcpStoreServer server({"127.0.0.1", 0});
   TcpStoreClient client(server.address(), milliseconds(2000));

@@ -94,12 +94,15 @@ int main(int argc, char** argv) {
     check.expect(rank["rank"] == static_cast<int>(r), "ranks in order");
     for (const char* key : {"host", "local_rank", "device"}) check.expect(rank.contains(key), std::string("ranks[].") + key);
   }
-  check.expect(context["versions"].contains("collbench") && context["versions"].contains("mpi"), "versions has collbench and mpi");
+  // Under MPI its library; launched without MPI, the Gloo control plane and its store, never both.
+  const bool mpi = context["versions"].contains("mpi"), store = context["versions"].contains("control_plane");
+  check.expect(context["versions"].contains("collbench") && mpi != store, "versions has collbench and one of mpi, control_plane");
   for (const auto& [name, value] : context["env"].items()) {
     check.expect(name.rfind("NCCL_", 0) == 0 || name.rfind("OMPI_", 0) == 0 || name.rfind("UCX_", 0) == 0 ||
                      name.rfind("CUDA_", 0) == 0 || name.rfind("OPENBLAS_", 0) == 0 || name.rfind("OMP_", 0) == 0 ||
                      name.rfind("GLOO_", 0) == 0 || name.rfind("SLURM_", 0) == 0 || name.rfind("MPICH_", 0) == 0 ||
-                     name.rfind("I_MPI_", 0) == 0 || name.rfind("FI_", 0) == 0 || name == "COLLBENCH_SEED",
+                     name.rfind("I_MPI_", 0) == 0 || name.rfind("FI_", 0) == 0 || name == "COLLBENCH_SEED" || name == "WORLD_SIZE" ||
+                     name == "LOCAL_WORLD_SIZE" || name == "MASTER_ADDR" || name == "MASTER_PORT",
                  "env holds allow-listed variables only, not " + name);
     check.expect(value.is_string(), "env values are strings");
   }

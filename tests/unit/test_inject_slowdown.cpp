@@ -38,6 +38,7 @@ class OneRankWorld final : public World {
   std::string broadcast_string(const std::string& from_rank_zero) override { return from_rank_zero; }
   [[noreturn]] void abort(int) override { std::abort(); }
   std::string library_version() const override { return "none"; }
+  ControlPlane control_plane() const override { return ControlPlane::kMpi; }
 };
 
 TEST(InjectSlowdown, StretchesASampleByAtLeastTheShareAndTakesThatLong) {

@@ -161,9 +161,11 @@ Network choose_network(World& world, const std::string& requested_interface) {
   if (world.rank() == 0) {
     try {
       if (!requested_interface.empty()) decided = "ok " + interface_address(requested_interface);
+      // Launched without MPI, the store lives on the address rank 0 was given (MASTER_ADDR).
+      else if (!world.listen_address().empty()) decided = "ok " + world.listen_address();
       else decided = "ok " + (one_host ? std::string("127.0.0.1") : outward_address());
     } catch (const std::exception& e) {
-      decided = std::string("error ") + e.what();
+      decided = std::string("error ") + (requested_interface.empty() ? "" : "--gloo-iface " + requested_interface + ": ") + e.what();
     }
   }
   decided = world.broadcast_string(decided);

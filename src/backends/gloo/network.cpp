@@ -73,7 +73,30 @@ std::string interface_address(const std::string& name) {
   if (!ipv6.empty()) return ipv6;
   std::string known;
   for (const std::string& each : names) known += (known.empty() ? "" : ", ") + each;
-  throw UsageError("--gloo-iface " + name + ": no such interface with an address here (interfaces: " + known + ")");
+  throw UsageError("no such interface with an address here (interfaces: " + known + ")");
+}
+
+std::string numeric_address(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* resolved = nullptr;
+  const int status = ::getaddrinfo(host.c_str(), nullptr, &hints, &resolved);
+  if (status != 0) throw UsageError("'" + host + "' does not resolve: " + ::gai_strerror(status));
+  std::string chosen;
+  for (addrinfo* entry = resolved; entry; entry = entry->ai_next) {
+    const std::string text = numeric_host(entry->ai_addr);
+    if (chosen.empty() || (entry->ai_family == AF_INET && chosen.find(':') != std::string::npos)) chosen = text;
+  }
+  ::freeaddrinfo(resolved);
+  if (chosen.empty()) throw UsageError("'" + host + "' resolves to no usable address");
+  return chosen;
+}
+
+std::string source_address_for(const std::string& address) {
+  const std::string source = source_address_towards(address, "9");
+  if (source.empty()) throw Error("no network route from this host to " + address);
+  return source;
 }
 
 std::string interface_routing_to(const std::string& address) {

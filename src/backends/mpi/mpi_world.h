@@ -37,6 +37,7 @@ class MpiWorld final : public World {
   std::string broadcast_string(const std::string& from_rank_zero) override;
   [[noreturn]] void abort(int exit_code) override;
   std::string library_version() const override;
+  ControlPlane control_plane() const override { return ControlPlane::kMpi; }
 
   MPI_Comm communicator() const { return communicator_; }
 

@@ -20,7 +20,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum Op : std::uint32_t { kSet = 1, kGet = 2, kWait = 3 };
+enum Op : std::uint32_t { kSet = 1, kGet = 2, kWait = 3, kClaim = 4 };
 enum Status : std::uint32_t { kDone = 0, kDeadlinePassed = 1, kMalformed = 2 };
 
 // A request larger than this is refused: rendezvous values are addresses, a few KiB at most.
@@ -261,6 +261,11 @@ void TcpStoreServer::Loop::handle(int socket, std::uint32_t op, std::vector<std:
     reply(socket, kDone, "");
     return;
   }
+  if (op == kClaim && fields.size() == 2) {
+    const std::string& held = values_.emplace(std::move(fields[0]), std::move(fields[1])).first->second;
+    reply(socket, kDone, held);
+    return;
+  }
   const bool get = op == kGet && fields.size() == 2;
   const bool wait = op == kWait && fields.size() >= 2;
   if (!get && !wait) {
@@ -425,6 +430,20 @@ void TcpStoreClient::set(const std::string& key, const std::vector<char>& value)
 
 std::vector<char> TcpStoreClient::get(const std::string& key, std::chrono::milliseconds timeout) {
   return request(kGet, {std::to_string(timeout.count()), key}, timeout);
+}
+
+std::vector<char> TcpStoreClient::claim(const std::string& key, const std::vector<char>& value) {
+  return request(kClaim, {key, std::string(value.begin(), value.end())}, std::chrono::milliseconds(0));
+}
+
+bool TcpStoreClient::has(const std::string& key) {
+  try {
+    wait({key}, std::chrono::milliseconds(0));
+    return true;
+  } catch (const Error& e) {
+    if (e.code() != ExitCode::kTimeout) throw;
+    return false;
+  }
 }
 
 void TcpStoreClient::wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) {

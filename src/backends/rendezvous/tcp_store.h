@@ -11,7 +11,8 @@
 //
 // Wire format, all integers little-endian u32: a request is [length][op][field count][fields],
 // each field [length][bytes]; a reply is [length][status][payload]. Ops: set (key, value),
-// get (timeout ms, key), wait (timeout ms, key...). Status 0 is done, 1 a deadline passed
+// get (timeout ms, key), wait (timeout ms, key...), claim (key, value: set only when absent;
+// the payload is the value the key holds afterwards). Status 0 is done, 1 a deadline passed
 // (payload: the missing key), 2 a malformed request.
 #pragma once
 
@@ -68,6 +69,12 @@ class TcpStoreClient {
   std::vector<char> get(const std::string& key, std::chrono::milliseconds timeout);
   // Waits until every key is set, up to `timeout`; throws Error (exit code 4) naming one missing.
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout);
+  // Sets `key` to `value` only when no one has set it; returns the value it holds afterwards
+  // (`value` when this client was first). Atomic in the server, so two processes claiming one
+  // name (a duplicate RANK) cannot both win.
+  std::vector<char> claim(const std::string& key, const std::vector<char>& value);
+  // Whether `key` is set now (no waiting).
+  bool has(const std::string& key);
 
   const StoreAddress& server() const { return server_; }
 

@@ -1,0 +1,555 @@
+#include "backends/gloo/gloo_world.h"
+
+#include <fcntl.h>
+#include <gloo/allgather.h>
+#include <gloo/allgatherv.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/config.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/file_store.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/transport/tcp/device.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "backends/gloo/network.h"
+#include "backends/rendezvous/tcp_store.h"
+#include "core/error.h"
+
+namespace collbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Milliseconds = std::chrono::milliseconds;
+
+std::string seconds_text(Milliseconds duration) {
+  std::ostringstream text;
+  text << static_cast<double>(duration.count()) / 1000.0 << " s";
+  return text.str();
+}
+
+std::string this_host() {
+  char name[256] = {0};
+  ::gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+std::vector<char> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
+std::string text_of(const std::vector<char>& bytes) { return {bytes.begin(), bytes.end()}; }
+
+// The store the ranks meet in, as the join needs it: the TCP store served by rank 0, or Gloo's
+// FileStore in a shared directory. Gloo's own rendezvous goes through gloo_store().
+class JoinStore {
+ public:
+  virtual ~JoinStore() = default;
+  virtual void set(const std::string& key, const std::string& value) = 0;
+  // Waits up to `timeout`; throws Error (exit code 4) when the key is not set by then.
+  virtual std::string get(const std::string& key, Milliseconds timeout) = 0;
+  virtual bool has(const std::string& key) = 0;
+  // Sets `key` unless someone did first; returns the value it holds (ours when we were first).
+  virtual std::string claim(const std::string& key, const std::string& value) = 0;
+  virtual gloo::rendezvous::Store& gloo_store() = 0;
+  virtual std::string description() const = 0;  // "the TCP store at 127.0.0.1:29500"
+  // What else a RANK claimed twice can mean with this store.
+  virtual std::string stale_hint() const { return ""; }
+  // After a normal end, when no rank reads the store any more.
+  virtual void clean_up() {}
+};
+
+// Gloo's rendezvous Store over the TCP store's client, with the join's deadline on every wait.
+class TcpStoreForGloo final : public gloo::rendezvous::Store {
+ public:
+  TcpStoreForGloo(rendezvous::TcpStoreClient& client, Milliseconds timeout) : client_(client), timeout_(timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override { client_.set(key, data); }
+  std::vector<char> get(const std::string& key) override { return client_.get(key, timeout_); }
+  void wait(const std::vector<std::string>& keys) override { client_.wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const Milliseconds& timeout) override { client_.wait(keys, timeout); }
+
+ private:
+  rendezvous::TcpStoreClient& client_;
+  Milliseconds timeout_;
+};
+
+class TcpJoinStore final : public JoinStore {
+ public:
+  TcpJoinStore(const StoreLaunch& launch, const std::string& master) {
+    const rendezvous::StoreAddress address{master, launch.master_port};
+    if (launch.rank == 0) {
+      try {
+        server_ = std::make_unique<rendezvous::TcpStoreServer>(address);
+      } catch (const Error& e) {
+        const std::string hint = launch.torchrun_agent_store
+                                     ? "torchrun's agent serves MASTER_PORT itself (TORCHELASTIC_USE_AGENT_STORE=True): "
+                                       "start the ranks with the variables by hand, or with --rendezvous file:DIR"
+                                     : "MASTER_ADDR must be an address of rank 0's host and MASTER_PORT a free port";
+        throw UsageError("rank 0 cannot serve the rendezvous store on MASTER_ADDR:MASTER_PORT " + address.text() + " (" +
+                         e.what() + "); " + hint);
+      }
+    }
+    try {
+      client_ = std::make_unique<rendezvous::TcpStoreClient>(address, launch.join_timeout);
+    } catch (const Error& e) {
+      throw UsageError("cannot reach the rendezvous store on MASTER_ADDR:MASTER_PORT " + address.text() + " within " +
+                       seconds_text(launch.join_timeout) + ": is rank 0 running, and is MASTER_ADDR its address? (" +
+                       e.what() + ")");
+    }
+    description_ = "the TCP store at " + address.text();
+    gloo_store_ = std::make_unique<TcpStoreForGloo>(*client_, launch.join_timeout);
+  }
+  void set(const std::string& key, const std::string& value) override { client_->set(key, bytes_of(value)); }
+  std::string get(const std::string& key, Milliseconds timeout) override { return text_of(client_->get(key, timeout)); }
+  bool has(const std::string& key) override { return client_->has(key); }
+  std::string claim(const std::string& key, const std::string& value) override {
+    return text_of(client_->claim(key, bytes_of(value)));
+  }
+  gloo::rendezvous::Store& gloo_store() override { return *gloo_store_; }
+  std::string description() const override { return description_; }
+
+ private:
+  std::unique_ptr<rendezvous::TcpStoreServer> server_;  // rank 0; outlives every client's use
+  std::unique_ptr<rendezvous::TcpStoreClient> client_;
+  std::unique_ptr<TcpStoreForGloo> gloo_store_;
+  std::string description_;
+};
+
+// Gloo's FileStore, with its presence check opened up and its waits given the join's deadline.
+class FileStoreForGloo final : public gloo::rendezvous::FileStore {
+ public:
+  FileStoreForGloo(const std::string& directory, Milliseconds timeout) : FileStore(directory), timeout_(timeout) {}
+  using FileStore::check;
+  using FileStore::wait;
+  void wait(const std::vector<std::string>& keys) override { FileStore::wait(keys, timeout_); }
+
+ private:
+  Milliseconds timeout_;
+};
+
+// collbench's own keys are files named after the key ("collbench-join-rank-1"), written whole
+// under a private name first: rename(2) publishes a set, link(2) a claim (it fails when the name
+// exists, atomically, on local and network filesystems alike). Gloo's keys go to its FileStore.
+class FileJoinStore final : public JoinStore {
+ public:
+  explicit FileJoinStore(const StoreLaunch& launch) : directory_(launch.file_directory) {
+    if (::mkdir(directory_.c_str(), 0777) != 0 && errno != EEXIST) {
+      throw UsageError("--rendezvous file:" + directory_ + ": cannot create the directory: " + std::strerror(errno));
+    }
+    struct stat status {};
+    if (::stat(directory_.c_str(), &status) != 0 || !S_ISDIR(status.st_mode) || ::access(directory_.c_str(), W_OK) != 0) {
+      throw UsageError("--rendezvous file:" + directory_ + " is not a directory this process can write");
+    }
+    try {
+      store_ = std::make_unique<FileStoreForGloo>(directory_, launch.join_timeout);
+    } catch (const std::exception& e) {
+      throw UsageError("--rendezvous file:" + directory_ + ": " + e.what());
+    }
+  }
+  void set(const std::string& key, const std::string& value) override {
+    const std::string draft = write_draft(key, value);
+    if (::rename(draft.c_str(), path_of(key).c_str()) != 0) {
+      const int error = errno;
+      ::unlink(draft.c_str());
+      throw Error("--rendezvous file:" + directory_ + ": cannot write " + path_of(key) + ": " + std::strerror(error));
+    }
+    made_.push_back(path_of(key));
+  }
+  std::string get(const std::string& key, Milliseconds timeout) override {
+    const Clock::time_point deadline = Clock::now() + timeout;
+    while (!has(key)) {
+      if (Clock::now() >= deadline) {
+        throw Error("file store in " + directory_ + ": key '" + key + "' was not set within " + seconds_text(timeout),
+                    ExitCode::kTimeout);
+      }
+      std::this_thread::sleep_for(Milliseconds(10));
+    }
+    std::ifstream in(path_of(key), std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  bool has(const std::string& key) override { return ::access(path_of(key).c_str(), F_OK) == 0; }
+  std::string claim(const std::string& key, const std::string& value) override {
+    const std::string draft = write_draft(key, value);
+    const bool first = ::link(draft.c_str(), path_of(key).c_str()) == 0;
+    const int link_error = errno;
+    ::unlink(draft.c_str());
+    if (first) {
+      made_.push_back(path_of(key));
+      return value;
+    }
+    if (link_error != EEXIST) {
+      throw UsageError("--rendezvous file:" + directory_ + ": cannot create " + path_of(key) + ": " + std::strerror(link_error));
+    }
+    return get(key, Milliseconds(0));
+  }
+  gloo::rendezvous::Store& gloo_store() override { return *store_; }
+  std::string description() const override { return "the file store in " + directory_; }
+  std::string stale_hint() const override {
+    return " (or --rendezvous file:" + directory_ + " holds files of an earlier run that did not end cleanly: give every run an empty directory)";
+  }
+  // Each rank removes the files it made, so the directory is empty again after a clean run.
+  void clean_up() override {
+    for (const std::string& path : store_->getAllKeyFilePaths()) ::unlink(path.c_str());
+    for (const std::string& path : made_) ::unlink(path.c_str());
+  }
+
+ private:
+  std::string path_of(const std::string& key) const {
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '/', '-');
+    return directory_ + "/" + name;
+  }
+  std::string write_draft(const std::string& key, const std::string& value) const {
+    const std::string draft = directory_ + "/." + path_of(key).substr(directory_.size() + 1) + "." +
+                              std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+    std::ofstream out(draft, std::ios::binary | std::ios::trunc);
+    out << value;
+    out.close();
+    if (!out) throw UsageError("--rendezvous file:" + directory_ + ": cannot write " + draft);
+    return draft;
+  }
+
+  std::string directory_;
+  std::unique_ptr<FileStoreForGloo> store_;
+  std::vector<std::string> made_;
+};
+
+// What each rank publishes when it joins.
+struct JoinRecord {
+  int world_size = 0;
+  std::string host;
+  long long pid = 0;
+  std::string text() const { return std::to_string(world_size) + '\n' + host + '\n' + std::to_string(pid); }
+  static JoinRecord parse(const std::string& text) {
+    JoinRecord record;
+    std::istringstream in(text);
+    std::string size, pid;
+    std::getline(in, size);
+    std::getline(in, record.host);
+    std::getline(in, pid);
+    record.world_size = size.empty() ? 0 : std::stoi(size);
+    record.pid = pid.empty() ? 0 : std::stoll(pid);
+    return record;
+  }
+  std::string who() const { return "pid " + std::to_string(pid) + " on " + host; }
+};
+
+constexpr const char* kVerdictKey = "collbench/join/verdict";
+
+std::string rank_key(int rank) { return "collbench/join/rank/" + std::to_string(rank); }
+
+// Says `problem` to every rank still joining, then to this one.
+[[noreturn]] void fail_join(JoinStore& store, const std::string& problem) {
+  try {
+    store.claim(kVerdictKey, problem);
+  } catch (const std::exception&) {
+    // The store is gone as well; this rank's own line is all that can be said.
+  }
+  throw UsageError(problem);
+}
+
+// Every rank's record, once all WORLD_SIZE ranks have joined. Ends with one line when a rank
+// disagrees on WORLD_SIZE, another rank failed its join, or the world does not fill up in time.
+std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const JoinRecord& mine) {
+  const std::string my_text = mine.text();
+  const std::string holder = store.claim(rank_key(launch.rank), my_text);
+  if (holder != my_text) {
+    fail_join(store, "RANK " + std::to_string(launch.rank) + " was given to two processes (" + JoinRecord::parse(holder).who() +
+                         " and " + mine.who() + "): every process needs its own RANK from 0 to WORLD_SIZE-1" +
+                         store.stale_hint());
+  }
+  std::vector<JoinRecord> records(static_cast<std::size_t>(launch.world_size));
+  std::vector<bool> seen(records.size(), false);
+  records[static_cast<std::size_t>(launch.rank)] = mine;
+  seen[static_cast<std::size_t>(launch.rank)] = true;
+  const Clock::time_point deadline = Clock::now() + launch.join_timeout;
+  for (Milliseconds pause(5);; pause = std::min(pause * 2, Milliseconds(100))) {
+    if (store.has(kVerdictKey)) throw UsageError(store.get(kVerdictKey, Milliseconds(0)));
+    for (int rank = 0; rank < launch.world_size; ++rank) {
+      const auto index = static_cast<std::size_t>(rank);
+      if (seen[index] || !store.has(rank_key(rank))) continue;
+      records[index] = JoinRecord::parse(store.get(rank_key(rank), Milliseconds(0)));
+      seen[index] = true;
+      if (records[index].world_size != launch.world_size) {
+        fail_join(store, "ranks disagree on WORLD_SIZE: rank " + std::to_string(rank) + " (" + records[index].who() +
+                             ") has " + std::to_string(records[index].world_size) + ", rank " + std::to_string(launch.rank) +
+                             " (" + mine.who() + ") has " + std::to_string(launch.world_size));
+      }
+    }
+    if (std::all_of(seen.begin(), seen.end(), [](bool joined) { return joined; })) return records;
+    if (Clock::now() >= deadline) {
+      std::string missing;
+      int count = 0;
+      for (std::size_t rank = 0; rank < seen.size(); ++rank) {
+        if (seen[rank]) continue;
+        if (++count <= 8) missing += (missing.empty() ? "" : ", ") + std::to_string(rank);
+      }
+      if (count > 8) missing += " and " + std::to_string(count - 8) + " more";
+      throw UsageError("WORLD_SIZE=" + std::to_string(launch.world_size) + " did not fill up within " +
+                       seconds_text(launch.join_timeout) + " (-T, or the default join timeout): rank(s) " + missing +
+                       " never joined " + store.description());
+    }
+    std::this_thread::sleep_for(pause);
+  }
+}
+
+// A failure after this rank had met the others may have a cause another rank already named: a
+// late duplicate, or (file store) a record of an earlier run taken for a live rank. Its line,
+// when there is one, is the better one to leave with.
+void throw_verdict_if_any(JoinStore& store) {
+  std::string verdict;
+  try {
+    if (store.has(kVerdictKey)) verdict = store.get(kVerdictKey, Milliseconds(0));
+  } catch (const std::exception&) {
+    return;  // the store is gone too; the caller says what failed
+  }
+  if (!verdict.empty()) throw UsageError(verdict);
+}
+
+// The store failed under a rank that was still joining: rank 0 ended (a verdict of its own, or a
+// late duplicate's) or its host went away.
+[[noreturn]] void lost_store(const JoinStore& store, const Error& e) {
+  throw UsageError("lost " + store.description() + " while joining (rank 0 serves it; if it ended, its own line says why): " +
+                   e.what());
+}
+
+// The address this rank's Gloo pairs listen on: GLOO_SOCKET_IFNAME's address; else MASTER_ADDR
+// on rank 0 and, on the others, the local address that routes to it; else (a file store on
+// one host) loopback.
+std::string choose_bind_address(const StoreLaunch& launch, const std::string& master,
+                                const std::vector<JoinRecord>& records) {
+  if (!launch.interface.empty()) {
+    try {
+      return gloo_backend::interface_address(launch.interface);
+    } catch (const UsageError& e) {
+      throw UsageError("GLOO_SOCKET_IFNAME=" + launch.interface + ": " + e.what());
+    }
+  }
+  if (!master.empty()) {
+    if (launch.rank == 0) return master;
+    try {
+      return gloo_backend::source_address_for(master);
+    } catch (const Error& e) {
+      throw UsageError("MASTER_ADDR " + launch.master_address + ": " + e.what());
+    }
+  }
+  const bool one_host = std::all_of(records.begin(), records.end(), [&](const JoinRecord& r) { return r.host == records[0].host; });
+  if (!one_host) {
+    throw UsageError("ranks on several hosts met in --rendezvous file:" + launch.file_directory +
+                     ": set GLOO_SOCKET_IFNAME to the interface to use, or MASTER_ADDR to rank 0's address");
+  }
+  return "127.0.0.1";
+}
+
+// Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
+template <typename Body>
+void guarded(const char* what, Body&& body) {
+  try {
+    body();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(std::string("gloo control plane: ") + what + " failed: " + e.what());
+  }
+}
+
+using Reduction = void (*)(void*, const void*, const void*, std::size_t);
+
+class GlooWorld final : public World {
+ public:
+  GlooWorld(const StoreLaunch& launch, std::unique_ptr<JoinStore> store, const std::vector<JoinRecord>& records,
+            const std::string& bind_address)
+      : store_(std::move(store)),
+        rank_(launch.rank),
+        size_(launch.world_size),
+        host_(records[static_cast<std::size_t>(launch.rank)].host),
+        bind_address_(bind_address),
+        operation_timeout_(launch.operation_timeout) {
+    local_rank_ = launch.local_rank;
+    if (local_rank_ < 0) {
+      local_rank_ = static_cast<int>(std::count_if(records.begin(), records.begin() + rank_,
+                                                   [&](const JoinRecord& r) { return r.host == host_; }));
+    }
+    try {
+      gloo::transport::tcp::attr attributes;
+      attributes.hostname = bind_address_;
+      std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
+      auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
+      context->setTimeout(launch.join_timeout);
+      gloo::rendezvous::PrefixStore prefixed("collbench/control", store_->gloo_store());
+      context->connectFullMesh(prefixed, device);
+      context->setTimeout(operation_timeout_);
+      context_ = std::move(context);
+    } catch (const Error& e) {
+      throw_verdict_if_any(*store_);
+      lost_store(*store_, e);  // only the store throws collbench's errors here
+    } catch (const std::exception& e) {
+      throw_verdict_if_any(*store_);
+      throw Error("the control plane's Gloo connections through " + store_->description() + " from " + bind_address_ +
+                  " failed: " + e.what());
+    }
+    description_ = "gloo " + std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
+                   std::to_string(GLOO_VERSION_PATCH) + " over " + store_->description();
+  }
+
+  ~GlooWorld() override {
+    // Every rank ends here together on a normal end; after the barrier nobody reads the store.
+    try {
+      gloo::BarrierOptions options(context_);
+      options.setTimeout(operation_timeout_);  // rank 0 may still be writing its report
+      gloo::barrier(options);
+      store_->clean_up();
+    } catch (const std::exception&) {
+      // A rank left early; it has said why. Leave the files for the user to see.
+    }
+    context_.reset();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  std::string host() const override { return host_; }
+  ControlPlane control_plane() const override { return ControlPlane::kGloo; }
+  std::string listen_address() const override { return bind_address_; }
+  std::string library_version() const override { return description_; }
+
+  void barrier() override {
+    guarded("barrier", [&] {
+      gloo::BarrierOptions options(context_);
+      gloo::barrier(options);
+    });
+  }
+
+  void combine(std::vector<double>& values, Combine how) override {
+    if (values.empty() || size_ == 1) return;
+    const Reduction reduction = how == Combine::kMax   ? static_cast<Reduction>(&gloo::max<double>)
+                                : how == Combine::kMin ? static_cast<Reduction>(&gloo::min<double>)
+                                                       : static_cast<Reduction>(&gloo::sum<double>);
+    guarded("allreduce", [&] {
+      gloo::AllreduceOptions options(context_);
+      options.setOutput(values.data(), values.size());
+      options.setReduceFunction(reduction);
+      gloo::allreduce(options);
+    });
+  }
+
+  std::int64_t sum(std::int64_t value) override {
+    if (size_ == 1) return value;
+    guarded("allreduce", [&] {
+      gloo::AllreduceOptions options(context_);
+      options.setOutput(&value, 1);
+      options.setReduceFunction(static_cast<Reduction>(&gloo::sum<std::int64_t>));
+      gloo::allreduce(options);
+    });
+    return value;
+  }
+
+  std::vector<std::string> gather_strings(const std::string& mine) override {
+    if (size_ == 1) return {mine};
+    // One marker byte ahead of each string, so that no rank contributes an empty buffer.
+    const std::string sent = '.' + mine;
+    std::int64_t length = static_cast<std::int64_t>(sent.size());
+    std::vector<std::int64_t> lengths(static_cast<std::size_t>(size_));
+    std::string all;
+    guarded("allgather", [&] {
+      gloo::AllgatherOptions sizes(context_);
+      sizes.setInput(&length, 1);
+      sizes.setOutput(lengths.data(), lengths.size());
+      gloo::allgather(sizes);
+      std::vector<std::size_t> elements(lengths.begin(), lengths.end());
+      std::size_t total = 0;
+      for (std::size_t each : elements) total += each;
+      all.assign(total, '\0');
+      gloo::AllgathervOptions strings(context_);
+      strings.setInput(const_cast<char*>(sent.data()), sent.size());
+      strings.setOutput(all.data(), elements);
+      gloo::allgatherv(strings);
+    });
+    std::vector<std::string> out;
+    std::size_t offset = 0;
+    for (std::int64_t each : lengths) {
+      out.push_back(all.substr(offset + 1, static_cast<std::size_t>(each) - 1));
+      offset += static_cast<std::size_t>(each);
+    }
+    return out;
+  }
+
+  // Through the store rather than Gloo: rank 0 needs no size exchange, and what it shares (an
+  // NCCL unique id, where to send heartbeats) is in the store for every rank to read.
+  std::string broadcast_string(const std::string& from_rank_zero) override {
+    const std::string key = "collbench/broadcast/" + std::to_string(broadcasts_++);
+    if (size_ == 1) return from_rank_zero;
+    if (rank_ == 0) {
+      store_->set(key, from_rank_zero);
+      return from_rank_zero;
+    }
+    return store_->get(key, operation_timeout_);
+  }
+
+  bool has_verdict() { return store_->has(kVerdictKey); }
+  std::string verdict() { return store_->get(kVerdictKey, operation_timeout_); }
+
+  [[noreturn]] void abort(int exit_code) override {
+    // No launcher to end the others: they see this rank's connections close (or, with -T, its
+    // heartbeats stop) and end with their own line.
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(exit_code);
+  }
+
+ private:
+  std::unique_ptr<JoinStore> store_;  // outlives the context: rank 0 serves it to the others
+  std::shared_ptr<gloo::Context> context_;
+  int rank_;
+  int size_;
+  int local_rank_ = 0;
+  std::string host_;
+  std::string bind_address_;
+  Milliseconds operation_timeout_;
+  std::string description_;
+  std::uint64_t broadcasts_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch) {
+  std::string master;  // MASTER_ADDR as a numeric address
+  if (!launch.master_address.empty()) {
+    try {
+      master = gloo_backend::numeric_address(launch.master_address);
+    } catch (const UsageError& e) {
+      throw UsageError("MASTER_ADDR " + std::string(e.what()));
+    }
+  }
+  std::unique_ptr<JoinStore> store;
+  if (launch.file_directory.empty()) store = std::make_unique<TcpJoinStore>(launch, master);
+  else store = std::make_unique<FileJoinStore>(launch);
+  JoinRecord mine{launch.world_size, this_host(), static_cast<long long>(::getpid())};
+  std::vector<JoinRecord> records;
+  try {
+    records = meet(*store, launch, mine);
+  } catch (const UsageError&) {
+    // Rank 0 serves the TCP store: it stays a moment, so that the others read the verdict
+    // rather than a closed connection.
+    if (launch.rank == 0 && launch.file_directory.empty()) std::this_thread::sleep_for(std::chrono::seconds(1));
+    throw;
+  } catch (const Error& e) {
+    lost_store(*store, e);
+  }
+  const std::string bind_address = choose_bind_address(launch, master, records);
+  auto world = std::make_unique<GlooWorld>(launch, std::move(store), records, bind_address);
+  // A process that found its RANK taken after the others had met (a late duplicate) left its
+  // verdict; every rank leaves with it, decided together.
+  if (world->sum(world->has_verdict() ? 1 : 0) > 0) throw UsageError(world->verdict());
+  return world;
+}
+
+}  // namespace collbench
