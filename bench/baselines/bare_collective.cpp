@@ -60,7 +60,10 @@ int main(int argc, char** argv) {
   const bool partitioned = collective == "all_gather" || collective == "alltoall";
   for (long bytes : sizes) {
     const int whole = static_cast<int>(bytes / static_cast<long>(sizeof(float)));
-    const int block = (whole / size) & ~3;  // per-rank blocks of whole 16 bytes, as nccl-tests rounds them
+    // Per-rank blocks of whole 16 bytes, as nccl-tests rounds them; a row too small for one block
+    // per rank is raised to one block per rank, as collbench raises it (its row then says 16 B x ranks).
+    int block = (whole / size) & ~3;
+    if (block == 0) block = 4;
     const int send_count = !partitioned ? whole : collective == "alltoall" ? block * size : block;
     const int recv_count = partitioned ? block * size : whole;
     void* send = page_aligned(sizeof(float) * static_cast<std::size_t>(send_count));

@@ -17,7 +17,7 @@ done
 # Harness vs bare loop, 2 ranks, float32 sum, out of place, 8 B / 64 KiB / 1 MiB; interleaved
 # five times so drift on the machine hits both alike.
 for repeat in 1 2 3 4 5; do
-  "$mpirun_local" -np 2 "$bin/bare_allreduce" 8 65536 1048576 -n 20000 -w 1000 >> "$out/bare.txt"
+  "$mpirun_local" -np 2 "$bin/bare_collective" all_reduce 8 65536 1048576 -n 20000 -w 1000 >> "$out/bare.txt"
   for aggregation in 3 1; do
     "$mpirun_local" -np 2 "$bin/all_reduce_perf" --sizes 8,64K,1M -n 20000 -w 1000 -c 0 --placement out \
       -a "$aggregation" -J "$out/harness-a$aggregation-$repeat.json" --overwrite > /dev/null
