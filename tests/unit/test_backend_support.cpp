@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "one_rank_world.h"
 #include "backends/backend.h"
 #include "harness/runner.h"
 #include "workloads/collective.h"
@@ -14,21 +15,7 @@
 namespace collbench {
 namespace {
 
-class OneRankWorld final : public World {
- public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  int local_rank() const override { return 0; }
-  std::string host() const override { return "test-host"; }
-  void barrier() override {}
-  void combine(std::vector<double>&, Combine) override {}
-  std::int64_t sum(std::int64_t value) override { return value; }
-  std::vector<std::string> gather_strings(const std::string& mine) override { return {mine}; }
-  std::string broadcast_string(const std::string& from_rank_zero) override { return from_rank_zero; }
-  [[noreturn]] void abort(int) override { std::abort(); }
-  std::string library_version() const override { return "none"; }
-  ControlPlane control_plane() const override { return ControlPlane::kMpi; }
-};
+using testing::OneRankWorld;
 
 // all_reduce only, out of place only, float32 and int32, sum and max, at most 128 elements.
 // With one rank an all-reduce is a copy, so the runner's checks hold if and only if it ran.

@@ -27,6 +27,7 @@
 
 #include "backends/gloo/network.h"
 #include "backends/registry.h"
+#include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
 #include "core/host_reduce.h"
@@ -43,20 +44,6 @@ constexpr Milliseconds kDefaultCollectiveTimeout = std::chrono::minutes(5);
 constexpr Milliseconds kRendezvousTimeout = std::chrono::minutes(1);
 // A slot no Gloo collective builds (they use prefixes 0x01..0x0f over a 56-bit tag).
 constexpr std::uint64_t kRingExchangeSlot = 0x7eull << 56;
-
-// Gloo's rendezvous Store over collbench's TCP store.
-class StoreAdapter final : public gloo::rendezvous::Store {
- public:
-  StoreAdapter(rendezvous::TcpStoreClient& client, Milliseconds timeout) : client_(client), timeout_(timeout) {}
-  void set(const std::string& key, const std::vector<char>& data) override { client_.set(key, data); }
-  std::vector<char> get(const std::string& key) override { return client_.get(key, timeout_); }
-  void wait(const std::vector<std::string>& keys) override { client_.wait(keys, timeout_); }
-  void wait(const std::vector<std::string>& keys, const Milliseconds& timeout) override { client_.wait(keys, timeout); }
-
- private:
-  rendezvous::TcpStoreClient& client_;
-  Milliseconds timeout_;
-};
 
 // Gloo's element type for each collbench dtype; Visit is called with a value of that type.
 template <typename Visit>
@@ -229,7 +216,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
       config.timeout_seconds > 0 ? Milliseconds(static_cast<long long>(config.timeout_seconds * 1000)) : kDefaultCollectiveTimeout;
   try {
     rendezvous::TcpStoreClient client(store_address, kRendezvousTimeout);
-    StoreAdapter store(client, std::max(kRendezvousTimeout, collective_timeout));
+    TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout));
     gloo::rendezvous::PrefixStore prefixed("collbench/gloo", store);
     gloo::transport::tcp::attr attributes;
     attributes.iface = interface_;

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "backends/gloo/network.h"
+#include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
 
@@ -65,20 +66,6 @@ class JoinStore {
   virtual std::string stale_hint() const { return ""; }
   // After a normal end, when no rank reads the store any more.
   virtual void clean_up() {}
-};
-
-// Gloo's rendezvous Store over the TCP store's client, with the join's deadline on every wait.
-class TcpStoreForGloo final : public gloo::rendezvous::Store {
- public:
-  TcpStoreForGloo(rendezvous::TcpStoreClient& client, Milliseconds timeout) : client_(client), timeout_(timeout) {}
-  void set(const std::string& key, const std::vector<char>& data) override { client_.set(key, data); }
-  std::vector<char> get(const std::string& key) override { return client_.get(key, timeout_); }
-  void wait(const std::vector<std::string>& keys) override { client_.wait(keys, timeout_); }
-  void wait(const std::vector<std::string>& keys, const Milliseconds& timeout) override { client_.wait(keys, timeout); }
-
- private:
-  rendezvous::TcpStoreClient& client_;
-  Milliseconds timeout_;
 };
 
 class TcpJoinStore final : public JoinStore {

@@ -1,0 +1,32 @@
+// Gloo's rendezvous Store over collbench's TCP store client (backends/rendezvous/tcp_store.h),
+// with one deadline on every wait: the Gloo backend (its pairs under mpirun) and the Gloo World
+// (ranks launched without MPI) both meet through it.
+#pragma once
+
+#include <gloo/rendezvous/store.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "backends/rendezvous/tcp_store.h"
+
+namespace collbench {
+
+class TcpStoreForGloo final : public gloo::rendezvous::Store {
+ public:
+  TcpStoreForGloo(rendezvous::TcpStoreClient& client, std::chrono::milliseconds timeout)
+      : client_(client), timeout_(timeout) {}
+  void set(const std::string& key, const std::vector<char>& data) override { client_.set(key, data); }
+  std::vector<char> get(const std::string& key) override { return client_.get(key, timeout_); }
+  void wait(const std::vector<std::string>& keys) override { client_.wait(keys, timeout_); }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
+    client_.wait(keys, timeout);
+  }
+
+ private:
+  rendezvous::TcpStoreClient& client_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace collbench
