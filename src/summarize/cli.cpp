@@ -230,6 +230,28 @@ int sweep_command(const Arguments& arguments) {
   return outcome.failed > 0 ? 1 : 0;
 }
 
+void add_gnuplot_flag(CLI::App& command, Arguments& a) {
+  add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+}
+
+// --plot (what it draws) and --gnuplot, for the commands that can also draw.
+void add_plot_flags(CLI::App& command, Arguments& a, const std::string& what) {
+  add_text(command, "--plot", "FILE.png|FILE.svg", what, a.plot_out);
+  add_gnuplot_flag(command, a);
+}
+
+// How ab and sweep start each run: the launcher, its rank-count flag, and a time limit per `unit`.
+template <class LaunchOptions>
+void add_launch_flags(CLI::App& command, LaunchOptions& o, const std::string& unit) {
+  add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
+            [&o](const std::string& v, const std::string& f) {
+              o.launcher = split(v, ' ');
+              if (o.launcher.empty()) throw UsageError(f + " is empty");
+            });
+  add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
+  add_real(command, "--timeout", "SECONDS", "kill " + unit + " after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+}
+
 void declare_compare_flags(CLI::App& command, Arguments& a) {
   add_value(command, "--min-effect", "X|X%", "smallest change that counts, unless the baseline's run-to-run spread is larger (default 5%)",
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
@@ -276,8 +298,7 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        declare_compare_flags(command, a);
        add_flag(command, "--paired", "pair runs by file name (folders written by ab: A/run-K.json, B/run-K.json)", a.compare.paired);
-       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw the change per size with its interval and verdict", a.plot_out);
-       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+       add_plot_flags(command, a, "also draw the change per size with its interval and verdict");
      },
      compare_command},
     {"ab", "--out DIR [options] -- CMD_A ::: CMD_B",
@@ -288,17 +309,10 @@ const Command kCommands[] = {
        add_integer(command, "--runs", "runs a side before the first verdict (default 3)", o.runs, 1, 1000000);
        add_integer(command, "--max-runs", "runs a side at most while rows stay UNKNOWN (default 10)", o.max_runs, 1, 1000000);
        add_integer(command, "--np", "ranks (default 1)", o.world_size, 1, 1000000);
-       add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
-                 [&o](Text& v, Text& f) {
-                   o.launcher = split(v, ' ');
-                   if (o.launcher.empty()) throw UsageError(f + " is empty");
-                 });
-       add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
-       add_real(command, "--timeout", "SECONDS", "kill a run after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+       add_launch_flags(command, o, "a run");
        add_text(command, "--out", "DIR", "DIR/A and DIR/B: a report and a log per run", o.out_dir)->required();
        declare_compare_flags(command, a);
-       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw the comparison", a.plot_out);
-       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+       add_plot_flags(command, a, "also draw the comparison");
      },
      ab_command},
     {"history", "REPORT|DIR... [options]",
@@ -317,8 +331,7 @@ const Command kCommands[] = {
          o.exponent = parse_real(v, f, 0, 2);
          if (!(o.exponent > 0 && o.exponent < 2)) throw UsageError(f + " must lie strictly between 0 and 2, got '" + v + "'");
        });
-       add_text(command, "--plot", "FILE.png|FILE.svg", "also draw every series with its changes marked", a.plot_out);
-       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+       add_plot_flags(command, a, "also draw every series with its changes marked");
      },
      history_command},
     {"plot", "REPORT|DIR... --out FILE.svg|FILE.png [options]",
@@ -328,7 +341,7 @@ const Command kCommands[] = {
        add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
        add_value(command, "--metric", "NAME", "time or a figure of the rows' kind (default its headline): busbw, algbw; tflops; gbps; gemm_gflops, triad_gbps, relative_speed",
                  [&a](Text& v, Text&) { a.metric = v; });
-       add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
+       add_gnuplot_flag(command, a);
      },
      plot_command},
     {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
@@ -344,13 +357,7 @@ const Command kCommands[] = {
          o.settings.push_back({v.substr(0, equals), split(v.substr(equals + 1), ',')});
        });
        add_integer(command, "--repeat", "runs of each point (default 1)", o.repeat, 1, 1000000);
-       add_value(command, "--launcher", "'srun --mpi=pmix'|none", "launcher before the rank-count flag (default: mpirun)",
-                 [&o](Text& v, Text& f) {
-                   o.launcher = split(v, ' ');
-                   if (o.launcher.empty()) throw UsageError(f + " is empty");
-                 });
-       add_text(command, "--np-flag", "FLAG", "the launcher's rank-count flag (default -n for srun, else -np)", o.np_flag);
-       add_real(command, "--timeout", "SECONDS", "kill a point after this long (default 0 = never)", o.timeout_s, 0, 1e9);
+       add_launch_flags(command, o, "a point");
        add_text(command, "--out", "DIR", "reports, logs, tables and plots", o.out_dir)->required();
      },
      sweep_command},
