@@ -20,10 +20,12 @@ std::string folder_of(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
-std::optional<std::pair<dev_t, ino_t>> identity_of(const std::string& path) {
+// A file's device and inode, plus its change time: a file removed and created anew can get the
+// freed inode number back at once (ext4, tmpfs), but not the same change time to the nanosecond.
+std::optional<FileIdentity> identity_of(const std::string& path) {
   struct stat status {};
   if (::stat(path.c_str(), &status) != 0) return std::nullopt;
-  return std::pair{status.st_dev, status.st_ino};
+  return FileIdentity{status.st_dev, status.st_ino, status.st_ctim.tv_sec, status.st_ctim.tv_nsec};
 }
 
 // Writes all of `text` to `fd`; false with errno set when the disk refuses (ENOSPC, EIO, ...).

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +27,9 @@ std::string json_text(const nlohmann::json& document, int indent = -1, bool* rep
 // disk, say) and leaves no temporary file behind. A document whose text needed U+FFFD gets a
 // warning saying so.
 void write_json_atomically(const std::string& path, const nlohmann::json& document);
+
+// Which file a path names: device, inode and change time (see identity_of in report_file.cpp).
+using FileIdentity = std::tuple<dev_t, ino_t, long long, long>;
 
 // A report path owned by this run from start to end.
 class ReportFile {
@@ -61,7 +65,7 @@ class ReportFile {
 
   std::string path_;
   bool written_ = false;
-  std::optional<std::pair<dev_t, ino_t>> ours_;  // the file we last put at path_
+  std::optional<FileIdentity> ours_;  // the file we last put at path_
   std::chrono::steady_clock::time_point next_routine_write_{};
 };
 
