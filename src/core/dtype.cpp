@@ -200,6 +200,7 @@ std::uint8_t double_to_fp8_bits(double value, DType fp8_type) {
                                                    : static_cast<std::uint8_t>(exponent_all_ones | ((1 << m) - 2));
   const double magnitude = std::fabs(value);
   if (magnitude == 0) return sign;
+  if (std::isinf(magnitude)) return static_cast<std::uint8_t>(sign | (format.has_infinity ? exponent_all_ones : largest));
   int exponent = 0;
   std::frexp(magnitude, &exponent);
   int unbiased = exponent - 1;  // magnitude = 1.f x 2^unbiased

@@ -64,6 +64,8 @@ TEST(EightBit, KnownEncodings) {
   EXPECT_EQ(double_to_fp8_bits(std::ldexp(1.0, -16), DType::kFloat8E5M2), 0x01);
   EXPECT_TRUE(std::isnan(fp8_bits_to_double(0x7f, DType::kFloat8E4M3)));
   EXPECT_TRUE(std::isinf(fp8_bits_to_double(0x7c, DType::kFloat8E5M2)));
+  EXPECT_EQ(double_to_fp8_bits(HUGE_VAL, DType::kFloat8E5M2), 0x7c);
+  EXPECT_EQ(double_to_fp8_bits(-HUGE_VAL, DType::kFloat8E4M3), 0xfe);  // saturates
   // Ties to even: 1 + 2^-4 lies halfway between 1 and 1 + 2^-3 in e4m3.
   EXPECT_EQ(double_to_fp8_bits(1.0 + std::ldexp(1.0, -4), DType::kFloat8E4M3), 0x38);
   EXPECT_EQ(double_to_fp8_bits(1.0 + 3 * std::ldexp(1.0, -4), DType::kFloat8E4M3), 0x3a);
