@@ -140,7 +140,12 @@ struct RankMonitor::Peer {
   int fd = -1;
   std::uint64_t progress = 0;
   Clock::time_point last_heard = Clock::now();
-  bool closed = false;        // the connection ended
+  // The connection ended, as seen from the read side: everything the peer sent before it closed
+  // has been read. A failed send alone does not say so: a peer that said goodbye and closed makes
+  // the next send fail (a reset) while its goodbye still waits unread, and taking that for a
+  // death was issue 19's spurious exit 4 at the end of clean runs.
+  bool closed = false;
+  bool send_failed = false;  // stop writing; the read side decides whether the peer is gone
   bool said_goodbye = false;  // ... and the peer had finished normally
   bool left_on_timeout = false;  // ... because its own watchdog fired: alive, not a straggler
   std::string inbox;
@@ -154,6 +159,8 @@ RankMonitor::RankMonitor(int rank, int size, double silence_seconds)
 
 RankMonitor::~RankMonitor() {
   say_goodbye();
+  // Unread heartbeats would make close() reset the connection rather than end it; read them first.
+  for (Peer& peer : peers_) receive_from(peer);
   for (Peer& peer : peers_) close_quietly(peer.fd);
 }
 
@@ -243,7 +250,7 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
 }
 
 void RankMonitor::send_to(Peer& peer, std::uint32_t kind, std::uint64_t progress) {
-  if (peer.fd < 0 || peer.closed) return;
+  if (peer.fd < 0 || peer.closed || peer.send_failed) return;
   if (kind != kHeartbeat || peer.outbox.size() < kOutboxLimit) {
     peer.outbox += encode({kind, rank_, progress, token_});
   }
@@ -251,7 +258,8 @@ void RankMonitor::send_to(Peer& peer, std::uint32_t kind, std::uint64_t progress
     const ssize_t sent = ::send(peer.fd, peer.outbox.data(), peer.outbox.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent <= 0) {
       if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;  // later
-      peer.closed = true;
+      peer.send_failed = true;
+      receive_from(peer);  // what it said before closing, then (a reset or the end) whether it is gone
       return;
     }
     peer.outbox.erase(0, static_cast<std::size_t>(sent));
