@@ -78,7 +78,7 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   add_value(app, "--rank-weights", "LIST", "one weight per rank (envcheck's summary.weights): each rank's share of the batch",
             [&o](Text& v, Text& f) { o.rank_weights = parse_positive_reals(v, f, 1e6); });
   start_section(app, "Communication");
-  add_value(app, "--backend", "NAME", "mpi (default) or gloo", [&o](Text& v, Text& f) {
+  add_value(app, "--backend", "NAME", "mpi or gloo (default: mpi under mpirun/srun, gloo launched without MPI)", [&o](Text& v, Text& f) {
     if (v == "nccl") {
       throw UsageError(f + " nccl: ddp_step_perf has no GPU path yet (NCCL + cuBLAS); use mpi or gloo");
     }

@@ -25,7 +25,7 @@ struct DdpOptions : RunFlags {
   std::vector<DType> grad_dtypes{DType::kFloat32};
   std::vector<int> accumulate{1};
   std::vector<double> rank_weights;    // empty: every rank the same batch
-  std::string backend = "mpi";
+  std::string backend;  // "": mpi under an MPI launcher, gloo without one (set by check_for_world)
   std::string gloo_iface;
   int iterations = 10;
   int warmup_iterations = 2;

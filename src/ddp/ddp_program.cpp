@@ -114,6 +114,9 @@ class DdpStepProgram final : public Program {
   }
   std::string check_for_world(World& world) override {
     rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+    if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
+    const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
+    if (!conflict.empty()) throw UsageError(conflict);
     return backend_unusable_reason(options_.backend);
   }
   MemoryNeed memory_need(int) const override {
@@ -123,7 +126,10 @@ class DdpStepProgram final : public Program {
                                 3ULL * kMaxGemmSide * kMaxGemmDepth * sizeof(float);
     return {bytes, "the model's gradients need", "use a smaller model or fewer ranks per host"};
   }
-  bool calls_mpi_from_a_second_thread() const override { return options_.backend == "mpi" && options_.any_overlap(); }
+  // Asked before the world exists: an unset backend is mpi whenever MPI starts at all.
+  bool calls_mpi_from_a_second_thread() const override {
+    return (options_.backend.empty() || options_.backend == "mpi") && options_.any_overlap();
+  }
   int measure(RunContext& run) override;
 
  private:

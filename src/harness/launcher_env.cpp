@@ -80,6 +80,7 @@ LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
     store.master_port = integer_variable(lookup, "MASTER_PORT", 1, 65535);  // unused, but not malformed
   }
   if (const char* interface = lookup("GLOO_SOCKET_IFNAME")) store.interface = interface;
+  if (const char* token = lookup("COLLBENCH_JOB_TOKEN")) store.job_token = token;
   const char* agent_store = lookup("TORCHELASTIC_USE_AGENT_STORE");
   store.torchrun_agent_store = agent_store && std::string(agent_store) == "True";
   if (flags.timeout_seconds > 0) {

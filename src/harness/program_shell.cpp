@@ -28,15 +28,21 @@ class Shell {
 
  private:
   int fail(ExitCode code, const std::string& message, bool print) const {
-    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
+    // Messages can carry text from other processes (a verdict in the store, a record in a file).
+    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), one_line_text(message).c_str());
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
   int measure(World& world);
   [[noreturn]] void end_interrupted(const std::string& what);
 
+  // Whether this rank prints a line every rank shares: rank 0 under an MPI launcher (one copy is
+  // enough, the launcher merges the output), every rank without one (nobody else shows it).
+  bool prints_shared_lines(const World& world) const { return world.rank() == 0 || !launched_by_mpi_; }
+
   std::string name_;
   Program& program_;
+  bool launched_by_mpi_ = true;
   std::vector<std::string> argv_;
   ReportWriter report_;
 };
@@ -54,6 +60,7 @@ int Shell::run(int* argc, char*** argv) {
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), !started_by_mpi_launcher(environment) || launcher_rank() == 0);
   }
+  launched_by_mpi_ = plan.use_mpi;
   std::optional<mpi::MpiSession> session;
   std::unique_ptr<World> world;  // ends before the session
   try {
@@ -76,7 +83,7 @@ int Shell::run(int* argc, char*** argv) {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
   } catch (const Error& e) {
     // A library call failed on this rank while the others may be waiting for it: end the job.
-    std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), e.what());
+    std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), one_line_text(e.what()).c_str());
     world->abort(static_cast<int>(ExitCode::kRuntimeError));
   }
   return measure(*world);
@@ -87,17 +94,18 @@ int Shell::run(int* argc, char*** argv) {
 // buffers, and a report path rank 0 can write. Returns the exit code to leave with, or nothing.
 std::optional<int> Shell::agree_before_start(World& world) {
   const bool leader = world.rank() == 0;
+  const bool printer = prints_shared_lines(world);
   const std::string disagreement = options_disagreement(world, program_.options_identity(), argv_);
-  if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, leader);
+  if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, printer);
   std::string problem;
   try {
     problem = program_.check_for_world(world);
   } catch (const UsageError& e) {
-    return fail(ExitCode::kUsage, e.what(), leader);
+    return fail(ExitCode::kUsage, e.what(), printer);
   }
-  if (!problem.empty()) return fail(ExitCode::kRuntimeError, problem, leader);
+  if (!problem.empty()) return fail(ExitCode::kRuntimeError, problem, printer);
   const std::string shortfall = memory_shortfall(world, program_.memory_need(world.size()));
-  if (!shortfall.empty()) return fail(ExitCode::kRuntimeError, shortfall, leader);
+  if (!shortfall.empty()) return fail(ExitCode::kRuntimeError, shortfall, printer);
   // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable.
   const RunFlags& flags = program_.run_flags();
   std::string report_problem;
@@ -110,12 +118,12 @@ std::optional<int> Shell::agree_before_start(World& world) {
     }
   }
   report_problem = world.broadcast_string(report_problem);
-  if (!report_problem.empty()) return fail(ExitCode::kUsage, report_problem, leader);
+  if (!report_problem.empty()) return fail(ExitCode::kUsage, report_problem, printer);
   return std::nullopt;
 }
 
 int Shell::measure(World& world) {
-  const bool leader = world.rank() == 0;
+  const bool printer = prints_shared_lines(world);
   // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
   std::optional<JobWatchdog> watchdog;
   try {
@@ -126,7 +134,7 @@ int Shell::measure(World& world) {
     RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
     return program_.measure(run);
   } catch (const UsageError& e) {
-    return fail(ExitCode::kUsage, e.what(), leader);  // raised identically on every rank
+    return fail(ExitCode::kUsage, e.what(), printer);  // raised identically on every rank
   } catch (const std::exception& e) {
     // A peer that died makes this rank's next call fail (Gloo sees its connections close): the
     // watchdog then names it and ends the job with exit 4, as when the call had hung.
@@ -134,7 +142,8 @@ int Shell::measure(World& world) {
     // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
     const auto* error = dynamic_cast<const Error*>(&e);
     const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
-    std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", name_.c_str(), world.rank(), world.host().c_str(), e.what());
+    std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", name_.c_str(), world.rank(), world.host().c_str(),
+                 one_line_text(e.what()).c_str());
     report_.record_error(e.what());
     world.abort(code);
   }
@@ -152,13 +161,15 @@ void Shell::end_interrupted(const std::string& what) {
 
 int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse) {
   const std::vector<std::string> args(argv, argv + argc);
-  // Flags are checked before MPI starts, so a typo fails at once, printed by one rank only.
-  const bool printer = launcher_rank() == 0;
+  // Flags are checked before MPI starts, so a typo fails at once: printed by one rank under an MPI
+  // launcher, by every rank without one (each is alone with its terminal or log).
+  const EnvironmentLookup environment = [](const char* name) -> const char* { return std::getenv(name); };
+  const bool printer = launcher_rank() == 0 || !started_by_mpi_launcher(environment);
   std::unique_ptr<Program> program;
   try {
     program = parse(std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const UsageError& e) {
-    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), e.what());
+    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), one_line_text(e.what()).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
   if (program->run_flags().show_help) {

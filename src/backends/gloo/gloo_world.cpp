@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -74,7 +75,7 @@ class TcpJoinStore final : public JoinStore {
     const rendezvous::StoreAddress address{master, launch.master_port};
     if (launch.rank == 0) {
       try {
-        server_ = std::make_unique<rendezvous::TcpStoreServer>(address);
+        server_ = std::make_unique<rendezvous::TcpStoreServer>(address, launch.job_token);
       } catch (const Error& e) {
         const std::string hint = launch.torchrun_agent_store
                                      ? "torchrun's agent serves MASTER_PORT itself (TORCHELASTIC_USE_AGENT_STORE=True): "
@@ -85,8 +86,11 @@ class TcpJoinStore final : public JoinStore {
       }
     }
     try {
-      client_ = std::make_unique<rendezvous::TcpStoreClient>(address, launch.join_timeout);
+      // A store that stops answering is given no longer than the join itself (-T).
+      client_ = std::make_unique<rendezvous::TcpStoreClient>(address, launch.join_timeout, launch.job_token,
+                                                             std::min<Milliseconds>(launch.join_timeout, std::chrono::seconds(10)));
     } catch (const Error& e) {
+      if (e.code() == ExitCode::kUsage) throw UsageError(e.what());  // refused: a wrong COLLBENCH_JOB_TOKEN
       throw UsageError("cannot reach the rendezvous store on MASTER_ADDR:MASTER_PORT " + address.text() + " within " +
                        seconds_text(launch.join_timeout) + ": is rank 0 running, and is MASTER_ADDR its address? (" +
                        e.what() + ")");
@@ -159,8 +163,12 @@ class FileJoinStore final : public JoinStore {
       }
       std::this_thread::sleep_for(Milliseconds(10));
     }
+    // Anyone who can write the directory wrote this: read no more than any record needs.
     std::ifstream in(path_of(key), std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::string value(64 * 1024, '\0');
+    in.read(value.data(), static_cast<std::streamsize>(value.size()));
+    value.resize(static_cast<std::size_t>(in.gcount()));
+    return value;
   }
   bool has(const std::string& key) override { return ::access(path_of(key).c_str(), F_OK) == 0; }
   std::string claim(const std::string& key, const std::string& value) override {
@@ -194,13 +202,24 @@ class FileJoinStore final : public JoinStore {
     std::replace(name.begin(), name.end(), '/', '-');
     return directory_ + "/" + name;
   }
+  // Written whole or not at all: on any failure (a full disk, a quota) the draft is removed and
+  // the line says why.
   std::string write_draft(const std::string& key, const std::string& value) const {
     const std::string draft = directory_ + "/." + path_of(key).substr(directory_.size() + 1) + "." +
                               std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
-    std::ofstream out(draft, std::ios::binary | std::ios::trunc);
-    out << value;
-    out.close();
-    if (!out) throw UsageError("--rendezvous file:" + directory_ + ": cannot write " + draft);
+    const int fd = ::open(draft.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int error = fd < 0 ? errno : 0;
+    for (std::size_t done = 0; error == 0 && done < value.size();) {
+      const ssize_t wrote = ::write(fd, value.data() + done, value.size() - done);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) error = wrote < 0 ? errno : EIO;
+      else done += static_cast<std::size_t>(wrote);
+    }
+    if (fd >= 0 && ::close(fd) != 0 && error == 0) error = errno;  // NFS reports a full disk at close
+    if (error != 0) {
+      if (fd >= 0) ::unlink(draft.c_str());
+      throw UsageError("--rendezvous file:" + directory_ + ": cannot write " + draft + ": " + std::strerror(error));
+    }
     return draft;
   }
 
@@ -215,21 +234,42 @@ struct JoinRecord {
   std::string host;
   long long pid = 0;
   std::string text() const { return std::to_string(world_size) + '\n' + host + '\n' + std::to_string(pid); }
-  static JoinRecord parse(const std::string& text) {
-    JoinRecord record;
+  // Another process wrote `text` (over the network, or in a shared directory): anything but
+  // "SIZE\nHOST\nPID" with sane values is one UsageError line naming `where`, never a crash.
+  static JoinRecord parse(const std::string& text, const std::string& where) {
+    const auto bad = [&](const std::string& why) {
+      return UsageError("a malformed join record for " + where + " (" + why + "): '" + one_line_text(text, 120) +
+                        "'; every rank must run the same collbench, and a --rendezvous file: directory must be this run's own");
+    };
+    std::vector<std::string> lines;
     std::istringstream in(text);
-    std::string size, pid;
-    std::getline(in, size);
-    std::getline(in, record.host);
-    std::getline(in, pid);
-    record.world_size = size.empty() ? 0 : std::stoi(size);
-    record.pid = pid.empty() ? 0 : std::stoll(pid);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    if (text.size() > 4096 || lines.size() != 3) throw bad("not three lines");
+    const auto number = [&](const std::string& field, long long highest) {
+      const bool digits = !field.empty() && field.size() <= 10 &&
+                          std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || std::stoll(field) > highest) throw bad("'" + one_line_text(field, 20) + "' is not a number up to " + std::to_string(highest));
+      return std::stoll(field);
+    };
+    JoinRecord record;
+    record.world_size = static_cast<int>(number(lines[0], 1 << 20));
+    record.host = lines[1];
+    const bool host_ok = !record.host.empty() && record.host.size() <= 255 &&
+                         std::all_of(record.host.begin(), record.host.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+                         });
+    if (!host_ok) throw bad("the host name has characters no host name has");
+    record.pid = number(lines[2], 1LL << 32);
     return record;
   }
   std::string who() const { return "pid " + std::to_string(pid) + " on " + host; }
 };
 
 constexpr const char* kVerdictKey = "collbench/join/verdict";
+
+// The line another process left for every rank: whoever could reach the store wrote it, so it is
+// printed as one line of plain text, never as the terminal control it might hold.
+std::string read_verdict(JoinStore& store, Milliseconds timeout) { return one_line_text(store.get(kVerdictKey, timeout), 1000); }
 
 std::string rank_key(int rank) { return "collbench/join/rank/" + std::to_string(rank); }
 
@@ -249,7 +289,8 @@ std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const 
   const std::string my_text = mine.text();
   const std::string holder = store.claim(rank_key(launch.rank), my_text);
   if (holder != my_text) {
-    fail_join(store, "RANK " + std::to_string(launch.rank) + " was given to two processes (" + JoinRecord::parse(holder).who() +
+    fail_join(store, "RANK " + std::to_string(launch.rank) + " was given to two processes (" +
+                         JoinRecord::parse(holder, "RANK " + std::to_string(launch.rank)).who() +
                          " and " + mine.who() + "): every process needs its own RANK from 0 to WORLD_SIZE-1" +
                          store.stale_hint());
   }
@@ -259,11 +300,13 @@ std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const 
   seen[static_cast<std::size_t>(launch.rank)] = true;
   const Clock::time_point deadline = Clock::now() + launch.join_timeout;
   for (Milliseconds pause(5);; pause = std::min(pause * 2, Milliseconds(100))) {
-    if (store.has(kVerdictKey)) throw UsageError(store.get(kVerdictKey, Milliseconds(0)));
-    for (int rank = 0; rank < launch.world_size; ++rank) {
+    if (store.has(kVerdictKey)) throw UsageError(read_verdict(store, Milliseconds(0)));
+    // One store round trip per rank: with a large WORLD_SIZE a pass is long, so the deadline is
+    // kept inside it too.
+    for (int rank = 0; rank < launch.world_size && Clock::now() < deadline; ++rank) {
       const auto index = static_cast<std::size_t>(rank);
       if (seen[index] || !store.has(rank_key(rank))) continue;
-      records[index] = JoinRecord::parse(store.get(rank_key(rank), Milliseconds(0)));
+      records[index] = JoinRecord::parse(store.get(rank_key(rank), Milliseconds(0)), "RANK " + std::to_string(rank));
       seen[index] = true;
       if (records[index].world_size != launch.world_size) {
         fail_join(store, "ranks disagree on WORLD_SIZE: rank " + std::to_string(rank) + " (" + records[index].who() +
@@ -294,7 +337,7 @@ std::vector<JoinRecord> meet(JoinStore& store, const StoreLaunch& launch, const 
 void throw_verdict_if_any(JoinStore& store) {
   std::string verdict;
   try {
-    if (store.has(kVerdictKey)) verdict = store.get(kVerdictKey, Milliseconds(0));
+    if (store.has(kVerdictKey)) verdict = read_verdict(store, Milliseconds(0));
   } catch (const std::exception&) {
     return;  // the store is gone too; the caller says what failed
   }
@@ -482,7 +525,7 @@ class GlooWorld final : public World {
   }
 
   bool has_verdict() { return store_->has(kVerdictKey); }
-  std::string verdict() { return store_->get(kVerdictKey, operation_timeout_); }
+  std::string verdict() { return read_verdict(*store_, operation_timeout_); }
 
   [[noreturn]] void abort(int exit_code) override {
     // No launcher to end the others: they see this rank's connections close (or, with -T, its

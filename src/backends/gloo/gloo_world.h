@@ -29,6 +29,8 @@ struct StoreLaunch {
   // TORCHELASTIC_USE_AGENT_STORE=True: torchrun's own agent already serves MASTER_PORT, so
   // rank 0 cannot; a failure to listen says so.
   bool torchrun_agent_store = false;
+  // COLLBENCH_JOB_TOKEN ("" when unset): what every process must present to rank 0's TCP store.
+  std::string job_token;
   std::chrono::milliseconds join_timeout{120'000};  // -T, or the default
   std::chrono::milliseconds operation_timeout{1'800'000};  // one control-plane call
 };

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 
@@ -20,11 +21,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum Op : std::uint32_t { kSet = 1, kGet = 2, kWait = 3, kClaim = 4 };
-enum Status : std::uint32_t { kDone = 0, kDeadlinePassed = 1, kMalformed = 2 };
+enum Op : std::uint32_t { kSet = 1, kGet = 2, kWait = 3, kClaim = 4, kHello = 5 };
+enum Status : std::uint32_t { kDone = 0, kDeadlinePassed = 1, kMalformed = 2, kRefused = 3 };
 
-// A request larger than this is refused: rendezvous values are addresses, a few KiB at most.
-constexpr std::uint32_t kMaxMessageBytes = 64u << 20;
+// A reply longer than the server may send is refused by the client (a peer that is not the
+// store, answering with a 4 GiB length, would otherwise make the rank buffer until bad_alloc).
+const std::uint32_t kMaxReplyBytes = StoreLimits{}.max_message_bytes + 64;
 
 void append_u32(std::vector<char>& out, std::uint32_t value) {
   for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>((value >> shift) & 0xff));
@@ -147,10 +149,13 @@ StoreAddress parse_store_address(const std::string& text) {
 
 // The server's event loop: one thread, poll(2) over the listening socket, the clients and a
 // wake-up pipe. Waiting requests are kept with their deadlines and answered when a set
-// completes them or the deadline passes, so no client ever waits without an end.
+// completes them or the deadline passes, so no client ever waits without an end. Every client
+// socket is non-blocking and replies queue per client: a client that never reads cannot stall
+// the loop, and one whose queue passes the limit is disconnected.
 class TcpStoreServer::Loop {
  public:
-  Loop(int listener) : listener_(listener) {
+  Loop(int listener, std::string token, StoreLimits limits)
+      : listener_(listener), token_(std::move(token)), limits_(limits) {
     if (::pipe(wake_) != 0) throw Error("rendezvous store: pipe() failed: " + errno_text());
   }
   ~Loop() {
@@ -169,6 +174,11 @@ class TcpStoreServer::Loop {
  private:
   struct Client {
     std::vector<char> input;
+    std::string output;  // replies not sent yet
+    bool greeted = false;  // presented the job's token
+    bool closing = false;  // close once `output` is sent (a refused token)
+    std::size_t waits = 0;
+    Clock::time_point hello_deadline;
   };
   struct Waiter {
     int socket;
@@ -179,24 +189,31 @@ class TcpStoreServer::Loop {
 
   void accept_client();
   bool read_from(int socket, Client& client);  // false: close it
-  void handle(int socket, std::uint32_t op, std::vector<std::string> fields);
+  void handle(int socket, Client& client, std::uint32_t op, std::vector<std::string> fields);
+  bool store_value(int socket, const std::string& key, std::string value);  // false: over a limit (refused)
   bool try_answer(const Waiter& waiter);  // true when answered
   void answer_ready_and_expired();
   void reply(int socket, std::uint32_t status, const std::string& payload);
+  void flush(int socket, Client& client);
   int poll_timeout_ms() const;
 
   int listener_;
+  std::string token_;
+  StoreLimits limits_;
   int wake_[2] = {-1, -1};
   std::map<int, Client> clients_;
   std::vector<Waiter> waiters_;
   std::map<std::string, std::string> values_;
+  std::size_t held_bytes_ = 0;  // keys and values in values_
   std::vector<int> broken_;
 };
 
 void TcpStoreServer::Loop::run() {
   for (;;) {
     std::vector<pollfd> watched{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
-    for (const auto& [socket, client] : clients_) watched.push_back({socket, POLLIN, 0});
+    for (const auto& [socket, client] : clients_) {
+      watched.push_back({socket, static_cast<short>(POLLIN | (client.output.empty() ? 0 : POLLOUT)), 0});
+    }
     const int ready = ::poll(watched.data(), watched.size(), poll_timeout_ms());
     if (ready < 0 && errno != EINTR) return;
     if (watched[0].revents) return;  // stop()
@@ -204,9 +221,16 @@ void TcpStoreServer::Loop::run() {
     for (std::size_t i = 2; i < watched.size(); ++i) {
       if (!watched[i].revents) continue;
       auto found = clients_.find(watched[i].fd);
-      if (found != clients_.end() && !read_from(found->first, found->second)) broken_.push_back(found->first);
+      if (found == clients_.end()) continue;
+      if ((watched[i].revents & POLLOUT) != 0) flush(found->first, found->second);
+      if ((watched[i].revents & ~POLLOUT) != 0 && !read_from(found->first, found->second)) broken_.push_back(found->first);
     }
     answer_ready_and_expired();
+    const Clock::time_point now = Clock::now();
+    for (auto& [socket, client] : clients_) {
+      if (!client.greeted && now >= client.hello_deadline) broken_.push_back(socket);
+      if (client.closing && client.output.empty()) broken_.push_back(socket);
+    }
     for (int socket : broken_) {
       waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(), [socket](const Waiter& w) { return w.socket == socket; }),
                      waiters_.end());
@@ -217,53 +241,89 @@ void TcpStoreServer::Loop::run() {
 }
 
 int TcpStoreServer::Loop::poll_timeout_ms() const {
-  if (waiters_.empty()) return -1;
-  Clock::time_point soonest = waiters_.front().deadline;
-  for (const Waiter& waiter : waiters_) soonest = std::min(soonest, waiter.deadline);
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(soonest - Clock::now()).count();
+  std::optional<Clock::time_point> soonest;
+  for (const Waiter& waiter : waiters_) soonest = std::min(soonest.value_or(waiter.deadline), waiter.deadline);
+  for (const auto& [socket, client] : clients_) {
+    if (!client.greeted) soonest = std::min(soonest.value_or(client.hello_deadline), client.hello_deadline);
+  }
+  if (!soonest) return -1;
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*soonest - Clock::now()).count();
   return static_cast<int>(std::clamp<long long>(left + 1, 0, 60'000));
 }
 
 void TcpStoreServer::Loop::accept_client() {
-  const int socket = ::accept(listener_, nullptr, nullptr);
-  if (socket < 0) return;  // the client gave up already; nothing to serve
+  const int socket = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (socket < 0) return;  // the client gave up already, or no descriptors are left; nothing to serve
+  if (clients_.size() >= limits_.max_connections) {
+    ::close(socket);  // over the limit: refused at once rather than queued
+    return;
+  }
   const int one = 1;
   ::setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  clients_[socket];
+  clients_[socket].hello_deadline = Clock::now() + limits_.hello_timeout;
 }
 
 bool TcpStoreServer::Loop::read_from(int socket, Client& client) {
-  char chunk[4096];
+  char chunk[16384];
   const ssize_t received = ::recv(socket, chunk, sizeof(chunk), 0);
-  if (received < 0 && errno == EINTR) return true;
+  if (received < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
   if (received <= 0) return false;
+  if (client.closing) return true;  // refused: nothing more it says is read
   client.input.insert(client.input.end(), chunk, chunk + received);
-  while (client.input.size() >= 4) {
-    const std::uint32_t length = read_u32(client.input.data());
-    if (length > kMaxMessageBytes) return false;
-    if (client.input.size() - 4 < length) break;
-    std::vector<char> body(client.input.begin() + 4, client.input.begin() + 4 + length);
-    client.input.erase(client.input.begin(), client.input.begin() + 4 + length);
+  std::size_t used = 0;
+  while (client.input.size() - used >= 4 && !client.closing) {
+    const std::uint32_t length = read_u32(client.input.data() + used);
+    if (length > limits_.max_message_bytes) return false;  // no rendezvous request is that long
+    if (client.input.size() - used - 4 < length) break;
+    const std::vector<char> body(client.input.begin() + static_cast<std::ptrdiff_t>(used + 4),
+                                 client.input.begin() + static_cast<std::ptrdiff_t>(used + 4 + length));
+    used += 4 + length;
     std::uint32_t op = 0;
     std::vector<std::string> fields;
     if (!parse_request(body, op, fields)) {
       reply(socket, kMalformed, "malformed request");
       continue;
     }
-    handle(socket, op, std::move(fields));
+    handle(socket, client, op, std::move(fields));
   }
-  return true;
+  client.input.erase(client.input.begin(), client.input.begin() + static_cast<std::ptrdiff_t>(used));
+  return client.output.size() <= limits_.max_queued_bytes;  // a client that sends but never reads
 }
 
-void TcpStoreServer::Loop::handle(int socket, std::uint32_t op, std::vector<std::string> fields) {
-  if (op == kSet && fields.size() == 2) {
-    values_[fields[0]] = std::move(fields[1]);
+// A timeout field: decimal milliseconds, at most a day (nothing longer is meant).
+static std::optional<long long> parse_timeout_ms(const std::string& text) {
+  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::min(std::stoll(text), 86'400'000LL);
+}
+
+void TcpStoreServer::Loop::handle(int socket, Client& client, std::uint32_t op, std::vector<std::string> fields) {
+  if (!client.greeted) {
+    // Compared in full, so timing tells nothing of how much of the token matched.
+    const bool valid = op == kHello && fields.size() == 1 && fields[0].size() == token_.size();
+    unsigned char differ = valid ? 0 : 1;
+    for (std::size_t i = 0; valid && i < token_.size(); ++i) differ |= static_cast<unsigned char>(fields[0][i] ^ token_[i]);
+    if (differ != 0) {
+      reply(socket, kRefused, "wrong job token: every rank needs the same COLLBENCH_JOB_TOKEN as rank 0");
+      client.closing = true;
+      return;
+    }
+    client.greeted = true;
     reply(socket, kDone, "");
     return;
   }
-  if (op == kClaim && fields.size() == 2) {
-    const std::string& held = values_.emplace(std::move(fields[0]), std::move(fields[1])).first->second;
-    reply(socket, kDone, held);
+  if ((op == kSet || op == kClaim) && fields.size() == 2) {
+    if (op == kClaim) {
+      auto held = values_.find(fields[0]);
+      if (held != values_.end()) {
+        reply(socket, kDone, held->second);
+        return;
+      }
+    }
+    const std::string value = op == kClaim ? fields[1] : std::string();
+    if (!store_value(socket, fields[0], std::move(fields[1]))) return;
+    reply(socket, kDone, value);
     return;
   }
   const bool get = op == kGet && fields.size() == 2;
@@ -272,16 +332,37 @@ void TcpStoreServer::Loop::handle(int socket, std::uint32_t op, std::vector<std:
     reply(socket, kMalformed, "unknown request");
     return;
   }
-  long long timeout_ms = 0;
-  try {
-    timeout_ms = std::stoll(fields[0]);
-  } catch (const std::exception&) {
+  const std::optional<long long> timeout_ms = parse_timeout_ms(fields[0]);
+  if (!timeout_ms) {
     reply(socket, kMalformed, "bad timeout");
     return;
   }
   Waiter waiter{socket, op, std::vector<std::string>(fields.begin() + 1, fields.end()),
-                Clock::now() + std::chrono::milliseconds(std::max(0LL, timeout_ms))};
-  if (!try_answer(waiter)) waiters_.push_back(std::move(waiter));
+                Clock::now() + std::chrono::milliseconds(*timeout_ms)};
+  if (try_answer(waiter)) return;
+  if (client.waits >= limits_.max_waits_per_connection) {
+    reply(socket, kRefused, "too many waiting requests on one connection");
+    return;
+  }
+  ++client.waits;
+  waiters_.push_back(std::move(waiter));
+}
+
+bool TcpStoreServer::Loop::store_value(int socket, const std::string& key, std::string value) {
+  const auto held = values_.find(key);
+  const std::size_t before = held == values_.end() ? 0 : key.size() + held->second.size();
+  const std::size_t after = key.size() + value.size();
+  if (held == values_.end() && values_.size() >= limits_.max_keys) {
+    reply(socket, kRefused, "the store holds its limit of " + std::to_string(limits_.max_keys) + " keys");
+    return false;
+  }
+  if (held_bytes_ - before + after > limits_.max_total_bytes) {
+    reply(socket, kRefused, "the store holds its limit of " + std::to_string(limits_.max_total_bytes >> 20) + " MiB");
+    return false;
+  }
+  held_bytes_ = held_bytes_ - before + after;
+  values_[key] = std::move(value);
+  return true;
 }
 
 bool TcpStoreServer::Loop::try_answer(const Waiter& waiter) {
@@ -296,8 +377,8 @@ void TcpStoreServer::Loop::answer_ready_and_expired() {
   const Clock::time_point now = Clock::now();
   std::vector<Waiter> still_waiting;
   for (Waiter& waiter : waiters_) {
-    if (try_answer(waiter)) continue;
-    if (now >= waiter.deadline) {
+    bool answered = try_answer(waiter);
+    if (!answered && now >= waiter.deadline) {
       std::string missing;
       for (const std::string& key : waiter.keys) {
         if (values_.count(key) == 0) {
@@ -306,19 +387,41 @@ void TcpStoreServer::Loop::answer_ready_and_expired() {
         }
       }
       reply(waiter.socket, kDeadlinePassed, missing);
+      answered = true;
+    }
+    if (!answered) {
+      still_waiting.push_back(std::move(waiter));
       continue;
     }
-    still_waiting.push_back(std::move(waiter));
+    auto client = clients_.find(waiter.socket);
+    if (client != clients_.end() && client->second.waits > 0) --client->second.waits;
   }
   waiters_ = std::move(still_waiting);
 }
 
 void TcpStoreServer::Loop::reply(int socket, std::uint32_t status, const std::string& payload) {
+  auto found = clients_.find(socket);
+  if (found == clients_.end()) return;
   const std::vector<char> message = reply_frame(status, payload);
-  if (!send_all(socket, message.data(), message.size())) broken_.push_back(socket);
+  found->second.output.append(message.data(), message.size());
+  flush(socket, found->second);
 }
 
-TcpStoreServer::TcpStoreServer(const StoreAddress& listen_on) : address_(listen_on) {
+void TcpStoreServer::Loop::flush(int socket, Client& client) {
+  while (!client.output.empty()) {
+    const ssize_t sent = ::send(socket, client.output.data(), client.output.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;  // the rest when it reads
+    if (sent <= 0) {
+      broken_.push_back(socket);
+      return;
+    }
+    client.output.erase(0, static_cast<std::size_t>(sent));
+  }
+  if (client.output.size() > limits_.max_queued_bytes) broken_.push_back(socket);
+}
+
+TcpStoreServer::TcpStoreServer(const StoreAddress& listen_on, std::string token, StoreLimits limits) : address_(listen_on) {
   AddressList list;
   resolve(listen_on, true, list);
   int listener = -1;
@@ -342,7 +445,7 @@ TcpStoreServer::TcpStoreServer(const StoreAddress& listen_on) : address_(listen_
   ::getsockname(listener, reinterpret_cast<sockaddr*>(&bound), &bound_size);
   address_.port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
                                               : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-  loop_ = std::make_unique<Loop>(listener);
+  loop_ = std::make_unique<Loop>(listener, std::move(token), limits);
   thread_ = std::thread([loop = loop_.get()] { loop->run(); });
 }
 
@@ -351,23 +454,42 @@ TcpStoreServer::~TcpStoreServer() {
   thread_.join();
 }
 
-TcpStoreClient::TcpStoreClient(const StoreAddress& server, std::chrono::milliseconds connect_timeout)
-    : server_(server) {
+TcpStoreClient::TcpStoreClient(const StoreAddress& server, std::chrono::milliseconds connect_timeout,
+                               const std::string& token, std::chrono::milliseconds answer_grace)
+    : server_(server), answer_grace_(answer_grace) {
   AddressList list;
   resolve(server, false, list);
   const Clock::time_point deadline = Clock::now() + connect_timeout;
-  std::string why;
+  const auto left_ms = [&deadline] {
+    return std::max<long long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+  };
+  std::string why = "timed out";
   for (;;) {
     for (addrinfo* candidate = list.head; candidate && socket_ < 0; candidate = candidate->ai_next) {
-      const int attempt = ::socket(candidate->ai_family, candidate->ai_socktype | SOCK_CLOEXEC, candidate->ai_protocol);
+      const int attempt =
+          ::socket(candidate->ai_family, candidate->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, candidate->ai_protocol);
       if (attempt < 0) {
         why = errno_text();
         continue;
       }
-      if (::connect(attempt, candidate->ai_addr, candidate->ai_addrlen) == 0) {
+      // Non-blocking, so that a host that drops the connection attempt costs no more than the deadline.
+      int error = 0;
+      if (::connect(attempt, candidate->ai_addr, candidate->ai_addrlen) != 0) {
+        error = errno;
+        if (error == EINPROGRESS) {
+          pollfd writable{attempt, POLLOUT, 0};
+          socklen_t size = sizeof(error);
+          error = ::poll(&writable, 1, static_cast<int>(std::min<long long>(left_ms(), 60'000))) == 1 &&
+                          ::getsockopt(attempt, SOL_SOCKET, SO_ERROR, &error, &size) == 0
+                      ? error
+                      : ETIMEDOUT;
+        }
+      }
+      if (error == 0) {
+        ::fcntl(attempt, F_SETFL, ::fcntl(attempt, F_GETFL, 0) & ~O_NONBLOCK);
         socket_ = attempt;
       } else {
-        why = errno_text();
+        why = std::strerror(error);
         ::close(attempt);
       }
     }
@@ -380,6 +502,18 @@ TcpStoreClient::TcpStoreClient(const StoreAddress& server, std::chrono::millisec
   }
   const int one = 1;
   ::setsockopt(socket_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  // The hello gets what is left of the connect time: something that accepts on the port but
+  // never answers (not our store) ends this within the deadline too.
+  const std::chrono::milliseconds grace = answer_grace_;
+  answer_grace_ = std::chrono::milliseconds(left_ms());
+  try {
+    request(kHello, {token}, std::chrono::milliseconds(0));
+  } catch (...) {
+    ::close(socket_);
+    socket_ = -1;
+    throw;
+  }
+  answer_grace_ = grace;
 }
 
 TcpStoreClient::~TcpStoreClient() {
@@ -392,17 +526,25 @@ std::vector<char> TcpStoreClient::request(std::uint32_t op, const std::vector<st
   if (!send_all(socket_, message.data(), message.size())) {
     throw Error("the rendezvous store at " + server_.text() + " closed the connection");
   }
-  // The server keeps the deadline; this one only guards against a server that died.
-  const Clock::time_point deadline = Clock::now() + server_timeout + std::chrono::seconds(10);
+  // The server keeps the deadline; this one only guards against a server that died or stopped.
+  const Clock::time_point deadline = Clock::now() + server_timeout + answer_grace_;
   std::vector<char> input;
   for (;;) {
-    if (input.size() >= 4 && input.size() - 4 >= read_u32(input.data())) break;
+    if (input.size() >= 4) {
+      const std::uint32_t length = read_u32(input.data());
+      if (length < 4 || length > kMaxReplyBytes) {
+        throw Error("the rendezvous store at " + server_.text() + " sent a malformed reply (length " +
+                    std::to_string(length) + "): is MASTER_ADDR:MASTER_PORT served by collbench's rank 0?");
+      }
+      if (input.size() - 4 >= length) break;
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     pollfd readable{socket_, POLLIN, 0};
     const int ready = left > 0 ? ::poll(&readable, 1, static_cast<int>(std::min<long long>(left, 60'000))) : 0;
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0 && Clock::now() >= deadline) {
-      throw Error("the rendezvous store at " + server_.text() + " did not answer", ExitCode::kTimeout);
+      throw Error("the rendezvous store at " + server_.text() + " did not answer within " +
+                  std::to_string((server_timeout + answer_grace_).count()) + " ms", ExitCode::kTimeout);
     }
     if (ready <= 0) continue;
     char chunk[4096];
@@ -412,13 +554,16 @@ std::vector<char> TcpStoreClient::request(std::uint32_t op, const std::vector<st
     input.insert(input.end(), chunk, chunk + received);
   }
   const std::uint32_t length = read_u32(input.data());
-  if (length < 4) throw Error("the rendezvous store at " + server_.text() + " sent a malformed reply");
   const std::uint32_t status = read_u32(input.data() + 4);
   std::vector<char> payload(input.begin() + 8, input.begin() + 4 + length);
-  const std::string text(payload.begin(), payload.end());
+  const std::string text = one_line_text(std::string(payload.begin(), payload.end()), 200);
   if (status == kDeadlinePassed) {
     throw Error("rendezvous store at " + server_.text() + ": key '" + text + "' was not set within " +
                 std::to_string(server_timeout.count()) + " ms", ExitCode::kTimeout);
+  }
+  if (status == kRefused) {
+    throw Error("rendezvous store at " + server_.text() + " refused this process: " + text,
+                op == kHello ? ExitCode::kUsage : ExitCode::kRuntimeError);
   }
   if (status != kDone) throw Error("rendezvous store at " + server_.text() + " refused a request: " + text);
   return payload;

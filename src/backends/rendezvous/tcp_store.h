@@ -13,7 +13,13 @@
 // each field [length][bytes]; a reply is [length][status][payload]. Ops: set (key, value),
 // get (timeout ms, key), wait (timeout ms, key...), claim (key, value: set only when absent;
 // the payload is the value the key holds afterwards). Status 0 is done, 1 a deadline passed
-// (payload: the missing key), 2 a malformed request.
+// (payload: the missing key), 2 a malformed request, 3 refused (a wrong job token, a limit).
+//
+// The store trusts no one who connects (issue 19): every connection first presents the job's
+// token (hello, op 5; COLLBENCH_JOB_TOKEN launched without MPI, "" when none is set); what the
+// store holds and queues is bounded in total (StoreLimits), its sockets never block its one
+// thread, and a client that goes over a limit is disconnected. The client refuses a reply longer
+// than the limit rather than buffering it.
 #pragma once
 
 #include <chrono>
@@ -36,11 +42,23 @@ StoreAddress parse_store_address(const std::string& text);
 // Throws UsageError unless `text` is a decimal port 0..65535.
 int parse_port(const std::string& text);
 
+// What one server holds at most. Rendezvous values are addresses, a few KiB each; the defaults
+// leave room for thousands of ranks and keep a hostile client from growing rank 0 without end.
+struct StoreLimits {
+  std::uint32_t max_message_bytes = 4u << 20;     // one request or reply
+  std::size_t max_total_bytes = 64u << 20;       // keys and values held
+  std::size_t max_keys = 1u << 18;
+  std::size_t max_connections = 4096;
+  std::size_t max_queued_bytes = 8u << 20;       // replies a client has not read yet
+  std::size_t max_waits_per_connection = 64;
+  std::chrono::milliseconds hello_timeout{10'000};  // a connection that never says hello
+};
+
 class TcpStoreServer {
  public:
   // Binds `host:port` (only that address) and starts serving. Throws Error with one line when
-  // the address does not resolve or cannot be bound.
-  explicit TcpStoreServer(const StoreAddress& listen_on);
+  // the address does not resolve or cannot be bound. Connections must present `token`.
+  explicit TcpStoreServer(const StoreAddress& listen_on, std::string token = "", StoreLimits limits = {});
   ~TcpStoreServer();
   TcpStoreServer(const TcpStoreServer&) = delete;
   TcpStoreServer& operator=(const TcpStoreServer&) = delete;
@@ -58,8 +76,12 @@ class TcpStoreServer {
 class TcpStoreClient {
  public:
   // Connects, retrying refused connections until `connect_timeout` (the server may start later
-  // than its clients). Throws Error with one line on a bad address or when time runs out.
-  TcpStoreClient(const StoreAddress& server, std::chrono::milliseconds connect_timeout);
+  // than its clients), and presents `token`; all of it within `connect_timeout`. Throws Error
+  // with one line on a bad address, when time runs out (exit code 4) or when the server refuses
+  // the token (exit code 2). A server that keeps a request's reply longer than its own deadline
+  // plus `answer_grace` is taken for gone (exit code 4).
+  TcpStoreClient(const StoreAddress& server, std::chrono::milliseconds connect_timeout, const std::string& token = "",
+                 std::chrono::milliseconds answer_grace = std::chrono::seconds(10));
   ~TcpStoreClient();
   TcpStoreClient(const TcpStoreClient&) = delete;
   TcpStoreClient& operator=(const TcpStoreClient&) = delete;
@@ -83,6 +105,7 @@ class TcpStoreClient {
                             std::chrono::milliseconds server_timeout);
 
   StoreAddress server_;
+  std::chrono::milliseconds answer_grace_;
   int socket_ = -1;
 };
 
