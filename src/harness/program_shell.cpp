@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 
 #include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
@@ -14,6 +15,7 @@
 #include "harness/interrupt_watcher.h"
 #include "harness/job_watchdog.h"
 #include "harness/launcher_env.h"
+#include "harness/watchdog.h"
 #include "report/report_file.h"
 
 namespace collbench {
@@ -33,8 +35,9 @@ class Shell {
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
-  int measure(World& world);
+  int measure(World& world, std::optional<Watchdog>& start_up_watch);
   [[noreturn]] void end_interrupted(const std::string& what);
+  [[noreturn]] void end_start_up_timeout(const World& world, const std::string& step);
 
   // Whether this rank prints a line every rank shares: rank 0 under an MPI launcher (one copy is
   // enough, the launcher merges the output), every rank without one (nobody else shows it).
@@ -77,7 +80,16 @@ int Shell::run(int* argc, char*** argv) {
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), true);
   } catch (const Error& e) {
-    return fail(ExitCode::kRuntimeError, e.what(), true);
+    return fail(e.code(), e.what(), true);  // 4: a rank stopped answering while connecting
+  }
+  // -T from the moment the ranks have met until the job watchdog (and its heartbeats) runs: the
+  // agreement on options and the heartbeats' own connections wait on every rank, and a rank
+  // stopped in between must end the job with exit 4 within -T like one stopped later. Declared
+  // after the world, so it ends first.
+  std::optional<Watchdog> start_up_watch;
+  if (const double timeout_seconds = program_.run_flags().timeout_seconds; timeout_seconds > 0) {
+    World& joined = *world;
+    start_up_watch.emplace(timeout_seconds, [this, &joined](const std::string& step) { end_start_up_timeout(joined, step); });
   }
   try {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
@@ -86,7 +98,7 @@ int Shell::run(int* argc, char*** argv) {
     std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), one_line_text(e.what()).c_str());
     world->abort(static_cast<int>(ExitCode::kRuntimeError));
   }
-  return measure(*world);
+  return measure(*world, start_up_watch);
 }
 
 // Everything every rank must agree on before the first measurement, each step identical on every
@@ -122,7 +134,7 @@ std::optional<int> Shell::agree_before_start(World& world) {
   return std::nullopt;
 }
 
-int Shell::measure(World& world) {
+int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
   const bool printer = prints_shared_lines(world);
   // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
   std::optional<JobWatchdog> watchdog;
@@ -131,6 +143,7 @@ int Shell::measure(World& world) {
     if (timeout_seconds > 0) {
       watchdog.emplace(world, timeout_seconds, name_, [this](const std::string& error) { report_.record_error(error); });
     }
+    start_up_watch.reset();  // the job watchdog has taken over
     RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
     return program_.measure(run);
   } catch (const UsageError& e) {
@@ -148,6 +161,17 @@ int Shell::measure(World& world) {
     world.abort(code);
   }
   return static_cast<int>(ExitCode::kRuntimeError);  // not reached: World::abort never returns
+}
+
+void Shell::end_start_up_timeout(const World& world, const std::string& step) {
+  std::ostringstream line;
+  line << "timeout: no progress for " << program_.run_flags().timeout_seconds << " s in " << step
+       << " (agreeing on options and connecting heartbeats, seen by rank " << world.rank() << " on " << world.host()
+       << "): another rank stopped answering; ending the job with exit 4";
+  report_.record_error(line.str());
+  std::fprintf(stderr, "%s: %s\n", name_.c_str(), line.str().c_str());
+  std::fflush(stderr);
+  std::_Exit(static_cast<int>(ExitCode::kTimeout));
 }
 
 void Shell::end_interrupted(const std::string& what) {

@@ -237,6 +237,80 @@ case "$scenario" in
     one_line 0 "--backend mpi needs a launch by mpirun or srun"
     one_line 1 "--backend mpi needs a launch by mpirun or srun"
     ;;
+  stop_after_join)
+    # RANK 2 stopped the moment its join record is in --rendezvous file:DIR, before heartbeats:
+    # the others exit 4 within -T plus a few seconds (they exited 1 after -T + 10 s before).
+    dir="$work/rdv"
+    for rank in 0 1 2; do
+      start_rank "$rank" 3 all_reduce_perf -b 8 -e 8 -n 2 -T 3 --rendezvous "file:$dir"
+    done
+    for _ in $(seq 1 300); do [ -e "$dir/collbench-join-rank-2" ] && break; sleep 0.01; done
+    kill -STOP "${pids[2]}"
+    skip_index=2
+    start_s=$(date +%s)
+    await_all 30
+    elapsed=$(($(date +%s) - start_s))
+    expect_codes 4 4
+    [ "$elapsed" -le 8 ] || fail "the survivors took ${elapsed} s with -T 3"
+    one_line 0 "(no progress for 3 s|no answer from some rank within 3 s)"
+    ;;
+  huge_world)
+    # An absurd WORLD_SIZE: the join gives up within -T (it took 20-42 s with -T 3 before).
+    start_rank 0 1000000 all_reduce_perf -b 8 -e 8 -T 3
+    start_s=$(date +%s)
+    await_all 60
+    elapsed=$(($(date +%s) - start_s))
+    expect_codes 2
+    [ "$elapsed" -le 6 ] || fail "the join took ${elapsed} s to give up with -T 3"
+    one_line 0 "WORLD_SIZE=1000000 did not fill up within 3 s"
+    ;;
+  bad_flag_rank1)
+    # Every rank launched without MPI prints its own line for a bad flag (rank 1 was silent).
+    for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf -b 8 -e 8 --no-such-flag; done
+    await_all 30
+    expect_codes 2 2
+    one_line 0 "no-such-flag"
+    one_line 1 "no-such-flag"
+    ;;
+  ddp_default)
+    # ddp_step_perf launched without MPI runs on gloo by default; --backend mpi exits 2 on every rank.
+    for rank in 0 1; do start_rank "$rank" 2 ddp_step_perf --model linear-1024 --batch 2 -n 1 -w 0 -T 30 -J "$report"; done
+    await_all 120
+    expect_codes 0 0
+    grep -q '"backend": *"gloo"' "$report" || fail "the report does not say backend gloo"
+    rm -f "$work"/err.* "$work"/out.*
+    pids=() tags=() codes=()
+    port=$(free_port)
+    for rank in 0 1; do start_rank "$rank" 2 ddp_step_perf --model linear-1024 --batch 2 -n 1 -w 0 -T 30 --backend mpi; done
+    await_all 60
+    expect_codes 2 2
+    one_line 0 "--backend mpi needs a launch by mpirun or srun"
+    one_line 1 "--backend mpi needs a launch by mpirun or srun"
+    ;;
+  file_full)
+    # --rendezvous file:DIR on a full filesystem: one line with the reason, no drafts left behind.
+    if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then echo "SKIP: needs root and unshare to mount a small tmpfs"; exit 0; fi
+    cat >"$work/full.sh" <<'INNER'
+set -u
+dir=$1; shift
+mount -t tmpfs -o size=64k tmpfs "$dir" || { echo "SKIP: cannot mount tmpfs"; exit 77; }
+head -c 60000 /dev/zero >"$dir/filler" 2>/dev/null
+dd if=/dev/zero of="$dir/filler2" bs=1k count=64 2>/dev/null
+mkdir -p "$dir/rdv"
+RANK=0 WORLD_SIZE=2 "$@" --rendezvous "file:$dir/rdv" 2>"$dir/../err.0"
+code=$?
+echo "code=$code"
+ls -A "$dir/rdv" | sed 's/^/left: /'
+exit 0
+INNER
+    mkdir -p "$work/mnt"
+    out=$(unshare -m bash "$work/full.sh" "$work/mnt" "$bin_dir/all_reduce_perf" -b 8 -e 8 -T 3)
+    case "$out" in *SKIP*) echo "$out"; exit 0 ;; esac
+    echo "$out"
+    case "$out" in *code=2*) ;; *) fail "expected exit 2 on a full disk: $out" ;; esac
+    case "$out" in *left:*) fail "files left behind: $out" ;; esac
+    one_line 0 "cannot write .*No space left on device"
+    ;;
   bad_variables)
     # VARIABLE=VALUE changes (empty value: unset), each a process of its own: exit 2, one line.
     while IFS='|' read -r change pattern; do

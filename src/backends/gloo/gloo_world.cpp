@@ -408,6 +408,7 @@ class GlooWorld final : public World {
       local_rank_ = static_cast<int>(std::count_if(records.begin(), records.begin() + rank_,
                                                    [&](const JoinRecord& r) { return r.host == host_; }));
     }
+    const Clock::time_point connect_start = Clock::now();
     try {
       gloo::transport::tcp::attr attributes;
       attributes.hostname = bind_address_;
@@ -423,8 +424,15 @@ class GlooWorld final : public World {
       lost_store(*store_, e);  // only the store throws collbench's errors here
     } catch (const std::exception& e) {
       throw_verdict_if_any(*store_);
+      // Every rank had joined, so a connection that never came is a rank that stopped answering
+      // (stopped, frozen) since: a timeout, exit 4, as when it stops later under the watchdog.
+      const bool timed_out = Clock::now() - connect_start >= launch.join_timeout;
       throw Error("the control plane's Gloo connections through " + store_->description() + " from " + bind_address_ +
-                  " failed: " + e.what());
+                      (timed_out ? " got no answer from some rank within " + seconds_text(launch.join_timeout) +
+                                       " (-T, or the default join timeout; a rank stopped or frozen after joining?): "
+                                 : " failed: ") +
+                      e.what(),
+                  timed_out ? ExitCode::kTimeout : ExitCode::kRuntimeError);
     }
     description_ = "gloo " + std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
                    std::to_string(GLOO_VERSION_PATCH) + " over " + store_->description();
