@@ -142,5 +142,55 @@ TEST(TcpStore, BadAddressesAreRefusedInOneSentence) {
   }
 }
 
+
+// Issue 19: the store trusts no one who connects.
+TEST(TcpStore, AWrongTokenIsRefusedWithExitCode2) {
+  TcpStoreServer server({"127.0.0.1", 0}, "job-7");
+  EXPECT_NO_THROW(TcpStoreClient(server.address(), milliseconds(2000), "job-7"));
+  for (const std::string wrong : {"", "job-8", "job-77"}) {
+    try {
+      TcpStoreClient client(server.address(), milliseconds(2000), wrong);
+      FAIL() << "token '" << wrong << "' was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ExitCode::kUsage);
+      EXPECT_NE(std::string(e.what()).find("wrong job token"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(TcpStore, TotalsAreBoundedAndTheStoreKeepsServing) {
+  StoreLimits limits;
+  limits.max_total_bytes = 1 << 20;
+  limits.max_keys = 8;
+  TcpStoreServer server({"127.0.0.1", 0}, "", limits);
+  TcpStoreClient client(server.address(), milliseconds(2000));
+  client.set("a", std::vector<char>(600 << 10, 'x'));
+  EXPECT_THROW(client.set("b", std::vector<char>(600 << 10, 'x')), Error);  // over the total
+  client.set("a", std::vector<char>(10, 'y'));  // replacing frees what it held
+  client.set("b", std::vector<char>(600 << 10, 'x'));
+  for (int i = 0; i < 6; ++i) client.set("k" + std::to_string(i), bytes("v"));
+  EXPECT_THROW(client.set("one-too-many", bytes("v")), Error);  // over the key count
+  EXPECT_EQ(text(client.get("k5", milliseconds(1000))), "v");
+}
+
+TEST(TcpStore, TooManyConnectionsAreRefusedNotQueued) {
+  StoreLimits limits;
+  limits.max_connections = 2;
+  TcpStoreServer server({"127.0.0.1", 0}, "", limits);
+  TcpStoreClient first(server.address(), milliseconds(2000));
+  TcpStoreClient second(server.address(), milliseconds(2000));
+  EXPECT_THROW(TcpStoreClient(server.address(), milliseconds(2000)), Error);
+  first.set("still", bytes("served"));
+  EXPECT_EQ(text(second.get("still", milliseconds(1000))), "served");
+}
+
+TEST(OneLineText, EscapesControlCharactersAndCutsLongText) {
+  EXPECT_EQ(one_line_text("plain text: 1.5 GB/s"), "plain text: 1.5 GB/s");
+  EXPECT_EQ(one_line_text("a\nb\r\tc\x1b[31m\x7f"), "a\\nb\\r\\tc\\x1b[31m\\x7f");
+  EXPECT_EQ(one_line_text("csi \xc2\x9b" "31m"), "csi \\u009b31m");
+  EXPECT_EQ(one_line_text("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 text stays
+  EXPECT_EQ(one_line_text(std::string(100, 'x'), 10), std::string(10, 'x') + "...");
+}
+
 }  // namespace
 }  // namespace collbench::rendezvous
