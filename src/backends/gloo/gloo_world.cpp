@@ -75,7 +75,8 @@ class TcpJoinStore final : public JoinStore {
     const rendezvous::StoreAddress address{master, launch.master_port};
     if (launch.rank == 0) {
       try {
-        server_ = std::make_unique<rendezvous::TcpStoreServer>(address, launch.job_token);
+        server_ = std::make_unique<rendezvous::TcpStoreServer>(address, launch.job_token,
+                                                               rendezvous::StoreLimits::for_world(launch.world_size));
       } catch (const Error& e) {
         const std::string hint = launch.torchrun_agent_store
                                      ? "torchrun's agent serves MASTER_PORT itself (TORCHELASTIC_USE_AGENT_STORE=True): "

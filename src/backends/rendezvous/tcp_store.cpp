@@ -26,7 +26,7 @@ enum Status : std::uint32_t { kDone = 0, kDeadlinePassed = 1, kMalformed = 2, kR
 
 // A reply longer than the server may send is refused by the client (a peer that is not the
 // store, answering with a 4 GiB length, would otherwise make the rank buffer until bad_alloc).
-const std::uint32_t kMaxReplyBytes = StoreLimits{}.max_message_bytes + 64;
+const std::uint32_t kMaxReplyBytes = StoreLimits::for_world(1 << 20).max_message_bytes + 64;
 
 void append_u32(std::vector<char>& out, std::uint32_t value) {
   for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>((value >> shift) & 0xff));
@@ -111,6 +111,18 @@ bool send_all(int socket, const char* bytes, std::size_t size) {
 }
 
 }  // namespace
+
+StoreLimits StoreLimits::for_world(int world_size) {
+  StoreLimits limits;
+  const auto ranks = static_cast<std::size_t>(std::max(1, world_size));
+  const std::size_t mesh_bytes = std::min<std::size_t>(ranks * ranks, std::size_t{1} << 32) * 256;
+  limits.max_total_bytes = std::clamp<std::size_t>(mesh_bytes + (16u << 20), limits.max_total_bytes, std::size_t{1} << 30);
+  limits.max_message_bytes = static_cast<std::uint32_t>(
+      std::clamp<std::size_t>(ranks * 256 + (64u << 10), limits.max_message_bytes, std::size_t{64} << 20));
+  limits.max_keys = std::max(limits.max_keys, ranks * 8 + 1024);
+  limits.max_connections = std::max(limits.max_connections, ranks + 64);
+  return limits;
+}
 
 std::string StoreAddress::text() const {
   const bool v6 = host.find(':') != std::string::npos;

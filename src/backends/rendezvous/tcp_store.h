@@ -52,6 +52,11 @@ struct StoreLimits {
   std::size_t max_queued_bytes = 8u << 20;       // replies a client has not read yet
   std::size_t max_waits_per_connection = 64;
   std::chrono::milliseconds hello_timeout{10'000};  // a connection that never says hello
+
+  // The defaults, raised as far as a world of `world_size` ranks needs: Gloo's full mesh puts
+  // every rank's addresses for every peer in the store (about 150 bytes a pair, so 1000 ranks
+  // need some 150 MB), and every rank holds one connection. Never above 1 GiB in all.
+  static StoreLimits for_world(int world_size);
 };
 
 class TcpStoreServer {
