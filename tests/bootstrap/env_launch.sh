@@ -254,6 +254,19 @@ case "$scenario" in
     [ "$elapsed" -le 8 ] || fail "the survivors took ${elapsed} s with -T 3"
     one_line 0 "(no progress for 3 s|no answer from some rank within 3 s)"
     ;;
+  file_corrupt)
+    # A corrupted join record in --rendezvous file:DIR (a control character, a number too large):
+    # one line and exit 2 on every rank, never a crash (rank 0 died on an uncaught stoi before).
+    dir="$work/rdv"
+    mkdir -p "$dir"
+    printf '2\nnode\0331\n99999999999999999999999' >"$dir/collbench-join-rank-1"
+    for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf -b 8 -e 8 -T 5 --rendezvous "file:$dir"; done
+    await_all 30
+    expect_codes 2 2
+    one_line 0 "malformed join record for RANK 1"
+    one_line 1 "malformed join record for RANK 1"
+    if grep -q "$(printf '\033')" "$work"/err.*; then fail "an escape byte reached stderr"; fi
+    ;;
   huge_world)
     # An absurd WORLD_SIZE: the join gives up within -T (it took 20-42 s with -T 3 before).
     start_rank 0 1000000 all_reduce_perf -b 8 -e 8 -T 3
