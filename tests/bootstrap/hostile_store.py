@@ -8,6 +8,7 @@ Loopback only; every wait is bounded. usage: hostile_store.py BIN_DIR SCENARIO; 
   oversize   a 100 MiB length prefix: disconnected; the store still serves others
   totals     3 MiB sets until refused: the store stops at its total, the rank stays small
   flood      thousands of gets of a large value, never read: disconnected; others still served
+  partial    40 connections each holding a 3.5 MiB request half sent: held in total, not each
   bad_record a malformed join record for RANK 1: rank 0 exits 2 with one line
   control    a verdict with newlines and escape codes: rank 0 prints one line, no ESC byte
   token      COLLBENCH_JOB_TOKEN on rank 0: a wrong token is refused; a rank with one exits 2
@@ -133,7 +134,7 @@ def still_served(port, token=""):
 
 
 port = free_port()
-if SCENARIO in ("oversize", "totals", "flood"):
+if SCENARIO in ("oversize", "totals", "flood", "partial"):
     proc, err = start_rank(0, 2, port, ["-T", "8"])
     sock = wait_for_store(port)
     if SCENARIO == "oversize":
@@ -145,6 +146,25 @@ if SCENARIO in ("oversize", "totals", "flood"):
             closed = True
         if not closed:
             fail("a 100 MiB request was not refused")
+    elif SCENARIO == "partial":
+        before = rss_kib(proc.pid)
+        held = []
+        for i in range(40):  # 140 MiB asked to be buffered in all
+            try:
+                other = connect(port)
+                other.settimeout(5)
+                other.sendall(struct.pack("<I", 4 << 20) + frame(SET, ["k", b""])[4:] + b"p" * (7 << 19))
+                held.append(other)
+            except OSError:
+                pass  # disconnected over the total: what the limit is for
+        time.sleep(0.5)
+        grown = rss_kib(proc.pid) - before
+        print(f"rank 0 grew by {grown} KiB holding partial requests")
+        if grown > 100 * 1024:
+            fail(f"rank 0 grew by {grown} KiB for 40 half-sent requests")
+        still_served(port)
+        for other in held:
+            other.close()
     elif SCENARIO == "totals":
         refused = None
         for i in range(200):  # 600 MiB asked for in all

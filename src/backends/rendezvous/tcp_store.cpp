@@ -208,6 +208,11 @@ class TcpStoreServer::Loop {
   void reply(int socket, std::uint32_t status, const std::string& payload);
   void flush(int socket, Client& client);
   int poll_timeout_ms() const;
+  static std::size_t waited_bytes(const Waiter& waiter) {
+    std::size_t bytes = sizeof(Waiter);
+    for (const std::string& key : waiter.keys) bytes += key.size() + sizeof(std::string);
+    return bytes;
+  }
 
   int listener_;
   std::string token_;
@@ -217,16 +222,21 @@ class TcpStoreServer::Loop {
   std::vector<Waiter> waiters_;
   std::map<std::string, std::string> values_;
   std::size_t held_bytes_ = 0;  // keys and values in values_
+  // Requests half read, replies not sent and keys waited for, over every client: bounded as a
+  // whole too, so that many connections each under its own limit cannot add up to too much.
+  std::size_t buffered_bytes_ = 0;
+  Clock::time_point accept_paused_until_{};  // out of file descriptors: accept again later
   std::vector<int> broken_;
 };
 
 void TcpStoreServer::Loop::run() {
   for (;;) {
-    std::vector<pollfd> watched{{wake_[0], POLLIN, 0}, {listener_, POLLIN, 0}};
+    const bool accepting = Clock::now() >= accept_paused_until_;
+    std::vector<pollfd> watched{{wake_[0], POLLIN, 0}, {listener_, static_cast<short>(accepting ? POLLIN : 0), 0}};
     for (const auto& [socket, client] : clients_) {
       watched.push_back({socket, static_cast<short>(POLLIN | (client.output.empty() ? 0 : POLLOUT)), 0});
     }
-    const int ready = ::poll(watched.data(), watched.size(), poll_timeout_ms());
+    const int ready = ::poll(watched.data(), watched.size(), accepting ? poll_timeout_ms() : std::min(poll_timeout_ms() < 0 ? 100 : poll_timeout_ms(), 100));
     if (ready < 0 && errno != EINTR) return;
     if (watched[0].revents) return;  // stop()
     if (watched[1].revents & POLLIN) accept_client();
@@ -244,9 +254,17 @@ void TcpStoreServer::Loop::run() {
       if (client.closing && client.output.empty()) broken_.push_back(socket);
     }
     for (int socket : broken_) {
-      waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(), [socket](const Waiter& w) { return w.socket == socket; }),
+      waiters_.erase(std::remove_if(waiters_.begin(), waiters_.end(),
+                                    [&](const Waiter& w) {
+                                      if (w.socket == socket) buffered_bytes_ -= waited_bytes(w);
+                                      return w.socket == socket;
+                                    }),
                      waiters_.end());
-      if (clients_.erase(socket)) ::close(socket);
+      auto found = clients_.find(socket);
+      if (found == clients_.end()) continue;
+      buffered_bytes_ -= found->second.input.size() + found->second.output.size();
+      clients_.erase(found);
+      ::close(socket);
     }
     broken_.clear();
   }
@@ -265,7 +283,13 @@ int TcpStoreServer::Loop::poll_timeout_ms() const {
 
 void TcpStoreServer::Loop::accept_client() {
   const int socket = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (socket < 0) return;  // the client gave up already, or no descriptors are left; nothing to serve
+  if (socket < 0) {
+    // Out of descriptors, the pending connection stays readable: without a pause poll would spin.
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      accept_paused_until_ = Clock::now() + std::chrono::milliseconds(100);
+    }
+    return;  // or the client gave up already; nothing to serve
+  }
   if (clients_.size() >= limits_.max_connections) {
     ::close(socket);  // over the limit: refused at once rather than queued
     return;
@@ -281,11 +305,19 @@ bool TcpStoreServer::Loop::read_from(int socket, Client& client) {
   if (received < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) return true;
   if (received <= 0) return false;
   if (client.closing) return true;  // refused: nothing more it says is read
+  if (buffered_bytes_ + static_cast<std::size_t>(received) > limits_.max_total_bytes) return false;
   client.input.insert(client.input.end(), chunk, chunk + received);
+  buffered_bytes_ += static_cast<std::size_t>(received);
+  const std::size_t input_before = client.input.size();
   std::size_t used = 0;
   while (client.input.size() - used >= 4 && !client.closing) {
     const std::uint32_t length = read_u32(client.input.data() + used);
-    if (length > limits_.max_message_bytes) return false;  // no rendezvous request is that long
+    // No rendezvous request is that long; before the hello, nothing but a short token is.
+    if (length > (client.greeted ? limits_.max_message_bytes : 4096u)) {
+      client.input.erase(client.input.begin(), client.input.begin() + static_cast<std::ptrdiff_t>(used));
+      buffered_bytes_ -= input_before - client.input.size();
+      return false;
+    }
     if (client.input.size() - used - 4 < length) break;
     const std::vector<char> body(client.input.begin() + static_cast<std::ptrdiff_t>(used + 4),
                                  client.input.begin() + static_cast<std::ptrdiff_t>(used + 4 + length));
@@ -299,6 +331,7 @@ bool TcpStoreServer::Loop::read_from(int socket, Client& client) {
     handle(socket, client, op, std::move(fields));
   }
   client.input.erase(client.input.begin(), client.input.begin() + static_cast<std::ptrdiff_t>(used));
+  buffered_bytes_ -= input_before - client.input.size();
   return client.output.size() <= limits_.max_queued_bytes;  // a client that sends but never reads
 }
 
@@ -352,11 +385,12 @@ void TcpStoreServer::Loop::handle(int socket, Client& client, std::uint32_t op, 
   Waiter waiter{socket, op, std::vector<std::string>(fields.begin() + 1, fields.end()),
                 Clock::now() + std::chrono::milliseconds(*timeout_ms)};
   if (try_answer(waiter)) return;
-  if (client.waits >= limits_.max_waits_per_connection) {
-    reply(socket, kRefused, "too many waiting requests on one connection");
+  if (client.waits >= limits_.max_waits_per_connection || buffered_bytes_ + waited_bytes(waiter) > limits_.max_total_bytes) {
+    reply(socket, kRefused, "too many waiting requests");
     return;
   }
   ++client.waits;
+  buffered_bytes_ += waited_bytes(waiter);
   waiters_.push_back(std::move(waiter));
 }
 
@@ -405,6 +439,7 @@ void TcpStoreServer::Loop::answer_ready_and_expired() {
       still_waiting.push_back(std::move(waiter));
       continue;
     }
+    buffered_bytes_ -= waited_bytes(waiter);
     auto client = clients_.find(waiter.socket);
     if (client != clients_.end() && client->second.waits > 0) --client->second.waits;
   }
@@ -416,6 +451,7 @@ void TcpStoreServer::Loop::reply(int socket, std::uint32_t status, const std::st
   if (found == clients_.end()) return;
   const std::vector<char> message = reply_frame(status, payload);
   found->second.output.append(message.data(), message.size());
+  buffered_bytes_ += message.size();
   flush(socket, found->second);
 }
 
@@ -429,6 +465,7 @@ void TcpStoreServer::Loop::flush(int socket, Client& client) {
       return;
     }
     client.output.erase(0, static_cast<std::size_t>(sent));
+    buffered_bytes_ -= static_cast<std::size_t>(sent);
   }
   if (client.output.size() > limits_.max_queued_bytes) broken_.push_back(socket);
 }
