@@ -14,6 +14,8 @@ Loopback only; every wait is bounded. usage: hostile_store.py BIN_DIR SCENARIO; 
   token      COLLBENCH_JOB_TOKEN on rank 0: a wrong token is refused; a rank with one exits 2
   long_reply a fake store answering with a 4 GiB length: rank 1 exits 2 at once, one line
   silent     a fake store that accepts and never answers: rank 1 exits 2 within -T (3 s) + 2 s
+  stop_after_join  RANK 2 stopped as soon as its join record is in the store: the others exit 4
+             within -T (3 s) + 5 s
 """
 import os
 import socket
@@ -236,6 +238,27 @@ elif SCENARIO == "token":
         code, stderr = finish(p, e, 60)
         if code != 0:
             fail(f"{name} with the right token exited {code}: {stderr!r}")
+elif SCENARIO == "stop_after_join":
+    ranks = [start_rank(r, 3, port, ["-T", "3"]) for r in range(3)]
+    sock = wait_for_store(port)
+    status, _ = call(sock, WAIT, ["10000", "collbench/join/rank/2"])
+    ranks[2][0].send_signal(19)  # SIGSTOP
+    start = time.time()
+    try:
+        said = {}
+        for rank in (0, 1):
+            code, said[rank] = finish(*ranks[rank], 30)
+            if code != 4:
+                fail(f"rank {rank} exited {code}, expected 4: {said[rank]!r}")
+        took = time.time() - start
+        print(f"ranks 0 and 1 exited 4 after {took:.1f} s; rank 0 said: {said[0].decode(errors='replace').strip()}")
+        if b"timeout" not in said[0] and b"no answer" not in said[0]:
+            fail(f"rank 0 did not say what happened: {said[0]!r}")
+        if took > 8:
+            fail(f"the survivors took {took:.1f} s with -T 3")
+    finally:
+        ranks[2][0].kill()
+        ranks[2][0].wait()
 else:  # long_reply, silent: a fake store for a real rank 1
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

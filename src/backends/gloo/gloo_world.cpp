@@ -422,7 +422,13 @@ class GlooWorld final : public World {
       context_ = std::move(context);
     } catch (const Error& e) {
       throw_verdict_if_any(*store_);
-      lost_store(*store_, e);  // only the store throws collbench's errors here
+      // Only the store throws collbench's errors here: a key that never came is a rank that
+      // stopped answering after joining (exit 4, see below); anything else, the store is gone.
+      if (e.code() != ExitCode::kTimeout) lost_store(*store_, e);
+      throw Error("the control plane's Gloo connections through " + store_->description() + " got no answer from some rank within " +
+                      seconds_text(launch.join_timeout) + " (-T, or the default join timeout; a rank stopped or frozen after joining?): " +
+                      e.what(),
+                  ExitCode::kTimeout);
     } catch (const std::exception& e) {
       throw_verdict_if_any(*store_);
       // Every rank had joined, so a connection that never came is a rank that stopped answering
