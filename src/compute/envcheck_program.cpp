@@ -207,7 +207,10 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     std::fflush(stdout);
     exit_code = report_.slow_ranks.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
-  return std::stoi(world.broadcast_string(std::to_string(exit_code)));
+  const std::string decided = world.broadcast_string(std::to_string(exit_code));
+  // Rank 0's exit code, sent as text: anything else is not from rank 0.
+  if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
+  return decided[0] - '0';
 }
 
 }  // namespace

@@ -533,7 +533,12 @@ class GlooWorld final : public World {
     const std::string key = "collbench/broadcast/" + std::to_string(broadcasts_++);
     if (size_ == 1) return from_rank_zero;
     if (rank_ == 0) {
-      store_->set(key, from_rank_zero);
+      // Claimed, not set: a value already there was written by a process outside this job (a
+      // shared MASTER_PORT, a stray client), and the others may have read it.
+      if (store_->claim(key, from_rank_zero) != from_rank_zero) {
+        throw Error("another process wrote collbench's key '" + key + "' into " + store_->description() +
+                    " before rank 0 did: is MASTER_PORT used by another job? (COLLBENCH_JOB_TOKEN keeps others out)");
+      }
       return from_rank_zero;
     }
     return store_->get(key, operation_timeout_);
