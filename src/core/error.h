@@ -32,7 +32,8 @@ class Error : public std::runtime_error {
 };
 
 // Bad input. Raised identically on every rank (every rank parses the same argv), so all ranks can
-// leave cleanly with exit 2 and only rank 0 needs to print.
+// leave cleanly with exit 2; under an MPI launcher only rank 0 prints, without one every rank does
+// (nobody gathers rank 0's line for the others).
 class UsageError : public std::runtime_error {
  public:
   explicit UsageError(const std::string& message) : std::runtime_error(message) {}
