@@ -332,8 +332,7 @@ class CopyBenchmark final : public Program {
     return "host memcpy; gpu: not built (no CUDA toolkit found)";
 #endif
   }
-  std::string options_identity() const override { return nlohmann::json{{"program", "copy_perf"}, {"options", options_json()},
-                                                                        {"report_path", options_.report_path}, {"tags", options_.tags}}.dump(); }
+  nlohmann::json options_identity() const override { return {{"options", options_json()}}; }
   std::string check_for_world(World&) override { return ""; }
   MemoryNeed memory_need(int) const override {
     // Two host buffers of the largest size; the GPU modes add two pinned ones.

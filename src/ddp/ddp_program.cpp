@@ -104,14 +104,7 @@ class DdpStepProgram final : public Program {
   std::string build_features() const override {
     return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)";
   }
-  std::string options_identity() const override {
-    nlohmann::json canonical = options_json(options_);
-    canonical["program"] = kProgram;
-    canonical["report_path"] = options_.report_path;
-    canonical["overwrite_report"] = options_.overwrite_report;
-    canonical["tags"] = options_.tags;
-    return canonical.dump();
-  }
+  nlohmann::json options_identity() const override { return options_json(options_); }
   std::string check_for_world(World& world) override {
     rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
     return backend_unusable_reason(options_.backend);

@@ -87,7 +87,8 @@ int Shell::run(int* argc, char*** argv) {
 // buffers, and a report path rank 0 can write. Returns the exit code to leave with, or nothing.
 std::optional<int> Shell::agree_before_start(World& world) {
   const bool leader = world.rank() == 0;
-  const std::string disagreement = options_disagreement(world, program_.options_identity(), argv_);
+  const std::string disagreement = options_disagreement(
+      world, options_identity_text(name_, program_.options_identity(), program_.run_flags()), argv_);
   if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, leader);
   std::string problem;
   try {
