@@ -12,6 +12,7 @@
 
 #include "core/command_line.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/sizes.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
@@ -417,7 +418,7 @@ int run_command_line(int argc, char** argv) {
     }
     throw InputError("no command given (try collbench --help)");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    std::fprintf(stderr, "collbench: error: %s\n", printable(e.what()).c_str());  // may quote a file
     const bool bad_input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e);
     return static_cast<int>(bad_input ? ExitCode::kUsage : ExitCode::kRuntimeError);
   }

@@ -7,6 +7,7 @@
 
 #include "harness/context.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 
@@ -260,3 +261,26 @@ TEST(Environment, OnlyAllowListedVariablesAndNoSecrets) {
 
 }  // namespace
 }  // namespace collbench::report
+
+namespace collbench {
+namespace {
+
+// Text from a report or a peer must not reach the terminal as control: C0, DEL, UTF-8 C1 controls
+// (U+009B is CSI to some terminals) and bytes that are not UTF-8 (a lone 0x9B is CSI to 8-bit ones).
+TEST(Printable, ControlsAndInvalidBytesBecomeQuestionMarks) {
+  EXPECT_EQ(printable("a\nb\x1b[2Jc\x7f"), "a?b?[2Jc?");
+  EXPECT_EQ(printable("\xc2\x9b" "31m"), "?31m");
+  EXPECT_EQ(printable("x\x9by"), "x?y");
+  EXPECT_EQ(printable("caf\xe9"), "caf?");                  // Latin-1
+  EXPECT_EQ(printable("\xc0\xaf"), "??");                    // overlong '/'
+  EXPECT_EQ(printable("\xed\xa0\x80"), "???");               // a surrogate
+  EXPECT_EQ(printable("\xe2\x82"), "??");                    // cut short
+}
+
+TEST(Printable, ValidTextPassesUnchanged) {
+  EXPECT_EQ(printable("plain ASCII, tabs? no"), "plain ASCII, tabs? no");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
+}  // namespace
+}  // namespace collbench
