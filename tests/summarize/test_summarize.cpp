@@ -456,6 +456,34 @@ TEST(Plot, OneFilePerBenchmarkForAMixedFolder) {
   EXPECT_EQ(write_plots(load_reports({data("scaling")}), "time", dir + "/one.svg", "/nonexistent/gnuplot").at(0).image_path, dir + "/one.svg");
 }
 
+// Benchmark names are report text: "a/b" and "a_b" once both became busbw-a_b.svg, the second
+// silently replacing the first.
+TEST(Plot, BenchmarkNamesMapToFileNamesOneToOne) {
+  const std::string dir = ::testing::TempDir() + "/plot_names";
+  std::filesystem::create_directories(dir);
+  auto slash = load_reports({data("scaling/np2.json")});
+  auto underscore = slash;
+  for (auto& loaded : slash) loaded.report.benchmark = "a/b";
+  for (auto& loaded : underscore) loaded.report.benchmark = "a_b";
+  std::vector<LoadedReport> both = slash;
+  both.insert(both.end(), underscore.begin(), underscore.end());
+  const auto files = write_plots(both, "time", dir + "/p.svg", "/nonexistent/gnuplot");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_NE(files[0].image_path, files[1].image_path);
+  EXPECT_NE(files[0].data_path, files[1].data_path);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/p-a%2Fb.dat"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/p-a_b.dat"));
+}
+
+// A control character in --out is refused before any file is written.
+TEST(Plot, ControlCharacterInThePathWritesNothing) {
+  const std::string dir = ::testing::TempDir() + "/plot_control";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(run_cli({"plot", data("scaling/np2.json"), "--out", dir + "/x\ny.svg", "--gnuplot", "/nonexistent/gnuplot"}), 2);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+}
+
 TEST(Plot, CompareAndHistoryScripts) {
   const auto result = compare_folders("runs/aa_base", "runs/slower20");
   std::vector<std::string> data_text;
