@@ -106,7 +106,13 @@ class DdpStepProgram final : public Program {
   }
   nlohmann::json options_identity() const override { return options_json(options_); }
   std::string check_for_world(World& world) override {
-    rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+    const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+    // Every rank refuses a layer whose work cannot be planned, before any rank starts.
+    const double samples = *std::max_element(batches.begin(), batches.end()) * options_.compute_scale;
+    for (const auto& tensor : model_.tensors) {
+      plan_gemm(tensor.forward_flops_per_sample * samples, "tensor " + tensor.name);
+      plan_gemm(tensor.backward_flops_per_sample * samples, "tensor " + tensor.name);
+    }
     return backend_unusable_reason(options_.backend);
   }
   MemoryNeed memory_need(int) const override {

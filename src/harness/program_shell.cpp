@@ -8,6 +8,7 @@
 #include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "harness/agreement.h"
 #include "harness/context.h"
 #include "harness/input_checks.h"
@@ -28,7 +29,8 @@ class Shell {
 
  private:
   int fail(ExitCode code, const std::string& message, bool print) const {
-    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), message.c_str());
+    // Messages can quote a file or a peer (a model file's tensor name, a rank's host name).
+    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), printable(message).c_str());
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
@@ -159,7 +161,7 @@ int run_program(const std::string& program_name, int argc, char** argv, const Pr
   try {
     program = parse(std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const UsageError& e) {
-    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), e.what());
+    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), printable(e.what()).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
   if (program->run_flags().show_help) {
