@@ -44,7 +44,9 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"global_batch", o.global_batch > 0 ? nlohmann::json(o.global_batch) : nlohmann::json(nullptr)},
           {"compute_scale", o.compute_scale},
           {"bucket_mb", o.bucket_mb},
-          {"first_bucket_mb", o.first_bucket_mb},
+          {"first_bucket_mb", o.first_bucket_mb > 0 ? nlohmann::json(o.first_bucket_mb) : nlohmann::json(nullptr)},
+          {"bucket_mb_given", o.bucket_mb_given},
+          {"ddp_version", o.ddp_version},
           {"overlap", overlap},
           {"grad_dtype", dtypes},
           {"accumulate", o.accumulate},
@@ -147,7 +149,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
                                                LayerGemm& gemm, CommunicationThread* comm_thread, const StepConfig& config,
                                                double bucket_mb) {
   World& world = run.world;
-  const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(options_.first_bucket_mb), mib_to_bytes(bucket_mb));
+  const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, bucket_mb)), mib_to_bytes(bucket_mb));
   DdpStep step(model_, plan, backend, all_reduce, gemm, config, comm_thread);
   // Every issued step records its own breakdown; the loop issues the warm-up steps first, so the
   // last `iterations` records belong to the timed steps.
@@ -223,7 +225,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   row.scaling = options_.global_batch > 0 ? "strong" : "weak";
   row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
   row.bucket_mb = bucket_mb;
-  row.first_bucket_mb = options_.first_bucket_mb;
+  row.first_bucket_mb = first_bucket_cap_mb(options_, bucket_mb);
   row.overlap = to_string(config.overlap);
   row.comm_thread = comm_thread_text(backend.name(), config.overlap);
   row.grad_dtype = std::string(to_string(config.grad_dtype));
@@ -292,8 +294,11 @@ int DdpStepProgram::measure(RunContext& run) {
                 backend->name().c_str(), blas.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
                 options_.global_batch > 0 ? options_.global_batch : options_.batch,
                 options_.global_batch > 0 ? "per job" : "per rank");
-    std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %g MiB\n", options_.compute_scale,
-                model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), options_.first_bucket_mb);
+    const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
+                                     : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
+                                                                                             : "1 MiB (DDP's default)";
+    std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %s\n", options_.compute_scale,
+                model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), first_bucket.c_str());
     std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
     std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
                 "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",
