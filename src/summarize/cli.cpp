@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -14,11 +15,13 @@
 #include "core/error.h"
 #include "core/printable.h"
 #include "core/sizes.h"
+#include "report/report_file.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"
 #include "summarize/history.h"
 #include "summarize/input_error.h"
+#include "summarize/model.h"
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
@@ -47,6 +50,7 @@ struct Arguments {
   std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
+  PredictOptions predict;  // model predict
 };
 
 using Text = const std::string;
@@ -202,6 +206,66 @@ int history_command(const Arguments& arguments) {
   return result.regressions() > 0 ? 1 : 0;
 }
 
+// "5ms", "200us", "1.5s" as microseconds.
+double parse_duration_us(Text& text, Text& flag) {
+  for (const auto& [unit, scale] : {std::pair{"us", 1.0}, std::pair{"ms", 1e3}, std::pair{"s", 1e6}}) {
+    const std::string suffix = unit;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string number = text.substr(0, text.size() - suffix.size());
+      if (suffix == "s" && (number.back() == 'm' || number.back() == 'u')) continue;
+      const double value = parse_real(number, flag, 0, 1e12);
+      return value * scale;
+    }
+  }
+  throw UsageError(flag + " expects a time with a unit (us, ms or s), e.g. 5ms; got '" + text + "'");
+}
+
+// "10Gbit", "100Gbit/s", "400Mbit", "12.5GB/s" as GB/s (1e9 bytes per second).
+double parse_bandwidth_gbps(Text& text, Text& flag) {
+  for (const auto& [unit, scale] : {std::pair{"Gbit/s", 0.125}, std::pair{"Gbit", 0.125}, std::pair{"Mbit/s", 1.25e-4},
+                                    std::pair{"Mbit", 1.25e-4}, std::pair{"GB/s", 1.0}, std::pair{"MB/s", 1e-3}}) {
+    const std::string suffix = unit;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const double value = parse_real(text.substr(0, text.size() - suffix.size()), flag, 0, 1e12) * scale;
+      if (!(value > 0)) throw UsageError(flag + " must be above 0, got '" + text + "'");
+      return value;
+    }
+  }
+  throw UsageError(flag + " expects a rate with a unit (Gbit, Mbit, GB/s or MB/s), e.g. 10Gbit; got '" + text + "'");
+}
+
+int model_command(const Arguments& arguments) {
+  const std::string action = arguments.inputs.empty() ? "" : arguments.inputs.front();
+  const std::vector<std::string> rest(arguments.inputs.begin() + (arguments.inputs.empty() ? 0 : 1), arguments.inputs.end());
+  if (action == "fit") {
+    if (rest.empty()) throw InputError("model fit: no report given");
+    const auto reports = load_reports(rest);
+    require_rows(reports);
+    const Model model = fit_model(reports);
+    if (!arguments.out.empty()) report::write_json_atomically(arguments.out, model_json(model));
+    Document document = fit_document(model);
+    if (!arguments.out.empty()) document.notes.push_back("wrote " + arguments.out);
+    add_partial_notes(document, reports);
+    print(document, arguments.format);
+    return 0;
+  }
+  if (action == "predict") {
+    if (rest.size() != 1) throw InputError("model predict: expected one model file (from collbench model fit --out)");
+    std::ifstream in(rest.front());
+    if (!in) throw InputError(rest.front() + ": cannot be read");
+    nlohmann::json document;
+    try {
+      in >> document;
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(rest.front() + ": not JSON");
+    }
+    if (arguments.predict.world_size < 1) throw InputError("model predict: --np is required");
+    print(predict_document(model_from_json(document, rest.front()), arguments.predict), arguments.format);
+    return 0;
+  }
+  throw InputError("model: expected 'fit REPORT|DIR...' or 'predict MODEL.json', not '" + action + "'");
+}
+
 int plot_command(const Arguments& arguments) {
   if (arguments.inputs.empty()) throw InputError("plot: no report given");
   auto reports = load_reports(arguments.inputs);
@@ -345,6 +409,24 @@ const Command kCommands[] = {
        add_gnuplot_flag(command, a);
      },
      plot_command},
+    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options]",
+     "latency-bandwidth models: fit alpha and beta per world size (piecewise) and across world sizes\n"
+     "(the algorithm's cost form), then predict other world sizes, sizes and links, with intervals",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--out", "MODEL.json", "fit: write the model here", a.out);
+       add_integer(command, "--np", "predict: ranks", a.predict.world_size, 1, 1 << 24);
+       add_integer(command, "--ranks-per-host", "predict: ranks per host (default: all on one)", a.predict.ranks_per_host, 1, 1 << 24);
+       add_value(command, "--inter-latency", "TIME", "predict: latency of the link between hosts, e.g. 5ms",
+                 [&a](Text& v, Text& f) { a.predict.inter_latency_us = parse_duration_us(v, f); });
+       add_value(command, "--inter-bandwidth", "RATE", "predict: bandwidth of the link between hosts, e.g. 10Gbit",
+                 [&a](Text& v, Text& f) { a.predict.inter_bandwidth_gbps = parse_bandwidth_gbps(v, f); });
+       add_value(command, "--sizes", "LIST", "predict: sizes (default: the fitted range, powers of two)", [&a](Text& v, Text& f) {
+         a.predict.sizes.clear();
+         for (const auto& part : split(v, ',')) a.predict.sizes.push_back(parse_size(part, f));
+         if (a.predict.sizes.empty()) throw UsageError(f + " expects a list of sizes");
+       });
+     },
+     model_command},
     {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
      [](CLI::App& command, Arguments& a) {
        SweepOptions& o = a.sweep;
