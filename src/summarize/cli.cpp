@@ -51,6 +51,7 @@ struct Arguments {
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
   PredictOptions predict;  // model predict
+  bool overview = false;   // plot --overview
 };
 
 using Text = const std::string;
@@ -270,8 +271,9 @@ int plot_command(const Arguments& arguments) {
   if (arguments.inputs.empty()) throw InputError("plot: no report given");
   auto reports = load_reports(arguments.inputs);
   require_rows(reports);
-  // A folder of several benchmarks (the main job's) gives one picture each.
-  const auto files = write_plots(reports, arguments.metric, arguments.out, arguments.gnuplot);
+  // A folder of several benchmarks (the main job's) gives one picture each, or with --overview one for all.
+  const auto files = arguments.overview ? std::vector<PlotFiles>{write_overview_plot(reports, arguments.out, arguments.gnuplot)}
+                                        : write_plots(reports, arguments.metric, arguments.out, arguments.gnuplot);
   Document document;
   add_plot_notes(document, files);
   add_partial_notes(document, reports);
@@ -406,6 +408,7 @@ const Command kCommands[] = {
        add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
        add_value(command, "--metric", "NAME", "time or a figure of the rows' kind (default its headline): busbw, algbw; tflops; gbps; gemm_gflops, triad_gbps, relative_speed",
                  [&a](Text& v, Text&) { a.metric = v; });
+       add_flag(command, "--overview", "one picture of every collective's bus bandwidth against size", a.overview);
        add_gnuplot_flag(command, a);
      },
      plot_command},

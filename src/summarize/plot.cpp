@@ -311,6 +311,33 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string
   return files;
 }
 
+PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const std::string& image_path, const std::string& gnuplot_program) {
+  const auto [stem, extension] = split_image_path(image_path);
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_benchmark_size;
+  for (const auto& loaded : reports) {
+    if (loaded.report.kind != report::RowKind::kCollective) continue;
+    for (const auto& row : loaded.report.results) {
+      if (row.placement != "in" && row.busbw_gbps) by_benchmark_size[loaded.report.benchmark][row.bytes].push_back(*row.busbw_gbps);
+    }
+  }
+  std::vector<PlotSeries> series;
+  for (const auto& [benchmark, by_size] : by_benchmark_size) {
+    PlotSeries one{benchmark, {}};
+    for (const auto& [bytes, values] : by_size) one.points.emplace_back(bytes, median(values));
+    series.push_back(std::move(one));
+  }
+  if (series.empty()) throw InputError("nothing to plot: no collective row has a bus bandwidth (one rank only?)");
+  PlotFiles files;
+  files.data_path = stem + ".dat";
+  files.script_path = stem + ".gp";
+  files.image_path = image_path;
+  write_file(files.data_path, plot_data_text(series));
+  write_file(files.script_path, plot_script_text(series, PlotMetric::kBusBandwidth, "every collective: bus bandwidth (out of place)",
+                                                 files.data_path, image_path));
+  render_with_gnuplot(files, stem, gnuplot_program);
+  return files;
+}
+
 std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                                    const std::string& gnuplot_program) {
   split_image_path(image_path);
