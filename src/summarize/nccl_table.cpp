@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "report/table.h"
+#include "summarize/plot.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
@@ -24,19 +25,6 @@ std::string describe_run(const report::Report& report) {
   if (const auto it = report.context.options.find("time_aggregation"); it != report.context.options.end() && it->is_string()) {
     text += "; iteration time = " + it->get<std::string>() + " over ranks";
   }
-  return text;
-}
-
-std::string size_text(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024 && unit < 4) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f %s" : "%.3g %s", value, units[unit]);
   return text;
 }
 
@@ -63,8 +51,8 @@ std::string health_of(const LoadedReport& loaded) {
   }
   if (peak && curve.back()->busbw_gbps && curve.back() != peak && *curve.back()->busbw_gbps < 0.7 * *peak->busbw_gbps) {
     char text[160];
-    std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak->busbw_gbps, size_text(peak->bytes).c_str(),
-                  *curve.back()->busbw_gbps, size_text(curve.back()->bytes).c_str());
+    std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak->busbw_gbps, size_tick_label(peak->bytes).c_str(),
+                  *curve.back()->busbw_gbps, size_tick_label(curve.back()->bytes).c_str());
     findings.push_back(text);
   }
   // One size far off its neighbours: more than twice the time of both the smaller and the larger.
@@ -72,7 +60,7 @@ std::string health_of(const LoadedReport& loaded) {
     const double before = curve[i - 1]->time_us.mean, here = curve[i]->time_us.mean, after = curve[i + 1]->time_us.mean;
     if (before > 0 && after > 0 && here > 2 * before && here > 2 * after) {
       char text[160];
-      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_text(curve[i]->bytes).c_str(), here / after);
+      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->bytes).c_str(), here / after);
       findings.push_back(text);
     }
   }
@@ -203,7 +191,7 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
       for (const auto& row : loaded.report.results) {
         if (row.busbw_gbps && (!best || *row.busbw_gbps > *best->busbw_gbps)) best = &row;
       }
-      group.rows.back().push_back(best ? nlohmann::json(size_text(best->bytes)) : nlohmann::json(nullptr));
+      group.rows.back().push_back(best ? nlohmann::json(size_tick_label(best->bytes)) : nlohmann::json(nullptr));
       group.rows.back().push_back(health_of(loaded));
     }
   }

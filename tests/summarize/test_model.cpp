@@ -8,27 +8,14 @@
 #include <functional>
 
 #include "report/report_file.h"
-#include "summarize/cli.h"
 #include "summarize/input_error.h"
 #include "summarize/model.h"
+#include "run_cli.h"
 
 namespace collbench::summarize {
 namespace {
 
 std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
-
-int run_cli(std::vector<std::string> args, std::string* err = nullptr) {
-  args.insert(args.begin(), "collbench");
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = run_command_line(static_cast<int>(argv.size()), argv.data());
-  ::testing::internal::GetCapturedStdout();
-  const std::string captured = ::testing::internal::GetCapturedStderr();
-  if (err) *err = captured;
-  return code;
-}
 
 // An all_reduce report at `ranks` whose out-of-place rows take `time_of(bytes)`, 8 B to 4 MiB.
 LoadedReport synthetic(int ranks, const std::function<double(double)>& time_of, const std::string& algorithm = "default") {

@@ -21,6 +21,7 @@
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
+#include "run_cli.h"
 
 namespace collbench::summarize {
 namespace {
@@ -32,18 +33,6 @@ std::string key_value(const SeriesKey& key, const std::string& name) {
     if (field == name) return value;
   }
   return "<missing>";
-}
-
-int run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "collbench");
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = run_command_line(static_cast<int>(argv.size()), argv.data());
-  ::testing::internal::GetCapturedStdout();
-  ::testing::internal::GetCapturedStderr();
-  return code;
 }
 
 TEST(Scaling, GroupsRunsThatDifferOnlyInWorldSize) {
