@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "core/error.h"
 #include "core/options.h"
