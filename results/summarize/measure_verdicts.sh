@@ -57,8 +57,11 @@ foreign_exit=$?
   echo "| comparison | count | exit 1 | rate | median runs a side |"
   echo "|---|---|---|---|---|"
   for kind in aa s10_ s5_; do
-    awk -v k="$kind" 'NR > 1 && $1 == k { n++; if ($3 == 1) f++; r[n] = $4 } END {
-      asort(r); printf "| %s | %d | %d | %.0f %% | %s |\n", k, n, f, n ? 100 * f / n : 0, n ? r[int((n + 1) / 2)] : "-" }' "$work/ab/results.txt"
+    # mawk has no asort: the runs' median comes from sort.
+    median_runs=$(awk -v k="$kind" 'NR > 1 && $1 == k { print $4 }' "$work/ab/results.txt" | sort -n |
+      awk '{ r[NR] = $1 } END { print NR ? r[int((NR + 1) / 2)] : "-" }')
+    awk -v k="$kind" -v m="$median_runs" 'NR > 1 && $1 == k { n++; if ($3 == 1) f++ } END {
+      printf "| %s | %d | %d | %.0f %% | %s |\n", k, n, f, n ? 100 * f / n : 0, m }' "$work/ab/results.txt"
   done
   echo
   echo "| history | series | exit 0 | exit 1 | change within 1 run of the step |"

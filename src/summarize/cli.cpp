@@ -304,7 +304,7 @@ const Command kCommands[] = {
      },
      speedup_command},
     {"compare", "BASE NEW [options]",
-     "regression verdicts from run-level figures (3+ runs a side);\n"
+     "regression verdicts from each run's p10 time (3+ runs a side; paired: 5+);\n"
      "BASE, NEW: a report or a folder of repeated runs; SAME, FASTER, SLOWER or UNKNOWN per row;\n"
      "exit 0 no regression (UNKNOWN included), 1 slower, 2 bad input",
      [](CLI::App& command, Arguments& a) {
