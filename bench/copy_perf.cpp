@@ -274,7 +274,7 @@ nlohmann::json row_json(const CopyRow& row) {
                         {"mode", row.mode}, {"memory", row.memory}, {"engine", row.engine}, {"direction", row.direction},
                         {"src_device", row.src}, {"dst_device", row.dst}, {"bytes", row.bytes},
                         {"iterations", row.iterations}, {"cycle", row.cycle},
-                        {"time_us", {{"min", row.time_us.min}, {"p50", row.time_us.p50}, {"mean", row.time_us.mean},
+                        {"time_us", {{"min", row.time_us.min}, {"p10", row.time_us.p10}, {"p50", row.time_us.p50}, {"mean", row.time_us.mean},
                                      {"p95", row.time_us.p95}, {"p99", row.time_us.p99}, {"max", row.time_us.max},
                                      {"stdev", row.time_us.stdev}}},
                         {"gbps", row.gbps}};

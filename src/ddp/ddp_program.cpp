@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "core/error.h"
 #include "core/options.h"
@@ -70,7 +70,7 @@ double mean(const std::vector<double>& values) {
 
 // This rank's figures of one row, as they travel to rank 0.
 nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
-  return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p50", rank.step_us.p50},
+  return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p10", rank.step_us.p10}, {"step_p50", rank.step_us.p50},
           {"step_mean", rank.step_us.mean}, {"step_p95", rank.step_us.p95}, {"step_p99", rank.step_us.p99},
           {"step_max", rank.step_us.max}, {"step_stdev", rank.step_us.stdev}, {"forward_us", rank.forward_us},
           {"backward_compute_us", rank.backward_compute_us}, {"comm_us", rank.comm_us},
@@ -83,7 +83,7 @@ report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
   report::DdpStepRank rank;
   rank.rank = j.at("rank").get<int>();
   rank.batch = j.at("batch").get<int>();
-  rank.step_us = {j.at("step_min").get<double>(), j.at("step_p50").get<double>(), j.at("step_mean").get<double>(),
+  rank.step_us = {j.at("step_min").get<double>(), j.at("step_p10").get<double>(), j.at("step_p50").get<double>(), j.at("step_mean").get<double>(),
                   j.at("step_p95").get<double>(), j.at("step_p99").get<double>(), j.at("step_max").get<double>(),
                   j.at("step_stdev").get<double>()};
   rank.forward_us = j.at("forward_us").get<double>();

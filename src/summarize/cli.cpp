@@ -319,7 +319,19 @@ void add_launch_flags(CLI::App& command, LaunchOptions& o, const std::string& un
   add_real(command, "--timeout", "SECONDS", "kill " + unit + " after this long (default 0 = never)", o.timeout_s, 0, 1e9);
 }
 
+// --figure, the same for compare, ab and history.
+void add_figure_flag(CLI::App& command, RunFigure& figure) {
+  add_value(command, "--figure", "min|p10|p25|p50|mean", "each run's figure per timed row (default p10: the low tail, which load cannot fake)",
+            [&figure](Text& v, Text& f) {
+              if (v != "min" && v != "p10" && v != "p25" && v != "p50" && v != "mean") {
+                throw UsageError(f + " expects min, p10, p25, p50 or mean, not '" + v + "'");
+              }
+              figure = parse_run_figure(v);
+            });
+}
+
 void declare_compare_flags(CLI::App& command, Arguments& a) {
+  add_figure_flag(command, a.compare.figure);
   add_value(command, "--min-effect", "X|X%", "smallest change that counts, unless the baseline's run-to-run spread is larger (default 5%)",
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
@@ -359,7 +371,7 @@ const Command kCommands[] = {
      },
      speedup_command},
     {"compare", "BASE NEW [options]",
-     "regression verdicts from run-level figures (3+ runs a side);\n"
+     "regression verdicts from each run's p10 time (3+ runs a side; paired: 5+);\n"
      "BASE, NEW: a report or a folder of repeated runs; SAME, FASTER, SLOWER or UNKNOWN per row;\n"
      "exit 0 no regression (UNKNOWN included), 1 slower, 2 bad input",
      [](CLI::App& command, Arguments& a) {
@@ -387,6 +399,7 @@ const Command kCommands[] = {
      "exit 1 when a series' latest change is a slowdown",
      [](CLI::App& command, Arguments& a) {
        HistoryOptions& o = a.history;
+       add_figure_flag(command, o.figure);
        add_value(command, "--min-change", "X|X%", "smallest change that counts (default 5%)",
                  [&o](Text& v, Text& f) { o.min_change = parse_fraction(v, f); });
        add_value(command, "--alpha", "P", "false-change rate of each split's permutation test (default 0.05)",
@@ -464,7 +477,7 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   app.require_subcommand(1);
   app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
              "stream, copy, probe, ddp_step), one kind at a time. Sizes take K/M/G (1024-based).\n"
-             "Reports come from *_perf -J FILE; with --samples, compare and history take each run's median iteration.\n"
+             "Reports come from *_perf -J FILE; compare, ab and history judge each run's p10 time (--figure).\n"
              "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
              "(sweep) or runtime error, 2 bad usage or input.");
   for (const Command& command : kCommands) {

@@ -285,7 +285,7 @@ summarize::LoadedReport ddp_report(int world_size, double bucket_mb, double step
   row.overlap = "on";
   row.grad_dtype = "float32";
   row.iterations = 3;
-  row.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, 0};
+  row.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, step_us, 0};
   row.samples_per_s = row.global_batch / (step_us * 1e-6);
   report.results.push_back(row);
   return {"r" + std::to_string(world_size) + "-" + std::to_string(bucket_mb), report::report_from_json(report::to_json(report))};

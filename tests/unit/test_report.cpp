@@ -69,6 +69,27 @@ TEST(ReportJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.context.options["iterations"], 20);
 }
 
+TEST(ReportJson, MachineAndP10RoundTripAndOldReportsStillRead) {
+  Report original = sample_report();
+  original.context.machine = {{"cpu_model", "Fixture CPU"}, {"cores", 2}, {"threads", 4}, {"gpus", nlohmann::json::array()}};
+  original.results[0].time_us.p10 = original.results[0].time_us.min + 0.5;
+  const nlohmann::json document = to_json(original);
+  ASSERT_TRUE(document["results"][0]["time_us"].contains("p10"));
+  const Report back = report_from_json(nlohmann::json::parse(document.dump()));
+  EXPECT_EQ(back.context.machine, original.context.machine);
+  EXPECT_EQ(back.results[0].time_us.p10, original.results[0].time_us.p10);
+  // A report from before the machine block and p10: read, with the minimum in p10's place.
+  nlohmann::json old = document;
+  old["context"].erase("machine");
+  for (auto& row : old["results"]) row["time_us"].erase("p10");
+  const Report old_back = report_from_json(old);
+  EXPECT_TRUE(old_back.context.machine.empty());
+  EXPECT_EQ(old_back.results[0].time_us.p10, old_back.results[0].time_us.min);
+  nlohmann::json bad = document;
+  bad["context"]["machine"] = "a string";
+  EXPECT_THROW(report_from_json(bad), ReportFormatError);
+}
+
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
