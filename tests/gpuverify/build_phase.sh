@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# On demand (minutes; not in CI): scripts/gpu-verify.sh --phase build for real, here without a GPU,
+# into a scratch build folder: collbench with CUDA for sm_90, nccl-tests from NCCL_TESTS_DIR
+# against the same NCCL, versions recorded, OUT holding summary.md and one .tar.gz.
+# usage: build_phase.sh NCCL_TESTS_DIR
+set -uo pipefail
+nccl_tests=$1
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; tail -20 "$work/console"; exit 1; }
+CUDA_VISIBLE_DEVICES= BUILD_DIR="$work/build" bash "$here/../../scripts/gpu-verify.sh" --nccl-tests "$nccl_tests" --out "$work/out" \
+  --phase build >"$work/console" 2>&1 || fail "exit $?"
+[ "$(ls "$work/out" | sort | tr '\n' ' ')" = "gpu-verify.tar.gz summary.md " ] || fail "OUT holds: $(ls "$work/out")"
+for program in all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_perf reduce_perf alltoall_perf sendrecv_perf; do
+  [ -x "$work/build/bin/$program" ] || fail "collbench's $program was not built"
+  [ -x "$work/build/nccl-tests/$program" ] || fail "nccl-tests' $program was not built"
+done
+[ -x "$work/build/bin/bare_cuda" ] || fail "bare_cuda was not built"
+grep -q '^CMAKE_CUDA_ARCHITECTURES:STRING=90$' "$work/build/CMakeCache.txt" || fail "collbench not built for sm_90"
+grep -q '^nccl (ncclGetVersion): [0-9]\+$' "$work/build/verify/versions.txt" || fail "no NCCL version recorded"
+grep -q '^nccl-tests: [0-9.]\+$' "$work/build/verify/versions.txt" || fail "no nccl-tests version recorded"
+grep -q '^| build | nccl-tests | ok |' "$work/out/summary.md" || fail "the summary does not show nccl-tests built"
+tar -tzf "$work/out/gpu-verify.tar.gz" | grep -q 'verify/logs/build-nccl-tests.log' || fail "the build log is not packed"
+echo "ok: $(grep -E '^- (nccl|nccl-tests|cuda):' "$work/out/summary.md" | tr '\n' ' ')"
