@@ -52,30 +52,35 @@ def nccl_tests_version(text):
     return match.groups() if match else None
 
 
+# Reports collbench could not read (a run that died before writing, say): listed in the summary
+# instead of ending it, so one broken run does not hide the rest.
+UNREADABLE = []
+
+
 def collbench_rows(collbench, paths):
-    """The rows of collbench reports, through `collbench table --format json`."""
-    if not paths:
-        return []
-    result = subprocess.run([collbench, "table", "--format", "json", *paths], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr.strip() or f"collbench table exit {result.returncode}")
+    """The rows of collbench reports, through `collbench table --format json`, one report at a time."""
     rows = []
-    for table in json.loads(result.stdout)["tables"]:
-        rows.extend(table["rows"])
+    for path in paths:
+        result = subprocess.run([collbench, "table", "--format", "json", path], capture_output=True, text=True)
+        if result.returncode != 0:
+            UNREADABLE.append((path, (result.stderr.strip() or f"collbench table exit {result.returncode}").splitlines()[-1]))
+            continue
+        for table in json.loads(result.stdout)["tables"]:
+            rows.extend(table["rows"])
     return rows
 
 
 def report_statuses(collbench, paths):
-    """{path: (status, rows, wrong)} from `collbench table --summary --format json`."""
-    if not paths:
-        return {}
-    result = subprocess.run([collbench, "table", "--summary", "yes", "--format", "json", *paths], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr.strip())
+    """{path: (status, rows, wrong)} from `collbench table --summary yes --format json`."""
     statuses = {}
-    for table in json.loads(result.stdout)["tables"]:
-        for row in table["rows"]:
-            statuses[row["report"]] = (row["status"], row["rows"], row["wrong"])
+    for path in paths:
+        result = subprocess.run([collbench, "table", "--summary", "yes", "--format", "json", path], capture_output=True, text=True)
+        if result.returncode != 0:
+            UNREADABLE.append((path, (result.stderr.strip() or f"collbench table exit {result.returncode}").splitlines()[-1]))
+            continue
+        for table in json.loads(result.stdout)["tables"]:
+            for row in table["rows"]:
+                statuses[row["report"]] = (row["status"], row["rows"], row["wrong"])
     return statuses
 
 
@@ -327,8 +332,11 @@ def main(argv):
         out += copy_section(work, collbench) + [""]
         out += capture_section(work, collbench) + [""]
         out += timeout_section(work, collbench) + [""]
-    except (OSError, RuntimeError, ValueError, KeyError) as error:
+    except (OSError, ValueError, KeyError) as error:
         fail(f"cannot read the results: {error}")
+    if UNREADABLE:
+        out += ["## Reports collbench could not read", ""]
+        out += [f"- {os.path.relpath(path, work)}: {message}" for path, message in UNREADABLE] + [""]
     print("\n".join(out).rstrip() + "\n")
     return 0
 

@@ -52,8 +52,13 @@ done
 [ ! -d "$out" ] || [ -z "$(ls -A "$out")" ] || usage_error "--out $out is not empty"
 
 # GPUs: what nvidia-smi lists, none when CUDA_VISIBLE_DEVICES is set and empty (how tests hide them).
+# GPU_VERIFY_ASSUME_GPUS=N (a testing aid) skips the detection, so the test and measure plumbing
+# can run on a machine without a GPU: every GPU run then fails, and the summary must say so.
 gpus=0
-if [ -z "${CUDA_VISIBLE_DEVICES-unset}" ]; then gpus=0
+if [ -n "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+  [[ $GPU_VERIFY_ASSUME_GPUS =~ ^[0-9]+$ ]] || usage_error "GPU_VERIFY_ASSUME_GPUS '$GPU_VERIFY_ASSUME_GPUS' is not a number"
+  gpus=$GPU_VERIFY_ASSUME_GPUS
+elif [ -z "${CUDA_VISIBLE_DEVICES-unset}" ]; then gpus=0
 elif command -v nvidia-smi >/dev/null 2>&1; then gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true); fi
 if [ "$gpus" -eq 0 ] && [ "$phase" != build ]; then
   echo "$program: error: no GPU visible (nvidia-smi lists none); only --phase build runs without one" >&2
@@ -91,21 +96,22 @@ else
   collectives="all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv"
   size_flags=(-b 8 -e 8G -f 2); iterations=(-n 20 -w 5); repetitions=3
 fi
-nccl_tests_mpi=0
-[ -f "$work/nccl_tests_mpi" ] && nccl_tests_mpi=$(cat "$work/nccl_tests_mpi")
 # One rank per GPU for both tools; one GPU runs both as a plain process (no launcher at all).
-collbench_launch() {
-  if [ "$gpus" -gt 1 ]; then "$root/scripts/mpirun-local.sh" -np "$gpus" "$@"; else "$@"; fi
-}
-nccl_tests_launch() {
-  if [ "$gpus" -le 1 ]; then "$@" -g 1
-  elif [ "$nccl_tests_mpi" = 1 ]; then "$root/scripts/mpirun-local.sh" -np "$gpus" "$@" -g 1
-  else "$@" -g "$gpus"; fi
+# Prefixes as arrays, not functions: `timeout` runs programs only. nccl-tests was built with MPI
+# or without (the build phase wrote which), which decides how it gets several GPUs.
+set_launchers() {
+  local nccl_tests_mpi=0
+  [ -f "$work/nccl_tests_mpi" ] && nccl_tests_mpi=$(cat "$work/nccl_tests_mpi")
+  collbench_prefix=() nccl_tests_prefix=() nccl_tests_gpus=(-g 1)
+  if [ "$gpus" -gt 1 ]; then
+    collbench_prefix=("$root/scripts/mpirun-local.sh" -np "$gpus")
+    if [ "$nccl_tests_mpi" = 1 ]; then nccl_tests_prefix=("${collbench_prefix[@]}"); else nccl_tests_gpus=(-g "$gpus"); fi
+  fi
 }
 
 phase_build() {
   local arch=90 start=$(date +%s) logs="$work/logs"
-  if [ "$gpus" -gt 0 ]; then
+  if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
     arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
   fi
   log "build: collbench with CUDA for sm_$arch into $build ($(nproc) cores)"
@@ -143,11 +149,11 @@ phase_build() {
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "host: $(uname -n); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-    if [ "$gpus" -gt 0 ]; then
+    if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
       nvidia-smi --query-gpu=index,name,driver_version,compute_cap,memory.total,pci.bus_id --format=csv,noheader |
         sed 's/^/gpu: /'
     else
-      echo "gpu: none visible (build only)"
+      echo "gpu: none visible, build only"
     fi
     echo "cuda: $(nvcc --version 2>/dev/null | grep -m1 release | sed 's/.*release //')"
     echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null)"
@@ -163,13 +169,16 @@ phase_build() {
       echo "nccl (ncclGetVersion): $("$work/nccl_version")" >> "$work/versions.txt"
     fi
   fi
-  for program in "$bin/all_reduce_perf" "$ntbin/all_reduce_perf"; do
-    [ -x "$program" ] && echo "loads ($(basename "$(dirname "$program")")): $(ldd "$program" | grep -o 'libnccl[^ ]* => [^ ]*')" >> "$work/versions.txt"
+  local tool
+  for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do
+    [ -x "$build/$tool" ] && echo "$tool loads $(readlink -f "$(ldd "$build/$tool" | sed -n 's/.*libnccl[^ ]* => \([^ ]*\).*/\1/p')")" >> "$work/versions.txt"
   done
+  rm -f "$work/nccl_version"
 }
 
 phase_test() {
   local start=$(date +%s) logs="$work/logs" collective op_flags code
+  set_launchers
   mkdir -p "$work/test"
   log "test: ctest -L gpu"
   : > "$logs/ctest-gpu.log"
@@ -184,7 +193,7 @@ phase_test() {
     op_flags=()
     case $collective in all_reduce|reduce|reduce_scatter) op_flags=(-o all) ;; esac
     rm -f "$work/test/$collective.json"
-    run_logged 300 "$logs/test-$collective.log" collbench_launch "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
+    run_logged 300 "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
       -c 1 -n 5 -w 2 -J "$work/test/$collective.json"
     code=$?
     case $code in
@@ -199,26 +208,32 @@ phase_test() {
 # repetitions, so drift over the phase falls on both alike), same sizes, -n/-w, -c 0 and -a 1.
 side_by_side() {
   local variant=$1; shift
-  local extra=("$@") start=$(date +%s) rep collective dir order tool runs=0 failed=0
+  local extra=("$@") start=$(date +%s) rep collective dir order tool runs=0 failed=0 first_failure="" outcome=ok
   for rep in $(seq 1 "$repetitions"); do
     dir="$work/collectives/$variant/r$rep"; mkdir -p "$dir"
     for collective in $collectives; do
       order="nccl-tests collbench"; [ $((rep % 2)) = 0 ] && order="collbench nccl-tests"
       for tool in $order; do
-        if over_budget; then record measure "$variant" partial $(( $(date +%s) - start )) "phase budget spent after $runs runs"; return; fi
+        if over_budget; then outcome=partial; break 3; fi
         runs=$((runs + 1))
         if [ "$tool" = nccl-tests ]; then
-          run_logged 240 "$dir/nccl-tests-$collective.txt" nccl_tests_launch "$ntbin/${collective}_perf" "${size_flags[@]}" \
-            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" || failed=$((failed + 1))
+          run_logged 240 "$dir/nccl-tests-$collective.txt" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" "${size_flags[@]}" \
+            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" "${nccl_tests_gpus[@]}" ||
+            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/nccl-tests-$collective.txt"; }
         else
           rm -f "$dir/collbench-$collective.json"
-          run_logged 240 "$dir/collbench-$collective.log" collbench_launch "$bin/${collective}_perf" "${size_flags[@]}" \
-            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" -J "$dir/collbench-$collective.json" || failed=$((failed + 1))
+          run_logged 240 "$dir/collbench-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" "${size_flags[@]}" \
+            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" -J "$dir/collbench-$collective.json" ||
+            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/collbench-$collective.log"; }
         fi
       done
     done
   done
-  record measure "$variant" "$([ $failed = 0 ] && echo ok || echo "FAILED")" $(( $(date +%s) - start )) "$runs runs, $failed failed"
+  local note="$runs runs, $failed failed"
+  [ "$outcome" = ok ] || note+=", then the phase budget was spent"
+  [ $failed = 0 ] || outcome=FAILED
+  [ -z "$first_failure" ] || note+="; first: $first_failure: $(grep -m1 -iE 'error|failure' "$work/$first_failure" | cut -c1-160)"
+  record measure "$variant" "$outcome" $(( $(date +%s) - start )) "$note"
   [ $failed = 0 ] || status=1
 }
 
@@ -266,7 +281,7 @@ step_copy() {
 step_capture() {
   local start=$(date +%s) dir="$work/capture"
   mkdir -p "$dir"; rm -f "$dir/all_reduce.json"
-  if run_logged 240 "$dir/all_reduce.log" collbench_launch "$bin/all_reduce_perf" -b 8 -e 1G -f 8 -n 20 -w 5 -c 1 --capture-algo \
+  if run_logged 240 "$dir/all_reduce.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 1G -f 8 -n 20 -w 5 -c 1 --capture-algo \
        -J "$dir/all_reduce.json"; then
     record measure capture ok $(( $(date +%s) - start )) ""
   else
@@ -297,7 +312,7 @@ step_tflag() {
     for setting in 0 60; do
       over_budget && { record measure tflag partial $(( $(date +%s) - start )) "phase budget spent"; return; }
       rm -f "$dir/T$setting-r$rep.json"
-      run_logged 120 "$dir/T$setting-r$rep.log" collbench_launch "$bin/all_reduce_perf" -b 8 -e 8 -n 2000 -w 200 -c 0 -T "$setting" \
+      run_logged 120 "$dir/T$setting-r$rep.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 8 -n 2000 -w 200 -c 0 -T "$setting" \
         -J "$dir/T$setting-r$rep.json" || failed=$((failed + 1))
     done
   done
@@ -307,6 +322,7 @@ step_tflag() {
 
 phase_measure() {
   local step
+  set_launchers
   [ "$quick" = 1 ] && [ "$steps" = "$all_steps" ] && steps="collectives,compute,copy"
   for step in ${steps//,/ }; do
     if over_budget; then record measure "$step" skipped 0 "phase budget spent"; continue; fi
