@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On demand (minutes; not in CI): scripts/gpu-verify.sh --phase build for real, here without a GPU,
 # into a scratch build folder: collbench with CUDA for sm_90, nccl-tests from NCCL_TESTS_DIR
-# against the same NCCL, versions recorded, OUT holding summary.md and one .tar.gz.
+# against the same NCCL, versions recorded, OUT holding summary.md and one .tar.gz. Then the
+# measure plumbing with GPU_VERIFY_ASSUME_GPUS=1: the real nccl-tests and GPU programs fail here,
+# collbench's collectives run on the CPU, and the phase must say which failed, exit 1, and still
+# leave its two files in OUT.
 # usage: build_phase.sh NCCL_TESTS_DIR
 set -uo pipefail
 nccl_tests=$1
@@ -22,4 +25,17 @@ grep -q '^nccl (ncclGetVersion): [0-9]\+$' "$work/build/verify/versions.txt" || 
 grep -q '^nccl-tests: [0-9.]\+$' "$work/build/verify/versions.txt" || fail "no nccl-tests version recorded"
 grep -q '^| build | nccl-tests | ok |' "$work/out/summary.md" || fail "the summary does not show nccl-tests built"
 tar -tzf "$work/out/gpu-verify.tar.gz" | grep -q 'verify/logs/build-nccl-tests.log' || fail "the build log is not packed"
-echo "ok: $(grep -E '^- (nccl|nccl-tests|cuda):' "$work/out/summary.md" | tr '\n' ' ')"
+echo "ok: build phase: $(grep -E '^- (nccl|nccl-tests|cuda)' "$work/out/summary.md" | tr '\n' ' ')"
+
+CUDA_VISIBLE_DEVICES= GPU_VERIFY_ASSUME_GPUS=1 BUILD_DIR="$work/build" bash "$here/../../scripts/gpu-verify.sh" \
+  --nccl-tests "$nccl_tests" --out "$work/out2" --phase measure --quick --steps collectives,compute,tflag >"$work/console" 2>&1
+code=$?
+[ "$code" = 1 ] || fail "measure without a GPU exited $code (want 1)"
+[ "$(ls "$work/out2" | sort | tr '\n' ' ')" = "gpu-verify.tar.gz summary.md " ] || fail "OUT holds: $(ls "$work/out2")"
+grep -q '^| measure | plain | \*\*FAILED\*\* | [0-9]* | 12 runs, 6 failed; first: collectives/plain/r1/nccl-tests-all_reduce.txt: ' "$work/out2/summary.md" ||
+  fail "the summary does not say that nccl-tests failed: $(grep '| measure' "$work/out2/summary.md")"
+grep -q '^| measure | compute | \*\*FAILED\*\* |' "$work/out2/summary.md" || fail "the compute step did not fail without a GPU"
+grep -q '^| measure | tflag | ok |' "$work/out2/summary.md" || fail "the -T step (collbench on the CPU here) did not run"
+grep -q '^| build | nccl-tests | ok |' "$work/out2/summary.md" || fail "the measure phase's summary lost the build phase's steps"
+tar -tzf "$work/out2/gpu-verify.tar.gz" | grep -q 'verify/collectives/plain/r3/collbench-all_gather.json' || fail "reports not packed"
+echo "ok: measure plumbing: $(grep '^| measure' "$work/out2/summary.md" | cut -c1-80 | tr '\n' ' ')"
