@@ -7,10 +7,10 @@
 #                              [--steps LIST] [--budget SECONDS]
 #   --nccl-tests DIR  an NVIDIA/nccl-tests source copy (DIR/src/Makefile), kept out of git
 #   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else
-#   --phase           build, test, measure, or all three in turn (default all); each fits one
-#                     10-minute command on a 16-core machine; state is kept in $BUILD_DIR/verify,
+#   --phase           build, test, measure, or all three in turn (default all); each is meant to
+#                     fit one 10-minute command on a 16-core machine; state is kept in $BUILD_DIR/verify,
 #                     so each phase's OUT holds everything done so far on that machine
-#   --quick           a small measure phase: 2 collectives, 3 sizes, bf16 GEMM, d2d copy (< 3 min)
+#   --quick           a small measure phase: 2 collectives, 3 sizes, bf16 GEMM, d2d copy (meant for < 3 min)
 #   --steps LIST      measure steps, comma list (default all, in this order): collectives,compute,
 #                     copy,capture,timeout,tflag,graph,registered
 #   --budget SECONDS  start no new run after this many seconds of the phase (default 500)
@@ -59,7 +59,14 @@ if [ -n "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
   [[ $GPU_VERIFY_ASSUME_GPUS =~ ^[0-9]+$ ]] || usage_error "GPU_VERIFY_ASSUME_GPUS '$GPU_VERIFY_ASSUME_GPUS' is not a number"
   gpus=$GPU_VERIFY_ASSUME_GPUS
 elif [ -z "${CUDA_VISIBLE_DEVICES-unset}" ]; then gpus=0
-elif command -v nvidia-smi >/dev/null 2>&1; then gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true); fi
+elif command -v nvidia-smi >/dev/null 2>&1; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  # CUDA_VISIBLE_DEVICES=0,1 on a larger machine: as many GPUs as it names, at most those listed.
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$gpus" -gt 0 ]; then
+    visible=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+    [ "$visible" -lt "$gpus" ] && gpus=$visible
+  fi
+fi
 if [ "$gpus" -eq 0 ] && [ "$phase" != build ]; then
   echo "$program: error: no GPU visible (nvidia-smi lists none); only --phase build runs without one" >&2
   exit 2
@@ -180,9 +187,9 @@ phase_test() {
   local start=$(date +%s) logs="$work/logs" collective op_flags code
   set_launchers
   mkdir -p "$work/test"
-  log "test: ctest -L gpu"
+  log "test: ctest -L gpu (exactly that label)"
   : > "$logs/ctest-gpu.log"
-  if run_logged 420 "$logs/ctest-gpu.log" ctest --test-dir "$build" -L gpu --output-on-failure; then
+  if run_logged 420 "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
     record test "ctest -L gpu" ok $(( $(date +%s) - start )) "$(grep -m1 'tests passed' "$logs/ctest-gpu.log")"
   else
     record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
@@ -361,6 +368,8 @@ need_build() {
   [ -x "$ntbin/all_reduce_perf" ] || usage_error "no nccl-tests build in $ntbin (run --phase build first on this machine)"
 }
 [ "$gpus" -eq 0 ] && log "no GPU visible: building for sm_90, nothing runs"
+# The machine's load when each phase starts, in the steps table: timings taken under load say so.
+record "$phase" start ok 0 "load average $(cut -d' ' -f1-3 /proc/loadavg), $gpus GPU(s)"
 case $phase in
   build) phase_build ;;
   test) need_build; phase_test ;;
