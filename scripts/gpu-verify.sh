@@ -144,7 +144,7 @@ phase_build() {
   start=$(date +%s)
   log "build: nccl-tests from $nccl_tests (MPI=$mpi) into $ntbin"
   : > "$logs/build-nccl-tests.log"
-  if run_logged 1200 "$logs/build-nccl-tests.log" make -C "$nccl_tests/src" -j "$(nproc)" BUILDDIR="$ntbin" \
+  if run_logged 1200 "$logs/build-nccl-tests.log" make -C "$nccl_tests/src" -j "$(nproc)" VERBOSE=1 BUILDDIR="$ntbin" \
        NCCL_HOME="$nccl_home" CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
        NVCC_GENCODE="-gencode=arch=compute_$arch,code=sm_$arch" "${mpi_flags[@]}"; then
     record build nccl-tests ok $(( $(date +%s) - start )) "MPI=$mpi sm_$arch"
@@ -175,6 +175,12 @@ phase_build() {
          -Wl,-rpath,"$(dirname "$nccl_library")" >> "$logs/build-collbench.log" 2>&1; then
       echo "nccl (ncclGetVersion): $("$work/nccl_version")" >> "$work/versions.txt"
     fi
+  fi
+  # nccl-tests prints its version line (with the NCCL it loaded) before it touches a device, so
+  # this one-size run gives it on a machine without a GPU too.
+  if [ -x "$ntbin/all_reduce_perf" ]; then
+    echo "nccl-tests version line: $(timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 2>&1 |
+      grep -m1 '^# nccl-tests version')" >> "$work/versions.txt"
   fi
   local tool
   for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do

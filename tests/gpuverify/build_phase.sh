@@ -20,11 +20,19 @@ for program in all_reduce_perf all_gather_perf reduce_scatter_perf broadcast_per
   [ -x "$work/build/nccl-tests/$program" ] || fail "nccl-tests' $program was not built"
 done
 [ -x "$work/build/bin/bare_cuda" ] || fail "bare_cuda was not built"
-grep -q '^CMAKE_CUDA_ARCHITECTURES:STRING=90$' "$work/build/CMakeCache.txt" || fail "collbench not built for sm_90"
+grep -q '^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=90$' "$work/build/CMakeCache.txt" || fail "collbench not configured for sm_90 alone"
+# nccl-tests' own compile lines (VERBOSE=1), not the make command the log starts with.
+grep -q -- '^.*/nvcc .*-gencode=arch=compute_90,code=sm_90 .*-c all_reduce.cu' "$work/build/verify/logs/build-nccl-tests.log" ||
+  fail "nccl-tests' all_reduce.cu was not compiled for sm_90"
+! grep -q -- '^.*/nvcc .*compute_[1-8][0-9]' "$work/build/verify/logs/build-nccl-tests.log" || fail "nccl-tests compiled for other architectures too"
 grep -q '^nccl (ncclGetVersion): [0-9]\+$' "$work/build/verify/versions.txt" || fail "no NCCL version recorded"
 grep -q '^nccl-tests: [0-9.]\+$' "$work/build/verify/versions.txt" || fail "no nccl-tests version recorded"
+grep -q '^nccl-tests version line: # nccl-tests version [0-9.]* nccl-headers=[0-9]* nccl-library=[0-9]*$' "$work/build/verify/versions.txt" ||
+  fail "nccl-tests' own version line not recorded"
 grep -q '^| build | nccl-tests | ok |' "$work/out/summary.md" || fail "the summary does not show nccl-tests built"
-tar -tzf "$work/out/gpu-verify.tar.gz" | grep -q 'verify/logs/build-nccl-tests.log' || fail "the build log is not packed"
+# Listed into a file first: grep -q ending early would break tar's pipe, and pipefail would count it.
+tar -tzf "$work/out/gpu-verify.tar.gz" > "$work/listing" && grep -q 'verify/logs/build-nccl-tests.log' "$work/listing" ||
+  fail "the build log is not packed"
 echo "ok: build phase: $(grep -E '^- (nccl|nccl-tests|cuda)' "$work/out/summary.md" | tr '\n' ' ')"
 
 CUDA_VISIBLE_DEVICES= GPU_VERIFY_ASSUME_GPUS=1 BUILD_DIR="$work/build" bash "$here/../../scripts/gpu-verify.sh" \
@@ -37,5 +45,6 @@ grep -q '^| measure | plain | \*\*FAILED\*\* | [0-9]* | 12 runs, 6 failed; first
 grep -q '^| measure | compute | \*\*FAILED\*\* |' "$work/out2/summary.md" || fail "the compute step did not fail without a GPU"
 grep -q '^| measure | tflag | ok |' "$work/out2/summary.md" || fail "the -T step (collbench on the CPU here) did not run"
 grep -q '^| build | nccl-tests | ok |' "$work/out2/summary.md" || fail "the measure phase's summary lost the build phase's steps"
-tar -tzf "$work/out2/gpu-verify.tar.gz" | grep -q 'verify/collectives/plain/r3/collbench-all_gather.json' || fail "reports not packed"
+tar -tzf "$work/out2/gpu-verify.tar.gz" > "$work/listing" &&
+  grep -q 'verify/collectives/plain/r3/collbench-all_gather.json' "$work/listing" || fail "reports not packed"
 echo "ok: measure plumbing: $(grep '^| measure' "$work/out2/summary.md" | cut -c1-80 | tr '\n' ' ')"
