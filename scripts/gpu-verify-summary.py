@@ -205,6 +205,8 @@ def compute_section(work, collbench):
     for row in collbench_rows(collbench, reports):
         if row.get("tflops") is not None:
             by_dtype.setdefault((row["dtype"], row["shape"]), []).append(row["tflops"])
+    if not by_dtype:
+        lines.append("| no GEMM row was written (see the compute logs) | | | | | |")
     for (dtype, shape), figures in sorted(by_dtype.items()):
         bare_type = "fp8" if dtype == "fp8" else "bf16"
         reference = [values["tflops"] for values in bare.get(("gemm", bare_type, shape), [])]

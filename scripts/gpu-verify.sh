@@ -179,8 +179,9 @@ phase_build() {
   # nccl-tests prints its version line (with the NCCL it loaded) before it touches a device, so
   # this one-size run gives it on a machine without a GPU too.
   if [ -x "$ntbin/all_reduce_perf" ]; then
-    echo "nccl-tests version line: $(timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 2>&1 |
-      grep -m1 '^# nccl-tests version')" >> "$work/versions.txt"
+    # Into a file first: a grep that quits early would end the run with SIGPIPE mid-call on a GPU.
+    timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 > "$logs/nccl-tests-version.log" 2>&1
+    echo "nccl-tests version line: $(grep -m1 '^# nccl-tests version' "$logs/nccl-tests-version.log")" >> "$work/versions.txt"
   fi
   local tool
   for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do
