@@ -14,7 +14,8 @@
 #   --steps LIST      measure steps, comma list (default all, in this order): collectives,compute,
 #                     copy,capture,timeout,tflag,graph,registered
 #   --budget SECONDS  start no new run after this many seconds of the phase (default 500)
-# Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments).
+# Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
+# GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
 # any other phase stops at once with one line and exit 2.
 # Exit codes: 0 ok, 1 a step failed, 2 bad usage, 3 wrong results in the test phase.
@@ -36,7 +37,7 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
