@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "summarize/figure.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
 
@@ -264,11 +265,14 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   std::map<SeriesKey, std::string> families;
   for (const auto& loaded : reports) {
     for (const auto& row : loaded.report.results) {
-      if (!(row.time_us.mean > 0) || row.bytes == 0) continue;
+      // Each row's robust figure (summarize/figure.h): its p10 iteration time, or its minimum
+      // when it has too few iterations for the quantile.
+      const double time = row.iterations >= static_cast<int>(values_needed(RunFigure::kP10)) ? row.time_us.p10 : row.time_us.min;
+      if (!(time > 0) || row.bytes == 0) continue;
       const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", row.backend}, {"algorithm", row.algorithm},
                           {"dtype", row.dtype},  {"op", row.op},          {"root", std::to_string(row.root)},
                           {"placement", row.placement}};
-      grouped[key][loaded.report.context.world_size][row.bytes].push_back(row.time_us.mean);
+      grouped[key][loaded.report.context.world_size][row.bytes].push_back(time);
       const std::string family = bus_factor_family(loaded, row);
       if (!family.empty() && (families[key].empty() || families[key] == "1 or 2(p-1)/p")) families[key] = family;
     }

@@ -68,7 +68,7 @@ struct SeriesModel {
 };
 
 struct Model {
-  std::string figure = "mean";  // the per-row time used
+  std::string figure = "p10";  // the per-row time used: p10, or the minimum below 10 iterations
   std::string machine;          // what the reports say they ran on (CPU or GPU, hosts)
   std::vector<std::string> sources;
   std::vector<SeriesModel> series;
