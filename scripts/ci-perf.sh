@@ -9,10 +9,12 @@
 #                                           # runs interleaved (collbench ab) until decided or MAX_RUNS
 #
 # The suite: all_reduce, broadcast, all_gather at NP ranks (default 2), 64 KiB and 256 KiB, 40
-# iterations with per-iteration samples (each run's figure is its median iteration).
+# iterations with per-iteration samples (each run's figure is its p10 iteration, FIGURE to change).
 # Environment: BUILD_DIR (default build; built when collbench is missing), BASELINE (folder),
-# OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5%), NP, RUNS
-# (default 3), BASELINE_RUNS (default 5), MAX_RUNS (--base-build, default 8).
+# OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5%), FIGURE (default
+# p10), NP, RUNS (default 3), BASELINE_RUNS (default 5), MAX_RUNS (--base-build, default 10: the
+# paired sign test needs 5-6 pairs before it can call a row SLOWER). The Markdown ends with the
+# smallest change the runs could have found.
 # A baseline holds only on the machine that recorded it: its fingerprint.txt (CPU model, cores, MPI,
 # NCCL and driver where present) is checked, and another machine's baseline gives UNKNOWN, not SLOWER.
 set -euo pipefail
@@ -24,7 +26,8 @@ np="${NP:-2}"
 min_effect="${MIN_EFFECT:-5%}"
 runs="${RUNS:-3}"
 baseline_runs="${BASELINE_RUNS:-5}"
-max_runs="${MAX_RUNS:-8}"
+max_runs="${MAX_RUNS:-10}"
+figure="${FIGURE:-p10}"
 mode=compare
 base_build=""
 case "${1:-}" in
@@ -87,7 +90,7 @@ case "$mode" in
     for run in $(seq 1 "$runs"); do run_suite "$out/run-$run"; done
     write_fingerprint "$out"
     set +e
-    "$bin/collbench" compare "$baseline" "$out" --min-effect "$min_effect" --format markdown --plot "$out/compare.png"
+    "$bin/collbench" compare "$baseline" "$out" --min-effect "$min_effect" --figure "$figure" --format markdown --plot "$out/compare.png"
     status=$?
     set -e
     echo
@@ -98,7 +101,7 @@ case "$mode" in
     status=0
     for collective in "${collectives[@]}"; do
       set +e
-      "$bin/collbench" ab --np "$np" --runs "$runs" --max-runs "$max_runs" --min-effect "$min_effect" --out "$out/$collective" \
+      "$bin/collbench" ab --np "$np" --runs "$runs" --max-runs "$max_runs" --min-effect "$min_effect" --figure "$figure" --out "$out/$collective" \
         --format markdown --plot "$out/$collective/compare.png" -- \
         "$base_build/${collective}_perf" "${suite_args[@]}" ::: "$bin/${collective}_perf" "${suite_args[@]}"
       code=$?

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: set-up, build, then the default suite on this machine: the nine collectives under
-# mpirun, a JSON report each under results/local/<timestamp>/, a summary table at the end, and
-# beside the reports busbw-<collective>.png, time-<collective>.png and summary.md.
+# mpirun, a JSON report each under results/local/<timestamp>/, a summary table with a health line per
+# collective at the end, and beside the reports overview.png (every collective's bus bandwidth),
+# busbw-<collective>.png, time-<collective>.png and summary.md (machine, overview, health, plots).
 # With GPUs visible (and NCCL built) one rank per GPU through NCCL, nccl-tests' model; otherwise
 # one rank per core (at least 2) through MPI on host memory.
 #
@@ -47,6 +48,7 @@ if [ ${#reports[@]} -gt 0 ]; then
   "$bin/collbench" table --summary yes "${reports[@]}" || echo "(collbench could not summarize the reports)"
   # Beside the reports: one bus-bandwidth and one time plot per collective (PNG), and summary.md,
   # the same summary in Markdown with the plots inline.
+  "$bin/collbench" plot "${reports[@]}" --overview --out "$out/overview.png" > /dev/null || echo "(no overview plot: see above)"
   images=()
   for metric in busbw time; do
     if "$bin/collbench" plot "${reports[@]}" --metric "$metric" --out "$out/$metric.png" --format json > "$out/plot-$metric.json"; then
@@ -57,15 +59,39 @@ if [ ${#reports[@]} -gt 0 ]; then
     fi
     rm -f "$out/plot-$metric.json"
   done
+  cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//')
+  memory=$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
+  mpi=$(mpirun --version 2>/dev/null | head -1)
   {
     echo "# collbench suite, $np ranks, $stamp"
     echo
+    echo "Machine: $(hostname), ${cpu:-CPU model unknown}, $cores cores, ${memory:-memory unknown}; ${mpi:-no mpirun}."
     echo "Reports in \`$out\`; arguments: \`${suite_args[*]}\`; $failures failed."
+    echo
+    [ -s "$out/overview.png" ] && { echo "![every collective's bus bandwidth](overview.png)"; echo; }
+    echo "## Health"
+    echo
+    echo "Per collective: peak bus bandwidth and where, rows checked and wrong, and anything that looks off"
+    echo "(bandwidth falling at the large end, one size far slower than its neighbours, a partial report)."
     echo
     "$bin/collbench" table --summary yes "${reports[@]}" --format markdown || echo "(collbench could not summarize the reports)"
     echo
-    for image in "${images[@]}"; do echo "![$(basename "$image" .png)]($(basename "$image"))"; echo; done
+    echo "## Per collective"
+    echo
+    echo "| collective | bus bandwidth | time |"
+    echo "|---|---|---|"
+    for collective in "${collectives[@]}"; do
+      busbw="" time=""
+      for image in "${images[@]}"; do
+        case "$(basename "$image")" in
+          "busbw-$collective.png") busbw="![busbw]($(basename "$image"))" ;;
+          "time-$collective.png") time="![time]($(basename "$image"))" ;;
+        esac
+      done
+      [ -n "$busbw$time" ] && echo "| $collective | $busbw | $time |"
+    done
   } > "$out/summary.md"
+  # The terminal gets the health lines too: the same summary table as above, with its verdicts.
   echo "plots and summary.md in $out"
 fi
 exit $(( failures > 0 ? 1 : 0 ))

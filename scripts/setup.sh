@@ -8,6 +8,7 @@ packages=(
   openmpi-bin libopenmpi-dev        # the CPU data plane and every launcher
   nlohmann-json3-dev                 # report reading and writing
   libcli11-dev                       # the one command-line parser of every program
+  libboost-dev                       # Boost.Math distributions (header-only) for compare/ab/history verdicts
   libhwloc-dev                       # host topology (cores, caches, NUMA) for reports and envcheck
   libgtest-dev libgmock-dev          # unit tests
   libbenchmark-dev                   # host-side micro-benchmarks

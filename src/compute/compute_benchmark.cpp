@@ -14,15 +14,7 @@ std::string ComputeBenchmark::build_features() const {
 #endif
 }
 
-std::string ComputeBenchmark::options_identity() const {
-  nlohmann::json canonical = compute_options_as_json(options_);
-  // What the report's options leave out but still changes what ranks do or expect.
-  canonical["program"] = program_name(options_.program);
-  canonical["report_path"] = options_.report_path;
-  canonical["overwrite_report"] = options_.overwrite_report;
-  canonical["tags"] = options_.tags;
-  return canonical.dump();
-}
+nlohmann::json ComputeBenchmark::options_identity() const { return compute_options_as_json(options_); }
 
 bool ComputeBenchmark::runs_on_host() const {
   if (options_.device == DeviceChoice::kCpu) return true;

@@ -43,7 +43,7 @@ class ComputeBenchmark : public Program {
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return compute_usage_text(options_.program); }
   std::string build_features() const override;
-  std::string options_identity() const override;
+  nlohmann::json options_identity() const override;
   std::string check_for_world(World&) override { return ""; }
 
  protected:

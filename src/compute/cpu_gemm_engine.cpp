@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "compute/engines.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "core/error.h"
 

@@ -11,7 +11,7 @@
 
 #include "compute/compute_benchmark.h"
 #include "compute/engines.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "compute/programs.h"
 #include "compute/rank_speeds.h"

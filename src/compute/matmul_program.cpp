@@ -6,7 +6,7 @@
 
 #include "compute/compute_benchmark.h"
 #include "compute/engines.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/platform_notes.h"
 #include "compute/programs.h"
 #include "compute/rank_gather.h"

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 
 namespace collbench::compute {
 

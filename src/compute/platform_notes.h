@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "report/report.h"
 
 namespace collbench::compute {

@@ -9,8 +9,8 @@
 namespace collbench::compute {
 namespace {
 
-// Slots per rank in the summed vector: 7 statistics, rate, percent (NaN = none), error, wrong.
-constexpr std::size_t kSlots = 11;
+// Slots per rank in the summed vector: 8 statistics, rate, percent (NaN = none), error, wrong.
+constexpr std::size_t kSlots = 12;
 
 double or_nan(const std::optional<double>& value) { return value ? *value : std::nan(""); }
 
@@ -21,7 +21,7 @@ std::vector<report::ThroughputRank> gather_rank_figures(World& world, const repo
   std::vector<double> everyone(ranks * kSlots, 0.0);
   double* slot = &everyone[static_cast<std::size_t>(world.rank()) * kSlots];
   const TimeStats& t = mine.time_us;
-  const double values[kSlots] = {t.min, t.p50, t.mean, t.p95, t.p99, t.max, t.stdev, mine.rate,
+  const double values[kSlots] = {t.min, t.p10, t.p50, t.mean, t.p95, t.p99, t.max, t.stdev, mine.rate,
                                  or_nan(mine.percent_of_peak), or_nan(mine.relative_error),
                                  mine.wrong ? static_cast<double>(*mine.wrong) : std::nan("")};
   for (std::size_t i = 0; i < kSlots; ++i) slot[i] = values[i];
@@ -32,11 +32,11 @@ std::vector<report::ThroughputRank> gather_rank_figures(World& world, const repo
     const double* v = &everyone[rank * kSlots];
     report::ThroughputRank figures;
     figures.rank = static_cast<int>(rank);
-    figures.time_us = {v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
-    figures.rate = v[7];
-    if (!std::isnan(v[8])) figures.percent_of_peak = v[8];
-    if (!std::isnan(v[9])) figures.relative_error = v[9];
-    if (!std::isnan(v[10])) figures.wrong = static_cast<std::int64_t>(v[10]);
+    figures.time_us = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
+    figures.rate = v[8];
+    if (!std::isnan(v[9])) figures.percent_of_peak = v[9];
+    if (!std::isnan(v[10])) figures.relative_error = v[10];
+    if (!std::isnan(v[11])) figures.wrong = static_cast<std::int64_t>(v[11]);
     out.push_back(figures);
   }
   return out;

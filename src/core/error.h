@@ -4,7 +4,6 @@
 // they throw an Error carrying where it happened, and main turns it into one line and an exit code.
 #pragma once
 
-#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -38,12 +37,6 @@ class UsageError : public std::runtime_error {
  public:
   explicit UsageError(const std::string& message) : std::runtime_error(message) {}
 };
-
-// Text that came from the network, a file or another process, made safe for one terminal line:
-// control characters (newlines, escape sequences, C1 controls) become visible escapes ("\n",
-// "\x1b"), and more than `max_bytes` is cut with "...". Every error line that can carry such
-// text goes through it before it is printed.
-std::string one_line_text(const std::string& text, std::size_t max_bytes = 4096);
 
 // "file:line: message" for errors raised by the CB_*_CHECK macros.
 std::string located_message(const char* file, int line, const std::string& message);

@@ -24,6 +24,7 @@ TimeStats summarize_samples(std::vector<double> samples_us) {
   stats.min = samples_us.front();
   stats.max = samples_us.back();
   stats.mean = std::accumulate(samples_us.begin(), samples_us.end(), 0.0) / n;
+  stats.p10 = quantile_of_sorted(samples_us, 0.10);
   stats.p50 = quantile_of_sorted(samples_us, 0.50);
   stats.p95 = quantile_of_sorted(samples_us, 0.95);
   stats.p99 = quantile_of_sorted(samples_us, 0.99);

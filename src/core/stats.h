@@ -5,8 +5,10 @@
 
 namespace collbench {
 
+// p10 is the figure runs are compared on: interference only adds time, so the low tail shows the
+// undisturbed cost (collbench compare --figure).
 struct TimeStats {
-  double min = 0, p50 = 0, mean = 0, p95 = 0, p99 = 0, max = 0, stdev = 0;  // microseconds
+  double min = 0, p10 = 0, p50 = 0, mean = 0, p95 = 0, p99 = 0, max = 0, stdev = 0;  // microseconds
 };
 
 // Percentiles interpolate linearly between order statistics; stdev is the sample (n-1) deviation

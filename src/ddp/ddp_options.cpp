@@ -56,9 +56,17 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   add_integer(app, "-t,--threads", "OpenBLAS threads per rank (default 0 = every core this rank may run on)", o.threads, 0, 4096);
   start_section(app, "DDP settings (each a list; one row per combination)");
   add_value(app, "--bucket-mb", "LIST", "bucket_cap_mb in MiB, e.g. 1,5,25,50,100 (default 25, as DDP)",
-            [&o](Text& v, Text& f) { o.bucket_mb = parse_positive_reals(v, f, 65536); });
-  add_value(app, "--first-bucket-mb", "MB", "cap of the first bucket in MiB (default 1, DDP's first_bucket_bytes_cap)",
+            [&o](Text& v, Text& f) {
+              o.bucket_mb = parse_positive_reals(v, f, 65536);
+              o.bucket_mb_given = true;
+            });
+  add_value(app, "--first-bucket-mb", "MB",
+            "cap of the first bucket in MiB (default: DDP's rule, see --ddp-version)",
             [&o](Text& v, Text& f) { o.first_bucket_mb = parse_positive_reals(v, f, 65536).front(); });
+  add_value(app, "--ddp-version", "2|1",
+            "whose first-bucket rule (default 2): torch 2.x makes the first bucket 1 MiB when bucket_cap_mb is left\n"
+            "at its default and the cap itself when one is passed (--bucket-mb); torch 1.x, 1 MiB always",
+            [&o](Text& v, Text& f) { o.ddp_version = static_cast<int>(parse_integer(v, f, 1, 2)); });
   add_value(app, "--overlap", "LIST", "on: all-reduce each bucket while the backward pass goes on; off: after it; on,off: both",
             [&o](Text& v, Text& f) {
               o.overlap = parse_choice_list(v, f, parse_overlap, std::vector<Overlap>{Overlap::kOn, Overlap::kOff}, "overlap", "on, off");
@@ -111,6 +119,12 @@ void declare_options(CLI::App& app, DdpOptions& o) {
 }
 
 }  // namespace
+
+double first_bucket_cap_mb(const DdpOptions& options, double bucket_mb) {
+  if (options.first_bucket_mb > 0) return options.first_bucket_mb;
+  constexpr double kDdpDefaultFirstBucketMb = 1.0;  // torch.distributed._DEFAULT_FIRST_BUCKET_BYTES
+  return options.ddp_version >= 2 && options.bucket_mb_given ? bucket_mb : kDdpDefaultFirstBucketMb;
+}
 
 std::string to_string(Overlap overlap) { return overlap == Overlap::kOn ? "on" : "off"; }
 

@@ -20,7 +20,9 @@ struct DdpOptions : RunFlags {
   int global_batch = 0;                // > 0: the job's batch, split over ranks (strong scaling)
   double compute_scale = 1.0;          // multiplies every GEMM's FLOPs
   std::vector<double> bucket_mb{25.0};
-  double first_bucket_mb = 1.0;
+  bool bucket_mb_given = false;        // DDP's first bucket follows a bucket_cap_mb the user passed
+  double first_bucket_mb = 0;          // --first-bucket-mb; 0: DDP's own rule (first_bucket_cap_mb)
+  int ddp_version = 2;                 // whose first-bucket rule: torch 2.x (2) or 1.x (1)
   std::vector<Overlap> overlap{Overlap::kOn};
   std::vector<DType> grad_dtypes{DType::kFloat32};
   std::vector<int> accumulate{1};
@@ -39,6 +41,12 @@ struct DdpOptions : RunFlags {
 // Parses argv without argv[0]. Throws UsageError with one sentence on any bad flag.
 DdpOptions parse_ddp_options(const std::vector<std::string>& args);
 std::string ddp_usage_text();
+
+// The first bucket's cap for a row whose bucket_cap_mb is `bucket_mb`, as the modelled DDP sets
+// it: --first-bucket-mb when given; else torch 2.x (distributed.py, bucket_bytes_cap_default)
+// uses 1 MiB (_DEFAULT_FIRST_BUCKET_BYTES) only when bucket_cap_mb was left at its default and
+// the cap itself when the user passed one; torch 1.x used 1 MiB always.
+double first_bucket_cap_mb(const DdpOptions& options, double bucket_mb);
 
 // Per-rank batches: `batch` each, or `global_batch` split evenly (the first ranks take the
 // remainder), then scaled by --rank-weights the way a weighted sampler would split the same

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "core/error.h"
 #include "core/options.h"
@@ -44,7 +44,9 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"global_batch", o.global_batch > 0 ? nlohmann::json(o.global_batch) : nlohmann::json(nullptr)},
           {"compute_scale", o.compute_scale},
           {"bucket_mb", o.bucket_mb},
-          {"first_bucket_mb", o.first_bucket_mb},
+          {"first_bucket_mb", o.first_bucket_mb > 0 ? nlohmann::json(o.first_bucket_mb) : nlohmann::json(nullptr)},
+          {"bucket_mb_given", o.bucket_mb_given},
+          {"ddp_version", o.ddp_version},
           {"overlap", overlap},
           {"grad_dtype", dtypes},
           {"accumulate", o.accumulate},
@@ -68,7 +70,7 @@ double mean(const std::vector<double>& values) {
 
 // This rank's figures of one row, as they travel to rank 0.
 nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
-  return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p50", rank.step_us.p50},
+  return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p10", rank.step_us.p10}, {"step_p50", rank.step_us.p50},
           {"step_mean", rank.step_us.mean}, {"step_p95", rank.step_us.p95}, {"step_p99", rank.step_us.p99},
           {"step_max", rank.step_us.max}, {"step_stdev", rank.step_us.stdev}, {"forward_us", rank.forward_us},
           {"backward_compute_us", rank.backward_compute_us}, {"comm_us", rank.comm_us},
@@ -81,7 +83,7 @@ report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
   report::DdpStepRank rank;
   rank.rank = j.at("rank").get<int>();
   rank.batch = j.at("batch").get<int>();
-  rank.step_us = {j.at("step_min").get<double>(), j.at("step_p50").get<double>(), j.at("step_mean").get<double>(),
+  rank.step_us = {j.at("step_min").get<double>(), j.at("step_p10").get<double>(), j.at("step_p50").get<double>(), j.at("step_mean").get<double>(),
                   j.at("step_p95").get<double>(), j.at("step_p99").get<double>(), j.at("step_max").get<double>(),
                   j.at("step_stdev").get<double>()};
   rank.forward_us = j.at("forward_us").get<double>();
@@ -104,16 +106,15 @@ class DdpStepProgram final : public Program {
   std::string build_features() const override {
     return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)";
   }
-  std::string options_identity() const override {
-    nlohmann::json canonical = options_json(options_);
-    canonical["program"] = kProgram;
-    canonical["report_path"] = options_.report_path;
-    canonical["overwrite_report"] = options_.overwrite_report;
-    canonical["tags"] = options_.tags;
-    return canonical.dump();
-  }
+  nlohmann::json options_identity() const override { return options_json(options_); }
   std::string check_for_world(World& world) override {
-    rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+    const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+    // Every rank refuses a layer whose work cannot be planned, before any rank starts.
+    const double samples = *std::max_element(batches.begin(), batches.end()) * options_.compute_scale;
+    for (const auto& tensor : model_.tensors) {
+      plan_gemm(tensor.forward_flops_per_sample * samples, "tensor " + tensor.name);
+      plan_gemm(tensor.backward_flops_per_sample * samples, "tensor " + tensor.name);
+    }
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
     const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
     if (!conflict.empty()) throw UsageError(conflict);
@@ -154,7 +155,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
                                                LayerGemm& gemm, CommunicationThread* comm_thread, const StepConfig& config,
                                                double bucket_mb) {
   World& world = run.world;
-  const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(options_.first_bucket_mb), mib_to_bytes(bucket_mb));
+  const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, bucket_mb)), mib_to_bytes(bucket_mb));
   DdpStep step(model_, plan, backend, all_reduce, gemm, config, comm_thread);
   // Every issued step records its own breakdown; the loop issues the warm-up steps first, so the
   // last `iterations` records belong to the timed steps.
@@ -230,7 +231,7 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   row.scaling = options_.global_batch > 0 ? "strong" : "weak";
   row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
   row.bucket_mb = bucket_mb;
-  row.first_bucket_mb = options_.first_bucket_mb;
+  row.first_bucket_mb = first_bucket_cap_mb(options_, bucket_mb);
   row.overlap = to_string(config.overlap);
   row.comm_thread = comm_thread_text(backend.name(), config.overlap);
   row.grad_dtype = std::string(to_string(config.grad_dtype));
@@ -299,8 +300,11 @@ int DdpStepProgram::measure(RunContext& run) {
                 backend->name().c_str(), blas.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
                 options_.global_batch > 0 ? options_.global_batch : options_.batch,
                 options_.global_batch > 0 ? "per job" : "per rank");
-    std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %g MiB\n", options_.compute_scale,
-                model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), options_.first_bucket_mb);
+    const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
+                                     : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
+                                                                                             : "1 MiB (DDP's default)";
+    std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %s\n", options_.compute_scale,
+                model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), first_bucket.c_str());
     std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
     std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
                 "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",

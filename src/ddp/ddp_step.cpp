@@ -27,8 +27,8 @@ DdpStep::DdpStep(const Model& model, const BucketPlan& plan, Backend& backend, c
     registration_offset_.push_back(offset);
     offset += tensor.elements;
     const double samples = static_cast<double>(config_.batch) * config_.compute_scale;
-    forward_plans_.push_back(plan_gemm(tensor.forward_flops_per_sample * samples));
-    backward_plans_.push_back(plan_gemm(tensor.backward_flops_per_sample * samples));
+    forward_plans_.push_back(plan_gemm(tensor.forward_flops_per_sample * samples, tensor.name));
+    backward_plans_.push_back(plan_gemm(tensor.backward_flops_per_sample * samples, tensor.name));
   }
   master_ = backend_.allocate(offset * sizeof(float));
   // Never an uninitialised buffer, even before the first gradient is written.

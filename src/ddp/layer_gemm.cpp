@@ -4,11 +4,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
 
 namespace collbench::ddp {
 
-GemmPlan plan_gemm(double flops) {
+GemmPlan plan_gemm(double flops, const std::string& what) {
   GemmPlan plan;
+  if (flops > kMaxLayerFlops) {
+    char text[128];
+    std::snprintf(text, sizeof text, " asks for %.3g FLOPs in one step, more than the %.3g a step can run", flops, kMaxLayerFlops);
+    throw UsageError(what + text + ": lower --batch or --compute-scale, or fix the model's FLOP counts");
+  }
   if (!(flops >= 2.0)) return plan;
   plan.side = std::clamp(static_cast<int>(std::cbrt(flops / 2.0)), 1, kMaxGemmSide);
   const double depth_total = flops / (2.0 * plan.side * plan.side);

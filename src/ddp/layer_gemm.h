@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace collbench::ddp {
@@ -20,8 +21,14 @@ struct GemmPlan {
 constexpr int kMaxGemmSide = 256;
 constexpr int kMaxGemmDepth = 4096;
 
-// The plan whose FLOPs come closest to `flops` (pure).
-GemmPlan plan_gemm(double flops);
+// The most FLOPs one layer may ask for in one step: the GEMM repeated INT_MAX times (about 1e18, a
+// year at 30 GFLOP/s). A plan past it cannot be represented, and running one small GEMM instead
+// reported a 4 ms step for a model that asked for 1e30 FLOPs.
+constexpr double kMaxLayerFlops = 2.0 * kMaxGemmSide * kMaxGemmSide * kMaxGemmDepth * 2147483647.0;
+
+// The plan whose FLOPs come closest to `flops` (pure). Throws UsageError past kMaxLayerFlops
+// (infinity included), naming `what`.
+GemmPlan plan_gemm(double flops, const std::string& what = "a layer");
 
 // Scratch matrices sized for the largest plan, reused by every layer.
 class LayerGemm {

@@ -29,21 +29,25 @@ std::string command_line(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-std::string collective_options_identity(const std::string& program, const Options& options) {
+nlohmann::json collective_options_identity(const Options& options) {
   nlohmann::json canonical = options_as_json(options);
   // What options_as_json leaves out of the report but still changes what ranks do or expect.
-  canonical["program"] = program;
   canonical["backend"] = options.backend;
-  canonical["report_path"] = options.report_path;
-  canonical["overwrite_report"] = options.overwrite_report;
-  canonical["tags"] = options.tags;
   canonical["inject_corrupt_output"] = options.inject_corrupt_output;
   canonical["memory_report"] = options.memory_report;  // -M adds a collective exchange at the end
+  return canonical;
+}
+
+std::string options_identity_text(const std::string& program, nlohmann::json program_identity, const RunFlags& flags) {
+  program_identity["program"] = program;
+  program_identity["report_path"] = flags.report_path;
+  program_identity["overwrite_report"] = flags.overwrite_report;
+  program_identity["tags"] = flags.tags;
   // nlohmann orders object keys, so the text is canonical. Text that is not UTF-8 is shown there
   // as U+FFFD, so the raw bytes of the free-text options are part of the identity as well.
-  std::string raw = options.report_path;
-  for (const auto& [key, value] : options.tags) raw += '\0' + key + '\0' + value;
-  return report::json_text(canonical) + '\0' + raw;
+  std::string raw = flags.report_path;
+  for (const auto& [key, value] : flags.tags) raw += '\0' + key + '\0' + value;
+  return report::json_text(program_identity) + '\0' + raw;
 }
 
 std::string options_disagreement(World& world, const std::string& identity, const std::vector<std::string>& argv) {

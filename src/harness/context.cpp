@@ -1,5 +1,8 @@
 #include "harness/context.h"
 
+#include "harness/host_info.h"
+
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +44,32 @@ bool allowed(const std::string& name) {
 }
 
 }  // namespace
+
+nlohmann::json machine_of(const report::Context& context) {
+  nlohmann::json machine = {{"hosts", context.hosts}};
+  // A report is still worth writing on a machine whose topology cannot be read: the fields are
+  // left out, and compare then judges it by the rule for reports without them.
+  try {
+    const compute::HostInfo host = compute::probe_host();
+    machine["cpu_model"] = host.cpu_model;
+    if (host.physical_cores > 0) machine["cores"] = host.physical_cores;
+    machine["threads"] = host.online_cores;
+    machine["memory_bytes"] = host.memory_bytes;
+  } catch (const std::exception&) {
+  }
+  utsname names{};
+  if (::uname(&names) == 0) machine["kernel"] = std::string(names.sysname) + " " + names.release;
+  // GPU models from the ranks' devices ("NVIDIA H100 80GB HBM3 [0]"), without the index.
+  std::vector<std::string> gpus;
+  for (const auto& rank : context.ranks) {
+    if (rank.device == "cpu" || rank.device.empty()) continue;
+    const std::string model = rank.device.substr(0, rank.device.rfind(" ["));
+    if (std::find(gpus.begin(), gpus.end(), model) == gpus.end()) gpus.push_back(model);
+  }
+  machine["gpus"] = nlohmann::json::array();
+  for (const auto& model : gpus) machine["gpus"].push_back({{"model", model}});
+  return machine;
+}
 
 std::string collbench_version() { return COLLBENCH_VERSION; }
 
@@ -144,6 +173,9 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   context.env = allow_listed_environment(environ);
   context.options = options_as_json(options);
   context.tags = options.tags;
+  // Rank 0's machine (the ranks' devices cover every GPU); the driver, CUDA, MPI, NCCL and Gloo
+  // versions are in context.versions, from the libraries' own version calls.
+  context.machine = machine_of(context);
   return context;
 }
 

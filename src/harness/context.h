@@ -22,6 +22,9 @@ std::map<std::string, std::string> allow_listed_environment(char** environment);
 // Every option as the run understood it, typed, for the report's context.options.
 nlohmann::json options_as_json(const Options& options);
 
+// context.machine: CPU model, cores, threads, memory (hwloc), kernel, hosts, GPU models.
+nlohmann::json machine_of(const report::Context& context);
+
 std::string utc_timestamp_now();
 
 std::string collbench_version();

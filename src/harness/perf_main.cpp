@@ -108,7 +108,7 @@ class CollectiveProgram final : public Program {
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return usage_text(name_); }
   std::string build_features() const override { return collbench::build_features(); }
-  std::string options_identity() const override { return collective_options_identity(name_, options_); }
+  nlohmann::json options_identity() const override { return collective_options_identity(options_); }
   std::string check_for_world(World& world) override;
   MemoryNeed memory_need(int world_size) const override {
     // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.

@@ -9,6 +9,7 @@
 #include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "harness/agreement.h"
 #include "harness/context.h"
 #include "harness/input_checks.h"
@@ -30,8 +31,9 @@ class Shell {
 
  private:
   int fail(ExitCode code, const std::string& message, bool print) const {
-    // Messages can carry text from other processes (a verdict in the store, a record in a file).
-    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), one_line_text(message).c_str());
+    // Messages can quote a file or a peer (a model file's tensor name, a rank's host name, a
+    // verdict in the rendezvous store, a join record in a file).
+    if (print) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), printable(message).c_str());
     return static_cast<int>(code);
   }
   std::optional<int> agree_before_start(World& world);
@@ -95,7 +97,7 @@ int Shell::run(int* argc, char*** argv) {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
   } catch (const Error& e) {
     // A library call failed on this rank while the others may be waiting for it: end the job.
-    std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), one_line_text(e.what()).c_str());
+    std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), printable(e.what()).c_str());
     world->abort(static_cast<int>(ExitCode::kRuntimeError));
   }
   return measure(*world, start_up_watch);
@@ -107,7 +109,8 @@ int Shell::run(int* argc, char*** argv) {
 std::optional<int> Shell::agree_before_start(World& world) {
   const bool leader = world.rank() == 0;
   const bool printer = prints_shared_lines(world);
-  const std::string disagreement = options_disagreement(world, program_.options_identity(), argv_);
+  const std::string disagreement = options_disagreement(
+      world, options_identity_text(name_, program_.options_identity(), program_.run_flags()), argv_);
   if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, printer);
   std::string problem;
   try {
@@ -156,7 +159,7 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
     const auto* error = dynamic_cast<const Error*>(&e);
     const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
     std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", name_.c_str(), world.rank(), world.host().c_str(),
-                 one_line_text(e.what()).c_str());
+                 printable(e.what()).c_str());
     report_.record_error(e.what());
     world.abort(code);
   }
@@ -193,7 +196,7 @@ int run_program(const std::string& program_name, int argc, char** argv, const Pr
   try {
     program = parse(std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const UsageError& e) {
-    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), one_line_text(e.what()).c_str());
+    if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), printable(e.what()).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
   if (program->run_flags().show_help) {

@@ -64,6 +64,9 @@ struct Row {
   std::uint64_t size = 0;                 // product of the size fields: bytes, m*n*k, rank
   std::string size_text;                  // "1048576", "96x96x96"
   std::optional<double> time_us;          // mean time per iteration; always > 0 when present
+  // The row's time statistics by name ("min", "p10", "p50", ...), those the report has.
+  std::map<std::string, double> time_statistics;
+  std::optional<std::int64_t> iterations;  // timed iterations behind the statistics, when the kind records them
   std::vector<double> samples_us;
   std::vector<std::optional<double>> figures;  // in the kind's figure order; null where undefined
   std::optional<std::int64_t> wrong;
@@ -89,6 +92,9 @@ struct Context {
   std::map<std::string, std::string> env;       // allow-listed variables only
   nlohmann::json options = nlohmann::json::object();  // every option as the run understood it, typed
   std::map<std::string, std::string> tags;
+  // What the run ran on: cpu_model, cores, threads, memory_bytes, gpus [{model, ...}], driver, cuda,
+  // kernel, hosts. Empty in reports from before it was recorded.
+  nlohmann::json machine = nlohmann::json::object();
 };
 
 struct RankTimeViews {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace collbench::report {
@@ -12,7 +13,7 @@ using nlohmann::json;
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json stats_to_json(const TimeStats& stats) {
-  return {{"min", stats.min}, {"p50", stats.p50}, {"mean", stats.mean}, {"p95", stats.p95},
+  return {{"min", stats.min}, {"p10", stats.p10}, {"p50", stats.p50}, {"mean", stats.mean}, {"p95", stats.p95},
           {"p99", stats.p99}, {"max", stats.max}, {"stdev", stats.stdev}};
 }
 
@@ -58,7 +59,7 @@ json context_json(const Context& context) {
     ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
                      {"device", rank.device}, {"pid", rank.pid}});
   }
-  return {{"argv", context.argv},
+  json out = {{"argv", context.argv},
           {"start_time", context.start_time},
           {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
           {"world_size", context.world_size},
@@ -69,6 +70,8 @@ json context_json(const Context& context) {
           {"env", context.env},
           {"options", context.options},
           {"tags", context.tags}};
+  if (!context.machine.empty()) out["machine"] = context.machine;
+  return out;
 }
 
 // Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
@@ -148,6 +151,8 @@ class Reader {
 TimeStats stats_from_json(const Reader& reader, const json& object) {
   TimeStats stats;
   stats.min = reader.non_negative(object, "min");
+  // Reports before p10 was kept lack it: the minimum stands in (compare says when it falls back).
+  stats.p10 = object.contains("p10") ? reader.non_negative(object, "p10") : stats.min;
   stats.p50 = reader.non_negative(object, "p50");
   stats.mean = reader.non_negative(object, "mean");
   stats.p95 = reader.non_negative(object, "p95");
@@ -226,8 +231,11 @@ Context context_from_json(const Reader& reader, const json& object, bool collect
   }
   context.start_time = object.contains("start_time") ? reader.string(object, "start_time") : "";
   context.end_time = object.contains("end_time") && object["end_time"].is_string() ? reader.string(object, "end_time") : "";
-  context.world_size = collective || object.contains("world_size") ? static_cast<int>(reader.integer(object, "world_size")) : 1;
-  if (context.world_size < 1) reader.fail(".world_size", "must be at least 1");
+  // Checked as read, before narrowing: 2^40 would wrap to 0 and be called "less than 1".
+  const std::int64_t world_size = collective || object.contains("world_size") ? reader.integer(object, "world_size") : 1;
+  if (world_size < 1) reader.fail(".world_size", "must be at least 1");
+  if (world_size > std::numeric_limits<int>::max()) reader.fail(".world_size", "out of range (at most " + std::to_string(std::numeric_limits<int>::max()) + ")");
+  context.world_size = static_cast<int>(world_size);
   if (const auto it = object.find("hosts"); it != object.end()) {
     if (!it->is_array()) reader.fail(".hosts", "expected an array of strings");
     for (const auto& host : *it) {
@@ -257,6 +265,11 @@ Context context_from_json(const Reader& reader, const json& object, bool collect
     context.options = *it;
   }
   context.tags = reader.string_map(object, "tags");
+  // The machine block (reports before it have none): kept as written, compared field by field.
+  if (const auto it = object.find("machine"); it != object.end()) {
+    if (!it->is_object()) reader.fail(".machine", "expected an object");
+    context.machine = *it;
+  }
   return context;
 }
 
@@ -305,11 +318,17 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
   if (spec.time_path) {
     const json& stats = required(spec.time_path);
     const Reader stats_reader = reader.at(std::string(".") + spec.time_path);
-    for (const char* statistic : {"min", "p50", "mean", "p95", "p99", "max"}) {
-      if (stats.is_object() && !stats.contains(statistic) && std::string(statistic) != "mean") continue;  // copy-1.0 kept four
-      if (stats_reader.number(stats, statistic) <= 0) stats_reader.fail(std::string(".") + statistic, "time must be positive");
+    for (const char* statistic : {"min", "p10", "p50", "mean", "p95", "p99", "max"}) {
+      // copy-1.0 kept four statistics, and reports before p10 have none.
+      if (stats.is_object() && !stats.contains(statistic) && std::string(statistic) != "mean") continue;
+      const double value = stats_reader.number(stats, statistic);
+      if (value <= 0) stats_reader.fail(std::string(".") + statistic, "time must be positive");
+      row.time_statistics[statistic] = value;
     }
     row.time_us = stats_reader.number(stats, "mean");
+    if (const json* iterations = find_path(object, "iterations"); iterations && iterations->is_number_integer()) {
+      row.iterations = iterations->get<std::int64_t>();
+    }
   }
   for (const auto& figure : spec.figures) {
     const json* value = find_path(object, figure.path);

@@ -31,13 +31,6 @@ std::string centered_over_half(const std::string& label) {
 
 }  // namespace
 
-std::string printable(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (unsigned char c : text) out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
-  return out;
-}
-
 void TableWriter::header(const Report& report, const std::string& sweep_description) {
   const Context& context = report.context;
   std::fprintf(out_, "# collbench %s: %s_perf, backend %s, %d rank(s) on %zu host(s)\n",

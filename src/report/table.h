@@ -4,13 +4,14 @@
 #include <cstdio>
 #include <string>
 
+#include "core/printable.h"
 #include "report/report.h"
 
 namespace collbench::report {
 
-// Report text as it may reach a terminal: control characters (newlines, escape sequences) become
-// '?', so a report's strings can neither forge table lines nor drive the terminal.
-std::string printable(const std::string& text);
+// Report text as it may reach a terminal (core/printable.h): a report's strings can neither forge
+// table lines nor drive the terminal.
+using collbench::printable;
 
 // nccl-tests' optional columns: -C prints the host's issue time instead of the completion time,
 // -S appends a time stamp to each line.

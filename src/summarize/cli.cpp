@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <sstream>
 #include <set>
@@ -12,12 +13,15 @@
 
 #include "core/command_line.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/sizes.h"
+#include "report/report_file.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"
 #include "summarize/history.h"
 #include "summarize/input_error.h"
+#include "summarize/model.h"
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
@@ -46,6 +50,8 @@ struct Arguments {
   std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
+  PredictOptions predict;  // model predict
+  bool overview = false;   // plot --overview
 };
 
 using Text = const std::string;
@@ -201,12 +207,73 @@ int history_command(const Arguments& arguments) {
   return result.regressions() > 0 ? 1 : 0;
 }
 
+// "5ms", "200us", "1.5s" as microseconds.
+double parse_duration_us(Text& text, Text& flag) {
+  for (const auto& [unit, scale] : {std::pair{"us", 1.0}, std::pair{"ms", 1e3}, std::pair{"s", 1e6}}) {
+    const std::string suffix = unit;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const std::string number = text.substr(0, text.size() - suffix.size());
+      if (suffix == "s" && (number.back() == 'm' || number.back() == 'u')) continue;
+      const double value = parse_real(number, flag, 0, 1e12);
+      return value * scale;
+    }
+  }
+  throw UsageError(flag + " expects a time with a unit (us, ms or s), e.g. 5ms; got '" + text + "'");
+}
+
+// "10Gbit", "100Gbit/s", "400Mbit", "12.5GB/s" as GB/s (1e9 bytes per second).
+double parse_bandwidth_gbps(Text& text, Text& flag) {
+  for (const auto& [unit, scale] : {std::pair{"Gbit/s", 0.125}, std::pair{"Gbit", 0.125}, std::pair{"Mbit/s", 1.25e-4},
+                                    std::pair{"Mbit", 1.25e-4}, std::pair{"GB/s", 1.0}, std::pair{"MB/s", 1e-3}}) {
+    const std::string suffix = unit;
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      const double value = parse_real(text.substr(0, text.size() - suffix.size()), flag, 0, 1e12) * scale;
+      if (!(value > 0)) throw UsageError(flag + " must be above 0, got '" + text + "'");
+      return value;
+    }
+  }
+  throw UsageError(flag + " expects a rate with a unit (Gbit, Mbit, GB/s or MB/s), e.g. 10Gbit; got '" + text + "'");
+}
+
+int model_command(const Arguments& arguments) {
+  const std::string action = arguments.inputs.empty() ? "" : arguments.inputs.front();
+  const std::vector<std::string> rest(arguments.inputs.begin() + (arguments.inputs.empty() ? 0 : 1), arguments.inputs.end());
+  if (action == "fit") {
+    if (rest.empty()) throw InputError("model fit: no report given");
+    const auto reports = load_reports(rest);
+    require_rows(reports);
+    const Model model = fit_model(reports);
+    if (!arguments.out.empty()) report::write_json_atomically(arguments.out, model_json(model));
+    Document document = fit_document(model);
+    if (!arguments.out.empty()) document.notes.push_back("wrote " + arguments.out);
+    add_partial_notes(document, reports);
+    print(document, arguments.format);
+    return 0;
+  }
+  if (action == "predict") {
+    if (rest.size() != 1) throw InputError("model predict: expected one model file (from collbench model fit --out)");
+    std::ifstream in(rest.front());
+    if (!in) throw InputError(rest.front() + ": cannot be read");
+    nlohmann::json document;
+    try {
+      in >> document;
+    } catch (const nlohmann::json::exception&) {
+      throw InputError(rest.front() + ": not JSON");
+    }
+    if (arguments.predict.world_size < 1) throw InputError("model predict: --np is required");
+    print(predict_document(model_from_json(document, rest.front()), arguments.predict), arguments.format);
+    return 0;
+  }
+  throw InputError("model: expected 'fit REPORT|DIR...' or 'predict MODEL.json', not '" + action + "'");
+}
+
 int plot_command(const Arguments& arguments) {
   if (arguments.inputs.empty()) throw InputError("plot: no report given");
   auto reports = load_reports(arguments.inputs);
   require_rows(reports);
-  // A folder of several benchmarks (the main job's) gives one picture each.
-  const auto files = write_plots(reports, arguments.metric, arguments.out, arguments.gnuplot);
+  // A folder of several benchmarks (the main job's) gives one picture each, or with --overview one for all.
+  const auto files = arguments.overview ? std::vector<PlotFiles>{write_overview_plot(reports, arguments.out, arguments.gnuplot)}
+                                        : write_plots(reports, arguments.metric, arguments.out, arguments.gnuplot);
   Document document;
   add_plot_notes(document, files);
   add_partial_notes(document, reports);
@@ -252,7 +319,19 @@ void add_launch_flags(CLI::App& command, LaunchOptions& o, const std::string& un
   add_real(command, "--timeout", "SECONDS", "kill " + unit + " after this long (default 0 = never)", o.timeout_s, 0, 1e9);
 }
 
+// --figure, the same for compare, ab and history.
+void add_figure_flag(CLI::App& command, RunFigure& figure) {
+  add_value(command, "--figure", "min|p10|p25|p50|mean", "each run's figure per timed row (default p10: the low tail, which load cannot fake)",
+            [&figure](Text& v, Text& f) {
+              if (v != "min" && v != "p10" && v != "p25" && v != "p50" && v != "mean") {
+                throw UsageError(f + " expects min, p10, p25, p50 or mean, not '" + v + "'");
+              }
+              figure = parse_run_figure(v);
+            });
+}
+
 void declare_compare_flags(CLI::App& command, Arguments& a) {
+  add_figure_flag(command, a.compare.figure);
   add_value(command, "--min-effect", "X|X%", "smallest change that counts, unless the baseline's run-to-run spread is larger (default 5%)",
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
@@ -292,7 +371,7 @@ const Command kCommands[] = {
      },
      speedup_command},
     {"compare", "BASE NEW [options]",
-     "regression verdicts from run-level figures (3+ runs a side);\n"
+     "regression verdicts from each run's p10 time (3+ runs a side; paired: 5+);\n"
      "BASE, NEW: a report or a folder of repeated runs; SAME, FASTER, SLOWER or UNKNOWN per row;\n"
      "exit 0 no regression (UNKNOWN included), 1 slower, 2 bad input",
      [](CLI::App& command, Arguments& a) {
@@ -320,6 +399,7 @@ const Command kCommands[] = {
      "exit 1 when a series' latest change is a slowdown",
      [](CLI::App& command, Arguments& a) {
        HistoryOptions& o = a.history;
+       add_figure_flag(command, o.figure);
        add_value(command, "--min-change", "X|X%", "smallest change that counts (default 5%)",
                  [&o](Text& v, Text& f) { o.min_change = parse_fraction(v, f); });
        add_value(command, "--alpha", "P", "false-change rate of each split's permutation test (default 0.05)",
@@ -341,9 +421,28 @@ const Command kCommands[] = {
        add_text(command, "--out", "FILE.svg|FILE.png", "the image to write", a.out)->required();
        add_value(command, "--metric", "NAME", "time or a figure of the rows' kind (default its headline): busbw, algbw; tflops; gbps; gemm_gflops, triad_gbps, relative_speed",
                  [&a](Text& v, Text&) { a.metric = v; });
+       add_flag(command, "--overview", "one picture of every collective's bus bandwidth against size", a.overview);
        add_gnuplot_flag(command, a);
      },
      plot_command},
+    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options]",
+     "latency-bandwidth models: fit alpha and beta per world size (piecewise) and across world sizes\n"
+     "(the algorithm's cost form), then predict other world sizes, sizes and links, with intervals",
+     [](CLI::App& command, Arguments& a) {
+       add_text(command, "--out", "MODEL.json", "fit: write the model here", a.out);
+       add_integer(command, "--np", "predict: ranks", a.predict.world_size, 1, 1 << 24);
+       add_integer(command, "--ranks-per-host", "predict: ranks per host (default: all on one)", a.predict.ranks_per_host, 1, 1 << 24);
+       add_value(command, "--inter-latency", "TIME", "predict: latency of the link between hosts, e.g. 5ms",
+                 [&a](Text& v, Text& f) { a.predict.inter_latency_us = parse_duration_us(v, f); });
+       add_value(command, "--inter-bandwidth", "RATE", "predict: bandwidth of the link between hosts, e.g. 10Gbit",
+                 [&a](Text& v, Text& f) { a.predict.inter_bandwidth_gbps = parse_bandwidth_gbps(v, f); });
+       add_value(command, "--sizes", "LIST", "predict: sizes (default: the fitted range, powers of two)", [&a](Text& v, Text& f) {
+         a.predict.sizes.clear();
+         for (const auto& part : split(v, ',')) a.predict.sizes.push_back(parse_size(part, f));
+         if (a.predict.sizes.empty()) throw UsageError(f + " expects a list of sizes");
+       });
+     },
+     model_command},
     {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
      [](CLI::App& command, Arguments& a) {
        SweepOptions& o = a.sweep;
@@ -378,7 +477,7 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   app.require_subcommand(1);
   app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
              "stream, copy, probe, ddp_step), one kind at a time. Sizes take K/M/G (1024-based).\n"
-             "Reports come from *_perf -J FILE; with --samples, compare and history take each run's median iteration.\n"
+             "Reports come from *_perf -J FILE; compare, ab and history judge each run's p10 time (--figure).\n"
              "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
              "(sweep) or runtime error, 2 bad usage or input.");
   for (const Command& command : kCommands) {
@@ -417,7 +516,7 @@ int run_command_line(int argc, char** argv) {
     }
     throw InputError("no command given (try collbench --help)");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "collbench: error: %s\n", e.what());
+    std::fprintf(stderr, "collbench: error: %s\n", printable(e.what()).c_str());  // may quote a file
     const bool bad_input = dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e);
     return static_cast<int>(bad_input ? ExitCode::kUsage : ExitCode::kRuntimeError);
   }

@@ -19,12 +19,13 @@ constexpr std::size_t kMostRunsWorthSaying = 100;
 
 // One side of a row: its figures, one per run (report).
 struct Side {
+  RunFigure figure = RunFigure::kP10;
   std::uint64_t size = 0;
   std::map<const LoadedReport*, std::vector<double>> figures_by_run;  // several with cycles (-N)
   // By the run's file name, so that paired runs line up: A/run-2.json with B/run-2.json.
   std::vector<std::pair<std::string, double>> named_run_figures() const {
     std::vector<std::pair<std::string, double>> out;
-    for (const auto& [run, figures] : figures_by_run) out.emplace_back(std::filesystem::path(run->path).filename().string(), median(figures));
+    for (const auto& [run, figures] : figures_by_run) out.emplace_back(std::filesystem::path(run->path).filename().string(), combine_cycles(figures, figure));
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -35,29 +36,32 @@ struct Side {
   }
 };
 
-bool every_row_sampled(const std::vector<LoadedReport>& reports) {
-  for (const auto& observation : observations(reports)) {
-    if (observation.row->samples_us.empty()) return false;
-  }
-  return true;
-}
-
-std::map<SeriesKey, Side> collect(const std::vector<LoadedReport>& reports, bool use_sample_median) {
+struct Collected {
   std::map<SeriesKey, Side> sides;
+  std::size_t rows_fallen_back = 0;
+};
+
+Collected collect(const std::vector<LoadedReport>& reports, RunFigure figure) {
+  Collected out;
   for (const auto& observation : observations(reports)) {
     const auto& row = *observation.row;
-    Side& side = sides[row_identity(observation)];
+    Side& side = out.sides[row_identity(observation)];
+    side.figure = figure;
     side.size = row.size;
-    std::optional<double> value = row.time_us ? row.time_us : headline(row);
-    if (row.time_us && use_sample_median) value = median(row.samples_us);
-    // The reader refuses zero times; a zero rate has no ratio either.
-    if (!value || *value <= 0) {
-      throw InputError(observation.source->path + ": a row has no positive " + (row.time_us ? "time" : "headline figure") +
+    std::optional<double> value = headline(row);
+    if (const auto timed = row_figure(row, figure)) {
+      value = timed->value;
+      out.rows_fallen_back += timed->fell_back_to_min ? 1 : 0;
+    }
+    // The reader refuses zero times; a zero rate has no ratio either. A figure whose log is not
+    // finite (beyond the largest double after the arithmetic) cannot be compared either.
+    if (!value || !(*value > 0) || !std::isfinite(std::log(*value))) {
+      throw InputError(observation.source->path + ": a row has no positive, finite " + (row.time_us ? "time" : "headline figure") +
                        " to compare (" + row_identity(observation).back().first + " " + row.size_text + ")");
     }
     side.figures_by_run[observation.source].push_back(*value);
   }
-  return sides;
+  return out;
 }
 
 std::vector<double> logs_of(const std::vector<double>& values, bool invert) {
@@ -100,28 +104,6 @@ std::vector<double> pair_log_ratios(const Side& base, const Side& candidate, boo
   return ratios;
 }
 
-// On a shared machine a run pair sometimes straddles a change of the machine's state (another job
-// takes a core between A's run and B's): that pair's ratio is off by 2-3x while the others agree
-// within a few percent, and one such pair widens a t interval and the spread so far that nothing
-// is ever decided. Such a pair is set aside when its ratio lies further than kChangedStateRatio from
-// the median pair's: far beyond the run-to-run noise within one state (3-10 % on the 2-core VM,
-// results/summarize/README.md) and far below the 2-3x of a state change. Only a minority is ever
-// set aside; a real change moves every pair, and with it the median, so it stays.
-constexpr double kChangedStateRatio = 1.25;
-
-std::vector<double> without_changed_state_pairs(const std::vector<double>& log_ratios, std::size_t& set_aside) {
-  set_aside = 0;
-  if (log_ratios.size() < 3) return log_ratios;
-  const double center = median(log_ratios);
-  std::vector<double> kept;
-  for (double ratio : log_ratios) {
-    if (std::fabs(ratio - center) <= std::log(kChangedStateRatio)) kept.push_back(ratio);
-  }
-  if (2 * kept.size() <= log_ratios.size()) return log_ratios;  // no clear majority state: keep every pair
-  set_aside = log_ratios.size() - kept.size();
-  return kept;
-}
-
 CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& candidate, const CompareOptions& options,
                           bool higher_is_better, bool paired) {
   CompareLine line;
@@ -146,31 +128,28 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
     line.more_runs = options.min_runs - fewest;
     return line;
   }
-  // A row that varies more from run to run than the minimum effect cannot show a change smaller
-  // than its own noise: the baseline's spread across runs (about its coefficient of variation) is
-  // the least that counts.
+  // Paired: the median pair's ratio, which a pair straddling a change of the machine's state
+  // (another job took a core between A's run and B's: 2-3x off) cannot drag.
   std::vector<double> pair_ratios;
   if (paired) {
-    pair_ratios = without_changed_state_pairs(pair_log_ratios(base, candidate, higher_is_better), line.pairs_set_aside);
-    line.change = std::expm1(mean_of(pair_ratios));
+    pair_ratios = pair_log_ratios(base, candidate, higher_is_better);
+    line.change = std::expm1(median_value(pair_ratios));
   }
   const std::size_t usable = paired ? pair_ratios.size() : fewest;
-  if (usable < 2) {
-    line.verdict = Verdict::kUnknown;
-    line.why = "too few pairs in one machine state";
-    line.more_runs = options.min_runs - usable;
-    return line;
-  }
   const LogRatioInterval interval = paired ? paired_log_ratio_interval(pair_ratios, options.alpha)
                                            : log_ratio_interval(base_logs, new_logs, options.alpha);
+  // A row that varies more from run to run than the minimum effect cannot show a change smaller
+  // than its own noise: the run-to-run spread (about the runs' coefficient of variation) is the
+  // least that counts.
   threshold = std::max(threshold, interval.base_spread);
+  line.detectable = std::expm1(detectable_change(interval, usable, threshold, options.alpha));
   line.threshold = std::expm1(threshold);
-  line.change_low = std::expm1(interval.low);
-  line.change_high = std::expm1(interval.high);
+  // Too few pairs for the sign test: no finite bound to show (null in JSON).
+  if (std::isfinite(interval.low)) line.change_low = std::expm1(interval.low);
+  if (std::isfinite(interval.high)) line.change_high = std::expm1(interval.high);
   if (usable < options.min_runs) {
     line.verdict = Verdict::kUnknown;
     line.why = "too few runs (" + std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs) + ")";
-    if (line.pairs_set_aside) line.why += ", " + std::to_string(line.pairs_set_aside) + " pair(s) set aside";
     const auto more = more_runs_to_decide(interval, usable, usable, threshold, options.alpha);
     line.more_runs = std::max(options.min_runs - usable, more.value_or(0));
     return line;
@@ -178,9 +157,7 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   line.verdict = decide(interval, threshold);
   line.interval = interval;
   line.p_slower = p_value_above(interval, threshold);
-  LogRatioInterval mirrored = interval;
-  mirrored.estimate = -interval.estimate;
-  line.p_faster = p_value_above(mirrored, threshold);
+  line.p_faster = p_value_above(mirrored(interval), threshold);
   if (line.verdict == Verdict::kUnknown) {
     line.why = "interval straddles the threshold";
     line.more_runs = more_runs_to_decide(interval, paired ? usable : line.base_runs, paired ? usable : line.new_runs, threshold, options.alpha);
@@ -198,12 +175,13 @@ std::map<SeriesKey, Side> overall_sides(const std::map<SeriesKey, Side>& sides, 
     SeriesKey group = key;
     for (std::size_t i = 2; i < group.size(); ++i) group[i].second = i + 1 == group.size() ? "all" : "*";
     ++rows[group];
-    for (const auto& [run, figures] : side.figures_by_run) logs_by_run[group][run].push_back(std::log(median(figures)));
+    for (const auto& [run, figures] : side.figures_by_run) logs_by_run[group][run].push_back(std::log(combine_cycles(figures, side.figure)));
   }
   std::map<SeriesKey, Side> out;
   for (const auto& [group, by_run] : logs_by_run) {
     if (rows[group] < 2) continue;  // one row: its own line says it all
     Side side;
+    side.figure = sides.begin()->second.figure;
     side.size = UINT64_MAX;
     for (const auto& [run, logs] : by_run) {
       if (logs.size() == rows[group]) side.figures_by_run[run] = {std::exp(mean_of(logs))};
@@ -232,7 +210,7 @@ void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) 
       line.verdict = Verdict::kUnknown;
       line.why = "beyond the threshold in its own interval, not after Holm's correction over " + std::to_string(judged.size()) + " rows";
       const double threshold = std::log1p(line.threshold);
-      line.more_runs = more_runs_to_decide(line.interval, line.base_runs - line.pairs_set_aside, line.new_runs - line.pairs_set_aside, threshold,
+      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, threshold,
                                            options.alpha / static_cast<double>(judged.size()));
     }
   }
@@ -261,6 +239,17 @@ bool CompareResult::any_slower() const { return count(Verdict::kSlower) > 0; }
 
 std::size_t CompareResult::count(Verdict verdict) const {
   return static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [&](const CompareLine& line) { return line.verdict == verdict; }));
+}
+
+std::optional<double> CompareResult::detectable() const {
+  // The benchmark as a whole when there is one (steadier than any row), else the worst row.
+  std::optional<double> worst;
+  for (const auto& line : lines) {
+    if (!line.detectable || !std::isfinite(*line.detectable)) continue;
+    if (line.overall) return line.detectable;
+    worst = std::max(worst.value_or(0), *line.detectable);
+  }
+  return worst;
 }
 
 std::optional<std::size_t> CompareResult::more_runs() const {
@@ -313,10 +302,10 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
                      (new_benchmarks.empty() ? std::string("?") : *new_benchmarks.begin()) +
                      ") have no benchmark in common; compare expects the same benchmark on both sides");
   }
-  // Medians resist the odd preempted iteration, but only a figure both sides have is comparable.
-  const bool use_sample_median = timed && every_row_sampled(base) && every_row_sampled(candidate);
-  const auto base_sides = collect(base, use_sample_median);
-  const auto new_sides = collect(candidate, use_sample_median);
+  const auto base_collected = collect(base, options.figure);
+  const auto new_collected = collect(candidate, options.figure);
+  const auto& base_sides = base_collected.sides;
+  const auto& new_sides = new_collected.sides;
   // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
   bool paired = options.paired;
   for (const auto& [key, side] : base_sides) {
@@ -326,7 +315,7 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
   CompareResult result;
   result.paired = paired;
   if (options.paired && !paired) result.notes.push_back("runs do not pair up by file name on every row: unpaired intervals");
-  result.figure = !timed ? "each run's headline rate" : use_sample_median ? "each run's median per-iteration time" : "each run's mean time";
+  result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, base_collected.rows_fallen_back + new_collected.rows_fallen_back);
   for (const auto& [key, side] : base_sides) {
     const auto it = new_sides.find(key);
     if (it == new_sides.end()) {
@@ -429,21 +418,16 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   document.notes.push_back(verdict_line);
   char rule[600];
   std::snprintf(rule, sizeof rule,
-                "run-level: %s; low..high: %s on the ratio of geometric means (%.3g%% confidence); a change counts above "
+                "run-level: %s; low..high: %s (%.3g%% confidence); a change counts above "
                 "max(%.3g%%, the %s run-to-run spread); SLOWER/FASTER also %s; at least %zu runs a side; rows "
                 "'* all': the benchmark as a whole (each run's geometric mean over the rows)",
-                result.figure.c_str(), result.paired ? "paired t interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
+                result.figure.c_str(), result.paired ? "median pair ratio, sign-test interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
                 options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
-  std::size_t set_aside = 0, rows_with_set_aside = 0;
-  for (const auto& line : result.lines) {
-    set_aside += line.pairs_set_aside;
-    if (line.pairs_set_aside) ++rows_with_set_aside;
-  }
-  if (set_aside) {
+  if (const auto detectable = result.detectable()) {
     char text[200];
-    std::snprintf(text, sizeof text, "%zu run pair(s) in %zu row(s) set aside: their ratio lay more than %gx from the median pair's "
-                  "(the machine changed state within the pair)", set_aside, rows_with_set_aside, kChangedStateRatio);
+    std::snprintf(text, sizeof text, "smallest change these runs could find: %.3g%% (measured spread, alpha %.3g, 80%% power)", 100 * *detectable,
+                  options.alpha);
     document.notes.push_back(text);
   }
   for (const auto& note : result.notes) document.notes.push_back(note);
@@ -452,6 +436,8 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   document.extra["regression"] = result.any_slower();
   document.extra["counts"] = {{"same", same}, {"faster", faster}, {"slower", slower}, {"unknown", unknown}};
   document.extra["more_runs"] = result.more_runs() ? nlohmann::json(*result.more_runs()) : nlohmann::json(nullptr);
+  document.extra["detectable_change"] = result.detectable() ? nlohmann::json(*result.detectable()) : nlohmann::json(nullptr);
+  document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
   return document;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "summarize/document.h"
+#include "summarize/figure.h"
 #include "summarize/run_stats.h"
 #include "summarize/series.h"
 
@@ -20,6 +21,7 @@ enum class Verdict { kSame, kFaster, kSlower, kUnknown };
 std::string to_string(Verdict verdict);
 
 struct CompareOptions {
+  RunFigure figure = RunFigure::kP10;  // each run's figure per timed row
   double min_effect = 0.05;  // the smallest relative change that counts, unless the baseline's own noise is larger
   double alpha = 0.05;       // error of each one-sided bound: the interval is a 1 - 2 alpha one
   std::size_t min_runs = 3;  // runs a side before any verdict but UNKNOWN
@@ -47,9 +49,9 @@ struct CompareLine {
   std::optional<double> change_low, change_high;  // the interval's bounds on `change` (2+ runs a side)
   double threshold = 0;                  // the smallest change that counted for this row (fraction)
   std::size_t base_runs = 0, new_runs = 0;
-  // Paired only: run pairs left out because their ratio was far from the median pair's (the
-  // machine changed state between A's run and B's); change and interval come from the others.
-  std::size_t pairs_set_aside = 0;
+  // The smallest change these runs could call SLOWER (80 % power, the measured spread, alpha);
+  // infinite with too few pairs for the sign test.
+  std::optional<double> detectable;
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
   std::optional<std::size_t> more_runs;  // UNKNOWN: about how many more runs a side would decide it
@@ -73,14 +75,14 @@ struct CompareResult {
   bool any_slower() const;
   std::size_t count(Verdict verdict) const;
   std::optional<std::size_t> more_runs() const;  // the most any UNKNOWN row asks for
+  std::optional<double> detectable() const;      // the benchmark as a whole's, else the largest finite row's
 };
 
 // Rows match on the key above (tags and env may differ: A/A runs carry different tags). BASE and
 // NEW must hold the same kind of rows and a BASE report must not carry an injected slowdown
 // (InputError otherwise). Each report is one run; a row that appears several times in one report
-// (cycles, -N) gives that run the median of its figures. A run's figure is the median of its
-// per-iteration samples when every run on both sides kept them, else its mean time; rows without
-// timings (probes) use their headline rate.
+// (cycles, -N) gives that run the same statistic over them. A run's figure is options.figure
+// (figure.h); rows without timings (probes) use their headline rate.
 CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
                               const CompareOptions& options);
 

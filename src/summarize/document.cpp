@@ -60,8 +60,11 @@ std::vector<std::vector<std::string>> text_rows(const Table& table, const Table:
 }
 
 void render_text_block(std::ostringstream& out, const Table& table, const Table::Group& group) {
+  // Column names can be report text too (speedup's columns are the --by key's values).
+  std::vector<std::string> names;
+  for (const auto& column : table.columns) names.push_back(report::printable(column.name));
   std::vector<std::size_t> widths;
-  for (const auto& column : table.columns) widths.push_back(column.name.size());
+  for (const auto& name : names) widths.push_back(name.size());
   const auto rows = text_rows(table, group, false);
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
@@ -73,8 +76,6 @@ void render_text_block(std::ostringstream& out, const Table& table, const Table:
     }
     out << text << '\n';
   };
-  std::vector<std::string> names;
-  for (const auto& column : table.columns) names.push_back(column.name);
   line(names);
   for (const auto& row : rows) line(row);
 }

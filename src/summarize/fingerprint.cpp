@@ -58,6 +58,20 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
     for (const auto& [name, value] : loaded.report.context.versions) {
       if (!is_build_version(name)) fingerprint["versions." + name].insert(value);
     }
+    // The machine block of self-describing reports: what makes a machine another machine. Memory,
+    // kernel and host names are left out (CI runners of one kind differ in them).
+    const auto& machine = loaded.report.context.machine;
+    for (const char* field : {"cpu_model", "cores", "threads", "driver", "cuda"}) {
+      const auto it = machine.find(field);
+      if (it != machine.end() && !it->is_null()) fingerprint[std::string("machine.") + field].insert(it->is_string() ? it->get<std::string>() : it->dump());
+    }
+    if (const auto gpus = machine.find("gpus"); gpus != machine.end() && gpus->is_array()) {
+      std::set<std::string> models;
+      for (const auto& gpu : *gpus) {
+        if (gpu.is_object() && gpu.contains("model") && gpu["model"].is_string()) models.insert(gpu["model"].get<std::string>());
+      }
+      fingerprint["machine.gpus"].insert(models.empty() ? "none" : joined(models));
+    }
     std::set<std::string> devices;
     for (const auto& rank : loaded.report.context.ranks) devices.insert(rank.device);
     if (!devices.empty()) fingerprint["devices"].insert(joined(devices));
@@ -74,6 +88,21 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
     for (const auto& [field, values] : parse_fingerprint_text(text.str(), path)) fingerprint[field].insert(values.begin(), values.end());
   }
   return fingerprint;
+}
+
+std::optional<std::string> machine_change_within(const std::vector<LoadedReport>& reports) {
+  if (reports.empty()) return std::nullopt;
+  const Fingerprint first = fingerprint_of({reports.front()}, {});
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    const Fingerprint other = fingerprint_of({reports[i]}, {});
+    for (const auto& [field, values] : first) {
+      const auto it = other.find(field);
+      if (it == other.end() || it->second == values) continue;
+      return "the runs come from different machines (" + field + ": '" + joined(values) + "' in " + reports.front().path + " vs '" +
+             joined(it->second) + "' in " + reports[i].path + "): no change is judged";
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> fingerprint_difference(const Fingerprint& base, const Fingerprint& candidate) {

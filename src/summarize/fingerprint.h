@@ -28,6 +28,11 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
 // (date, hostname, command, note) never count.
 std::optional<std::string> fingerprint_difference(const Fingerprint& base, const Fingerprint& candidate);
 
+// For history: one line naming the first machine field (context.machine, library versions) on
+// which a report differs from the first one, or nullopt. Reports without the fields are not held
+// against each other.
+std::optional<std::string> machine_change_within(const std::vector<LoadedReport>& reports);
+
 // The fingerprint file's text: name=value per line, '#' comments. Throws InputError naming the line.
 Fingerprint parse_fingerprint_text(const std::string& text, const std::string& path);
 

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 
+#include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
 
 namespace collbench::summarize {
@@ -124,6 +125,13 @@ std::optional<std::int64_t> parse_utc_time(const std::string& text) {
   std::tm fields{};
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &year, &month, &day, &hour, &minute, &second) != 6) return std::nullopt;
+  // The shape alone lets 9999-99-99T99:99:99Z through (timegm normalises it): real calendar values only.
+  static constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (year < 1970 || month < 1 || month > 12 || day < 1 || day > kDaysInMonth[month - 1] + (month == 2 && leap ? 1 : 0) || hour > 23 ||
+      minute > 59 || second > 60 || hour < 0 || minute < 0 || second < 0) {
+    return std::nullopt;
+  }
   fields.tm_year = year - 1900;
   fields.tm_mon = month - 1;
   fields.tm_mday = day;
@@ -154,6 +162,7 @@ std::vector<HistoryChange> find_change_points(const std::vector<double>& values,
 }
 
 std::size_t HistoryResult::regressions() const {
+  if (machine_mismatch) return 0;
   return static_cast<std::size_t>(std::count_if(series.begin(), series.end(), [](const HistorySeries& s) { return s.regressed(); }));
 }
 
@@ -163,15 +172,18 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   if (options.min_segment < 1) throw InputError("history: --min-segment must be at least 1");
   const auto& kind = kind_of(reports);
   const bool timed = kind.time_path != nullptr;
-  bool every_row_sampled = timed;
-  for (const auto& observation : observations(reports)) every_row_sampled = every_row_sampled && !observation.row->samples_us.empty();
-  // One figure per (row, run), as compare takes it; cycles of one run give their median.
+  // One figure per (row, run), as compare takes it, over the run's cycles too.
   std::map<SeriesKey, std::map<const LoadedReport*, std::vector<double>>> figures;
   std::map<SeriesKey, std::uint64_t> sizes;
+  std::size_t rows_fallen_back = 0;
   for (const auto& observation : observations(reports)) {
     const auto& row = *observation.row;
-    std::optional<double> value = every_row_sampled ? median(row.samples_us) : row.time_us ? row.time_us : headline(row);
-    if (!value || *value <= 0) continue;
+    std::optional<double> value = headline(row);
+    if (const auto timed_figure = row_figure(row, options.figure)) {
+      value = timed_figure->value;
+      rows_fallen_back += timed_figure->fell_back_to_min ? 1 : 0;
+    }
+    if (!value || !(*value > 0) || !std::isfinite(std::log(*value))) continue;
     const SeriesKey key = row_identity(observation);
     figures[key][observation.source].push_back(*value);
     sizes[key] = row.size;
@@ -183,14 +195,15 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   }
   HistoryResult result;
   result.reports = reports.size();
+  result.machine_mismatch = machine_change_within(reports);
   result.measure = timed ? "us" : kind.figures.front().path;
-  result.figure = !timed ? "each run's headline rate" : every_row_sampled ? "each run's median per-iteration time" : "each run's mean time";
+  result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, rows_fallen_back);
   for (const auto& [key, by_run] : figures) {
     HistorySeries series;
     series.key = key;
     series.size = sizes[key];
     for (const auto& [run, values] : by_run) {
-      series.points.push_back({run->report.context.start_time, *parse_utc_time(run->report.context.start_time), run->path, median(values)});
+      series.points.push_back({run->report.context.start_time, *parse_utc_time(run->report.context.start_time), run->path, combine_cycles(values, options.figure)});
     }
     std::stable_sort(series.points.begin(), series.points.end(), [](const HistoryPoint& a, const HistoryPoint& b) {
       return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time;
@@ -247,8 +260,9 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   }
   document.notes.push_back(std::to_string(changes) + " change(s) in " + std::to_string(result.series.size()) + " series over " +
                            std::to_string(result.reports) + " reports (" + first + " .. " + last + ")");
+  if (result.machine_mismatch) document.notes.push_back("verdict: UNKNOWN -- " + *result.machine_mismatch);
   for (const auto& series : result.series) {
-    if (series.regressed()) {
+    if (series.regressed() && !result.machine_mismatch) {
       document.notes.push_back("regression: the latest change of " + describe_key(series.key) + " is " +
                                percent_text(series.changes.back().change) + " slower (since " +
                                series.points[series.changes.back().index].time + ")");
@@ -262,6 +276,8 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   document.notes.push_back(rule);
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();
+  document.extra["figure"] = result.figure;
+  document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
   return document;
 }
 

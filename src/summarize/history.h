@@ -4,15 +4,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "summarize/document.h"
+#include "summarize/figure.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
 
 struct HistoryOptions {
+  RunFigure figure = RunFigure::kP10;  // each run's figure per timed row, as compare uses
   double min_change = 0.05;      // a split whose segments' medians differ by less is not a change
   double alpha = 0.05;           // each change's permutation-test level: the false-change rate per kept change
   int permutations = 999;
@@ -50,7 +53,9 @@ struct HistoryResult {
   std::string measure = "us";
   std::string figure;      // which run-level figure, in words
   std::size_t reports = 0;
-  std::size_t regressions() const;  // series whose latest change is a slowdown
+  // Set when the runs come from different machines (fingerprint.h): every verdict is UNKNOWN.
+  std::optional<std::string> machine_mismatch;
+  std::size_t regressions() const;  // series whose latest change is a slowdown; 0 on a machine mismatch
 };
 
 // Change points of one series of positive values, on the log scale. Deterministic: the

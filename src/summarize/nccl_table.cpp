@@ -1,10 +1,13 @@
 #include "summarize/nccl_table.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 
 #include "report/table.h"
+#include "summarize/plot.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
@@ -26,6 +29,46 @@ std::string describe_run(const report::Report& report) {
 }
 
 }  // namespace
+
+std::string health_of(const LoadedReport& loaded) {
+  std::vector<std::string> findings;
+  if (loaded.partial()) findings.push_back("partial report");
+  // Out-of-place rows of the first dtype and op in size order: the sweep's own curve.
+  std::vector<const report::ResultRow*> curve;
+  for (const auto& row : loaded.report.results) {
+    if (row.placement == "in" || row.cycle != 1) continue;
+    if (!curve.empty() && (row.dtype != curve.front()->dtype || row.op != curve.front()->op || row.root != curve.front()->root)) continue;
+    curve.push_back(&row);
+  }
+  std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
+  std::int64_t wrong = 0;
+  for (const auto& row : loaded.report.results) wrong += row.wrong.value_or(0);
+  if (wrong > 0) findings.push_back(std::to_string(wrong) + " wrong elements");
+  // Bandwidth that falls at the large end: the largest size well below the peak.
+  const report::ResultRow* peak = nullptr;
+  for (const auto* row : curve) {
+    if (row->busbw_gbps && (!peak || *row->busbw_gbps > *peak->busbw_gbps)) peak = row;
+  }
+  if (peak && curve.back()->busbw_gbps && curve.back() != peak && *curve.back()->busbw_gbps < 0.7 * *peak->busbw_gbps) {
+    char text[160];
+    std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak->busbw_gbps, size_tick_label(peak->bytes).c_str(),
+                  *curve.back()->busbw_gbps, size_tick_label(curve.back()->bytes).c_str());
+    findings.push_back(text);
+  }
+  // One size far off its neighbours: more than twice the time of both the smaller and the larger.
+  for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
+    const double before = curve[i - 1]->time_us.mean, here = curve[i]->time_us.mean, after = curve[i + 1]->time_us.mean;
+    if (before > 0 && after > 0 && here > 2 * before && here > 2 * after) {
+      char text[160];
+      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->bytes).c_str(), here / after);
+      findings.push_back(text);
+    }
+  }
+  if (findings.empty()) return "ok";
+  std::string text;
+  for (const auto& finding : findings) text += (text.empty() ? "" : "; ") + finding;
+  return "check: " + text;
+}
 
 std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
   // TableWriter writes to a FILE*; a memory stream collects its output without a temporary file.
@@ -120,7 +163,9 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
   const std::string rate = kind_of(reports).figures.front().path;
   Table table;
   table.title = "Summary";
+  const bool collective = reports.front().report.kind == report::RowKind::kCollective;
   table.columns = {{"benchmark"}, {"world_size"}, {"status"}, {"rows"}, {"avg_" + rate, 3}, {"max_" + rate, 3}, {"wrong"}, {"report"}};
+  if (collective) table.columns.insert(table.columns.end(), {{"peak_at"}, {"health"}});
   Table::Group group;
   for (const auto& loaded : reports) {
     // The mean and peak over rows that have the headline figure (nccl-tests' footer for busbw).
@@ -141,6 +186,14 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
     group.rows.push_back({loaded.report.benchmark, loaded.report.context.world_size, loaded.report.status, loaded.report.rows.size(),
                           total ? nlohmann::json(*total / with_rate) : nlohmann::json(nullptr), optional_cell(peak),
                           checked > 0 ? nlohmann::json(wrong_total) : nlohmann::json("not checked"), loaded.path});
+    if (collective) {
+      const report::ResultRow* best = nullptr;
+      for (const auto& row : loaded.report.results) {
+        if (row.busbw_gbps && (!best || *row.busbw_gbps > *best->busbw_gbps)) best = &row;
+      }
+      group.rows.back().push_back(best ? nlohmann::json(size_tick_label(best->bytes)) : nlohmann::json(nullptr));
+      group.rows.back().push_back(health_of(loaded));
+    }
   }
   table.groups.push_back(std::move(group));
   Document document;

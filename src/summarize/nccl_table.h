@@ -17,7 +17,13 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports);
 Document nccl_table_document(const std::vector<LoadedReport>& reports);
 
 // One row per report: benchmark, ranks, status, rows, average and peak of the headline rate (bus
-// bandwidth for collectives), #wrong (the footer of each nccl-tests table, side by side).
+// bandwidth for collectives), #wrong (the footer of each nccl-tests table, side by side); for
+// collectives also the size of the peak and a health verdict (health_of).
 Document report_summary_document(const std::vector<LoadedReport>& reports);
+
+// "ok", or "check: " and what looks wrong in a collective report: a partial report, wrong
+// elements, bus bandwidth at the largest size below 70 % of the peak, a size taking more than
+// twice the time of both its neighbours. A reader's first look, not a verdict on the machine.
+std::string health_of(const LoadedReport& loaded);
 
 }  // namespace collbench::summarize

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "summarize/file_names.h"
 #include "summarize/input_error.h"
 #include "summarize/process.h"
 #include "summarize/series.h"
@@ -154,6 +155,10 @@ void render_with_gnuplot(PlotFiles& files, const std::string& stem, const std::s
 
 // IMAGE's stem and extension, refusing what gnuplot is not asked to write here.
 std::pair<std::string, std::string> split_image_path(const std::string& image_path) {
+  // Checked before anything is written: the .dat and .gp files share the path's stem.
+  for (unsigned char c : image_path) {
+    if (c < 0x20 || c == 0x7f) throw InputError("plot path has a control character: refusing to write it");
+  }
   const auto dot = image_path.rfind('.');
   const auto slash = image_path.rfind('/');
   const std::string extension = dot == std::string::npos || (slash != std::string::npos && dot < slash) ? "" : image_path.substr(dot);
@@ -177,9 +182,7 @@ std::map<std::string, std::vector<LoadedReport>> by_benchmark(const std::vector<
 std::string image_for(const std::string& image_path, const std::string& name, bool several) {
   if (!several) return image_path;
   const auto [stem, extension] = split_image_path(image_path);
-  std::string safe;
-  for (unsigned char c : name) safe += std::isalnum(c) || c == '_' || c == '-' ? static_cast<char>(c) : '_';
-  return stem + "-" + safe + extension;
+  return stem + "-" + file_safe(name) + extension;  // one-to-one: "a/b" and "a_b" get two pictures
 }
 
 }  // namespace
@@ -304,6 +307,33 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string
   write_file(files.data_path, plot_data_text(series));
   write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(kind, metric),
                                                  files.data_path, image_path, kind));
+  render_with_gnuplot(files, stem, gnuplot_program);
+  return files;
+}
+
+PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const std::string& image_path, const std::string& gnuplot_program) {
+  const auto [stem, extension] = split_image_path(image_path);
+  std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_benchmark_size;
+  for (const auto& loaded : reports) {
+    if (loaded.report.kind != report::RowKind::kCollective) continue;
+    for (const auto& row : loaded.report.results) {
+      if (row.placement != "in" && row.busbw_gbps) by_benchmark_size[loaded.report.benchmark][row.bytes].push_back(*row.busbw_gbps);
+    }
+  }
+  std::vector<PlotSeries> series;
+  for (const auto& [benchmark, by_size] : by_benchmark_size) {
+    PlotSeries one{benchmark, {}};
+    for (const auto& [bytes, values] : by_size) one.points.emplace_back(bytes, median(values));
+    series.push_back(std::move(one));
+  }
+  if (series.empty()) throw InputError("nothing to plot: no collective row has a bus bandwidth (one rank only?)");
+  PlotFiles files;
+  files.data_path = stem + ".dat";
+  files.script_path = stem + ".gp";
+  files.image_path = image_path;
+  write_file(files.data_path, plot_data_text(series));
+  write_file(files.script_path, plot_script_text(series, PlotMetric::kBusBandwidth, "every collective: bus bandwidth (out of place)",
+                                                 files.data_path, image_path));
   render_with_gnuplot(files, stem, gnuplot_program);
   return files;
 }

@@ -60,6 +60,11 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string
 std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                                    const std::string& gnuplot_program = "gnuplot");
 
+// The whole suite in one picture: the bus bandwidth of every collective benchmark against size
+// (out-of-place rows, medians over repeats), one line each.
+PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const std::string& image_path,
+                              const std::string& gnuplot_program = "gnuplot");
+
 // compare --plot: per size, NEW's change against BASE with its interval, coloured by verdict, and
 // the threshold; one picture per benchmark as above. `data_text` receives the data file's text.
 std::string compare_plot_script_text(const CompareResult& result, const std::string& benchmark, const std::string& data_path,

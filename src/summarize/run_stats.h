@@ -8,11 +8,17 @@
 
 namespace collbench::summarize {
 
-// The Student t distribution's quantile: P(T <= t) = probability, for 0 < probability < 1 and
-// degrees_of_freedom > 0 (fractional, as Welch's approximation gives).
+// The Student t distribution (Boost.Math): P(T <= t) = probability, for 0 < probability < 1 and
+// degrees_of_freedom > 0 (fractional, as Welch's approximation gives); std::invalid_argument else.
 double student_t_quantile(double probability, double degrees_of_freedom);
 // P(T > t).
 double student_t_upper_tail(double t, double degrees_of_freedom);
+double normal_quantile(double probability);
+
+// The sign test: P(at least `above` of `pairs` lie above the median by chance) = P(Binomial(pairs, 1/2) >= above).
+double sign_test_upper_p(std::size_t above, std::size_t pairs);
+// The fewest pairs whose sign test can reach `one_sided_error` at all (0.05: 5 pairs, 1/32).
+std::size_t fewest_pairs_for(double one_sided_error);
 
 // A Welch (unequal-variance) t interval on mean(new logs) - mean(base logs): the log of the ratio
 // of the two sides' geometric means. Each bound is one-sided at `one_sided_error`, so the interval
@@ -24,18 +30,29 @@ struct LogRatioInterval {
   double degrees_of_freedom = 0;
   double standard_error = 0;  // of the estimate
   bool paired = false;      // from pairs of runs made back to back (ab): base_spread = new_spread = pair_spread / sqrt(2)
-  double pair_spread = 0;   // standard deviation of the pairs' log ratios
+  double pair_spread = 0;   // the pairs' log ratios' spread: 1.4826 x their median absolute deviation
+  std::vector<double> log_ratios;  // paired: the pairs' log ratios, for the sign test
 };
 // Needs at least 2 values a side.
 LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const std::vector<double>& new_logs, double one_sided_error);
 
-// A paired t interval: `log_ratios` holds log(new / base) of runs made side by side (A B A B ...),
-// which share the machine's state at the time, so its drift cancels. Needs at least 2 pairs.
+// Paired runs (A B A B ...): `log_ratios` holds log(new / base) of each pair, which share the
+// machine's state, so its drift cancels. The estimate is their median and the interval the sign
+// test's (order statistics, distribution-free): a pair that straddles a change of the machine's
+// state (2-3x off) moves neither, where it would drag a mean and a t interval. Its bounds are
+// infinite until there are enough pairs (fewest_pairs_for). Needs at least 2 pairs.
 LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error);
+
+// The same interval seen from the other side (log(base / new)): for the "faster" p-value.
+LogRatioInterval mirrored(const LogRatioInterval& interval);
 
 // The interval's half-width with `extra` more runs on each side, assuming the spreads stay as measured.
 double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs, std::size_t extra,
                        double one_sided_error);
+
+// The smallest change (log) that `pairs` pairs (runs a side) with the measured spread would find
+// SLOWER with 80 % power at `one_sided_error`, beyond `threshold`; infinite with too few pairs.
+double detectable_change(const LogRatioInterval& interval, std::size_t pairs, double threshold, double one_sided_error);
 
 // One-sided p-value of "the log ratio is above `threshold`" being false: small when the interval's
 // evidence puts the ratio above it.
@@ -45,6 +62,8 @@ double p_value_above(const LogRatioInterval& interval, double threshold);
 std::vector<bool> holm_rejections(const std::vector<double>& p_values, double alpha);
 
 double mean_of(const std::vector<double>& values);
+double median_value(std::vector<double> values);  // 0 for none
+double robust_spread(const std::vector<double>& values);  // 1.4826 x the median absolute deviation
 double standard_deviation(const std::vector<double>& values);  // n - 1; 0 for fewer than 2 values
 
 }  // namespace collbench::summarize

@@ -60,7 +60,8 @@ double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  // Halves first: the sum of two values near the largest double would overflow.
+  return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
 }
 
 std::vector<std::string> key_names(const SeriesKey& key) {

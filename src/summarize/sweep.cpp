@@ -9,6 +9,7 @@
 #include <set>
 
 #include "report/report_json.h"
+#include "summarize/file_names.h"
 #include "summarize/input_error.h"
 #include "summarize/plot.h"
 #include "summarize/process.h"
@@ -19,21 +20,6 @@ namespace collbench::summarize {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A value as part of a file name: letters, digits, '_', '-' and '.' stay, every other byte becomes
-// %XX. One-to-one, so two values ("^lo", "=lo") never share a point's file.
-std::string file_safe(const std::string& text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '_' || c == '-' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      out += {'%', kHex[c >> 4], kHex[c & 15]};
-    }
-  }
-  return out;
-}
 
 std::string basename_of(const std::string& path) {
   const auto slash = path.rfind('/');

@@ -212,8 +212,8 @@ elif SCENARIO in ("bad_record", "control"):
         call(sock, CLAIM, ["collbench/join/rank/1", "two\nnode\x1b[31m1\n99999999999999999999"])
         pattern = "malformed join record for RANK 1"
     else:
-        call(sock, CLAIM, ["collbench/join/verdict", "first line\nsecond line\x1b[2J\x1b]0;title\x07\xc2\x9b31m"])
-        pattern = "first line\\nsecond line\\x1b[2J"
+        call(sock, CLAIM, ["collbench/join/verdict", b"first line\nsecond line\x1b[2J\x1b]0;title\x07\xc2\x9b31m"])
+        pattern = "first line?second line?[2J?]0;title??31m"
     code, stderr = finish(proc, err, 20)
     if code != 2:
         fail(f"rank 0 exited {code}, expected 2: {stderr!r}")

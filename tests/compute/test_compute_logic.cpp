@@ -7,7 +7,7 @@
 #include "compute/compute_options.h"
 #include "compute/gemm_check.h"
 #include "compute/gpu_peaks.h"
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "compute/rank_speeds.h"
 #include "core/error.h"

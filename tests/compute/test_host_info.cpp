@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 
 using namespace collbench::compute;
 

@@ -95,6 +95,26 @@ TEST(DdpBuckets, ResNet50WithDdpDefaults) {
   EXPECT_EQ(total, model.parameter_count());
 }
 
+// torch 2.x (distributed.py's bucket_bytes_cap_default): the 1 MiB first bucket only when
+// bucket_cap_mb is left at its default; a cap the user passes is the first bucket's cap too.
+TEST(DdpBuckets, FirstBucketFollowsTheModelledDdpVersion) {
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(parse_ddp_options({}), 25), 1);
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(parse_ddp_options({"--bucket-mb", "25"}), 25), 25);
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(parse_ddp_options({"--bucket-mb", "1,100"}), 100), 100);
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(parse_ddp_options({"--bucket-mb", "25", "--ddp-version", "1"}), 25), 1);
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(parse_ddp_options({"--bucket-mb", "25", "--first-bucket-mb", "4"}), 25), 4);
+  EXPECT_THROW(parse_ddp_options({"--ddp-version", "3"}), UsageError);
+}
+
+// The count real DDP (torch 2.15, CPU) gave for ResNet-50 with bucket_cap_mb=25 passed explicitly:
+// 4 buckets, one fewer than with the default cap, because the first bucket is 25 MiB too.
+TEST(DdpBuckets, ResNet50WithAnExplicitCap) {
+  const Model model = resnet50();
+  const DdpOptions options = parse_ddp_options({"--bucket-mb", "25"});
+  const BucketPlan plan = assign_buckets(model.tensors, mib_to_bytes(first_bucket_cap_mb(options, 25)), mib_to_bytes(25));
+  EXPECT_EQ(plan.buckets.size(), 4u);
+}
+
 TEST(DdpBuckets, MebibytesAsDdpReadsThem) {
   EXPECT_EQ(mib_to_bytes(25), 25u * 1024 * 1024);
   EXPECT_EQ(mib_to_bytes(0.5), 512u * 1024);
@@ -219,7 +239,7 @@ TEST(DdpOptionsTest, ListsAndDefaults) {
   EXPECT_EQ(options.accumulate, (std::vector<int>{1, 4}));
   const DdpOptions defaults = parse_ddp_options({});
   EXPECT_EQ(defaults.bucket_mb, (std::vector<double>{25}));
-  EXPECT_DOUBLE_EQ(defaults.first_bucket_mb, 1);
+  EXPECT_DOUBLE_EQ(first_bucket_cap_mb(defaults, 25), 1);
   EXPECT_EQ(defaults.model, "linear-1024");
 }
 
@@ -265,7 +285,7 @@ summarize::LoadedReport ddp_report(int world_size, double bucket_mb, double step
   row.overlap = "on";
   row.grad_dtype = "float32";
   row.iterations = 3;
-  row.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, 0};
+  row.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, step_us, 0};
   row.samples_per_s = row.global_batch / (step_us * 1e-6);
   report.results.push_back(row);
   return {"r" + std::to_string(world_size) + "-" + std::to_string(bucket_mb), report::report_from_json(report::to_json(report))};

@@ -184,13 +184,6 @@ TEST(TcpStore, TooManyConnectionsAreRefusedNotQueued) {
   EXPECT_EQ(text(second.get("still", milliseconds(1000))), "served");
 }
 
-TEST(OneLineText, EscapesControlCharactersAndCutsLongText) {
-  EXPECT_EQ(one_line_text("plain text: 1.5 GB/s"), "plain text: 1.5 GB/s");
-  EXPECT_EQ(one_line_text("a\nb\r\tc\x1b[31m\x7f"), "a\\nb\\r\\tc\\x1b[31m\\x7f");
-  EXPECT_EQ(one_line_text("csi \xc2\x9b" "31m"), "csi \\u009b31m");
-  EXPECT_EQ(one_line_text("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 text stays
-  EXPECT_EQ(one_line_text(std::string(100, 'x'), 10), std::string(10, 'x') + "...");
-}
 
 }  // namespace
 }  // namespace collbench::rendezvous

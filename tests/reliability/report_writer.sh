@@ -54,6 +54,26 @@ case "$scenario" in
     grep -q 'not valid UTF-8' "$work/$name" || fail "the report does not say it replaced bytes"
     ls "$work" | grep -q '\.tmp\|collbench-' && fail "a temporary file was left behind"
     ;;
+  non_utf8_every_program)
+    # The same Latin-1 -J name and tag for every other program: they once aborted with an uncaught
+    # JSON error while making their options identity, before measuring anything.
+    name=$(printf 'r\xe9port.json')
+    tag=$(printf 'site=caf\xe9')
+    run() { "$@" --tag "$tag" -J "$work/$name" > "$work/out" 2> "$work/err"; }
+    for program in matmul membw copy envcheck ddp_step; do
+      rm -f "$work/$name"
+      case "$program" in
+        matmul) run "$bin/matmul_perf" -b 64 -e 64 -n 2 -w 1 -c 1 ;;
+        membw) run "$bin/membw_perf" -b 64K -e 64K -n 2 -w 1 -c 1 ;;
+        copy) run "$bin/copy_perf" -b 4K -e 4K -n 2 ;;
+        envcheck) run "$bin/envcheck" ;;
+        ddp_step) run "$bin/ddp_step_perf" --batch 2 -n 1 -w 0 ;;
+      esac
+      code=$?
+      [ $code -eq 0 ] || fail "$program exited $code: $(head -3 "$work/err")"
+      grep -q "$(printf 'caf\xef\xbf\xbd')" "$work/$name" || fail "$program: no U+FFFD where the Latin-1 byte was"
+    done
+    ;;
   full_disk)
     # A disk that fills up mid-run: one line with the system's reason, the last complete write of
     # the report stays valid, and no temporary file is left behind. A 16 KiB tmpfs in a private

@@ -14,7 +14,8 @@ namespace collbench {
 namespace {
 
 std::string fingerprint_of(const std::string& program, const std::vector<std::string>& args) {
-  return collective_options_identity(program, parse_options(args));
+  const Options options = parse_options(args);
+  return options_identity_text(program, collective_options_identity(options), options);
 }
 
 TEST(OptionsFingerprint, SameMeaningSameFingerprint) {
@@ -30,6 +31,15 @@ TEST(OptionsFingerprint, DifferentSizesProgramsOrTagsDiffer) {
   EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-T", "5"}));
   EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-M", "1"}));  // -M adds an exchange
   EXPECT_NE(base, fingerprint_of("all_reduce_perf", {"-b", "8", "-e", "8", "-m", "2"}));
+}
+
+// A file name or tag that is not UTF-8 cannot pass through JSON unchanged; the identity must still
+// be made (it once threw from nlohmann's dump and aborted the compute programs) and still tell
+// two such names apart.
+TEST(OptionsFingerprint, NonUtf8FreeTextIsKeptApart) {
+  const auto latin1 = fingerprint_of("all_reduce_perf", {"-J", "x\xe9.json", "--tag", "k=\xff"});
+  EXPECT_NE(latin1, fingerprint_of("all_reduce_perf", {"-J", "x\xe8.json", "--tag", "k=\xff"}));
+  EXPECT_NE(latin1, fingerprint_of("all_reduce_perf", {"-J", "x\xe9.json", "--tag", "k=\xfe"}));
 }
 
 TEST(SilenceLimit, BetweenHalfASecondAndThree) {

@@ -52,7 +52,7 @@ case "$scenario" in
     [ $code -eq 0 ] || fail "A/A ab exited $code: $(tail -3 "$work/err.txt")"
     grep -q '| verdict |' "$work/out.md" || fail "no verdict column"
     [ "$(grep -c '| 3/3 |' "$work/out.md")" -eq 5 ] || fail "expected 4 rows and the whole judged on 3 runs a side"
-    grep -q 'paired t interval' "$work/out.md" || fail "ab did not pair its runs"
+    grep -q 'sign-test interval (runs paired' "$work/out.md" || fail "ab did not pair its runs"
     [ "$(ls "$work/aa/A"/run-*.json | wc -l)" -eq 3 ] && [ "$(ls "$work/aa/B"/run-*.json | wc -l)" -eq 3 ] || fail "not 3 reports a side"
     # The folders compare again by hand, to the same table.
     "$bin/collbench" compare "$work/aa/A" "$work/aa/B" --paired --format markdown > "$work/again.md" || fail "compare of the ab folders"
@@ -178,6 +178,25 @@ PY
       "$bin/collbench" scaling "$work/r.json" --format $format > "$work/s.$format" || fail "scaling $format"
     done
     "$bin/collbench" table "$work/r.json" > "$work/nccl.txt" || fail "nccl table"
+    # speedup's columns are the --by key's values: report text in the text table's header.
+    python3 - "$work/r.json" "$work/r2.json" <<'PY' || fail "could not write the second hostile report"
+import json, sys
+report = json.load(open(sys.argv[1]))
+report["context"]["tags"]["site"] = "\x1b]0;title\x07\nsecond\x9b31m \u009b1m"
+for row in report["results"]:
+    row["algorithm"] = "\x1b[31mother\nline"
+json.dump(report, open(sys.argv[2], "w"))
+PY
+    "$bin/collbench" speedup "$work/r.json" "$work/r2.json" --by tag.site > "$work/sp.text" 2>&1 || fail "speedup by tag: $(cat "$work/sp.text")"
+    "$bin/collbench" speedup "$work/r.json" "$work/r2.json" --by algorithm > "$work/sa.text" 2>&1 || fail "speedup by algorithm: $(cat "$work/sa.text")"
+    python3 - "$work/sp.text" "$work/sa.text" <<'PY' || fail "a control character reached speedup's text output"
+import sys
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    assert not any(b < 0x20 and b not in (0x0a,) for b in data), (path, data[:200])
+    assert b"\x1b" not in data and b"\xc2\x9b" not in data, path
+    assert b"\nsecond" not in data and b"\nline" not in data, (path, "a newline from a report started a line")
+PY
     ls "$work"/PWNED* 2>/dev/null && fail "a report string ran a command"
     grep -q $'\x1b' "$work"/t.* "$work"/s.* "$work/nccl.txt" && fail "an escape sequence reached the output"
     grep -q '^| injected' "$work"/t.markdown "$work"/s.markdown && fail "a newline forged a Markdown row"

@@ -15,12 +15,14 @@
 #include "summarize/history.h"
 #include "summarize/run_stats.h"
 #include "summarize/document.h"
+#include "summarize/figure.h"
 #include "summarize/input_error.h"
 #include "summarize/load.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
+#include "run_cli.h"
 
 namespace collbench::summarize {
 namespace {
@@ -32,18 +34,6 @@ std::string key_value(const SeriesKey& key, const std::string& name) {
     if (field == name) return value;
   }
   return "<missing>";
-}
-
-int run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "collbench");
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  ::testing::internal::CaptureStdout();
-  ::testing::internal::CaptureStderr();
-  const int code = run_command_line(static_cast<int>(argv.size()), argv.data());
-  ::testing::internal::GetCapturedStdout();
-  ::testing::internal::GetCapturedStderr();
-  return code;
 }
 
 TEST(Scaling, GroupsRunsThatDifferOnlyInWorldSize) {
@@ -166,10 +156,19 @@ TEST(RunStats, WelchAndPairedIntervals) {
   EXPECT_NEAR(welch.estimate, 0.1, 1e-12);
   EXPECT_NEAR(welch.degrees_of_freedom, 4, 1e-9);
   EXPECT_NEAR(welch.high - welch.estimate, student_t_quantile(0.95, 4) * 0.02 * std::sqrt(2.0 / 3), 1e-9);
-  // The same runs paired: every pair differs by exactly 0.1, so no uncertainty is left.
-  const auto paired = paired_log_ratio_interval({0.1, 0.1, 0.1}, 0.05);
-  EXPECT_NEAR(paired.low, 0.1, 1e-12);
-  EXPECT_NEAR(paired.high, 0.1, 1e-12);
+  // Paired: the sign test's interval on the median pair. Three pairs cannot reach 5 % (1/8): unbounded.
+  const auto three = paired_log_ratio_interval({0.1, 0.1, 0.1}, 0.05);
+  EXPECT_TRUE(std::isinf(three.low) && std::isinf(three.high));
+  // Ten pairs: P(Binomial(10, 1/2) <= 1) = 11/1024 <= 0.05 < P(<= 2) = 56/1024, so the 2nd smallest
+  // and 2nd largest ratios bound it; a wild pair (2.0) moves neither bound nor the median.
+  const auto ten = paired_log_ratio_interval({0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 2.0}, 0.05);
+  EXPECT_NEAR(ten.estimate, 0.055, 1e-12);
+  EXPECT_NEAR(ten.low, 0.02, 1e-12);
+  EXPECT_NEAR(ten.high, 0.09, 1e-12);
+  EXPECT_NEAR(p_value_above(ten, 0.0), 1.0 / 1024, 1e-12);  // all ten above 0
+  EXPECT_NEAR(sign_test_upper_p(9, 10), 11.0 / 1024, 1e-12);
+  EXPECT_EQ(fewest_pairs_for(0.05), 5u);
+  EXPECT_THROW(student_t_quantile(0.95, std::nan("")), std::invalid_argument);
   // More runs narrow the interval.
   EXPECT_LT(half_width_with(welch, 3, 3, 5, 0.05), half_width_with(welch, 3, 3, 0, 0.05));
 }
@@ -190,7 +189,7 @@ TEST(Compare, RepeatedRunsWithRealisticNoiseAreSame) {
     EXPECT_EQ(line.base_runs, 3u);
     EXPECT_NEAR(line.threshold, 0.05, 1e-12);  // the baseline's spread (~1 %) is below the minimum effect
   }
-  EXPECT_EQ(result.figure, "each run's median per-iteration time");
+  EXPECT_EQ(result.figure, "each run's p10 time (--figure p10)");
   EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/aa_new")}), 0);
 }
 
@@ -278,33 +277,156 @@ TEST(Compare, PairedRunsCancelSharedDrift) {
   EXPECT_FALSE(unpaired.paired);
 }
 
-TEST(Compare, APairThatStraddlesAChangeOfMachineStateIsSetAside) {
-  // Five pairs; in pair 4 B ran 2.7x slower than its state (another job took a core). The other
-  // four pairs agree within ~1.4 %, so the pair is set aside and the verdicts come from them.
+TEST(Compare, APairThatStraddlesAChangeOfMachineStateCannotDragTheVerdict) {
+  // Eight pairs; in pair 4 B ran 2.7x slower than its state (another job took a core). The median
+  // pair ratio and the sign test's interval do not move with one pair.
   CompareOptions options;
   options.paired = true;
-  const auto slower = compare_folders("runs/state_base", "runs/state_slower10", options);
+  const auto slower = compare_folders("runs/state8_base", "runs/state8_slower10", options);
   ASSERT_EQ(slower.lines.size(), 3u);
   for (const auto& line : slower.lines) {
-    EXPECT_EQ(line.pairs_set_aside, 1u) << describe_key(line.key);
     EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
-    EXPECT_NEAR(line.change, 0.10, 0.03);  // the four kept pairs, not the 2.7x one
+    EXPECT_NEAR(line.change, 0.10, 0.03);  // the median pair, not the 2.7x one
   }
-  const auto same = compare_folders("runs/state_base", "runs/state_aa", options);
-  for (const auto& line : same.lines) {
-    EXPECT_EQ(line.pairs_set_aside, 1u);
-    EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
-  }
-  const auto notes = compare_document(same, options).notes;
-  EXPECT_NE(std::find_if(notes.begin(), notes.end(), [](const std::string& note) { return note.find("3 row(s) set aside") != std::string::npos; }),
-            notes.end());
-  // Unpaired, nothing pairs up to be set aside: the 2.7x run is part of NEW's spread, and a 10 %
-  // change cannot be told from it (UNKNOWN, not SLOWER).
-  const auto unpaired = compare_folders("runs/state_base", "runs/state_slower10");
-  for (const auto& line : unpaired.lines) {
-    EXPECT_EQ(line.pairs_set_aside, 0u);
+  const auto same = compare_folders("runs/state8_base", "runs/state8_aa", options);
+  for (const auto& line : same.lines) EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
+  // Unpaired, the 2.7x run is part of NEW's spread, and a 10 % change cannot be told from it.
+  const auto unpaired = compare_folders("runs/state8_base", "runs/state8_slower10");
+  for (const auto& line : unpaired.lines) EXPECT_NE(line.verdict, Verdict::kSlower) << describe_key(line.key);
+  // Five pairs cannot pass Holm's correction over three rows (the sign test's least p is 1/32):
+  // UNKNOWN, asking for more runs, never SLOWER on too little evidence.
+  const auto five = compare_folders("runs/state_base", "runs/state_slower10", options);
+  for (const auto& line : five.lines) {
     EXPECT_EQ(line.verdict, Verdict::kUnknown) << describe_key(line.key);
+    ASSERT_TRUE(line.more_runs.has_value());
+    EXPECT_GE(*line.more_runs, 1u);
   }
+}
+
+TEST(Compare, SaysTheSmallestChangeItCouldFind) {
+  CompareOptions options;
+  options.paired = true;
+  const auto result = compare_folders("runs/state8_base", "runs/state8_aa", options);
+  ASSERT_TRUE(result.detectable().has_value());
+  // Above the threshold (a change must clear it) and finite with eight pairs.
+  EXPECT_GT(*result.detectable(), 0.05);
+  EXPECT_LT(*result.detectable(), 0.5);
+  const auto document = compare_document(result, options);
+  EXPECT_TRUE(document.extra.at("detectable_change").is_number());
+  EXPECT_EQ(document.extra.at("figure"), result.figure);
+  // Three pairs are too few for the sign test at alpha 0.05: nothing finite to promise.
+  const auto three = compare_folders("runs/aa_base", "runs/aa_new", options);
+  EXPECT_FALSE(three.detectable().has_value());
+  EXPECT_TRUE(compare_document(three, options).extra.at("detectable_change").is_null());
+}
+
+TEST(Compare, FigureChoiceAndFallbackToTheMinimum) {
+  // The fixtures keep 30 samples per row: p10 by default, another figure on request, and each says which.
+  EXPECT_NE(compare_folders("runs/aa_base", "runs/aa_new").figure.find("p10"), std::string::npos);
+  for (const std::string name : {"min", "p25", "p50", "mean"}) {
+    CompareOptions options;
+    options.figure = parse_run_figure(name);
+    const auto result = compare_folders("runs/aa_base", "runs/aa_new", options);
+    EXPECT_NE(result.figure.find("--figure " + name), std::string::npos) << result.figure;
+    EXPECT_EQ(result.figure.find("minimum"), std::string::npos) << result.figure;
+  }
+  EXPECT_EQ(run_cli({"compare", "--figure", "p90", data("runs/aa_base"), data("runs/aa_new")}), 2);
+  EXPECT_THROW(parse_run_figure("median"), InputError);
+  // Reports without samples and without p10 (written before it was kept): the minimum, and says so.
+  const auto old = compare_folders("speedup/ring.json", "speedup/ring.json");
+  EXPECT_NE(old.figure.find("used their minimum"), std::string::npos) << old.figure;
+  // A row's figure by hand: 20 samples 1..20 us.
+  report::Row row;
+  row.time_us = 10.5;
+  for (int i = 1; i <= 20; ++i) row.samples_us.push_back(i);
+  EXPECT_NEAR(row_figure(row, RunFigure::kP10)->value, 2.9, 1e-12);  // 1 + 0.1 * 19
+  EXPECT_NEAR(row_figure(row, RunFigure::kP50)->value, 10.5, 1e-12);
+  EXPECT_EQ(row_figure(row, RunFigure::kMin)->value, 1);
+  EXPECT_FALSE(row_figure(row, RunFigure::kP10)->fell_back_to_min);
+  // Five samples are too few for p10 (needs 10): the minimum, flagged; enough for p25 (needs 4).
+  row.samples_us = {5, 3, 4, 6, 7};
+  EXPECT_EQ(row_figure(row, RunFigure::kP10)->value, 3);
+  EXPECT_TRUE(row_figure(row, RunFigure::kP10)->fell_back_to_min);
+  EXPECT_FALSE(row_figure(row, RunFigure::kP25)->fell_back_to_min);
+  // Without samples: the statistic the report kept, unless too few iterations stand behind it.
+  row.samples_us.clear();
+  row.time_statistics = {{"min", 2.0}, {"p10", 2.5}, {"p50", 3.0}};
+  row.iterations = 100;
+  EXPECT_EQ(row_figure(row, RunFigure::kP10)->value, 2.5);
+  EXPECT_TRUE(row_figure(row, RunFigure::kP25)->fell_back_to_min);  // no p25 in a report: from samples only
+  row.iterations = 5;
+  EXPECT_EQ(row_figure(row, RunFigure::kP10)->value, 2.0);
+  // Several cycles of one run (-N: on the GPU's batch schedule, one batch each): the same statistic over them.
+  EXPECT_NEAR(combine_cycles({10, 30, 20, 40, 50, 60, 70, 80, 90, 100, 110}, RunFigure::kP10), 20, 1e-12);
+}
+
+TEST(Compare, AnotherMachineInTheReportsIsUnknownWithoutAFingerprintFile) {
+  // The same machine in context.machine: a 20 % slowdown over eight runs a side is found.
+  EXPECT_EQ(run_cli({"compare", data("runs/machine_base"), data("runs/machine_same")}), 1);
+  for (const std::string side : {"machine_cpu", "machine_cores", "machine_mpi"}) {
+    const auto base = load_reports({data("runs/machine_base")});
+    const auto other = load_reports({data("runs/" + side)});
+    const auto difference = fingerprint_difference(fingerprint_of(base, {data("runs/machine_base")}), fingerprint_of(other, {data("runs/" + side)}));
+    ASSERT_TRUE(difference.has_value()) << side;
+    EXPECT_EQ(difference->find('\n'), std::string::npos);
+    EXPECT_NE(difference->find(side == "machine_cpu" ? "machine.cpu_model" : side == "machine_cores" ? "machine.cores" : "versions.mpi"),
+              std::string::npos)
+        << *difference;
+    EXPECT_EQ(run_cli({"compare", data("runs/machine_base"), data("runs/" + side)}), 0) << side;
+    // history over both sets: one line naming the field, exit 0.
+    auto both = base;
+    for (auto& loaded : other) both.push_back(loaded);
+    const auto history = compute_history(both, HistoryOptions{});
+    ASSERT_TRUE(history.machine_mismatch.has_value()) << side;
+    EXPECT_EQ(history.regressions(), 0u);
+    EXPECT_EQ(run_cli({"history", data("runs/machine_base"), data("runs/" + side)}), 0) << side;
+  }
+  // Old reports without the block: today's rule (no fingerprint file, so judged).
+  EXPECT_FALSE(machine_change_within(load_reports({data("runs/aa_base"), data("runs/aa_new")})).has_value());
+}
+
+TEST(Compare, TimesNearTheLargestDoubleGetAVerdictNotAnInternalError) {
+  // Equal runs near DBL_MAX, by every figure: SAME (exit 0), never exit 1 from an overflow inside.
+  for (const std::string figure : {"p10", "p50", "mean", "min"}) {
+    EXPECT_EQ(run_cli({"compare", "--figure", figure, data("runs/huge_base"), data("runs/huge_new")}), 0) << figure;
+    CompareOptions options;
+    options.figure = parse_run_figure(figure);
+    for (const auto& line : compare_folders("runs/huge_base", "runs/huge_new", options).lines) {
+      EXPECT_EQ(line.verdict, Verdict::kSame) << figure;
+    }
+  }
+  EXPECT_NEAR(median({1.75e308, 1.78e308}), 1.765e308, 1e294);
+}
+
+TEST(Malformed, RangesAndDatesAreCheckedAsValues) {
+  try {
+    load_reports({data("bad/huge_world_size.json")});
+    ADD_FAILURE() << "a world size of 2^40 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("out of range"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("at least 1"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(run_cli({"table", data("bad/huge_world_size.json")}), 2);
+  EXPECT_FALSE(parse_utc_time("9999-99-99T99:99:99Z").has_value());
+  EXPECT_FALSE(parse_utc_time("2023-02-29T00:00:00Z").has_value());
+  EXPECT_FALSE(parse_utc_time("2024-04-31T00:00:00Z").has_value());
+  EXPECT_FALSE(parse_utc_time("2024-01-01T24:00:00Z").has_value());
+  EXPECT_EQ(parse_utc_time("2024-02-29T00:00:00Z"), std::optional<std::int64_t>(1709164800));
+  EXPECT_EQ(run_cli({"history", data("bad/impossible_date")}), 2);
+}
+
+TEST(History, AFlatSeriesOnAMachineThatGetsBusierIsNotARegression) {
+  // Twelve runs of unchanged code; from run 6 on 60-80 % of iterations ran beside another job.
+  // Each run's p10 stays flat: exit 0. The mean follows the load.
+  const auto flat = compute_history(load_reports({data("history/flat_loaded")}), HistoryOptions{});
+  ASSERT_EQ(flat.series.size(), 2u);
+  for (const auto& series : flat.series) EXPECT_TRUE(series.changes.empty()) << describe_key(series.key);
+  EXPECT_EQ(run_cli({"history", data("history/flat_loaded")}), 0);
+  HistoryOptions by_mean;
+  by_mean.figure = RunFigure::kMean;
+  const auto mean = compute_history(load_reports({data("history/flat_loaded")}), by_mean);
+  EXPECT_GT(mean.regressions(), 0u);  // what the mean figure made of the same runs
+  EXPECT_NE(mean.figure.find("--figure mean"), std::string::npos);
 }
 
 TEST(Compare, ExitCodes) {
@@ -454,6 +576,34 @@ TEST(Plot, OneFilePerBenchmarkForAMixedFolder) {
   EXPECT_EQ(run_cli({"plot", data("scaling/np2.json"), data("bad/broadcast.json"), "--out", dir + "/x.svg", "--gnuplot", "/nonexistent/gnuplot"}), 0);
   // One benchmark keeps the name it was given.
   EXPECT_EQ(write_plots(load_reports({data("scaling")}), "time", dir + "/one.svg", "/nonexistent/gnuplot").at(0).image_path, dir + "/one.svg");
+}
+
+// Benchmark names are report text: "a/b" and "a_b" once both became busbw-a_b.svg, the second
+// silently replacing the first.
+TEST(Plot, BenchmarkNamesMapToFileNamesOneToOne) {
+  const std::string dir = ::testing::TempDir() + "/plot_names";
+  std::filesystem::create_directories(dir);
+  auto slash = load_reports({data("scaling/np2.json")});
+  auto underscore = slash;
+  for (auto& loaded : slash) loaded.report.benchmark = "a/b";
+  for (auto& loaded : underscore) loaded.report.benchmark = "a_b";
+  std::vector<LoadedReport> both = slash;
+  both.insert(both.end(), underscore.begin(), underscore.end());
+  const auto files = write_plots(both, "time", dir + "/p.svg", "/nonexistent/gnuplot");
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_NE(files[0].image_path, files[1].image_path);
+  EXPECT_NE(files[0].data_path, files[1].data_path);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/p-a%2Fb.dat"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/p-a_b.dat"));
+}
+
+// A control character in --out is refused before any file is written.
+TEST(Plot, ControlCharacterInThePathWritesNothing) {
+  const std::string dir = ::testing::TempDir() + "/plot_control";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(run_cli({"plot", data("scaling/np2.json"), "--out", dir + "/x\ny.svg", "--gnuplot", "/nonexistent/gnuplot"}), 2);
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
 }
 
 TEST(Plot, CompareAndHistoryScripts) {

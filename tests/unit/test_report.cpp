@@ -7,6 +7,7 @@
 
 #include "harness/context.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
 
@@ -66,6 +67,27 @@ TEST(ReportJson, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.results[1].wrong.has_value());
   EXPECT_EQ(back.results[0].samples_us.size(), 3u);
   EXPECT_EQ(back.context.options["iterations"], 20);
+}
+
+TEST(ReportJson, MachineAndP10RoundTripAndOldReportsStillRead) {
+  Report original = sample_report();
+  original.context.machine = {{"cpu_model", "Fixture CPU"}, {"cores", 2}, {"threads", 4}, {"gpus", nlohmann::json::array()}};
+  original.results[0].time_us.p10 = original.results[0].time_us.min + 0.5;
+  const nlohmann::json document = to_json(original);
+  ASSERT_TRUE(document["results"][0]["time_us"].contains("p10"));
+  const Report back = report_from_json(nlohmann::json::parse(document.dump()));
+  EXPECT_EQ(back.context.machine, original.context.machine);
+  EXPECT_EQ(back.results[0].time_us.p10, original.results[0].time_us.p10);
+  // A report from before the machine block and p10: read, with the minimum in p10's place.
+  nlohmann::json old = document;
+  old["context"].erase("machine");
+  for (auto& row : old["results"]) row["time_us"].erase("p10");
+  const Report old_back = report_from_json(old);
+  EXPECT_TRUE(old_back.context.machine.empty());
+  EXPECT_EQ(old_back.results[0].time_us.p10, old_back.results[0].time_us.min);
+  nlohmann::json bad = document;
+  bad["context"]["machine"] = "a string";
+  EXPECT_THROW(report_from_json(bad), ReportFormatError);
 }
 
 TEST(ReportJson, TypesAreJsonTypes) {
@@ -260,3 +282,26 @@ TEST(Environment, OnlyAllowListedVariablesAndNoSecrets) {
 
 }  // namespace
 }  // namespace collbench::report
+
+namespace collbench {
+namespace {
+
+// Text from a report or a peer must not reach the terminal as control: C0, DEL, UTF-8 C1 controls
+// (U+009B is CSI to some terminals) and bytes that are not UTF-8 (a lone 0x9B is CSI to 8-bit ones).
+TEST(Printable, ControlsAndInvalidBytesBecomeQuestionMarks) {
+  EXPECT_EQ(printable("a\nb\x1b[2Jc\x7f"), "a?b?[2Jc?");
+  EXPECT_EQ(printable("\xc2\x9b" "31m"), "?31m");
+  EXPECT_EQ(printable("x\x9by"), "x?y");
+  EXPECT_EQ(printable("caf\xe9"), "caf?");                  // Latin-1
+  EXPECT_EQ(printable("\xc0\xaf"), "??");                    // overlong '/'
+  EXPECT_EQ(printable("\xed\xa0\x80"), "???");               // a surrogate
+  EXPECT_EQ(printable("\xe2\x82"), "??");                    // cut short
+}
+
+TEST(Printable, ValidTextPassesUnchanged) {
+  EXPECT_EQ(printable("plain ASCII, tabs? no"), "plain ASCII, tabs? no");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xc2\xa0 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
+}  // namespace
+}  // namespace collbench

@@ -13,6 +13,7 @@ TEST(Stats, KnownSample) {
   const TimeStats stats = summarize_samples({5, 1, 4, 2, 3});
   EXPECT_DOUBLE_EQ(stats.min, 1);
   EXPECT_DOUBLE_EQ(stats.max, 5);
+  EXPECT_DOUBLE_EQ(stats.p10, 1.4);  // 0.10 * 4 = 0.4 -> 1 + 0.4 * (2 - 1)
   EXPECT_DOUBLE_EQ(stats.mean, 3);
   EXPECT_DOUBLE_EQ(stats.p50, 3);
   EXPECT_DOUBLE_EQ(stats.p95, 4.8);  // 0.95 * 4 = 3.8 -> 4 + 0.8 * (5 - 4)

@@ -28,6 +28,7 @@
 #include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
+#include "core/printable.h"
 
 namespace collbench {
 namespace {
@@ -239,7 +240,7 @@ struct JoinRecord {
   // "SIZE\nHOST\nPID" with sane values is one UsageError line naming `where`, never a crash.
   static JoinRecord parse(const std::string& text, const std::string& where) {
     const auto bad = [&](const std::string& why) {
-      return UsageError("a malformed join record for " + where + " (" + why + "): '" + one_line_text(text, 120) +
+      return UsageError("a malformed join record for " + where + " (" + why + "): '" + printable(text.substr(0, 120)) +
                         "'; every rank must run the same collbench, and a --rendezvous file: directory must be this run's own");
     };
     std::vector<std::string> lines;
@@ -249,7 +250,7 @@ struct JoinRecord {
     const auto number = [&](const std::string& field, long long highest) {
       const bool digits = !field.empty() && field.size() <= 10 &&
                           std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (!digits || std::stoll(field) > highest) throw bad("'" + one_line_text(field, 20) + "' is not a number up to " + std::to_string(highest));
+      if (!digits || std::stoll(field) > highest) throw bad("'" + printable(field.substr(0, 20)) + "' is not a number up to " + std::to_string(highest));
       return std::stoll(field);
     };
     JoinRecord record;
@@ -270,7 +271,7 @@ constexpr const char* kVerdictKey = "collbench/join/verdict";
 
 // The line another process left for every rank: whoever could reach the store wrote it, so it is
 // printed as one line of plain text, never as the terminal control it might hold.
-std::string read_verdict(JoinStore& store, Milliseconds timeout) { return one_line_text(store.get(kVerdictKey, timeout), 1000); }
+std::string read_verdict(JoinStore& store, Milliseconds timeout) { return printable(store.get(kVerdictKey, timeout).substr(0, 1000)); }
 
 std::string rank_key(int rank) { return "collbench/join/rank/" + std::to_string(rank); }
 

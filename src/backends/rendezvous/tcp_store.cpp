@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/printable.h"
 
 namespace collbench::rendezvous {
 namespace {
@@ -605,7 +606,7 @@ std::vector<char> TcpStoreClient::request(std::uint32_t op, const std::vector<st
   const std::uint32_t length = read_u32(input.data());
   const std::uint32_t status = read_u32(input.data() + 4);
   std::vector<char> payload(input.begin() + 8, input.begin() + 4 + length);
-  const std::string text = one_line_text(std::string(payload.begin(), payload.end()), 200);
+  const std::string text = printable(std::string(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(payload.size(), 200))));
   if (status == kDeadlinePassed) {
     throw Error("rendezvous store at " + server_.text() + ": key '" + text + "' was not set within " +
                 std::to_string(server_timeout.count()) + " ms", ExitCode::kTimeout);

@@ -147,3 +147,65 @@ for index in range(30):
     scale = (1.10 if index >= 20 else 1.0) * (2.7 if index == 3 else 1.0)
     hour = f"2026-05-{1 + index // 24:02d}T{index % 24:02d}:00:00Z"
     write(f"history/wild_run_step/run-{index:02d}.json", run_report(scale, hour))
+
+# Eight run pairs on a machine that changes state: in pair 4 B's run is 2.7x slower (another job
+# took a core). The median pair ratio and the sign test's interval do not move with it.
+for name, scale in [("state8_aa", 1.0), ("state8_slower10", 1.10)]:
+    for run in range(1, 9):
+        start = f"2026-06-01T0{run}:00:00Z"
+        if name == "state8_aa":
+            write(f"runs/state8_base/run-{run}.json", run_report(1.0, start))
+        write(f"runs/{name}/run-{run}.json", run_report(scale * (2.7 if run == 4 else 1.0), start))
+
+
+def loaded_samples(level, disturbed):
+    """30 iterations of which a share `disturbed` ran beside another job (1.5-3x slower): the low
+    tail stays at the undisturbed cost, the mean follows the share."""
+    samples = [level * rng.lognormvariate(0, 0.01) for _ in range(30)]
+    for i in rng.sample(range(30), int(30 * disturbed)):
+        samples[i] *= rng.uniform(1.5, 3.0)
+    return samples
+
+
+# History of 12 runs without any change in the code, on a machine that gets busier from run 6 on
+# (60-80 % of iterations disturbed, 0-20 % before): the mean time rises by ~50 %, p10 stays flat.
+for index in range(12):
+    disturbed = rng.uniform(0.6, 0.8) if index >= 6 else rng.uniform(0.0, 0.2)
+    rows = [row(size, 0, 2, samples=loaded_samples(level, disturbed)) for size, level in [(65536, 40.0), (262144, 120.0)]]
+    document = report("all_reduce", 2, rows)
+    document["context"]["start_time"] = f"2026-07-01T{index:02d}:00:00Z"
+    write(f"history/flat_loaded/run-{index:02d}.json", document)
+
+
+def with_machine(document, cpu_model="Fixture CPU 9000", cores=2, mpi="Open MPI 4.1.4"):
+    document["context"]["machine"] = {"cpu_model": cpu_model, "cores": cores, "threads": cores, "memory_bytes": 8 << 30,
+                                      "gpus": [], "kernel": "6.1.0", "hosts": ["fixture"]}
+    document["context"]["versions"]["mpi"] = mpi
+    return document
+
+
+# Self-describing reports (context.machine), no fingerprint.txt: the same machine, another CPU
+# model, another core count and another MPI library; NEW is 20 % slower each time.
+for name, scale, fields in [("machine_base", 1.0, {}), ("machine_same", 1.20, {}), ("machine_cpu", 1.20, {"cpu_model": "Another CPU 1"}),
+                            ("machine_cores", 1.20, {"cores": 64}), ("machine_mpi", 1.20, {"mpi": "Open MPI 5.0.0"})]:
+    for run in range(1, 9):
+        write(f"runs/{name}/run-{run}.json", with_machine(run_report(scale, f"2026-08-01T0{run}:00:00Z"), **fields))
+
+# Times near the largest double (issue 19): medians of two such samples overflowed to infinity.
+for side in ("huge_base", "huge_new"):
+    for run in (1, 2, 3):
+        samples = [1.70e308, 1.75e308, 1.78e308, 1.79e308]
+        huge = row(4096, 0, 2, samples=samples)
+        huge["time_us"]["mean"] = sum(v / len(samples) for v in samples)  # the plain sum overflows
+        huge["algbw_gbps"] = huge["busbw_gbps"] = 1e-300
+        write(f"runs/{side}/{side}-{run}.json", report("all_reduce", 2, [huge]))
+
+# A world size beyond int (2^40): refused as out of range, not as "less than 1".
+huge_world = report("all_reduce", 2, [row(1024, 10.0, 2)])
+huge_world["context"]["world_size"] = 2 ** 40
+write("bad/huge_world_size.json", huge_world)
+
+# A start time of the right shape but no real calendar value.
+bad_date = report("all_reduce", 2, [row(1024, 10.0, 2)])
+bad_date["context"]["start_time"] = "9999-99-99T99:99:99Z"
+write("bad/impossible_date/run-1.json", bad_date)

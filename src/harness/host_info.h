@@ -1,4 +1,5 @@
-// What this process runs on: CPU model, cores, vector ISA, caches, memory, NUMA node.
+// What this process runs on: CPU model, cores, vector ISA, caches, memory, NUMA node. In the
+// harness because every report's context.machine comes from it (compute's programs use it too).
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,7 @@ std::string to_string(VectorLevel level);
 
 struct HostInfo {
   std::string cpu_model;
+  int physical_cores = 0;    // hwloc's cores (0: unknown); online_cores counts hardware threads
   int online_cores = 1;
   int affinity_cores = 1;    // cores this process may run on (mpirun's binding shows here)
   std::string affinity_list; // e.g. "0" or "0-1"

@@ -10,12 +10,13 @@
 // - current_cpu: sched_getcpu(), one libc call.
 // - last-level cache: sysconf(_SC_LEVEL3_CACHE_SIZE) (cpuid) only where hwloc finds no cache.
 // One difference: a kernel without NUMA sysfs gets numa_node 0 (hwloc's one machine-wide node), was -1.
-#include "compute/host_info.h"
+#include "harness/host_info.h"
 
 #include <hwloc.h>
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -145,6 +146,7 @@ HostInfo probe_host() {
   host.cpu_model = cpu_model(topology);
   const int online = hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(topology.get()));
   host.online_cores = online > 0 ? online : 1;
+  host.physical_cores = std::max(0, hwloc_get_nbobjs_by_type(topology.get(), HWLOC_OBJ_CORE));
   // This thread's binding, as sched_getaffinity(0) gave: the whole process's is the union over its
   // threads, which hides a binding set on the calling thread alone.
   const Bitmap bound(hwloc_bitmap_alloc());

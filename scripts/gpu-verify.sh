@@ -1,0 +1,393 @@
+#!/usr/bin/env bash
+# GPU verification in one command per phase (docs/gpu-verify.md): build collbench and nccl-tests
+# for the card found, test the GPU path, and measure collbench next to nccl-tests, cuBLASLt and
+# cudaMemcpy. Run from the repository root on the GPU machine.
+#
+# usage: scripts/gpu-verify.sh --nccl-tests DIR --out OUT [--phase build|test|measure|all] [--quick]
+#                              [--steps LIST] [--budget SECONDS]
+#   --nccl-tests DIR  an NVIDIA/nccl-tests source copy (DIR/src/Makefile), kept out of git
+#   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else
+#   --phase           build, test, measure, or all three in turn (default all); each is meant to
+#                     fit one 10-minute command on a 16-core machine; state is kept in $BUILD_DIR/verify,
+#                     so each phase's OUT holds everything done so far on that machine
+#   --quick           a small measure phase: 2 collectives, 3 sizes, bf16 GEMM, d2d copy (meant for < 3 min)
+#   --steps LIST      measure steps, comma list (default all, in this order): collectives,compute,
+#                     copy,capture,timeout,tflag,graph,registered
+#   --budget SECONDS  start no new run after this many seconds of the phase (default 500)
+# Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
+# GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
+# Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
+# any other phase stops at once with one line and exit 2.
+# Exit codes: 0 ok, 1 a step failed, 2 bad usage, 3 wrong results in the test phase.
+set -uo pipefail
+
+program=gpu-verify.sh
+usage_error() { echo "$program: error: $1" >&2; exit 2; }
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+nccl_tests="" out="" phase=all quick=0 budget=500
+all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
+steps=$all_steps
+while [ $# -gt 0 ]; do
+  case $1 in
+    --nccl-tests|--out|--phase|--steps|--budget) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
+    --nccl-tests) nccl_tests=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --phase) phase=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --budget) budget=$2; shift 2 ;;
+    --quick) quick=1; shift ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown argument '$1' (see --help)" ;;
+  esac
+done
+[ -n "$nccl_tests" ] || usage_error "--nccl-tests DIR is required (an NVIDIA/nccl-tests source copy)"
+[ -n "$out" ] || usage_error "--out OUT is required"
+case $phase in build|test|measure|all) ;; *) usage_error "--phase is build, test, measure or all, not '$phase'" ;; esac
+[[ $budget =~ ^[1-9][0-9]*$ ]] || usage_error "--budget '$budget' is not a positive number of seconds"
+for step in ${steps//,/ }; do
+  [[ ",$all_steps," == *",$step,"* ]] || usage_error "unknown measure step '$step' (steps: $all_steps)"
+done
+[ -f "$nccl_tests/src/Makefile" ] || usage_error "--nccl-tests $nccl_tests is not an nccl-tests source copy (no src/Makefile)"
+[ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out $out exists and is not a folder"
+[ ! -d "$out" ] || [ -z "$(ls -A "$out")" ] || usage_error "--out $out is not empty"
+
+# GPUs: what nvidia-smi lists, none when CUDA_VISIBLE_DEVICES is set and empty (how tests hide them).
+# GPU_VERIFY_ASSUME_GPUS=N (a testing aid) skips the detection, so the test and measure plumbing
+# can run on a machine without a GPU: every GPU run then fails, and the summary must say so.
+gpus=0
+if [ -n "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+  [[ $GPU_VERIFY_ASSUME_GPUS =~ ^[0-9]+$ ]] || usage_error "GPU_VERIFY_ASSUME_GPUS '$GPU_VERIFY_ASSUME_GPUS' is not a number"
+  gpus=$GPU_VERIFY_ASSUME_GPUS
+elif [ -z "${CUDA_VISIBLE_DEVICES-unset}" ]; then gpus=0
+elif command -v nvidia-smi >/dev/null 2>&1; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+  # CUDA_VISIBLE_DEVICES=0,1 on a larger machine: as many GPUs as it names, at most those listed.
+  if [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && [ "$gpus" -gt 0 ]; then
+    visible=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+    [ "$visible" -lt "$gpus" ] && gpus=$visible
+  fi
+fi
+if [ "$gpus" -eq 0 ] && [ "$phase" != build ]; then
+  echo "$program: error: no GPU visible (nvidia-smi lists none); only --phase build runs without one" >&2
+  exit 2
+fi
+
+nccl_tests="$(cd "$nccl_tests" && pwd)"
+mkdir -p "$out" || usage_error "cannot create --out $out"
+out="$(cd "$out" && pwd)"
+build="${BUILD_DIR:-$root/build-gpu}"
+case $build in /*) ;; *) build="$root/$build" ;; esac
+work="$build/verify"        # every phase's results, packed into OUT at the end of each phase
+mkdir -p "$work/logs"
+bin="$build/bin" ntbin="$build/nccl-tests"
+phase_start=$(date +%s)
+status=0
+
+log() { echo "[$program $(date -u +%H:%M:%S)] $*" | tee -a "$work/logs/console.log"; }
+elapsed() { echo $(( $(date +%s) - phase_start )); }
+over_budget() { [ "$(elapsed)" -ge "$budget" ]; }
+# One line per step: phase, step, status, seconds, note (the summary's step table).
+record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$work/steps.tsv"; }
+# Runs a command with a time limit, its output into a log; returns its exit code.
+run_logged() {
+  local limit=$1 logfile=$2; shift 2
+  echo "\$ $*" >> "$logfile"
+  timeout -k 10 "$limit" "$@" >> "$logfile" 2>&1
+}
+
+# Sizes, iterations and launch shape of the side-by-side runs (docs/gpu-verify.md says why).
+if [ "$quick" = 1 ]; then
+  collectives="all_reduce all_gather"; size_flags=(-b 8 -e 128M -f 4096)  # 8 B, 32 KiB, 128 MiB
+  iterations=(-n 20 -w 5); repetitions=3
+else
+  collectives="all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv"
+  size_flags=(-b 8 -e 8G -f 2); iterations=(-n 20 -w 5); repetitions=3
+fi
+# One rank per GPU for both tools; one GPU runs both as a plain process (no launcher at all).
+# Prefixes as arrays, not functions: `timeout` runs programs only. nccl-tests was built with MPI
+# or without (the build phase wrote which), which decides how it gets several GPUs.
+set_launchers() {
+  local nccl_tests_mpi=0
+  [ -f "$work/nccl_tests_mpi" ] && nccl_tests_mpi=$(cat "$work/nccl_tests_mpi")
+  collbench_prefix=() nccl_tests_prefix=() nccl_tests_gpus=(-g 1)
+  if [ "$gpus" -gt 1 ]; then
+    collbench_prefix=("$root/scripts/mpirun-local.sh" -np "$gpus")
+    if [ "$nccl_tests_mpi" = 1 ]; then nccl_tests_prefix=("${collbench_prefix[@]}"); else nccl_tests_gpus=(-g "$gpus"); fi
+  fi
+}
+
+phase_build() {
+  local arch=90 start=$(date +%s) logs="$work/logs"
+  if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+  fi
+  log "build: collbench with CUDA for sm_$arch into $build ($(nproc) cores)"
+  : > "$logs/build-collbench.log"
+  if run_logged 1200 "$logs/build-collbench.log" cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCOLLBENCH_CUDA=ON \
+       -DCMAKE_CUDA_ARCHITECTURES="$arch" ${CMAKE_ARGS:-} &&
+     run_logged 1200 "$logs/build-collbench.log" cmake --build "$build" -j "$(nproc)"; then
+    record build collbench ok $(( $(date +%s) - start )) "sm_$arch"
+  else
+    record build collbench FAILED $(( $(date +%s) - start )) "see logs/build-collbench.log"; status=1
+    log "build: collbench FAILED: $(grep -m1 -iE 'error' "$logs/build-collbench.log")"
+  fi
+  # nccl-tests against the NCCL collbench found, with MPI when this machine has it.
+  local nccl_include nccl_library nccl_home mpi_flags=() mpi=0
+  nccl_include=$(sed -n 's/^NCCL_INCLUDE_DIR:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+  nccl_library=$(sed -n 's/^NCCL_LIBRARY:FILEPATH=//p' "$build/CMakeCache.txt" 2>/dev/null)
+  nccl_home=$(dirname "${nccl_include:-/usr/local/cuda/include}")
+  if command -v mpicc >/dev/null 2>&1; then
+    mpi=1
+    mpi_flags=(MPI=1 MPI_HOME="$(dirname "$(mpicc --showme:libdirs 2>/dev/null | awk '{print $1}')")")
+  fi
+  echo "$mpi" > "$work/nccl_tests_mpi"
+  start=$(date +%s)
+  log "build: nccl-tests from $nccl_tests (MPI=$mpi) into $ntbin"
+  : > "$logs/build-nccl-tests.log"
+  if run_logged 1200 "$logs/build-nccl-tests.log" make -C "$nccl_tests/src" -j "$(nproc)" VERBOSE=1 BUILDDIR="$ntbin" \
+       NCCL_HOME="$nccl_home" CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" \
+       NVCC_GENCODE="-gencode=arch=compute_$arch,code=sm_$arch" "${mpi_flags[@]}"; then
+    record build nccl-tests ok $(( $(date +%s) - start )) "MPI=$mpi sm_$arch"
+  else
+    record build nccl-tests FAILED $(( $(date +%s) - start )) "see logs/build-nccl-tests.log"; status=1
+    log "build: nccl-tests FAILED: $(grep -m1 -iE 'error' "$logs/build-nccl-tests.log")"
+  fi
+  # Versions: driver and card, CUDA, the NCCL library both tools load (ncclGetVersion), nccl-tests'.
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -n); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+      nvidia-smi --query-gpu=index,name,driver_version,compute_cap,memory.total,pci.bus_id --format=csv,noheader |
+        sed 's/^/gpu: /'
+    else
+      echo "gpu: none visible, build only"
+    fi
+    echo "cuda: $(nvcc --version 2>/dev/null | grep -m1 release | sed 's/.*release //')"
+    echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null)"
+    echo "nccl-tests: $(grep -m1 -ho 'NCCL_TESTS_VERSION "[^"]*"' "$nccl_tests"/src/*.h 2>/dev/null | cut -d'"' -f2)"
+    echo "nccl library: ${nccl_library:-not found}"
+    echo "mpi: $(mpirun --version 2>/dev/null | head -1 || echo none)"
+  } > "$work/versions.txt"
+  if [ -n "$nccl_library" ] && [ -n "$nccl_include" ]; then
+    printf '#include <cstdio>\n#include <nccl.h>\nint main() { int v = 0; if (ncclGetVersion(&v) != ncclSuccess) return 1; std::printf("%%d\\n", v); }\n' \
+      > "$work/nccl_version.cpp"
+    if g++ -o "$work/nccl_version" "$work/nccl_version.cpp" -I"$nccl_include" "$nccl_library" \
+         -Wl,-rpath,"$(dirname "$nccl_library")" >> "$logs/build-collbench.log" 2>&1; then
+      echo "nccl (ncclGetVersion): $("$work/nccl_version")" >> "$work/versions.txt"
+    fi
+  fi
+  # nccl-tests prints its version line (with the NCCL it loaded) before it touches a device, so
+  # this one-size run gives it on a machine without a GPU too.
+  if [ -x "$ntbin/all_reduce_perf" ]; then
+    # Into a file first: a grep that quits early would end the run with SIGPIPE mid-call on a GPU.
+    timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 > "$logs/nccl-tests-version.log" 2>&1
+    echo "nccl-tests version line: $(grep -m1 '^# nccl-tests version' "$logs/nccl-tests-version.log")" >> "$work/versions.txt"
+  fi
+  local tool
+  for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do
+    [ -x "$build/$tool" ] && echo "$tool loads $(readlink -f "$(ldd "$build/$tool" | sed -n 's/.*libnccl[^ ]* => \([^ ]*\).*/\1/p')")" >> "$work/versions.txt"
+  done
+  rm -f "$work/nccl_version"
+}
+
+phase_test() {
+  local start=$(date +%s) logs="$work/logs" collective op_flags code
+  set_launchers
+  mkdir -p "$work/test"
+  log "test: ctest -L gpu (exactly that label)"
+  : > "$logs/ctest-gpu.log"
+  if run_logged 420 "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
+    record test "ctest -L gpu" ok $(( $(date +%s) - start )) "$(grep -m1 'tests passed' "$logs/ctest-gpu.log")"
+  else
+    record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
+  fi
+  for collective in all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv; do
+    if over_budget; then record test "$collective -d all" skipped 0 "phase budget spent"; continue; fi
+    start=$(date +%s)
+    op_flags=()
+    case $collective in all_reduce|reduce|reduce_scatter) op_flags=(-o all) ;; esac
+    rm -f "$work/test/$collective.json"
+    run_logged 300 "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
+      -c 1 -n 5 -w 2 -J "$work/test/$collective.json"
+    code=$?
+    case $code in
+      0) record test "$collective -d all" ok $(( $(date +%s) - start )) "" ;;
+      3) record test "$collective -d all" WRONG $(( $(date +%s) - start )) "wrong results (exit 3)"; [ $status = 0 ] && status=3 ;;
+      *) record test "$collective -d all" FAILED $(( $(date +%s) - start )) "exit $code: $(grep -m1 'error' "$logs/test-$collective.log")"; status=1 ;;
+    esac
+  done
+}
+
+# One side-by-side variant: every collective, nccl-tests then collbench (collbench first on even
+# repetitions, so drift over the phase falls on both alike), same sizes, -n/-w, -c 0 and -a 1.
+side_by_side() {
+  local variant=$1; shift
+  local extra=("$@") start=$(date +%s) rep collective dir order tool runs=0 failed=0 first_failure="" outcome=ok
+  for rep in $(seq 1 "$repetitions"); do
+    dir="$work/collectives/$variant/r$rep"; mkdir -p "$dir"
+    for collective in $collectives; do
+      order="nccl-tests collbench"; [ $((rep % 2)) = 0 ] && order="collbench nccl-tests"
+      for tool in $order; do
+        if over_budget; then outcome=partial; break 3; fi
+        runs=$((runs + 1))
+        if [ "$tool" = nccl-tests ]; then
+          run_logged 240 "$dir/nccl-tests-$collective.txt" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" "${size_flags[@]}" \
+            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" "${nccl_tests_gpus[@]}" ||
+            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/nccl-tests-$collective.txt"; }
+        else
+          rm -f "$dir/collbench-$collective.json"
+          run_logged 240 "$dir/collbench-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" "${size_flags[@]}" \
+            "${iterations[@]}" -c 0 -a 1 "${extra[@]}" -J "$dir/collbench-$collective.json" ||
+            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/collbench-$collective.log"; }
+        fi
+      done
+    done
+  done
+  local note="$runs runs, $failed failed"
+  [ "$outcome" = ok ] || note+=", then the phase budget was spent"
+  [ $failed = 0 ] || outcome=FAILED
+  [ -z "$first_failure" ] || note+="; first: $first_failure: $(grep -m1 -iE 'error|failure' "$work/$first_failure" | cut -c1-160)"
+  record measure "$variant" "$outcome" $(( $(date +%s) - start )) "$note"
+  [ $failed = 0 ] || status=1
+}
+
+# matmul_perf bf16 and fp8 at 8192^3 next to bare_cuda's one cuBLASLt call, interleaved.
+step_compute() {
+  local start=$(date +%s) dir="$work/compute" rep dtype bare_type failed=0 dtypes="bfloat16 fp8" reps=3
+  [ "$quick" = 1 ] && dtypes=bfloat16 && reps=1
+  mkdir -p "$dir"
+  for rep in $(seq 1 $reps); do
+    for dtype in $dtypes; do
+      over_budget && { record measure compute partial $(( $(date +%s) - start )) "phase budget spent"; return; }
+      bare_type=$([ "$dtype" = fp8 ] && echo fp8 || echo bf16)
+      rm -f "$dir/matmul-$dtype-r$rep.json"
+      run_logged 120 "$dir/matmul-$dtype-r$rep.log" "$bin/matmul_perf" --device gpu -d "$dtype" --sizes 8192 -n 20 -w 5 -c 1 \
+        -J "$dir/matmul-$dtype-r$rep.json" || failed=$((failed + 1))
+      run_logged 120 "$dir/bare-gemm-$bare_type-r$rep.txt" "$bin/bare_cuda" gemm "$bare_type" 8192 8192 8192 20 5 || failed=$((failed + 1))
+    done
+  done
+  record measure compute "$([ $failed = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) "$failed failed"
+  [ $failed = 0 ] || status=1
+}
+
+# copy_perf and membw_perf next to bare cudaMemcpyAsync copies: the copy ceiling of this card.
+step_copy() {
+  local start=$(date +%s) dir="$work/copy" failed=0 direction memory copy_max=1G
+  [ "$quick" = 1 ] && copy_max=256M
+  mkdir -p "$dir"
+  rm -f "$dir/copy_perf.json" "$dir/membw.json"
+  run_logged 240 "$dir/copy_perf.log" "$bin/copy_perf" -b 1M -e "$copy_max" -f 4 -n 20 -w 5 -J "$dir/copy_perf.json" || failed=$((failed + 1))
+  [ "$quick" = 1 ] || run_logged 120 "$dir/membw.log" "$bin/membw_perf" --device gpu --sizes 1G -k copy,triad,memcpy -n 20 -w 5 \
+    -J "$dir/membw.json" || failed=$((failed + 1))
+  local bytes=$((1 << 30)); [ "$quick" = 1 ] && bytes=$((256 << 20))
+  for direction in d2d h2d d2h; do
+    for memory in pinned pageable; do
+      [ "$direction" = d2d ] && [ "$memory" = pageable ] && continue
+      [ "$quick" = 1 ] && [ "$direction" != d2d ] && continue
+      run_logged 120 "$dir/bare-copy-$direction-$memory.txt" "$bin/bare_cuda" copy "$direction" "$memory" "$bytes" 20 5 ||
+        failed=$((failed + 1))
+    done
+  done
+  record measure copy "$([ $failed = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) "$failed failed"
+  [ $failed = 0 ] || status=1
+}
+
+step_capture() {
+  local start=$(date +%s) dir="$work/capture"
+  mkdir -p "$dir"; rm -f "$dir/all_reduce.json"
+  if run_logged 240 "$dir/all_reduce.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 1G -f 8 -n 20 -w 5 -c 1 --capture-algo \
+       -J "$dir/all_reduce.json"; then
+    record measure capture ok $(( $(date +%s) - start )) ""
+  else
+    record measure capture FAILED $(( $(date +%s) - start )) "$(grep -m1 error "$dir/all_reduce.log")"; status=1
+  fi
+}
+
+# -T with a stopped process: the reliability tests' own scripts, on the GPU path. With one GPU,
+# two matmul_perf ranks share it (a collective needs a GPU per rank); with 3+ GPUs, all_reduce.
+step_timeout() {
+  local start=$(date +%s) dir="$work/timeout" code
+  mkdir -p "$dir"
+  run_logged 120 "$dir/matmul-stopped-rank.log" bash "$root/tests/reliability/compute_fault.sh" "$bin"
+  code=$?
+  if [ "$gpus" -ge 3 ]; then
+    run_logged 120 "$dir/all_reduce-stopped-rank.log" bash "$root/tests/reliability/fault.sh" "$bin" STOP 1 || code=1
+  fi
+  record measure timeout "$([ $code = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) \
+    "$(grep -h -m1 '^ok\|^FAIL' "$dir"/*.log | head -1)"
+  [ $code = 0 ] || status=1
+}
+
+# -T on and off at 8 B, interleaved: the watchdog must not change small-message times.
+step_tflag() {
+  local start=$(date +%s) dir="$work/tflag" rep setting failed=0
+  mkdir -p "$dir"
+  for rep in 1 2 3; do
+    for setting in 0 60; do
+      over_budget && { record measure tflag partial $(( $(date +%s) - start )) "phase budget spent"; return; }
+      rm -f "$dir/T$setting-r$rep.json"
+      run_logged 120 "$dir/T$setting-r$rep.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 8 -n 2000 -w 200 -c 0 -T "$setting" \
+        -J "$dir/T$setting-r$rep.json" || failed=$((failed + 1))
+    done
+  done
+  record measure tflag "$([ $failed = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) "$failed failed"
+  [ $failed = 0 ] || status=1
+}
+
+phase_measure() {
+  local step
+  set_launchers
+  [ "$quick" = 1 ] && [ "$steps" = "$all_steps" ] && steps="collectives,compute,copy"
+  for step in ${steps//,/ }; do
+    if over_budget; then record measure "$step" skipped 0 "phase budget spent"; continue; fi
+    log "measure: $step"
+    case $step in
+      collectives) side_by_side plain ;;
+      graph) side_by_side graph -G 2 ;;
+      registered) side_by_side registered -R 2 ;;
+      compute) step_compute ;;
+      copy) step_copy ;;
+      capture) step_capture ;;
+      timeout) step_timeout ;;
+      tflag) step_tflag ;;
+    esac
+  done
+}
+
+# Packs everything done so far into OUT: summary.md and one .tar.gz under 16 MiB (build logs are
+# left out first when it would be larger).
+pack() {
+  local archive="$out/gpu-verify.tar.gz"
+  python3 "$root/scripts/gpu-verify-summary.py" "$work" --collbench "$bin/collbench" > "$work/summary.md" 2> "$work/logs/summary.log" ||
+    { echo "summary.md could not be made: $(tail -1 "$work/logs/summary.log")" > "$work/summary.md"; status=1; }
+  cp "$work/summary.md" "$out/summary.md"
+  tar -czf "$archive" -C "$build" verify
+  if [ "$(stat -c %s "$archive")" -gt $((16 << 20)) ]; then
+    tar -czf "$archive" -C "$build" --exclude 'verify/logs/build-*' verify
+  fi
+  log "wrote $out/summary.md and $archive ($(stat -c %s "$archive") bytes)"
+}
+
+# test and measure need what the build phase made on this machine.
+need_build() {
+  [ -x "$bin/all_reduce_perf" ] && [ -x "$bin/bare_cuda" ] ||
+    usage_error "no CUDA build in $build (run --phase build first on this machine)"
+  [ -x "$ntbin/all_reduce_perf" ] || usage_error "no nccl-tests build in $ntbin (run --phase build first on this machine)"
+}
+[ "$gpus" -eq 0 ] && log "no GPU visible: building for sm_90, nothing runs"
+# The machine's load when each phase starts, in the steps table: timings taken under load say so.
+record "$phase" start ok 0 "load average $(cut -d' ' -f1-3 /proc/loadavg), $gpus GPU(s)"
+case $phase in
+  build) phase_build ;;
+  test) need_build; phase_test ;;
+  measure) need_build; phase_measure ;;
+  all)
+    phase_build
+    if [ $status = 0 ]; then
+      phase_start=$(date +%s); phase_test
+      phase_start=$(date +%s); phase_measure
+    fi ;;
+esac
+pack
+exit $status

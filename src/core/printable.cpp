@@ -1,0 +1,59 @@
+#include "core/printable.h"
+
+namespace collbench {
+namespace {
+
+// The length of the valid UTF-8 sequence starting at text[at] (overlong forms, surrogates and
+// code points past U+10FFFF are invalid), or 0.
+std::size_t utf8_sequence_length(const std::string& text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  std::size_t length = 0;
+  unsigned char low = 0x80, high = 0xbf;  // the allowed range of the second byte
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    if (lead == 0xe0) low = 0xa0;
+    if (lead == 0xed) high = 0x9f;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    if (lead == 0xf0) low = 0x90;
+    if (lead == 0xf4) high = 0x8f;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(at + i) < 0x80 || byte(at + i) > 0xbf) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+std::string printable(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t at = 0; at < text.size();) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    if (c < 0x80) {
+      out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+      ++at;
+      continue;
+    }
+    const std::size_t length = utf8_sequence_length(text, at);
+    const bool c1_control = length == 2 && c == 0xc2 && static_cast<unsigned char>(text[at + 1]) <= 0x9f;
+    if (length == 0 || c1_control) {
+      out += '?';
+      at += length == 0 ? 1 : length;
+      continue;
+    }
+    out.append(text, at, length);
+    at += length;
+  }
+  return out;
+}
+
+}  // namespace collbench

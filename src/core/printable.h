@@ -1,0 +1,15 @@
+// Text from outside the process (a report, a file, a peer on the network) on its way to a
+// terminal or a one-line message.
+#pragma once
+
+#include <string>
+
+namespace collbench {
+
+// Control characters become '?': C0 (newline, ESC, ...), DEL, the C1 controls in their UTF-8 form
+// (U+0080-U+009F: U+009B is a CSI to some terminals) and every byte that is not part of valid
+// UTF-8 (a lone 0x9B is a CSI to 8-bit terminals). What remains cannot forge lines, drive the
+// terminal or change its title.
+std::string printable(const std::string& text);
+
+}  // namespace collbench

@@ -1,0 +1,20 @@
+#include "summarize/file_names.h"
+
+#include <cctype>
+
+namespace collbench::summarize {
+
+std::string file_safe(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '_' || c == '-' || c == '.') {
+      out += static_cast<char>(c);
+    } else {
+      out += {'%', kHex[c >> 4], kHex[c & 15]};
+    }
+  }
+  return out;
+}
+
+}  // namespace collbench::summarize

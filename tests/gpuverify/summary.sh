@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The summary maker (scripts/gpu-verify-summary.py) on the hand-made state folder in data/verify
+# (nccl-tests tables in nccl-tests' own layout, collbench reports; see data/make_fixtures.py for
+# the expected ratios): ratios per size, rows outside 0.98-1.02 marked, #wrong flagged, compute and
+# copy figures against their references; and its bad-input exits.
+# usage: summary.sh COLLBENCH_BIN
+set -uo pipefail
+collbench=$1
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+maker="$here/../../scripts/gpu-verify-summary.py"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # check DESCRIPTION REGEX: the summary has a line matching REGEX (grep -E)
+  if grep -Eq -- "$2" "$work/summary.md"; then echo "ok: $1"; else echo "FAIL: $1 (no line matching '$2')"; failures=$((failures + 1)); fi
+}
+absent() {
+  if grep -Eq -- "$2" "$work/summary.md"; then echo "FAIL: $1 (a line matches '$2')"; failures=$((failures + 1)); else echo "ok: $1"; fi
+}
+
+python3 "$maker" "$here/data/verify" --collbench "$collbench" >"$work/summary.md" 2>"$work/stderr" ||
+  { echo "FAIL: the summary maker exited $?"; cat "$work/stderr"; exit 1; }
+check "the card named" '^# GPU verification: collbench on FIXTURE'
+check "ncclGetVersion recorded" '^- nccl \(ncclGetVersion\): 22800$'
+check "the nccl-tests version line parsed" 'nccl-tests run: version 2.19.6, nccl-headers=22800, nccl-library=22800'
+check "8 B: median of 1.00, 1.01, 0.99 and its range, not marked" '^\| 8 B \| 10.00 \| 10.00 \| 1.000 \(0.990–1.010, 3\) \| 10.00 \| 10.00 \| 1.000 \(0.990–1.010, 3\) \|  \|$'
+check "1 KiB: 1.100, marked" '^\| 1 KiB \| 20.00 \| 22.00 \| 1.100 \(1.100–1.100, 3\) .*\| \*\*OUT\*\* \|$'
+check "1 MiB: in place 0.950 marks the row" '^\| 1 MiB \| 100.00 \| 101.00 \| 1.010 .* \| 0.950 \(0.950–0.950, 3\) \| \*\*OUT\*\* \|$'
+check "rows outside counted" '^Rows outside 0.98–1.02: 2\.$'
+check "test phase: #wrong 0" '^\| all_reduce.json \| complete \| 2 \| 0 \|$'
+check "test phase: #wrong 3 flagged" '^\| reduce.json \| complete \| 2 \| 3 \*\*CHECK\*\* \|$'
+check "a failed step stands out" '^\| test \| reduce -d all \| \*\*WRONG\*\* \|'
+check "bf16 GEMM against bare cuBLASLt" '^\| bfloat16 \| 8192x8192x8192 \| 1099.5 \| 1099.5 \| 1.000 \| 1 / 1 \|$'
+check "d2d copy against the ceiling" '^\| d2d \| device \| driver \| 536.87 \| 1073.74 \| 0.500 \|$'
+absent "no variant without data" 'collbench / nccl-tests: (graph|registered)'
+
+# A narrower band (--low/--high) marks the 8 B row too.
+python3 "$maker" "$here/data/verify" --collbench "$collbench" --low 1.005 --high 1.2 >"$work/summary.md" 2>&1
+check "--low 1.005 marks 8 B (1.000)" '^\| 8 B \| .*\*\*OUT\*\* \|$'
+check "--high 1.2 leaves 1 KiB unmarked" '^\| 1 KiB \| .*\|  \|$'
+
+# Bad input: one line, exit 2.
+bad() {
+  python3 "$maker" "$@" >/dev/null 2>"$work/stderr"
+  local code=$? lines
+  lines=$(wc -l < "$work/stderr")
+  if [ "$code" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^gpu-verify-summary.py: error: " "$work/stderr"; then echo "ok: $* -> $(cat "$work/stderr")"
+  else echo "FAIL: $* -> exit $code, $lines lines (want 2, 1)"; cat "$work/stderr"; failures=$((failures + 1)); fi
+}
+bad
+bad "$work/nowhere"
+bad "$here/data"
+bad "$here/data/verify" --low abc
+bad "$here/data/verify" --bogus
+mkdir -p "$work/broken/collectives/plain/r1" && echo "build	collbench	ok	1	" > "$work/broken/steps.tsv"
+cp "$here/data/verify/collectives/plain/r1/nccl-tests-all_reduce.txt" "$work/broken/collectives/plain/r1/"
+echo '{"not": "a report"}' > "$work/broken/collectives/plain/r1/collbench-all_reduce.json"
+# A report collbench cannot read is listed, and the rest of the summary still comes.
+python3 "$maker" "$work/broken" --collbench "$collbench" >"$work/summary.md" 2>&1 || { echo "FAIL: exit $? on a broken report"; failures=$((failures + 1)); }
+check "an unreadable report is named with collbench's reason" '^- collectives/plain/r1/collbench-all_reduce.json: collbench: error: .*schema_version: missing$'
+check "the steps still come" '^\| build \| collbench \| ok \|'
+[ "$failures" -eq 0 ] || { echo "$failures check(s) failed"; exit 1; }
+echo "all checks ok"
