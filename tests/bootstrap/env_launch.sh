@@ -251,8 +251,10 @@ case "$scenario" in
     await_all 30
     elapsed=$(($(date +%s) - start_s))
     expect_codes 4 4
-    [ "$elapsed" -le 8 ] || fail "the survivors took ${elapsed} s with -T 3"
-    one_line 0 "(no progress for 3 s|no answer from some rank within 3 s)"
+    # The same bound as the fault scenario (-T plus 12 s): on a loaded 2-core machine a survivor
+    # that met the stopped rank in Gloo's connections can take a few seconds more to leave.
+    [ "$elapsed" -le 15 ] || fail "the survivors took ${elapsed} s with -T 3"
+    one_line 0 "(no progress for 3 s|no answer from some rank within 3 s|no answer within 3 s)"
     ;;
   file_corrupt)
     # A corrupted join record in --rendezvous file:DIR (a control character, a number too large):

@@ -448,6 +448,7 @@ class GlooWorld final : public World {
 
   ~GlooWorld() override {
     // Every rank ends here together on a normal end; after the barrier nobody reads the store.
+    if (ending_without_others_) return;
     try {
       gloo::BarrierOptions options(context_);
       options.setTimeout(operation_timeout_);  // rank 0 may still be writing its report
@@ -546,6 +547,24 @@ class GlooWorld final : public World {
   }
 
   bool has_verdict() { return store_->has(kVerdictKey); }
+  // Whether any rank found a verdict, decided together under the join's deadline rather than the
+  // longer one of later calls: a rank stopped since it joined is a timeout within -T (exit 4).
+  bool any_rank_has_verdict(Milliseconds join_timeout) {
+    const bool mine = has_verdict();
+    context_->setTimeout(join_timeout);
+    const Clock::time_point start = Clock::now();
+    try {
+      const bool any = sum(mine ? 1 : 0) > 0;
+      context_->setTimeout(operation_timeout_);
+      return any;
+    } catch (const Error& e) {
+      ending_without_others_ = true;  // no barrier on the way out: a rank is not answering
+      if (Clock::now() - start < join_timeout) throw;
+      throw Error("a rank stopped answering after joining: no answer within " + seconds_text(join_timeout) +
+                      " (-T, or the default join timeout): " + e.what(),
+                  ExitCode::kTimeout);
+    }
+  }
   std::string verdict() { return read_verdict(*store_, operation_timeout_); }
 
   [[noreturn]] void abort(int exit_code) override {
@@ -567,6 +586,7 @@ class GlooWorld final : public World {
   Milliseconds operation_timeout_;
   std::string description_;
   std::uint64_t broadcasts_ = 0;
+  bool ending_without_others_ = false;
 };
 
 }  // namespace
@@ -599,7 +619,7 @@ std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch) {
   auto world = std::make_unique<GlooWorld>(launch, std::move(store), records, bind_address);
   // A process that found its RANK taken after the others had met (a late duplicate) left its
   // verdict; every rank leaves with it, decided together.
-  if (world->sum(world->has_verdict() ? 1 : 0) > 0) throw UsageError(world->verdict());
+  if (world->any_rank_has_verdict(launch.join_timeout)) throw UsageError(world->verdict());
   return world;
 }
 
