@@ -47,11 +47,13 @@ cleanup_on_failure() {
 }
 trap cleanup_on_failure EXIT
 
-# Three free ports in a row-free draw from 20000-29999: slurmctld, slurmd, and srun's range start.
+# A free block of 20 ports in 30000-32599: slurmctld, slurmd, then srun's range. Below Linux's
+# ephemeral ports (32768 on), and away from 10000-29999, where collbench derives MASTER_PORT for
+# runs under srun without MPI (docs/slurm.md).
 free_port() {
   local port tries
   for ((tries = 0; tries < 200; tries++)); do
-    port=$((20000 + (RANDOM % 500) * 20))
+    port=$((30000 + (RANDOM % 130) * 20))
     if ! ss -Htan "( sport >= :$port and sport <= :$((port + 19)) )" 2>/dev/null | grep -q .; then
       echo "$port"
       return 0
@@ -59,7 +61,7 @@ free_port() {
   done
   return 1
 }
-base=$(free_port) || { slurm_log "error: no free port block in 20000-29999"; exit 1; }
+base=$(free_port) || { slurm_log "error: no free port block in 30000-32599"; exit 1; }
 node=$(hostname -s)
 ctld_port=$base slurmd_port=$((base + 1)) srun_low=$((base + 2)) srun_high=$((base + 19))
 

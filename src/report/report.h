@@ -89,6 +89,10 @@ struct Context {
   std::map<std::string, std::string> env;       // allow-listed variables only
   nlohmann::json options = nlohmann::json::object();  // every option as the run understood it, typed
   std::map<std::string, std::string> tags;
+  // The batch scheduler's job the run was part of (Slurm: name, job_id, step_id, node lists, the
+  // srun command line when it could be read). Empty when no scheduler started it, and in older
+  // reports; written only when present.
+  std::map<std::string, std::string> scheduler;
 };
 
 struct RankTimeViews {

@@ -58,7 +58,7 @@ json context_json(const Context& context) {
     ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
                      {"device", rank.device}, {"pid", rank.pid}});
   }
-  return {{"argv", context.argv},
+  json out = {{"argv", context.argv},
           {"start_time", context.start_time},
           {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
           {"world_size", context.world_size},
@@ -69,6 +69,8 @@ json context_json(const Context& context) {
           {"env", context.env},
           {"options", context.options},
           {"tags", context.tags}};
+  if (!context.scheduler.empty()) out["scheduler"] = context.scheduler;
+  return out;
 }
 
 // Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
@@ -257,6 +259,7 @@ Context context_from_json(const Reader& reader, const json& object, bool collect
     context.options = *it;
   }
   context.tags = reader.string_map(object, "tags");
+  context.scheduler = reader.string_map(object, "scheduler");
   return context;
 }
 
