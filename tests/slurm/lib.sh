@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# Sourced by the slurm tests: arguments, the local Slurm's client settings, a work folder, fail().
+# usage (from a test): . lib.sh SOURCE_DIR BIN_DIR STATE_DIR
+source_dir=$1 bin_dir=$2 state_dir=$3
+if [ ! -f "$state_dir/env.sh" ]; then
+  echo "SKIP: no local Slurm in $state_dir (slurm.up skipped or failed; see its output)"
+  exit 77
+fi
+# shellcheck source=/dev/null
+. "$state_dir/env.sh"
+if ! timeout 10 sinfo -h -o %T >/dev/null 2>&1; then
+  echo "SKIP: the local Slurm in $state_dir does not answer"
+  exit 77
+fi
+work=$(mktemp -d)
+# Tasks run with the submitting folder as their working directory.
+cd "$work" || exit 1
+test_cleanup() { rm -rf "$work"; }
+trap test_cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  for file in "$work"/*.out "$work"/*.err; do
+    [ -f "$file" ] && { echo "--- $file"; tail -20 "$file"; }
+  done
+  exit 1
+}
