@@ -13,7 +13,7 @@ for collective in all_reduce alltoall; do
   "$bin_dir/check_report" "$collective.json" --benchmark "$collective" --world-size 4 --placements out >check.txt 2>&1 ||
     fail "$(cat check.txt)"
   jq -e '.context.backend == "gloo" and .context.versions.control_plane != null and .context.versions.mpi == null
-         and .context.scheduler.mpi_type == "none" and (.context.ranks | length) == 4' "$collective.json" >/dev/null ||
+         and .context.scheduler.job_id != null and (.context.ranks | length) == 4' "$collective.json" >/dev/null ||
     fail "$collective.json: not a gloo run over the store: $(jq -c '.context | {backend, versions, scheduler}' "$collective.json")"
 done
 echo "ok: srun --mpi=none -n 4: gloo over the store, ranks from SLURM_PROCID/SLURM_NTASKS"

@@ -17,7 +17,7 @@ for np in 1 2 4; do
 done
 [ -s sweep/scaling.md ] || fail "no scaling.md"
 for np in 1 2 4; do
-  grep -Eq "^\| *$np *\|" sweep/scaling.md || fail "scaling.md has no row for $np ranks: $(cat sweep/scaling.md)"
+  grep -Eq "^\| *[0-9]+ *\| *$np *\|" sweep/scaling.md || fail "scaling.md has no row for $np ranks: $(cat sweep/scaling.md)"
 done
 echo "ok: sweep over srun -n 1,2,4 with a scaling table:"
 cat sweep/scaling.md
