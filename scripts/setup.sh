@@ -18,6 +18,7 @@ packages=(
   jq                                 # scripts/backends.sh reads report figures
   clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
   iproute2 util-linux                # ip netns, tc, unshare for the simulated two-host cluster
+  munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins  # a local Slurm for the slurm tests (scripts/slurm/)
 )
 
 missing=()
