@@ -47,5 +47,13 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
+# Packages' services (munged, slurmd) must not start at install: scripts/slurm/up.sh starts its own
+# daemons with their own files, and nothing of the set-up should stay running. policy-rc.d is
+# Debian's switch for that; put one in only for this install, and only where there is none.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  "${as_root[@]}" sh -c "printf '#!/bin/sh\\nexit 101\\n' > $policy && chmod 755 $policy"
+  trap '"${as_root[@]}" rm -f "$policy"' EXIT
+fi
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"
