@@ -4,6 +4,7 @@
 # check_report and name the Slurm job and step it ran in.
 # usage: collectives.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mapfile -t collectives <"$bin_dir/collectives.txt"
 cat >steps.sh <<STEPS

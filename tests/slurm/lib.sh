@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # the names are used by the tests that source this
 # Sourced by the slurm tests: arguments, the local Slurm's client settings, a work folder, fail().
 # usage (from a test): . lib.sh SOURCE_DIR BIN_DIR STATE_DIR
 source_dir=$1 bin_dir=$2 state_dir=$3

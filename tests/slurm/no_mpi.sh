@@ -5,6 +5,7 @@
 # one-rank worlds) with the Slurm job in context.
 # usage: no_mpi.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 for collective in all_reduce alltoall; do
   timeout 100 srun --mpi=none -n 4 "$bin_dir/${collective}_perf" --backend gloo -b 8 -e 64K -f 8 -n 2 -w 1 \

@@ -5,6 +5,7 @@
 # worlds that look fine. (If a later Open MPI accepts PMI-2, the run passes its checks instead.)
 # usage: pmi2.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 srun --mpi=list >list.out 2>&1
 grep -qw pmi2 list.out || fail "this Slurm offers no pmi2 plugin: $(cat list.out)"

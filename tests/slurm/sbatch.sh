@@ -4,6 +4,7 @@
 # failing step must make the job, and sbatch --wait, fail.
 # usage: sbatch.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cat >suite.sbatch <<JOB
 #!/bin/bash

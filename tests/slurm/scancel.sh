@@ -3,6 +3,7 @@
 # be valid JSON with "status": "partial" and its completed rows, and no task may outlive the job.
 # usage: scancel.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 timeout 100 srun --mpi=pmix -n 2 -J scancel "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 20000 -w 10 -N 10000 \
   -J "$work/r.json" >run.out 2>run.err &

@@ -3,6 +3,7 @@
 # its own srun step, and a scaling table (1 -> 2 -> 4 ranks) at the end.
 # usage: sweep.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 timeout 200 "$bin_dir/collbench" sweep --launcher 'srun --mpi=pmix' --np 1,2,4 --out "$work/sweep" -- \
   "$bin_dir/all_reduce_perf" -b 8 -e 64K -f 8 -n 2 -w 1 >sweep.out 2>&1

@@ -4,6 +4,7 @@
 # (--kill-on-bad-exit) then ends the stopped task: without it srun waits for it forever.
 # usage: timeout.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
+# shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 timeout_s=4
 timeout 100 srun --mpi=pmix -K -n 2 -J timeout bash -c \
