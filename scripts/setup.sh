@@ -19,6 +19,7 @@ packages=(
   jq                                 # scripts/backends.sh reads report figures
   clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
   iproute2 util-linux                # ip netns, tc, unshare for the simulated two-host cluster
+  munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins  # a local Slurm for the slurm tests (scripts/slurm/)
 )
 
 missing=()
@@ -47,5 +48,13 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -qq
+# Packages' services (munged, slurmd) must not start at install: scripts/slurm/up.sh starts its own
+# daemons with their own files, and nothing of the set-up should stay running. policy-rc.d is
+# Debian's switch for that; put one in only for this install, and only where there is none.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  "${as_root[@]}" sh -c "printf '#!/bin/sh\\nexit 101\\n' > $policy && chmod 755 $policy"
+  trap '"${as_root[@]}" rm -f "$policy"' EXIT
+fi
 "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"

@@ -8,7 +8,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "harness/launcher_env.h"
 
 extern char** environ;
 
@@ -41,6 +47,56 @@ bool allowed(const std::string& name) {
     if (name.rfind(prefix, 0) == 0) return true;
   }
   return false;
+}
+
+// One field of `scontrol show ... --oneliner` output ("Key=value" separated by spaces), or "".
+std::string scontrol_field(const std::string& text, const std::string& key) {
+  const std::string marker = " " + key + "=";
+  const std::size_t at = (" " + text).find(marker);
+  if (at == std::string::npos) return "";
+  const std::size_t start = at + key.size() + 1;  // " " prepended above shifts by one
+  return text.substr(start, text.find_first_of(" \n", start) - start);
+}
+
+std::string command_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
+    ::pclose(pipe);
+  }
+  return out;
+}
+
+// What launched this Slurm job and step, as far as this host can tell: the batch script (scontrol
+// show job's Command) and the srun command line, read from /proc when srun runs on this host
+// (interactive srun, or srun in a batch script whose first node is rank 0's). Slurm passes neither
+// to the tasks. Best effort: without scontrol, or with srun elsewhere, the fields stay absent.
+void add_slurm_commands(std::map<std::string, std::string>& scheduler, const std::string& this_host) {
+  const auto job = scheduler.find("job_id");
+  if (job == scheduler.end()) return;
+  const auto digits = [](const std::string& text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (!digits(job->second)) return;
+  const std::string job_text = command_output("timeout 5 scontrol show job --oneliner " + job->second + " 2>/dev/null");
+  if (scontrol_field(job_text, "BatchFlag") == "1") {
+    const std::string script = scontrol_field(job_text, "Command");
+    if (!script.empty()) scheduler["batch_command"] = script;
+  }
+  const auto step = scheduler.find("step_id");
+  if (step == scheduler.end() || !digits(step->second)) return;
+  const std::string step_text =
+      command_output("timeout 5 scontrol show step --oneliner " + job->second + "." + step->second + " 2>/dev/null");
+  const std::string srun_host_pid = scontrol_field(step_text, "SrunHost:Pid");
+  const std::size_t colon = srun_host_pid.rfind(':');
+  if (colon == std::string::npos || !digits(srun_host_pid.substr(colon + 1))) return;
+  const std::string srun_host = srun_host_pid.substr(0, colon);
+  if (srun_host != this_host && srun_host != this_host.substr(0, this_host.find('.'))) return;
+  std::ifstream cmdline("/proc/" + srun_host_pid.substr(colon + 1) + "/cmdline");
+  std::string command, argument;
+  while (std::getline(cmdline, argument, '\0')) command += (command.empty() ? "" : " ") + argument;
+  if (!command.empty()) scheduler["srun_command"] = command;
 }
 
 }  // namespace
@@ -176,6 +232,10 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   // Rank 0's machine (the ranks' devices cover every GPU); the driver, CUDA, MPI, NCCL and Gloo
   // versions are in context.versions, from the libraries' own version calls.
   context.machine = machine_of(context);
+  const EnvironmentLookup lookup = [](const char* name) -> const char* { return std::getenv(name); };
+  context.scheduler = slurm_job_fields(lookup);
+  // Only rank 0's context is written; the others need not ask the controller.
+  if (world.rank() == 0) add_slurm_commands(context.scheduler, world.host());
   return context;
 }
 

@@ -43,7 +43,103 @@ bool started_by_mpi_launcher(const EnvironmentLookup& lookup) {
   return any_set(lookup, {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"});
 }
 
-LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
+bool started_by_srun(const EnvironmentLookup& lookup) {
+  return lookup("SLURM_STEP_ID") && lookup("SLURM_PROCID") && lookup("SLURM_NTASKS");
+}
+
+std::string first_host_of_slurm_list(const std::string& host_list) {
+  // The first entry: up to a comma outside brackets.
+  std::string entry;
+  int depth = 0;
+  for (char c : host_list) {
+    if (c == ',' && depth == 0) break;
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    entry += c;
+  }
+  // Each bracket range becomes its first value, leading zeros kept ("[07-09]" is "07").
+  std::string host;
+  for (std::size_t i = 0; i < entry.size(); ++i) {
+    if (entry[i] != '[') {
+      host += entry[i];
+      continue;
+    }
+    const std::size_t close = entry.find(']', i);
+    if (close == std::string::npos) return "";
+    const std::string inside = entry.substr(i + 1, close - i - 1);
+    host += inside.substr(0, inside.find_first_of(",-"));
+    i = close;
+  }
+  return host;
+}
+
+int slurm_master_port(long long job_id, long long step_id) {
+  return static_cast<int>(10000 + (job_id % 20000 * 97 + step_id % 20000) % 20000);
+}
+
+std::map<std::string, std::string> slurm_job_fields(const EnvironmentLookup& lookup) {
+  std::map<std::string, std::string> out;
+  const char* job = lookup("SLURM_JOB_ID");
+  if (!job) return out;
+  out["name"] = "slurm";
+  const std::pair<const char*, const char*> fields[] = {
+      {"job_id", "SLURM_JOB_ID"},          {"step_id", "SLURM_STEP_ID"},
+      {"job_name", "SLURM_JOB_NAME"},      {"job_node_list", "SLURM_JOB_NODELIST"},
+      {"step_node_list", "SLURM_STEP_NODELIST"}, {"ntasks", "SLURM_NTASKS"},
+      {"nnodes", "SLURM_NNODES"},          {"partition", "SLURM_JOB_PARTITION"},
+      {"cluster", "SLURM_CLUSTER_NAME"},   {"cpus_per_task", "SLURM_CPUS_PER_TASK"},
+      {"cpu_bind", "SLURM_CPU_BIND"},      {"mpi_type", "SLURM_MPI_TYPE"},
+  };
+  for (const auto& [key, variable] : fields) {
+    if (const char* value = lookup(variable)) out[key] = value;
+  }
+  return out;
+}
+
+namespace {
+
+// Slurm's numbers behind the torchrun-style names, for a task srun started without MPI. The
+// strings it hands out live as long as the object.
+class SlurmFallback {
+ public:
+  explicit SlurmFallback(const EnvironmentLookup& lookup) : lookup_(lookup), active_(started_by_srun(lookup)) {
+    if (!active_) return;
+    const char* nodes = lookup("SLURM_STEP_NODELIST");
+    if (!nodes) nodes = lookup("SLURM_JOB_NODELIST");
+    if (nodes) master_address_ = first_host_of_slurm_list(nodes);
+    const char* job = lookup("SLURM_JOB_ID");
+    const char* step = lookup("SLURM_STEP_ID");
+    if (job && step && whole(job) && whole(step)) {
+      master_port_ = std::to_string(slurm_master_port(std::stoll(job), std::stoll(step)));
+    }
+  }
+
+  const char* operator()(const char* name) const {
+    if (const char* value = lookup_(name)) return value;
+    if (!active_) return nullptr;
+    const std::string key(name);
+    if (key == "RANK") return lookup_("SLURM_PROCID");
+    if (key == "WORLD_SIZE") return lookup_("SLURM_NTASKS");
+    if (key == "LOCAL_RANK") return lookup_("SLURM_LOCALID");
+    if (key == "MASTER_ADDR" && !master_address_.empty()) return master_address_.c_str();
+    if (key == "MASTER_PORT" && !master_port_.empty()) return master_port_.c_str();
+    return nullptr;
+  }
+
+ private:
+  static bool whole(const std::string& text) {
+    return !text.empty() && text.size() <= 12 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  }
+  const EnvironmentLookup& lookup_;
+  bool active_;
+  std::string master_address_, master_port_;
+};
+
+}  // namespace
+
+LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& environment) {
+  const SlurmFallback slurm(environment);
+  const EnvironmentLookup lookup = [&slurm](const char* name) { return slurm(name); };
   const bool file_store = !flags.rendezvous_directory.empty();
   LaunchPlan plan;
   switch (flags.bootstrap) {
@@ -52,7 +148,8 @@ LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& lookup) {
       return plan;
     case Bootstrap::kEnv: break;
     case Bootstrap::kAuto:
-      if (!file_store && (started_by_mpi_launcher(lookup) || !any_set(lookup, {"RANK", "WORLD_SIZE"}))) {
+      // started_by_mpi_launcher looks at the environment itself: srun's SLURM_* never mean MPI.
+      if (!file_store && (started_by_mpi_launcher(environment) || !any_set(lookup, {"RANK", "WORLD_SIZE"}))) {
         return plan;
       }
       break;

@@ -95,6 +95,10 @@ struct Context {
   // What the run ran on: cpu_model, cores, threads, memory_bytes, gpus [{model, ...}], driver, cuda,
   // kernel, hosts. Empty in reports from before it was recorded.
   nlohmann::json machine = nlohmann::json::object();
+  // The batch scheduler's job the run was part of (Slurm: name, job_id, step_id, node lists, the
+  // srun command line when it could be read). Empty when no scheduler started it, and in older
+  // reports; written only when present.
+  std::map<std::string, std::string> scheduler;
 };
 
 struct RankTimeViews {

@@ -71,6 +71,7 @@ json context_json(const Context& context) {
           {"options", context.options},
           {"tags", context.tags}};
   if (!context.machine.empty()) out["machine"] = context.machine;
+  if (!context.scheduler.empty()) out["scheduler"] = context.scheduler;
   return out;
 }
 
@@ -270,6 +271,7 @@ Context context_from_json(const Reader& reader, const json& object, bool collect
     if (!it->is_object()) reader.fail(".machine", "expected an object");
     context.machine = *it;
   }
+  context.scheduler = reader.string_map(object, "scheduler");
   return context;
 }
 

@@ -120,4 +120,80 @@ TEST(LaunchPlan, MalformedVariablesAreNamedInOneLine) {
 }
 
 }  // namespace
+// A task of `srun -n 4 --mpi=none` on nodes node[07-08],gpu1 (the variables srun sets).
+const Variables kSrunTask{{"SLURM_JOB_ID", "4242"},      {"SLURM_STEP_ID", "3"},  {"SLURM_PROCID", "2"},
+                          {"SLURM_NTASKS", "4"},         {"SLURM_LOCALID", "0"},
+                          {"SLURM_STEP_NODELIST", "node[07-08],gpu1"}, {"SLURM_JOB_NODELIST", "login,node[07-08],gpu1"}};
+
+TEST(LaunchPlan, SrunWithoutMpiMeetsInTheStoreWithSlurmsNumbers) {
+  const LaunchPlan launch = plan(kSrunTask);
+  ASSERT_FALSE(launch.use_mpi);
+  EXPECT_EQ(launch.store.rank, 2);
+  EXPECT_EQ(launch.store.world_size, 4);
+  EXPECT_EQ(launch.store.local_rank, 0);
+  EXPECT_EQ(launch.store.master_address, "node07");  // the step's first node, not the job's
+  EXPECT_EQ(launch.store.master_port, slurm_master_port(4242, 3));
+  EXPECT_NE(slurm_master_port(4242, 3), slurm_master_port(4242, 4));
+  EXPECT_NE(slurm_master_port(4242, 3), slurm_master_port(4243, 3));
+}
+
+TEST(LaunchPlan, SrunWithMpiIsMpi) {
+  for (const char* launcher : {"PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE"}) {
+    Variables variables = kSrunTask;
+    variables[launcher] = "4";
+    EXPECT_TRUE(plan(variables).use_mpi) << launcher;
+  }
+}
+
+TEST(LaunchPlan, ABatchScriptIsNotATaskOfAStep) {
+  Variables variables = kSrunTask;
+  variables.erase("SLURM_STEP_ID");  // sbatch's script: one process, whatever SLURM_NTASKS says
+  EXPECT_TRUE(plan(variables).use_mpi);
+}
+
+TEST(LaunchPlan, SetVariablesWinOverSlurms) {
+  Variables variables = kSrunTask;
+  variables["MASTER_ADDR"] = "10.1.1.1";
+  variables["MASTER_PORT"] = "23456";
+  const LaunchPlan launch = plan(variables);
+  ASSERT_FALSE(launch.use_mpi);
+  EXPECT_EQ(launch.store.master_address, "10.1.1.1");
+  EXPECT_EQ(launch.store.master_port, 23456);
+  EXPECT_EQ(launch.store.rank, 2);
+}
+
+TEST(LaunchPlan, SlurmsJobNodeListWhenTheStepHasNone) {
+  Variables variables = kSrunTask;
+  variables.erase("SLURM_STEP_NODELIST");
+  EXPECT_EQ(plan(variables).store.master_address, "login");
+}
+
+TEST(LaunchPlan, MalformedSlurmNumbersAreRefusedByName) {
+  Variables variables = kSrunTask;
+  variables["SLURM_PROCID"] = "7";  // not below SLURM_NTASKS
+  EXPECT_NE(refusal(variables).find("RANK='7'"), std::string::npos) << refusal(variables);
+}
+
+TEST(SlurmHostList, FirstHost) {
+  EXPECT_EQ(first_host_of_slurm_list("vm"), "vm");
+  EXPECT_EQ(first_host_of_slurm_list("a,b"), "a");
+  EXPECT_EQ(first_host_of_slurm_list("node[07-09,12],gpu1"), "node07");
+  EXPECT_EQ(first_host_of_slurm_list("node[3,5]"), "node3");
+  EXPECT_EQ(first_host_of_slurm_list("rack[1-2]-n[04-05]"), "rack1-n04");
+  EXPECT_EQ(first_host_of_slurm_list("gpu-[10-11].cluster"), "gpu-10.cluster");
+  EXPECT_EQ(first_host_of_slurm_list("broken[1-2"), "");
+}
+
+TEST(SlurmJobFields, FromTheEnvironment) {
+  const auto fields = slurm_job_fields([](const char* name) -> const char* {
+    const auto found = kSrunTask.find(name);
+    return found == kSrunTask.end() ? nullptr : found->second.c_str();
+  });
+  EXPECT_EQ(fields.at("name"), "slurm");
+  EXPECT_EQ(fields.at("job_id"), "4242");
+  EXPECT_EQ(fields.at("step_id"), "3");
+  EXPECT_EQ(fields.at("step_node_list"), "node[07-08],gpu1");
+  EXPECT_TRUE(slurm_job_fields([](const char*) -> const char* { return nullptr; }).empty());
+}
+
 }  // namespace collbench

@@ -90,6 +90,19 @@ TEST(ReportJson, MachineAndP10RoundTripAndOldReportsStillRead) {
   EXPECT_THROW(report_from_json(bad), ReportFormatError);
 }
 
+TEST(ReportJson, SchedulerBlockIsWrittenOnlyWhenPresentAndReadBack) {
+  Report report = sample_report();
+  EXPECT_FALSE(to_json(report)["context"].contains("scheduler"));  // reports off a scheduler, and older ones
+  EXPECT_TRUE(report_from_json(to_json(report)).context.scheduler.empty());
+  report.context.scheduler = {{"name", "slurm"}, {"job_id", "17"}, {"step_id", "0"}, {"job_node_list", "vm"}};
+  const nlohmann::json document = to_json(report);
+  EXPECT_EQ(document["context"]["scheduler"]["job_id"], "17");
+  EXPECT_EQ(report_from_json(document).context.scheduler, report.context.scheduler);
+  nlohmann::json bad = document;
+  bad["context"]["scheduler"]["job_id"] = 17;
+  EXPECT_THROW(report_from_json(bad), ReportFormatError);
+}
+
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());

@@ -1,0 +1,30 @@
+# shellcheck shell=bash disable=SC2034  # the names are used by the tests that source this
+# Sourced by the slurm tests: arguments, the local Slurm's client settings, a work folder, fail().
+# usage (from a test): . lib.sh SOURCE_DIR BIN_DIR STATE_DIR
+source_dir=$1 bin_dir=$2 state_dir=$3
+if [ ! -f "$state_dir/env.sh" ]; then
+  echo "SKIP: no local Slurm in $state_dir (slurm.up skipped or failed; see its output)"
+  exit 77
+fi
+# shellcheck source=/dev/null
+. "$state_dir/env.sh"
+if ! timeout 10 sinfo -h -o %T >/dev/null 2>&1; then
+  echo "SKIP: the local Slurm in $state_dir does not answer"
+  exit 77
+fi
+# The local node declares 4 CPUs on a 2-core machine, so Open MPI under srun (unlike under mpirun
+# --oversubscribe) does not know it is oversubscribed and busy-polls: 4 ranks took 20 ms per
+# 8-byte all_reduce instead of 8 us. srun passes the environment on (--export=ALL).
+export OMPI_MCA_mpi_yield_when_idle=1
+work=$(mktemp -d)
+# Tasks run with the submitting folder as their working directory.
+cd "$work" || exit 1
+test_cleanup() { rm -rf "$work"; }
+trap test_cleanup EXIT
+fail() {
+  echo "FAIL: $*"
+  for file in "$work"/*.out "$work"/*.err; do
+    [ -f "$file" ] && { echo "--- $file"; tail -20 "$file"; }
+  done
+  exit 1
+}
