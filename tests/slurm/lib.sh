@@ -28,3 +28,14 @@ fail() {
   done
   exit 1
 }
+# Waits up to 30 s until the report FILE in the work folder holds at least N complete rows (left in
+# $rows), or fails.
+wait_for_rows() {
+  rows=0
+  for _ in $(seq 1 300); do
+    rows=$("$bin_dir/report_probe" "$1" 2>/dev/null | sed -n 's/.* rows=\([0-9]*\).*/\1/p')
+    [ "${rows:-0}" -ge "$2" ] && return 0
+    sleep 0.1
+  done
+  fail "the run never completed $2 rows"
+}

@@ -8,13 +8,7 @@ set -uo pipefail
 timeout 100 srun --mpi=pmix -n 2 -J scancel "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 20000 -w 10 -N 10000 \
   -J "$work/r.json" >run.out 2>run.err &
 launcher=$!
-rows=0
-for _ in $(seq 1 300); do
-  rows=$("$bin_dir/report_probe" r.json 2>/dev/null | sed -n 's/.* rows=\([0-9]*\).*/\1/p')
-  [ "${rows:-0}" -ge 2 ] && break
-  sleep 0.1
-done
-[ "${rows:-0}" -ge 2 ] || fail "the run never completed two rows"
+wait_for_rows r.json 2
 job=$(squeue -h -n scancel -o %A | head -1)
 [ -n "$job" ] || fail "no job named scancel in squeue"
 scancel "$job"

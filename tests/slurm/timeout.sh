@@ -12,13 +12,7 @@ timeout 100 srun --mpi=pmix -K -n 2 -J timeout bash -c \
   "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 20000 -w 10 -N 10000 -T "$timeout_s" -J "$work/r.json" \
   >run.out 2>run.err &
 launcher=$!
-rows=0
-for _ in $(seq 1 300); do
-  rows=$("$bin_dir/report_probe" r.json 2>/dev/null | sed -n 's/.* rows=\([0-9]*\).*/\1/p')
-  [ "${rows:-0}" -ge 2 ] && break
-  sleep 0.1
-done
-[ "${rows:-0}" -ge 2 ] || fail "the run never completed two rows"
+wait_for_rows r.json 2
 victim=""
 for pid in $(pgrep -f "$bin_dir/all_reduce_perf"); do
   if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURM_PROCID=1" &&
