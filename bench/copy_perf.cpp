@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/command_line.h"
+#include "harness/flag_groups.h"
 #include "core/error.h"
-#include "core/options.h"
 #include "core/sizes.h"
 #include "core/stats.h"
 #include "harness/context.h"
@@ -39,8 +39,6 @@ namespace {
 // The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
 struct CopyOptions : RunFlags {
   SizeSweep sweep{8, 64u << 20, 0, 4.0};
-  int iterations = 20;
-  int warmup_iterations = 5;
   bool host_only = false;  // --host-only: the memcpy baseline even where GPUs are visible
 };
 
@@ -55,6 +53,8 @@ struct CopyRow {
   double gbps = 0;  // all bytes copied (both directions when bi) / mean time
   int iterations = 0;
   int cycle = 1;
+  int check_iterations = 0;
+  std::optional<std::int64_t> wrong;  // bytes that differ from the source after a checked copy; null: not checked
   std::vector<double> samples_us;  // with --samples: every iteration, combined over ranks
 };
 
@@ -69,16 +69,14 @@ std::string declare_and_parse(CopyOptions& options, const std::vector<std::strin
   add_size_sweep(app, options.sweep, {"SIZE", "smallest copy (default 8)", "largest copy (default 64M)", "additive step",
                                       "multiplicative step (default 4); conflicts with -i"});
   start_section(app, "Options");
-  add_integer(app, "-n,--iters", "timed iterations (default 20)", options.iterations, 1, 100000000);
-  add_integer(app, "-w,--warmup_iters,--warmup-iters", "warm-up iterations (default 5)", options.warmup_iterations, 0, 100000000);
+  add_loop_flags(app, options);
   add_run_flags(app, options);
   add_report_flags(app, options);
-  add_inject_slowdown_flag(app, options);
   add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
   add_help_flags(app, options);
-  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 4 timeout.");
+  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong bytes, 4 timeout.");
   if (!args) return command_line.help();
-  command_line.parse(*args);
+  parse_flags(command_line, *args, options);
   if (!options.show_help && !options.show_version) expand_sweep(options.sweep);  // validates now
   return "";
 }
@@ -88,15 +86,18 @@ using RowSink = std::function<void(CopyRow row)>;
 
 // Times one copy through the harness's loop; `bytes_moved` per iteration gives GB/s.
 void time_copy(const RunContext& run, const CopyOptions& options, CopyRow row, std::uint64_t bytes_moved,
-               TimedOperation& operation, const RowSink& sink) {
+               TimedOperation& operation, const RowSink& sink, const RowCheck* check = nullptr) {
   const std::string step = "copy " + row.mode + " " + row.engine + " " + row.direction + " at " + std::to_string(row.bytes) + " B";
   LoopSettings settings;
   settings.warmup_iterations = options.warmup_iterations;
   settings.iterations = options.iterations;
   settings.aggregation = TimeAggregation::kMax;  // one process: the same figure under any estimator
   settings.inject_slowdown_percent = options.inject_slowdown_percent;
-  LoopResult timed = time_iterations(run.world, settings, operation, run.watchdog, step);
+  settings.check_iterations = check ? options.check_iterations : 0;
+  LoopResult timed = time_iterations(run.world, settings, operation, run.watchdog, step, check);
   row.iterations = options.iterations;
+  row.check_iterations = settings.check_iterations;
+  row.wrong = timed.wrong;
   row.time_us = timed.combined;
   row.gbps = row.time_us.mean > 0 ? static_cast<double>(bytes_moved) / (row.time_us.mean * 1e3) : 0.0;
   if (options.keep_samples) row.samples_us = std::move(timed.combined_us);
@@ -108,11 +109,19 @@ void measure_host_memcpy(const RunContext& run, const CopyOptions& options, int 
   const std::uint64_t largest = sizes.back();
   std::vector<unsigned char> source(largest, 0x5a), destination(largest, 0);  // touched: no page faults timed
   for (std::uint64_t bytes : sizes) {
-    CopyRow row{"host", "host", "cpu", "uni", -1, -1, bytes, {}, 0, 0, cycle, {}};
+    CopyRow row{"host", "host", "cpu", "uni", -1, -1, bytes, {}, 0, 0, cycle, 0, std::nullopt, {}};
     FunctionOperation copy(TimingSchedule::kBarrierEachIteration,
                            [&](int) { std::memcpy(destination.data(), source.data(), bytes); });
-    time_copy(run, options, row, bytes, copy, sink);
-    if (std::memcmp(destination.data(), source.data(), bytes) != 0) throw Error("host memcpy produced wrong bytes");
+    // The check: the destination poisoned, one copy, then every byte compared with the source.
+    RowCheck check;
+    check.prepare = [&](int) { std::memset(destination.data(), 0, bytes); };
+    check.count_wrong = [&](int) {
+      if (options.inject_corrupt_output) destination[bytes - 1] ^= 0xff;
+      std::int64_t wrong = 0;
+      for (std::uint64_t i = 0; i < bytes; ++i) wrong += destination[i] != source[i];
+      return wrong;
+    };
+    time_copy(run, options, row, bytes, copy, sink, &check);
   }
 }
 
@@ -228,33 +237,33 @@ class GpuCopies {
           const char* memory = pinned ? "pinned" : "pageable";
           auto h2d = [&, host_in](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(side.b, host_in, bytes, cudaMemcpyHostToDevice, s)); };
           auto d2h = [&, host_out](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(host_out, side.a, bytes, cudaMemcpyDeviceToHost, s)); };
-          sample({"h2d", memory, "ce", "", -1, d, 0, {}, 0, 0, 1, {}}, side, side, h2d, nullptr);
-          sample({"d2h", memory, "ce", "", d, -1, 0, {}, 0, 0, 1, {}}, side, side, d2h, nullptr);
+          sample({"h2d", memory, "ce", "", -1, d, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, side, side, h2d, nullptr);
+          sample({"d2h", memory, "ce", "", d, -1, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, side, side, d2h, nullptr);
           // From pageable memory the driver stages each copy through a pinned bounce buffer with the
           // calling host thread, so two directions at once are serialized on it: no bidirectional
           // row is offered there (it would measure the host thread, not the link).
-          if (pinned) sample({"h2d+d2h", memory, "ce", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, h2d, d2h);
+          if (pinned) sample({"h2d+d2h", memory, "ce", "", d, d, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, side, side, h2d, d2h);
         }
         auto ce_copy = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyAsync(side.b, side.a, bytes, cudaMemcpyDeviceToDevice, s)); };
         auto sm_copy = [&](cudaStream_t s) { gpu::launch_sm_copy(side.b, side.a, bytes, side.sm_blocks, s); };
         // cudaMemcpyAsync within one device runs as the driver's copy kernel on the SMs, not on a
         // copy engine: labelled "driver" so it is not read as copy-engine bandwidth.
-        sample({"d2d", "device", "driver", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, ce_copy, nullptr);
-        sample({"d2d", "device", "sm", "", d, d, 0, {}, 0, 0, 1, {}}, side, side, sm_copy, nullptr);
+        sample({"d2d", "device", "driver", "", d, d, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, side, side, ce_copy, nullptr);
+        sample({"d2d", "device", "sm", "", d, d, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, side, side, sm_copy, nullptr);
       }
       for (auto& from : sides_) {
         for (auto& to : sides_) {
           if (from.device == to.device) continue;
           auto ce_there = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyPeerAsync(to.b, to.device, from.a, from.device, bytes, s)); };
           auto ce_back = [&](cudaStream_t s) { CB_CUDA_CHECK(cudaMemcpyPeerAsync(from.b, from.device, to.a, to.device, bytes, s)); };
-          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, ce_there, nullptr);
-          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, ce_there, ce_back);
+          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, from, to, ce_there, nullptr);
+          sample({"p2p", "device", "ce", "", from.device, to.device, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, from, to, ce_there, ce_back);
           // SM copies write into the peer's memory, so they need peer access both ways for bi.
           if (!peer_access(from.device, to.device)) continue;
           auto sm_there = [&](cudaStream_t s) { gpu::launch_sm_copy(to.b, from.a, bytes, from.sm_blocks, s); };
           auto sm_back = [&](cudaStream_t s) { gpu::launch_sm_copy(from.b, to.a, bytes, to.sm_blocks, s); };
-          sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, sm_there, nullptr);
-          if (peer_access(to.device, from.device)) sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, {}}, from, to, sm_there, sm_back);
+          sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, from, to, sm_there, nullptr);
+          if (peer_access(to.device, from.device)) sample({"p2p", "device", "sm", "", from.device, to.device, 0, {}, 0, 0, 1, 0, std::nullopt, {}}, from, to, sm_there, sm_back);
         }
       }
     }
@@ -279,6 +288,8 @@ nlohmann::json row_json(const CopyRow& row) {
                                      {"stdev", row.time_us.stdev}}},
                         {"gbps", row.gbps}};
   if (row.mode == "d2d") out["read_plus_write_gbps"] = 2 * row.gbps;
+  out["check_iterations"] = row.check_iterations;
+  out["wrong"] = row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json(nullptr);
   if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
   return out;
 }
@@ -332,7 +343,6 @@ class CopyBenchmark final : public Program {
     return "host memcpy; gpu: not built (no CUDA toolkit found)";
 #endif
   }
-  nlohmann::json options_identity() const override { return {{"options", options_json()}}; }
   std::string check_for_world(World&) override { return ""; }
   MemoryNeed memory_need(int) const override {
     // Two host buffers of the largest size; the GPU modes add two pinned ones.
@@ -351,7 +361,7 @@ class CopyBenchmark final : public Program {
     return {{"sizes", expand_sweep(options_.sweep)}, {"iterations", options_.iterations},
             {"warmup_iterations", options_.warmup_iterations}, {"host_only", options_.host_only}, {"cycles", options_.cycles},
             {"timeout_s", options_.timeout_seconds}, {"keep_samples", options_.keep_samples},
-            {"inject_slowdown_percent", options_.inject_slowdown_percent}};
+            {"check_iterations", options_.check_iterations}, {"inject_slowdown_percent", options_.inject_slowdown_percent}};
   }
 
   CopyOptions options_;
@@ -361,9 +371,7 @@ int CopyBenchmark::measure(RunContext& run) {
   const bool leader = run.world.rank() == 0;
   report::Report envelope;
   envelope.benchmark = "copy";
-  envelope.context = collect_context(run.world, "copy", "host", run.argv, Options{});
-  envelope.context.options = options_json();
-  envelope.context.tags = options_.tags;
+  envelope.context = collect_context(run.world, "copy", "host", run.argv, options_, options_json());
   nlohmann::json report = report::to_json(envelope);
   report.erase("skipped");
   report["summary"] = {{"rows", 0}, {"max_gbps", nullptr}};
@@ -389,7 +397,9 @@ int CopyBenchmark::measure(RunContext& run) {
     std::printf("# %-8s %-8s %-3s %-3s %4s %4s %12s %12s %10s\n", "mode", "memory", "eng", "dir", "src", "dst", "size", "time(us)", "GB/s");
   }
   double max_gbps = 0;
+  std::int64_t wrong_total = 0;  // every rank: a check's count is already summed over ranks
   const RowSink sink = [&](CopyRow row) {
+    wrong_total += row.wrong.value_or(0);
     if (!leader) return;
     std::printf("  %-8s %-8s %-3s %-3s %4d %4d %12llu %12.2f %10.2f\n", row.mode.c_str(), row.memory.c_str(), row.engine.c_str(),
                 row.direction.c_str(), row.src, row.dst, static_cast<unsigned long long>(row.bytes), row.time_us.mean, row.gbps);
@@ -411,10 +421,8 @@ int CopyBenchmark::measure(RunContext& run) {
     if (devices == 0) measure_host_memcpy(run, options_, cycle, sink);
   }
   if (leader) report["matrices"] = pair_matrices(rows, devices);
-  report["status"] = "complete";
-  report["context"]["end_time"] = utc_timestamp_now();
   run.report.save(report);
-  return 0;
+  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
 }
 
 }  // namespace

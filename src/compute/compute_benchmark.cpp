@@ -1,7 +1,7 @@
 #include "compute/compute_benchmark.h"
 
 #include "compute/engines.h"
-#include "core/options.h"
+#include "harness/collective_options.h"
 #include "harness/context.h"
 
 namespace collbench::compute {
@@ -14,8 +14,6 @@ std::string ComputeBenchmark::build_features() const {
 #endif
 }
 
-nlohmann::json ComputeBenchmark::options_identity() const { return compute_options_as_json(options_); }
-
 bool ComputeBenchmark::runs_on_host() const {
   if (options_.device == DeviceChoice::kCpu) return true;
   return options_.device == DeviceChoice::kAuto && !probe_gpu(0).present;
@@ -23,10 +21,7 @@ bool ComputeBenchmark::runs_on_host() const {
 
 report::Context ComputeBenchmark::context(World& world, const std::string& device, const std::vector<std::string>& argv) const {
   // The collectives' context collector gathers identities and versions; only the options differ.
-  report::Context context = collect_context(world, "compute", device, argv, Options{});
-  context.options = compute_options_as_json(options_);
-  context.tags = options_.tags;
-  return context;
+  return collect_context(world, "compute", device, argv, options_, compute_options_as_json(options_));
 }
 
 nlohmann::json with_row_extras(nlohmann::json document, const std::vector<RowExtras>& extras) {

@@ -43,7 +43,6 @@ class ComputeBenchmark : public Program {
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return compute_usage_text(options_.program); }
   std::string build_features() const override;
-  nlohmann::json options_identity() const override;
   std::string check_for_world(World&) override { return ""; }
 
  protected:
@@ -146,10 +145,8 @@ class ThroughputBenchmark : public ComputeBenchmark {
     save(run);
   }
 
-  // Completes the report; returns the wrong total of the job on every rank (a collective call).
-  std::int64_t complete(RunContext& run) {
-    report_.status = "complete";
-    report_.context.end_time = utc_timestamp_now();
+  // Saves the last rows; returns the wrong total of the job on every rank (a collective call).
+  std::int64_t finish(RunContext& run) {
     save(run);
     return run.world.sum(run.world.rank() == 0 ? report_.summary.wrong_total : 0);
   }

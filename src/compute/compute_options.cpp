@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "core/command_line.h"
+#include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
 
@@ -100,11 +101,7 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
     });
   }
   start_section(app, "Measurement");
-  if (matmul || membw) {
-    add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
-    add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
-    add_integer(app, "-c,--check", "untimed checks after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
-  }
+  if (matmul || membw) add_loop_flags(app, o);  // envcheck's probes are rates compared across ranks, not timed rows
   add_run_flags(app, o);
   start_section(app, "Device");
   add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
@@ -120,11 +117,7 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
               o.threads, 0, 4096);
   start_section(app, "Report");
   add_report_flags(app, o);
-  add_integer(app, "--seed", "seed of the random inputs (default 1)", o.seed, 0, 1LL << 40);
-  if (matmul || membw) {
-    add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one checked output element (expect exit 3)", o.inject_corrupt_output);
-    add_inject_slowdown_flag(app, o);  // envcheck's probes are rates compared across ranks, not timed samples
-  }
+  add_seed_flag(app, o);
   add_help_flags(app, o);
   app.footer("OpenBLAS picks its kernels from the CPU it detects; an old OpenBLAS may pick a slow generic one\n"
              "(\"Prescott\") on a new CPU. The report records the choice and a warning names the OPENBLAS_CORETYPE to set.\n"
@@ -211,7 +204,7 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   if (program == ComputeProgram::kMembw) options.sweep = {128u << 20, 128u << 20, 1u << 20, 0.0};
   CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options, program);
-  command_line.parse(args);
+  parse_flags(command_line, args, options);
   if (program == ComputeProgram::kMatmul && options.shapes.empty()) {
     for (std::uint64_t n : options.array_sizes()) {
       if (n > (1u << 20)) throw UsageError("matrix side " + std::to_string(n) + " is larger than 1048576 (-b/-e give N for matmul_perf)");

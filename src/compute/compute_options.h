@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 #include "core/sizes.h"
 
 namespace collbench::compute {
@@ -29,7 +29,7 @@ std::string to_string(GemmType type);
 std::string to_string(StreamKernel kernel);
 std::string to_string(DeviceChoice device);
 
-// The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
+// The flag groups every program shares (loop, run, report, help) come from RunFlags.
 struct ComputeOptions : RunFlags {
   ComputeProgram program = ComputeProgram::kMatmul;
   SizeSweep sweep{1024, 1024, 1024, 0.0};         // matmul: N; membw: bytes per array
@@ -38,14 +38,9 @@ struct ComputeOptions : RunFlags {
   std::vector<GemmType> gemm_types{GemmType::kFloat32};
   std::vector<StreamKernel> kernels{StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd, StreamKernel::kTriad};
   bool kernels_given = false;
-  int iterations = 20;
-  int warmup_iterations = 5;
-  int check_iterations = 1;
   int threads = 0;         // 0: every core this process may run on
   int rotate_sets = 0;     // GEMM input sets to cycle through; 0 = enough to exceed the last-level cache
   DeviceChoice device = DeviceChoice::kAuto;
-  std::uint64_t seed = 1;
-  bool inject_corrupt_output = false;  // testing aid: the last rank corrupts one checked output element
   // envcheck
   double slow_factor = 1.5;
   int probe_repeats = 7;

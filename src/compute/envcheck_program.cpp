@@ -169,8 +169,6 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     summary.exclude = advice.exclude;
     summary.gemm_spread = spread_of(gemm_rates);
     summary.triad_spread = spread_of(triad_rates);
-    report_.status = "complete";
-    report_.context.end_time = utc_timestamp_now();
     save();
 
     for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());

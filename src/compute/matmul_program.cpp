@@ -167,7 +167,7 @@ int MatmulBenchmark::measure(RunContext& run) {
       }
     }
   }
-  const std::int64_t wrong_total = complete(run);
+  const std::int64_t wrong_total = finish(run);
   if (leader) {
     std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", report_.summary.rows,
                 static_cast<long long>(wrong_total), on_cpu ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");

@@ -103,7 +103,7 @@ int MembwBenchmark::measure(RunContext& run) {
       }
     }
   }
-  const std::int64_t wrong_total = complete(run);
+  const std::int64_t wrong_total = finish(run);
   if (leader) {
     std::printf("# rows: %d, wrong elements: %lld\n", report_.summary.rows, static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());

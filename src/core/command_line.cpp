@@ -99,57 +99,6 @@ CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string
   });
 }
 
-void add_run_flags(CLI::App& app, RunFlags& flags) {
-  add_integer(app, "-N,--run_cycles,--cycles", "repeat the whole sweep N times (default 1)", flags.cycles, 1, 1000000);
-  add_real(app, "-T,--timeout", "SECONDS", "give up with exit 4 when a step makes no progress (default 0 = off)",
-           flags.timeout_seconds, 0, 1e6);
-  add_value(app, "--bootstrap", "MODE",
-            "how ranks meet: mpi (mpirun/srun), env (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT; no MPI) or auto "
-            "(default: mpi under a launcher, env when RANK/WORLD_SIZE are set)",
-            [&flags](const std::string& value, const std::string& flag) {
-              if (value == "auto") flags.bootstrap = Bootstrap::kAuto;
-              else if (value == "mpi") flags.bootstrap = Bootstrap::kMpi;
-              else if (value == "env") flags.bootstrap = Bootstrap::kEnv;
-              else throw UsageError(flag + " must be auto, mpi or env, got '" + value + "'");
-            });
-  add_value(app, "--rendezvous", "file:DIR",
-            "with env bootstrap, meet through files in DIR on a shared filesystem instead of the TCP store on "
-            "MASTER_ADDR:MASTER_PORT (tcp, the default)",
-            [&flags](const std::string& value, const std::string& flag) {
-              if (value == "tcp") {
-                flags.rendezvous_directory.clear();
-              } else if (value.rfind("file:", 0) == 0 && value.size() > 5) {
-                flags.rendezvous_directory = value.substr(5);
-              } else {
-                throw UsageError(flag + " must be tcp or file:DIR, got '" + value + "'");
-              }
-            });
-}
-
-void add_report_flags(CLI::App& app, RunFlags& flags) {
-  add_text(app, "-J,--report,--output_json,--output_file", "PATH", "write a JSON report (never replaces an existing file)",
-           flags.report_path);
-  add_flag(app, "--overwrite", "allow -J to replace an existing file", flags.overwrite_report);
-  add_flag(app, "--samples", "keep every per-iteration time in the report", flags.keep_samples);
-  add_value(app, "--tag", "KEY=VALUE", "label copied into the report (repeatable)", [&flags](const std::string& value, const std::string& flag) {
-    auto [key, tag_value] = parse_tag(value, flag);
-    flags.tags[key] = std::move(tag_value);
-  });
-}
-
-void add_inject_slowdown_flag(CLI::App& app, RunFlags& flags) {
-  add_real(app, "--inject-slowdown", "PCT",
-           "testing aid: stretch every timed sample by PCT % with a busy-wait on the host's\n"
-           "monotonic clock, added to the sample (GPU-event times too); recorded in the\n"
-           "report, which collbench compare then refuses as a baseline (default 0 = off)",
-           flags.inject_slowdown_percent, 0, 1000);
-}
-
-void add_help_flags(CLI::App& app, RunFlags& flags) {
-  add_flag(app, "-h,--help", "this text", flags.show_help);
-  add_flag(app, "--version", "version and build features", flags.show_version);
-}
-
 void SweepFlags::exclude(CLI::Option* list) const {
   for (CLI::Option* bound : {min, max, step, factor}) list->excludes(bound);
 }

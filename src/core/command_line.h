@@ -20,7 +20,6 @@
 
 #include "core/error.h"
 #include "core/flag_values.h"
-#include "core/run_flags.h"
 #include "core/sizes.h"
 
 namespace collbench {
@@ -70,15 +69,6 @@ CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::str
     target = static_cast<Integer>(parse_integer(value, flag, lowest, highest));
   });
 }
-
-// -N/--run_cycles and -T/--timeout.
-void add_run_flags(CLI::App& app, RunFlags& flags);
-// -J/--report (and nccl-tests' --output_file), --overwrite, --samples and the repeatable --tag KEY=VALUE.
-void add_report_flags(CLI::App& app, RunFlags& flags);
-// --inject-slowdown PCT, for the programs whose samples go through the shared measurement loop.
-void add_inject_slowdown_flag(CLI::App& app, RunFlags& flags);
-// -h/--help and --version.
-void add_help_flags(CLI::App& app, RunFlags& flags);
 
 // -b/--minbytes, -e/--maxbytes, -i/--stepbytes, -f/--stepfactor, shared by every sweeping program.
 struct SweepHelp {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/command_line.h"
+#include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
 #include "ddp/model.h"
@@ -95,15 +96,10 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   });
   add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
   start_section(app, "Measurement");
-  add_integer(app, "-n,--iters", "timed steps per row (default 10)", o.iterations, 1, 100000000);
-  add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up steps (default 2)", o.warmup_iterations, 0, 100000000);
-  add_integer(app, "-c,--check", "untimed checked steps after timing (default 1; 0 = none)", o.check_iterations, 0, 1000);
+  add_loop_flags(app, o, {"steps"});  // --inject-slowdown's added time counts as exposed communication
   add_run_flags(app, o);
   start_section(app, "Report");
   add_report_flags(app, o);
-  add_flag(app, "--inject-corrupt-output", "testing aid: the last rank corrupts one checked gradient (expect exit 3)",
-           o.inject_corrupt_output);
-  add_inject_slowdown_flag(app, o);  // the added time counts as exposed communication
   add_help_flags(app, o);
   app.footer(
       "One row per (bucket_mb, overlap, grad_dtype, accumulate). A step is one optimizer step: forward and backward\n"
@@ -134,7 +130,7 @@ DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
   DdpOptions options;
   CommandLine command_line("", "");
   declare_options(command_line.app(), options);
-  command_line.parse(args);
+  parse_flags(command_line, args, options);
   if (!options.show_help && !options.show_version) load_model(options.model);  // a bad model is a usage error, before MPI
   return options;
 }

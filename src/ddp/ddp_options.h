@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 
 namespace collbench::ddp {
 
@@ -15,6 +15,10 @@ enum class Overlap { kOn, kOff };
 std::string to_string(Overlap overlap);
 
 struct DdpOptions : RunFlags {
+  DdpOptions() {  // a step is long: fewer of them than the loop's default iterations
+    iterations = 10;
+    warmup_iterations = 2;
+  }
   std::string model = "linear-1024";   // a preset or a .json/.csv file
   int batch = 32;                      // samples per rank per micro-step (weak scaling)
   int global_batch = 0;                // > 0: the job's batch, split over ranks (strong scaling)
@@ -29,11 +33,7 @@ struct DdpOptions : RunFlags {
   std::vector<double> rank_weights;    // empty: every rank the same batch
   std::string backend;  // "": mpi under an MPI launcher, gloo without one (set by check_for_world)
   std::string gloo_iface;
-  int iterations = 10;
-  int warmup_iterations = 2;
-  int check_iterations = 1;
   int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use
-  bool inject_corrupt_output = false;  // testing aid: the last rank corrupts one checked gradient
 
   bool any_overlap() const;
 };

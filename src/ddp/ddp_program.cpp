@@ -15,7 +15,6 @@
 #include "harness/host_info.h"
 #include "compute/openblas_info.h"
 #include "core/error.h"
-#include "core/options.h"
 #include "ddp/buckets.h"
 #include "ddp/communication_thread.h"
 #include "ddp/ddp_options.h"
@@ -106,7 +105,6 @@ class DdpStepProgram final : public Program {
   std::string build_features() const override {
     return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)";
   }
-  nlohmann::json options_identity() const override { return options_json(options_); }
   std::string check_for_world(World& world) override {
     const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
@@ -267,9 +265,7 @@ int DdpStepProgram::measure(RunContext& run) {
   const CollectiveEntry* all_reduce = backend->entry_for("all_reduce");
   if (!all_reduce) throw Error("the " + backend->name() + " backend has no all_reduce");
 
-  report_.context = collect_context(world, backend->name(), backend->device_description(), run.argv, Options{});
-  report_.context.options = options_json(options_);
-  report_.context.tags = options_.tags;
+  report_.context = collect_context(world, backend->name(), backend->device_description(), run.argv, options_, options_json(options_));
   for (const auto& [library, version] : backend->versions()) report_.context.versions[library] = version;
   report_.context.versions["openblas"] = blas.corename + " (" + std::to_string(blas.threads) + " threads)";
   report_.model = {model_.name, model_.source, model_.parameter_count(), static_cast<int>(model_.tensors.size()),
@@ -353,8 +349,6 @@ int DdpStepProgram::measure(RunContext& run) {
       }
     }
   }
-  report_.status = "complete";
-  report_.context.end_time = utc_timestamp_now();
   save();
   const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
   if (leader) {

@@ -29,25 +29,13 @@ std::string command_line(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-nlohmann::json collective_options_identity(const Options& options) {
-  nlohmann::json canonical = options_as_json(options);
-  // What options_as_json leaves out of the report but still changes what ranks do or expect.
-  canonical["backend"] = options.backend;
-  canonical["inject_corrupt_output"] = options.inject_corrupt_output;
-  canonical["memory_report"] = options.memory_report;  // -M adds a collective exchange at the end
-  return canonical;
-}
-
-std::string options_identity_text(const std::string& program, nlohmann::json program_identity, const RunFlags& flags) {
-  program_identity["program"] = program;
-  program_identity["report_path"] = flags.report_path;
-  program_identity["overwrite_report"] = flags.overwrite_report;
-  program_identity["tags"] = flags.tags;
-  // nlohmann orders object keys, so the text is canonical. Text that is not UTF-8 is shown there
-  // as U+FFFD, so the raw bytes of the free-text options are part of the identity as well.
-  std::string raw = flags.report_path;
-  for (const auto& [key, value] : flags.tags) raw += '\0' + key + '\0' + value;
-  return report::json_text(program_identity) + '\0' + raw;
+std::string options_identity_text(const std::string& program, const nlohmann::json& program_identity, const RunFlags& flags) {
+  std::string text = program + '\0' + report::json_text(program_identity);
+  for (const auto& [flag, values] : flags.given) {
+    text += '\0' + flag;
+    for (const auto& value : values) text += '\0' + std::to_string(value.size()) + ':' + value;  // sized: no value can fake a boundary
+  }
+  return text;
 }
 
 std::string options_disagreement(World& world, const std::string& identity, const std::vector<std::string>& argv) {

@@ -8,20 +8,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/options.h"
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 #include "core/world.h"
 
 namespace collbench {
 
-// Everything that shapes a collective run beyond the run flags: the parsed options (so "-b8" and
-// "-b 8" agree) and what the report's options leave out.
-nlohmann::json collective_options_identity(const Options& options);
-
-// The one canonical text of a program's identity: its own part, the program name and the run flags
-// every program shares. Bytes that are not UTF-8 (a Latin-1 file name) cannot pass through JSON
-// unchanged, so the free-text flags' raw bytes follow the JSON text.
-std::string options_identity_text(const std::string& program, nlohmann::json program_identity, const RunFlags& flags);
+// The one canonical text of a program's identity: the program name, every flag the command line
+// gave with its values as given (RunFlags::given, so no flag can be left out by hand; "-b8" and
+// "-b 8" give the same values), and what the program takes from elsewhere (`program_identity`:
+// an environment variable such as NCCL_TESTS_MIN_BW). Values are kept as raw bytes, so two file
+// names that are not UTF-8 still differ.
+std::string options_identity_text(const std::string& program, const nlohmann::json& program_identity, const RunFlags& flags);
 
 // Collective: every rank calls it right after the world exists, with its program's identity
 // (harness/program_shell.h), so that two programs in one MPMD launch disagree too. Returns "" when

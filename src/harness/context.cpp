@@ -154,47 +154,8 @@ std::map<std::string, std::string> allow_listed_environment(char** environment) 
   return out;
 }
 
-nlohmann::json options_as_json(const Options& options) {
-  nlohmann::json dtypes = nlohmann::json::array(), ops = nlohmann::json::array();
-  for (DType type : options.dtypes) dtypes.push_back(std::string(to_string(type)));
-  for (ReduceOp op : options.ops) ops.push_back(std::string(to_string(op)));
-  nlohmann::json out = {
-      {"sizes_bytes", options.requested_sizes()},
-      {"iterations", options.iterations},
-      {"warmup_iterations", options.warmup_iterations},
-      {"check_iterations", options.check_iterations},
-      {"dtypes", dtypes},
-      {"ops", ops},
-      {"root", options.root},
-      {"time_aggregation", std::string(to_string(options.aggregation))},
-      {"cycles", options.cycles},
-      {"timeout_s", options.timeout_seconds},
-      {"placement", options.placement == PlacementChoice::kBoth ? "both" : options.placement == PlacementChoice::kIn ? "in" : "out"},
-      {"keep_samples", options.keep_samples},
-      {"seed", options.seed},
-      {"gpus_per_process", options.gpus_per_process},
-      {"inject_slowdown_percent", options.inject_slowdown_percent},
-  };
-  // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
-  // defaults, so reports and baselines from before them still compare as the same options).
-  if (options.calls_per_iteration != 1) out["calls_per_iteration"] = options.calls_per_iteration;
-  if (options.unaligned_elements != 0) out["unaligned_elements"] = options.unaligned_elements;
-  if (options.blocking != 0) out["blocking"] = options.blocking;
-  if (options.graph_launches != 0) out["graph_launches"] = options.graph_launches;
-  if (options.per_iteration_marks) out["per_iteration_timing"] = true;
-  if (options.registration != 0) out["registration"] = options.registration;
-  if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
-  if (options.explicit_sizes.empty()) {
-    out["min_bytes"] = options.sweep.min_bytes;
-    out["max_bytes"] = options.sweep.max_bytes;
-    if (options.sweep.step_factor > 0) out["step_factor"] = options.sweep.step_factor;
-    else out["step_bytes"] = options.sweep.step_bytes;
-  }
-  return out;
-}
-
 report::Context collect_context(World& world, const std::string& backend_name, const std::string& device,
-                                const std::vector<std::string>& argv, const Options& options) {
+                                const std::vector<std::string>& argv, const RunFlags& flags, nlohmann::json options) {
   report::Context context;
   context.argv = argv;
   context.start_time = utc_timestamp_now();
@@ -227,8 +188,8 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   context.versions[world.control_plane() == ControlPlane::kMpi ? "mpi" : "control_plane"] = world.library_version();
   context.versions["compiler"] = std::string(__VERSION__);
   context.env = allow_listed_environment(environ);
-  context.options = options_as_json(options);
-  context.tags = options.tags;
+  context.options = std::move(options);
+  context.tags = flags.tags;
   // Rank 0's machine (the ranks' devices cover every GPU); the driver, CUDA, MPI, NCCL and Gloo
   // versions are in context.versions, from the libraries' own version calls.
   context.machine = machine_of(context);

@@ -5,22 +5,20 @@
 #include <string>
 #include <vector>
 
-#include "core/options.h"
+#include "harness/flag_groups.h"
 #include "core/world.h"
 #include "report/report.h"
 
 namespace collbench {
 
 // Gathers every rank's identity (a collective call: every rank must make it).
+// `options` is the program's context.options: every option as the run understood it, typed.
 report::Context collect_context(World& world, const std::string& backend_name, const std::string& device,
-                                const std::vector<std::string>& argv, const Options& options);
+                                const std::vector<std::string>& argv, const RunFlags& flags, nlohmann::json options);
 
 // The environment variables a report may carry: tuning knobs of the libraries we measure and the
 // launcher's placement, never the whole environment (it holds tokens and secrets).
 std::map<std::string, std::string> allow_listed_environment(char** environment);
-
-// Every option as the run understood it, typed, for the report's context.options.
-nlohmann::json options_as_json(const Options& options);
 
 // context.machine: CPU model, cores, threads, memory (hwloc), kernel, hosts, GPU models.
 nlohmann::json machine_of(const report::Context& context);

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/options.h"
+#include "harness/collective_options.h"
 #include "core/world.h"
 #include "harness/program_shell.h"
 #include "workloads/collective.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "backends/gloo/gloo_world.h"
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 
 namespace collbench {
 

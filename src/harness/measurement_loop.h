@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "core/options.h"
+#include "harness/collective_options.h"
 #include "core/stats.h"
 #include "core/timed_operation.h"
 #include "core/world.h"

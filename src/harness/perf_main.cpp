@@ -108,7 +108,10 @@ class CollectiveProgram final : public Program {
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return usage_text(name_); }
   std::string build_features() const override { return collbench::build_features(); }
-  nlohmann::json options_identity() const override { return collective_options_identity(options_); }
+  nlohmann::json options_identity() const override {
+    // NCCL_TESTS_MIN_BW can set it without a flag, and -M adds an exchange at the end.
+    return {{"min_busbw_gbps", options_.min_busbw_gbps.value_or(-1)}};
+  }
   std::string check_for_world(World& world) override;
   MemoryNeed memory_need(int world_size) const override {
     // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.
@@ -161,7 +164,7 @@ int CollectiveProgram::measure(RunContext& run) {
   std::int64_t wrong_total = 0;
   std::unique_ptr<Backend> backend = make_backend(options_.backend, world, backend_config(options_));
   report_.benchmark = std::string(collective_.name);
-  report_.context = collect_context(world, backend->name(), backend->device_description(), run.argv, options_);
+  report_.context = collect_context(world, backend->name(), backend->device_description(), run.argv, options_, options_as_json(options_));
   for (const auto& [library, version] : backend->versions()) report_.context.versions[library] = version;
   auto save = [&] { run.report.save(report::to_json(report_)); };
   save();  // an empty partial report exists from the start, so even an early failure leaves one
@@ -192,8 +195,6 @@ int CollectiveProgram::measure(RunContext& run) {
   };
   CollectiveRunner(collective_, options_, world, *backend, run.watchdog, events).run();
 
-  report_.status = "complete";
-  report_.context.end_time = utc_timestamp_now();
   report_.summary = report::summarize_rows(report_.results);
   save();
   if (leader) table.footer(report_, options_.report_path);

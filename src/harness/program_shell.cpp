@@ -148,7 +148,9 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
     }
     start_up_watch.reset();  // the job watchdog has taken over
     RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
-    return program_.measure(run);
+    const int exit_code = program_.measure(run);
+    report_.complete();  // every row is in: the one place any report is marked complete
+    return exit_code;
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), printer);  // raised identically on every rank
   } catch (const std::exception& e) {

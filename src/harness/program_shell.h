@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 #include "core/world.h"
 #include "harness/report_writer.h"
 
@@ -45,10 +45,10 @@ class Program {
   virtual const RunFlags& run_flags() const = 0;
   virtual std::string help_text() const = 0;
   virtual std::string build_features() const = 0;
-  // Everything that shapes what a rank does beyond the run flags (which the shell adds, with the
+  // What shapes what a rank does beyond the flags it was given (the shell adds those, with the
   // program name): ranks whose identities differ would run different sweeps and hang in the first
-  // mismatched collective. Strings may hold any bytes; the shell turns it into text once.
-  virtual nlohmann::json options_identity() const = 0;
+  // mismatched collective. Only what comes from elsewhere, such as an environment variable.
+  virtual nlohmann::json options_identity() const { return nlohmann::json::object(); }
   // Checks that need the world, identical on every rank. Throws UsageError (exit 2); returns a
   // line for exit 1 (the machine cannot run it), or "" to go on.
   virtual std::string check_for_world(World& world) = 0;

@@ -23,6 +23,14 @@ void ReportWriter::update(const std::function<void(nlohmann::json&)>& change) {
   file_->write(document_);
 }
 
+void ReportWriter::complete() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!file_ || ended_ || !document_.is_object()) return;
+  document_["status"] = "complete";
+  document_["context"]["end_time"] = utc_timestamp_now();
+  file_->write(document_);
+}
+
 void ReportWriter::record_error(const std::string& error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (ended_) return;

@@ -30,6 +30,9 @@ class ReportWriter {
   // Changes the held report in place (append a row, refresh the summary): O(1) per row where a
   // whole save would rebuild every row.
   void update(const std::function<void(nlohmann::json&)>& change);
+  // The one place a report becomes "complete" (with its end time): the shell calls it when the
+  // program's measure() has returned, so no program marks its own report.
+  void complete();
   // Thread-safe: writes the report as held now with `error` set and "status" left "partial".
   void record_error(const std::string& error);
 

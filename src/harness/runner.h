@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "core/options.h"
+#include "harness/collective_options.h"
 #include "core/world.h"
 #include "report/report.h"
 #include "workloads/collective.h"

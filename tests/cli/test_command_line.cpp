@@ -9,7 +9,7 @@
 #include "compute/compute_options.h"
 #include "core/command_line.h"
 #include "core/error.h"
-#include "core/options.h"
+#include "harness/collective_options.h"
 #include "summarize/cli.h"
 
 namespace collbench {

@@ -1,10 +1,11 @@
-#include "core/options.h"
+#include "harness/collective_options.h"
 
 #include <cctype>
 #include <cstdlib>
 #include <limits>
 
 #include "core/command_line.h"
+#include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
 
@@ -75,11 +76,9 @@ void declare_options(CLI::App& app, Options& o) {
   start_section(app, "CPU (gloo backend)");
   add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
   start_section(app, "Measurement");
-  add_integer(app, "-n,--iters", "timed iterations per row (default 20)", o.iterations, 1, 100000000);
-  add_integer(app, "-w,--warmup_iters,--warmup-iters", "untimed warm-up iterations (default 5)", o.warmup_iterations, 0, 100000000);
+  add_loop_flags(app, o);
   add_integer(app, "-m,--agg_iters", "calls per timed iteration (one NCCL group); times are per call (default 1)",
               o.calls_per_iteration, 1, 1000000);
-  add_integer(app, "-c,--check", "untimed correctness iterations after timing (default 1; 0 = none)", o.check_iterations, 0, 1000000);
   add_value(app, "-a,--average", "N", "iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1;\n"
             "rows keep the mean, max and min views whatever is printed)",
             [&o](Text& v, Text& f) { o.aggregation = static_cast<TimeAggregation>(parse_integer(v, f, 0, 3)); });
@@ -89,15 +88,13 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "--min-busbw", "GB/s", "exit 1 when the average bus bandwidth is below this (also NCCL_TESTS_MIN_BW)",
             [&o](Text& v, Text& f) { o.min_busbw_gbps = parse_real(v, f, 0.0); });
   add_run_flags(app, o);
-  add_integer(app, "--seed", "seed of the input values (default 1)", o.seed, 0, 1LL << 40);
+  add_seed_flag(app, o);
   start_section(app, "Report");
   add_report_flags(app, o);
   add_value(app, "-S,--report_timestamps", "0|1", "1: a UTC time stamp at the end of each table line",
             [&o](Text& v, Text& f) { o.report_timestamps = parse_integer(v, f, 0, 1) == 1; });
   add_value(app, "-M,--memory_report", "0|1", "1: print each rank's peak resident memory after the run",
             [&o](Text& v, Text& f) { o.memory_report = parse_integer(v, f, 0, 1) == 1; });
-  add_flag(app, "--inject-corrupt-output", "testing aid: corrupt one output element per check (expect exit 3)", o.inject_corrupt_output);
-  add_inject_slowdown_flag(app, o);
   add_help_flags(app, o);
   app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
 }
@@ -145,7 +142,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options);
-  command_line.parse(args);
+  parse_flags(command_line, args, options);
   if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
     if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
       options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
@@ -165,6 +162,45 @@ std::string usage_text(const std::string& program) {
   CommandLine command_line("[mpirun -np N] " + program + " [options]", "");
   declare_options(command_line.app(), unused);
   return command_line.help();
+}
+
+nlohmann::json options_as_json(const Options& options) {
+  nlohmann::json dtypes = nlohmann::json::array(), ops = nlohmann::json::array();
+  for (DType type : options.dtypes) dtypes.push_back(std::string(to_string(type)));
+  for (ReduceOp op : options.ops) ops.push_back(std::string(to_string(op)));
+  nlohmann::json out = {
+      {"sizes_bytes", options.requested_sizes()},
+      {"iterations", options.iterations},
+      {"warmup_iterations", options.warmup_iterations},
+      {"check_iterations", options.check_iterations},
+      {"dtypes", dtypes},
+      {"ops", ops},
+      {"root", options.root},
+      {"time_aggregation", std::string(to_string(options.aggregation))},
+      {"cycles", options.cycles},
+      {"timeout_s", options.timeout_seconds},
+      {"placement", options.placement == PlacementChoice::kBoth ? "both" : options.placement == PlacementChoice::kIn ? "in" : "out"},
+      {"keep_samples", options.keep_samples},
+      {"seed", options.seed},
+      {"gpus_per_process", options.gpus_per_process},
+      {"inject_slowdown_percent", options.inject_slowdown_percent},
+  };
+  // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
+  // defaults, so reports and baselines from before them still compare as the same options).
+  if (options.calls_per_iteration != 1) out["calls_per_iteration"] = options.calls_per_iteration;
+  if (options.unaligned_elements != 0) out["unaligned_elements"] = options.unaligned_elements;
+  if (options.blocking != 0) out["blocking"] = options.blocking;
+  if (options.graph_launches != 0) out["graph_launches"] = options.graph_launches;
+  if (options.per_iteration_marks) out["per_iteration_timing"] = true;
+  if (options.registration != 0) out["registration"] = options.registration;
+  if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
+  if (options.explicit_sizes.empty()) {
+    out["min_bytes"] = options.sweep.min_bytes;
+    out["max_bytes"] = options.sweep.max_bytes;
+    if (options.sweep.step_factor > 0) out["step_factor"] = options.sweep.step_factor;
+    else out["step_bytes"] = options.sweep.step_bytes;
+  }
+  return out;
 }
 
 }  // namespace collbench

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/dtype.h"
-#include "core/run_flags.h"
+#include "harness/flag_groups.h"
 #include "core/sizes.h"
 
 namespace collbench {
@@ -23,13 +25,10 @@ std::string_view to_string(TimeAggregation aggregation);
 
 constexpr int kEveryRoot = -1;
 
-// The run flags (-N, -T, -J, --overwrite, --samples, --tag, -h, --version) come from RunFlags.
+// The flag groups every program shares (loop, run, report, help) come from RunFlags.
 struct Options : RunFlags {
   SizeSweep sweep{32u << 20, 32u << 20, 1u << 20, 0.0};  // nccl-tests defaults: 32M only
   std::vector<std::uint64_t> explicit_sizes;               // --sizes; replaces the sweep when set
-  int iterations = 20;
-  int warmup_iterations = 5;
-  int check_iterations = 1;
   std::vector<DType> dtypes{DType::kFloat32};
   std::vector<ReduceOp> ops{ReduceOp::kSum};
   int root = 0;  // kEveryRoot = every rank in turn
@@ -37,7 +36,6 @@ struct Options : RunFlags {
   TimeAggregation aggregation = TimeAggregation::kMean;
   PlacementChoice placement = PlacementChoice::kBoth;
   std::string backend;  // empty: the default for this build and machine
-  std::uint64_t seed = 1;
   int gpus_per_process = 1;
   // nccl-tests' measurement flags (harness/measurement_loop.h says what each does to the schedule).
   int calls_per_iteration = 1;       // -m: calls per iteration, grouped on NCCL
@@ -58,9 +56,6 @@ struct Options : RunFlags {
   bool capture_nccl_algorithm = false;
   // --gloo-iface: the network interface Gloo's TCP transport binds (empty: the one routing to rank 0).
   std::string gloo_iface;
-  // Testing aid: the last rank flips one output element before each check, so tests can prove
-  // the checker catches a wrong result through the real buffer path.
-  bool inject_corrupt_output = false;
 
   std::vector<std::uint64_t> requested_sizes() const;
   // The GPU-only flags this run sets, as the user wrote them ("-G 4", "-I 1"); empty if none.
@@ -70,6 +65,9 @@ struct Options : RunFlags {
 
 // Parses argv (without argv[0]). Throws UsageError with one clear sentence on any bad flag.
 Options parse_options(const std::vector<std::string>& args);
+
+// Every option as the run understood it, typed, for the report's context.options.
+nlohmann::json options_as_json(const Options& options);
 
 // The --help text for `program` (e.g. "all_reduce_perf").
 std::string usage_text(const std::string& program);
