@@ -6,7 +6,7 @@
 
 namespace collbench::compute {
 
-std::string ComputeBenchmark::build_features() const {
+std::string compute_build_features() {
 #ifdef COLLBENCH_HAVE_CUDA
   return "cpu: openblas, openmp; gpu: cuda, cublaslt";
 #else
@@ -14,23 +14,15 @@ std::string ComputeBenchmark::build_features() const {
 #endif
 }
 
-bool ComputeBenchmark::runs_on_host() const {
-  if (options_.device == DeviceChoice::kCpu) return true;
-  return options_.device == DeviceChoice::kAuto && !probe_gpu(0).present;
+bool runs_on_host(const ComputeOptions& options) {
+  if (options.device == DeviceChoice::kCpu) return true;
+  return options.device == DeviceChoice::kAuto && !probe_gpu(0).present;
 }
 
-report::Context ComputeBenchmark::context(World& world, const std::string& device, const std::vector<std::string>& argv) const {
+report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
+                                const std::vector<std::string>& argv) {
   // The collectives' context collector gathers identities and versions; only the options differ.
-  return collect_context(world, "compute", device, argv, options_, compute_options_as_json(options_));
-}
-
-nlohmann::json with_row_extras(nlohmann::json document, const std::vector<RowExtras>& extras) {
-  auto& results = document["results"];
-  for (std::size_t i = 0; i < extras.size() && i < results.size(); ++i) {
-    results[i]["cycle"] = extras[i].cycle;
-    if (!extras[i].samples_us.empty()) results[i]["samples_us"] = extras[i].samples_us;
-  }
-  return document;
+  return collect_context(world, "compute", device, argv, options, compute_options_as_json(options));
 }
 
 nlohmann::json compute_options_as_json(const ComputeOptions& options) {

@@ -1,6 +1,6 @@
-// matmul_perf, membw_perf and envcheck as programs of the harness's shell (harness/program_shell.h):
-// what they share (options, identity, help, report context, row extras); each program adds its
-// workload over an engine (compute/engines.h) and measures it through harness/measurement_loop.h.
+// matmul_perf, membw_perf and envcheck: what they share (options, help, build features, report
+// context). matmul_perf and membw_perf are throughput workloads over the harness's one driver
+// (harness/driver.h): every rank measures its own device, each row keeps every rank's figures.
 #pragma once
 
 #include <algorithm>
@@ -19,50 +19,20 @@
 #include "core/error.h"
 #include "core/world.h"
 #include "harness/context.h"
+#include "harness/driver.h"
 #include "harness/measurement_loop.h"
 #include "harness/program_shell.h"
 #include "report/report_json.h"
 
 namespace collbench::compute {
 
-// The loop settings of a throughput row: every rank measures its own device, so a row's time is
-// the slowest rank's per iteration (-a 3), and each rank's own figures are kept beside it.
-inline LoopSettings loop_settings(const ComputeOptions& options) {
-  LoopSettings settings;
-  settings.warmup_iterations = options.warmup_iterations;
-  settings.iterations = options.iterations;
-  settings.aggregation = TimeAggregation::kMax;
-  settings.inject_slowdown_percent = options.inject_slowdown_percent;
-  return settings;
-}
-
-class ComputeBenchmark : public Program {
- public:
-  explicit ComputeBenchmark(ComputeOptions options) : options_(std::move(options)) {}
-
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return compute_usage_text(options_.program); }
-  std::string build_features() const override;
-  std::string check_for_world(World&) override { return ""; }
-
- protected:
-  // Whether this rank's buffers will be in host memory (the CPU engines), so that their size is
-  // checked before anything is allocated; GPU engines allocate on the device.
-  bool runs_on_host() const;
-  // The report context of a compute run: every rank's identity (collective call) and these options.
-  report::Context context(World& world, const std::string& device, const std::vector<std::string>& argv) const;
-
-  ComputeOptions options_;
-};
-
-// What a compute row holds besides its typed fields: the cycle (-N) and, with --samples, every
-// iteration's time combined over ranks. Written as extra keys of the row (schema 2.x adds keys).
-struct RowExtras {
-  int cycle = 1;
-  std::vector<double> samples_us;
-};
-nlohmann::json with_row_extras(nlohmann::json document, const std::vector<RowExtras>& extras);
-
+std::string compute_build_features();
+// Whether this rank's buffers will be in host memory (the CPU engines), so that their size is
+// checked before anything is allocated; GPU engines allocate on the device.
+bool runs_on_host(const ComputeOptions& options);
+// The report context of a compute run: every rank's identity (collective call) and these options.
+report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
+                                const std::vector<std::string>& argv);
 nlohmann::json compute_options_as_json(const ComputeOptions& options);
 
 // The GPU engine unless --device cpu; the CPU one where there is none, unless --device gpu.
@@ -79,57 +49,54 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
   return make_cpu(threads);
 }
 
-// Rows, checked rows, wrong elements, the best rate and the worst fastest/slowest rank ratio.
+// matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow).
 template <typename Row>
-report::ComputeSummary summarize_throughput(const std::vector<Row>& rows) {
-  report::ComputeSummary summary;
-  for (const Row& row : rows) {
-    ++summary.rows;
-    if (row.wrong) {
-      ++summary.rows_checked;
-      summary.wrong_total += *row.wrong;
-    }
-    summary.max_rate = std::max(summary.max_rate.value_or(0.0), row.rate);
-    if (std::isfinite(row.spread.ratio)) {
-      summary.worst_spread_ratio = std::max(summary.worst_spread_ratio.value_or(1.0), row.spread.ratio);
-    }
-  }
-  return summary;
-}
-
-// matmul_perf and membw_perf: rows of one throughput kind; the report is saved, with its summary
-// and row extras, whenever it changes.
-template <typename Row>
-class ThroughputBenchmark : public ComputeBenchmark {
+class ThroughputWorkload : public Workload {
  public:
-  using ComputeBenchmark::ComputeBenchmark;
+  explicit ThroughputWorkload(ComputeOptions options) : options_(std::move(options)) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return compute_usage_text(options_.program); }
+  std::string build_features() const override { return compute_build_features(); }
+  std::string check_for_world(World&) override { return ""; }
 
  protected:
-  void save(RunContext& run) {
-    report_.summary = summarize_throughput(report_.results);
-    run.report.save(with_row_extras(report::to_json(report_), extras_));
+  // A throughput row's time is the slowest rank's per iteration (-a 3): every rank measures its
+  // own device, and each rank's own figures are kept beside it.
+  LoopSettings loop_settings() const override {
+    LoopSettings settings;
+    settings.warmup_iterations = options_.warmup_iterations;
+    settings.iterations = options_.iterations;
+    settings.aggregation = TimeAggregation::kMax;
+    settings.check_iterations = options_.check_iterations;
+    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
+    return settings;
   }
 
-  // The context and every rank's platform (collective calls); rank 0 prints the platforms' warnings.
-  void start(RunContext& run, const std::string& device, const report::RankPlatform& mine) {
-    report_.context = context(run.world, device, run.argv);
-    report_.platform = gather_platforms(run.world, mine);
-    report_.warnings = distinct_warnings(report_.platform);
-    save(run);
-    if (run.world.rank() != 0) return;
-    for (const auto& warning : report_.warnings) {
-      std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
+  // The report without rows: context and every rank's platform (collective calls); rank 0 prints
+  // the platforms' warnings.
+  nlohmann::json start_report(RunContext& run, const std::string& device, const report::RankPlatform& mine) {
+    report::ThroughputReport<Row> report;
+    report.context = compute_context(run.world, options_, device, run.argv);
+    report.platform = gather_platforms(run.world, mine);
+    report.warnings = distinct_warnings(report.platform);
+    if (run.world.rank() == 0) {
+      for (const auto& warning : report.warnings) {
+        std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
+      }
     }
+    return report::to_json(report);
   }
 
-  // Rank 0, once `row` holds every rank's figures and its combined time: what every kind fills the
-  // same way (`work` per iteration over the mean time, in units of `scale`), then the row goes in.
-  void add_row(RunContext& run, Row& row, const std::string& device, int threads, double work, double scale,
-               const std::optional<double>& peak, int cycle, const LoopResult& timed) {
+  // Every rank, once `row` holds every rank's figures and its combined time: what every kind
+  // fills the same way (`work` per iteration over the mean time, in units of `scale`).
+  nlohmann::json finish_row(Row& row, const std::string& device, int threads, double work, double scale,
+                            const std::optional<double>& peak, int cycle, LoopResult& timed) const {
     row.device = device;
     row.threads = threads;
     row.iterations = options_.iterations;
     row.warmup_iterations = options_.warmup_iterations;
+    row.time_us = timed.combined;
     row.rate = work / (row.time_us.mean * 1e-6) / scale;
     row.peak = peak;
     if (peak) row.percent_of_peak = 100.0 * row.rate / *peak;
@@ -140,22 +107,35 @@ class ThroughputBenchmark : public ComputeBenchmark {
       row.wrong = wrong;
     }
     row.spread = spread_of_ranks(row.per_rank);
-    report_.results.push_back(row);
-    extras_.push_back({cycle, options_.keep_samples ? timed.combined_us : std::vector<double>{}});
-    save(run);
+    row.cycle = cycle;
+    if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
+    return report::to_json(row);
   }
 
-  // Saves the last rows; returns the wrong total of the job on every rank (a collective call).
-  std::int64_t finish(RunContext& run) {
-    save(run);
-    return run.world.sum(run.world.rank() == 0 ? report_.summary.wrong_total : 0);
+  // Rows, checked rows, wrong counts, the best rate and the worst fastest/slowest rank ratio.
+  nlohmann::json add_to_summary(const nlohmann::json& row) override {
+    ++summary_.rows;
+    if (!row["wrong"].is_null()) {
+      ++summary_.rows_checked;
+      summary_.wrong_total += row["wrong"].get<std::int64_t>();
+    }
+    summary_.max_rate = std::max(summary_.max_rate.value_or(0.0), row[Row::kUnit].template get<double>());
+    if (const auto& ratio = row["spread"]["ratio"]; ratio.is_number()) {
+      summary_.worst_spread_ratio = std::max(summary_.worst_spread_ratio.value_or(1.0), ratio.get<double>());
+    }
+    return report::to_json(summary_, Row::kUnit);
   }
 
-  report::ThroughputReport<Row> report_;
-  std::vector<RowExtras> extras_;
+  void print_skipped(const SkippedCase& skipped) override {
+    std::printf("# skipped %s\n", skipped.text.c_str());
+    std::fflush(stdout);
+  }
+
+  ComputeOptions options_;
+  report::ComputeSummary summary_;
 };
 
-// The shell around one compute program; `make` builds it from the parsed options.
+// The shell around one compute program; `Benchmark` is built from the parsed options.
 template <typename Benchmark>
 int run_compute_benchmark(ComputeProgram program, int argc, char** argv) {
   return run_program(program_name(program), argc, argv, [program](const std::vector<std::string>& args) {

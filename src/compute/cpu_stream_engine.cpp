@@ -11,8 +11,6 @@
 namespace collbench::compute {
 namespace {
 
-constexpr double kScalar = 3.0;  // STREAM's q
-
 struct FreeDeleter {
   void operator()(double* pointer) const { std::free(pointer); }
 };
@@ -58,35 +56,29 @@ class CpuStreamEngine final : public StreamEngine {
   void issue(StreamKernel kernel) override { run(kernel); }
   void wait() override {}
 
-  std::int64_t check(StreamKernel kernel, bool corrupt_first_element) override {
+  void fill_check_inputs() override {
     double* a = a_.get();
     double* b = b_.get();
     double* c = c_.get();
     const long long n = elements_;
-    // Small integers: every kernel's arithmetic on them is exact, so the comparison is exact.
 #pragma omp parallel for schedule(static) num_threads(threads_)
     for (long long i = 0; i < n; ++i) {
-      a[i] = static_cast<double>(i % 1021);
-      b[i] = static_cast<double>(i % 511) + 1.0;
-      c[i] = static_cast<double>(i % 257) - 128.0;
+      const StreamCheckInput input = stream_check_input(i);
+      a[i] = input.a;
+      b[i] = input.b;
+      c[i] = input.c;
     }
-    run(kernel);
-    double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd ? c : kernel == StreamKernel::kScale ? b : a;
+  }
+
+  std::int64_t count_wrong(StreamKernel kernel, bool corrupt_first_element) override {
+    double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd ? c_.get()
+                     : kernel == StreamKernel::kScale                               ? b_.get()
+                                                                                    : a_.get();
     if (corrupt_first_element) output[0] += 1.0;
+    const long long n = elements_;
     std::int64_t wrong = 0;
 #pragma omp parallel for schedule(static) num_threads(threads_) reduction(+ : wrong)
-    for (long long i = 0; i < n; ++i) {
-      const double in_a = static_cast<double>(i % 1021), in_b = static_cast<double>(i % 511) + 1.0,
-                   in_c = static_cast<double>(i % 257) - 128.0;
-      double expected = 0;
-      switch (kernel) {
-        case StreamKernel::kCopy: expected = in_a; break;
-        case StreamKernel::kScale: expected = kScalar * in_c; break;
-        case StreamKernel::kAdd: expected = in_a + in_b; break;
-        default: expected = in_b + kScalar * in_c; break;
-      }
-      if (!(output[i] == expected)) ++wrong;
-    }
+    for (long long i = 0; i < n; ++i) wrong += !(output[i] == stream_check_expected(kernel, i));
     return wrong;
   }
 
@@ -106,7 +98,7 @@ class CpuStreamEngine final : public StreamEngine {
         break;
       case StreamKernel::kScale:
 #pragma omp parallel for schedule(static) num_threads(threads_)
-        for (long long i = 0; i < n; ++i) b[i] = kScalar * c[i];
+        for (long long i = 0; i < n; ++i) b[i] = kStreamScalar * c[i];
         break;
       case StreamKernel::kAdd:
 #pragma omp parallel for schedule(static) num_threads(threads_)
@@ -114,7 +106,7 @@ class CpuStreamEngine final : public StreamEngine {
         break;
       case StreamKernel::kTriad:
 #pragma omp parallel for schedule(static) num_threads(threads_)
-        for (long long i = 0; i < n; ++i) a[i] = b[i] + kScalar * c[i];
+        for (long long i = 0; i < n; ++i) a[i] = b[i] + kStreamScalar * c[i];
         break;
       case StreamKernel::kMemcpy:
         throw Error("memcpy is a GPU kernel");
@@ -127,6 +119,18 @@ class CpuStreamEngine final : public StreamEngine {
 };
 
 }  // namespace
+
+double stream_check_expected(StreamKernel kernel, long long i) {
+  const StreamCheckInput in = stream_check_input(i);
+  switch (kernel) {
+    case StreamKernel::kCopy:
+    case StreamKernel::kMemcpy: return in.a;
+    case StreamKernel::kScale: return kStreamScalar * in.c;
+    case StreamKernel::kAdd: return in.a + in.b;
+    case StreamKernel::kTriad: break;
+  }
+  return in.b + kStreamScalar * in.c;
+}
 
 std::uint64_t stream_bytes_counted(StreamKernel kernel, std::uint64_t elements) {
   const std::uint64_t arrays = kernel == StreamKernel::kAdd || kernel == StreamKernel::kTriad ? 3 : 2;

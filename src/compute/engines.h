@@ -58,11 +58,27 @@ class StreamEngine {
   virtual TimingSchedule schedule() const = 0;
   virtual void issue(StreamKernel kernel) = 0;  // one pass; wait() returns when the issued passes are done
   virtual void wait() = 0;
-  // Fills the inputs with a known pattern, runs `kernel` once, compares every output element
-  // exactly (the pattern's arithmetic is exact), returns the number of wrong elements.
-  virtual std::int64_t check(StreamKernel kernel, bool corrupt_first_element) = 0;
+  // The check, in two halves around one pass the loop issues: fill_check_inputs() writes
+  // stream_check_input's pattern into the arrays; count_wrong() compares every output element of
+  // `kernel` exactly with stream_check_expected (the pattern's arithmetic is exact) and returns the
+  // wrong ones. The arrays then hold the pattern: prepare() again before timing as STREAM does.
+  virtual void fill_check_inputs() = 0;
+  virtual std::int64_t count_wrong(StreamKernel kernel, bool corrupt_first_element) = 0;
   virtual std::optional<double> peak_gbps() const = 0;
 };
+
+// STREAM's scalar q (scale: b = q c; triad: a = b + q c).
+constexpr double kStreamScalar = 3.0;
+
+// The check's inputs at element i: small integers, so every kernel's arithmetic on them is exact.
+struct StreamCheckInput {
+  double a, b, c;
+};
+inline StreamCheckInput stream_check_input(long long i) {
+  return {static_cast<double>(i % 1021), static_cast<double>(i % 511) + 1.0, static_cast<double>(i % 257) - 128.0};
+}
+// The output element i of one pass of `kernel` over those inputs.
+double stream_check_expected(StreamKernel kernel, long long i);
 
 // Bytes STREAM counts for one pass over arrays of `elements` doubles: copy and scale read one array
 // and write one, add and triad read two and write one; write-allocate traffic is not counted.

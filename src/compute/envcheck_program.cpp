@@ -41,11 +41,15 @@ double rate_over(double minimum_ms, Work&& work) {
 }
 
 // The probes: a GEMM and a triad workload in lock-step on every rank, then rank 0's verdict.
-class EnvcheckBenchmark final : public ComputeBenchmark {
+class EnvcheckBenchmark final : public Program {
  public:
-  using ComputeBenchmark::ComputeBenchmark;
+  explicit EnvcheckBenchmark(ComputeOptions options) : options_(std::move(options)) {}
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return compute_usage_text(options_.program); }
+  std::string build_features() const override { return compute_build_features(); }
+  std::string check_for_world(World&) override { return ""; }
   MemoryNeed memory_need(int) const override {
-    if (!runs_on_host()) return {};
+    if (!runs_on_host(options_)) return {};
     const auto side = static_cast<std::uint64_t>(options_.probe_matrix_n);
     // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
     return {3 * side * side * sizeof(float) + 3 * options_.probe_bytes, "the probes need",
@@ -54,6 +58,7 @@ class EnvcheckBenchmark final : public ComputeBenchmark {
   int measure(RunContext& run) override;
 
  private:
+  ComputeOptions options_;
   report::EnvcheckReport report_;
 };
 
@@ -107,7 +112,7 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     gemm = make_cpu_gemm_engine(threads);
     stream = make_cpu_stream_engine(threads);
   }
-  report_.context = context(world, gemm->device(), run.argv);
+  report_.context = compute_context(world, options_, gemm->device(), run.argv);
   save();
 
   // Probes in lock-step: every rank measures at the same time, as a real job would load them.

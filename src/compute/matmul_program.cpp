@@ -6,14 +6,10 @@
 
 #include "compute/compute_benchmark.h"
 #include "compute/engines.h"
-#include "harness/host_info.h"
 #include "compute/platform_notes.h"
 #include "compute/programs.h"
 #include "compute/rank_gather.h"
-#include "core/error.h"
-#include "harness/measurement_loop.h"
-#include "harness/watchdog.h"
-#include "report/report_json.h"
+#include "harness/host_info.h"
 
 namespace collbench::compute {
 namespace {
@@ -37,143 +33,185 @@ std::uint64_t set_bytes(const GemmShape& shape, GemmType type) {
          static_cast<std::uint64_t>(shape.m * shape.n) * 4;
 }
 
-// The GEMM workload: shapes x dtypes over a GEMM engine, each timed by the harness's loop.
-class MatmulBenchmark final : public ThroughputBenchmark<report::MatmulRow> {
- public:
-  using ThroughputBenchmark::ThroughputBenchmark;
-  MemoryNeed memory_need(int) const override;
-  int measure(RunContext& run) override;
-};
-
-MemoryNeed MatmulBenchmark::memory_need(int) const {
-  std::uint64_t largest = 0;
-  if (!runs_on_host()) return {};
-  for (GemmType type : options_.gemm_types) {
-    for (const GemmShape& shape : options_.gemm_shapes()) {
-      largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options_.rotate_sets, 1)));
-    }
-  }
-  return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
+std::string shape_text(const GemmShape& shape) {
+  return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
 }
 
-int MatmulBenchmark::measure(RunContext& run) {
-  World& world = run.world;
-  const ComputeOptions& options = options_;
-  const bool leader = world.rank() == 0;
-  const HostInfo host = probe_host();
-  const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
-  std::unique_ptr<GemmEngine> engine =
-      choose_engine(options, world.local_rank(), threads, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
-  const bool on_cpu = engine->device() == "cpu";
-  start(run, engine->device(), local_platform(host, options.threads, on_cpu ? threads : 0, world.size(), engine->device(),
-                                              engine->library(), on_cpu));
-  if (leader) {
-    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world.size(), engine->device().c_str(), engine->library().c_str());
+struct GemmCase {
+  GemmType type;
+  GemmShape shape;
+};
+
+// The GEMM workload: dtypes x shapes over a GEMM engine.
+class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
+ public:
+  using ThroughputWorkload::ThroughputWorkload;
+
+  MemoryNeed memory_need(int) const override {
+    std::uint64_t largest = 0;
+    if (!runs_on_host(options_)) return {};
+    for (GemmType type : options_.gemm_types) {
+      for (const GemmShape& shape : options_.gemm_shapes()) {
+        largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options_.rotate_sets, 1)));
+      }
+    }
+    return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
+  }
+
+ private:
+  class Prepared;
+
+  nlohmann::json start(RunContext& run) override {
+    World& world = run.world;
+    world_ = &world;
+    const HostInfo host = probe_host();
+    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
+    engine_ = choose_engine(options_, world.local_rank(), threads_, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
+    on_cpu_ = engine_->device() == "cpu";
+    world_size_ = world.size();
+    for (GemmType type : options_.gemm_types) {
+      for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
+    }
+    return start_report(run, engine_->device(),
+                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, world.size(), engine_->device(),
+                                       engine_->library(), on_cpu_));
+  }
+
+  void print_header(const nlohmann::json&) override {
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_size_, engine_->device().c_str(), engine_->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
                 "max_us", "TFLOP/s", "%peak", "rel_err", "spread", "#wrong");
   }
-  const int last_rank = world.size() - 1;
-  for (int cycle = 1; cycle <= options.cycles; ++cycle) {
-    for (GemmType type : options.gemm_types) {
-      const std::string reason = engine->unsupported_reason(type);
-      if (!reason.empty()) {
-        if (leader && cycle == 1) {
-          report_.skipped.push_back({to_string(type), reason});
-          std::printf("# skipped %s: %s\n", to_string(type).c_str(), reason.c_str());
-          save(run);
-        }
-        continue;
-      }
-      for (const GemmShape& shape : options.gemm_shapes()) {
-        const int sets = rotation_sets(options, set_bytes(shape, type), engine->cache_bytes());
-        // A shape the library has no algorithm for is a skipped row on every rank, not the end of the run.
-        std::string no_algorithm;
-        try {
-          engine->prepare(shape, type, options.seed, sets);
-        } catch (const ShapeUnsupported& error) {
-          no_algorithm = error.what();
-        }
-        if (world.sum(no_algorithm.empty() ? 0 : 1) > 0) {
-          if (leader) {
-            const std::string what = to_string(type) + " " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
-                                     std::to_string(shape.k);
-            const std::string reason = no_algorithm.empty() ? "another rank's library has no algorithm for it" : no_algorithm;
-            report_.skipped.push_back({what, reason});
-            std::printf("# skipped %s: %s\n", what.c_str(), reason.c_str());
-            save(run);
-          }
-          continue;
-        }
-        FunctionOperation gemm(engine->schedule(), [&](int i) { engine->issue(i % sets); }, [&] { engine->wait(); });
-        const std::string step = "matmul " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
-                                 std::to_string(shape.k) + " " + to_string(type);
-        LoopResult timed = time_iterations(world, loop_settings(options), gemm, run.watchdog, step);
-        const TimeStats& mine = timed.mine;
-        const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-        report::ThroughputRank figures;
-        figures.time_us = mine;
-        figures.rate = flops / (mine.mean * 1e-6) / 1e12;
-        bool peak_is_estimate = false;
-        const auto peak = engine->peak_tflops(type, &peak_is_estimate);
-        if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-        const double bound = relative_error_bound(type, shape.k);
-        if (options.check_iterations > 0) {
-          const auto entries = sample_entries(shape, options.seed, kCheckedEntries);
-          std::vector<double> reference;
-          for (const auto& entry : entries) reference.push_back(reference_entry(type, options.seed, shape, entry));
-          double worst = 0;
-          for (int check = 0; check < options.check_iterations; ++check) {
-            engine->issue(0);
-            engine->wait();
-            if (options.inject_corrupt_output && world.rank() == last_rank) engine->corrupt_output(0);
-            const double error = relative_error(engine->read_outputs(0, entries), reference);
-            worst = std::isfinite(error) ? std::max(worst, error) : error;
-            if (run.watchdog) run.watchdog->progress();
-            if (!std::isfinite(worst)) break;
-          }
-          figures.relative_error = worst;
-          figures.wrong = std::isfinite(worst) && worst <= bound ? 0 : 1;
-        }
-        report::MatmulRow row;
-        row.per_rank = gather_rank_figures(world, figures);
-        row.time_us = timed.combined;
-        if (!leader) continue;
-        row.m = shape.m;
-        row.n = shape.n;
-        row.k = shape.k;
-        row.dtype = to_string(type);
-        row.algorithm = engine->algorithm();
-        row.rotate_sets = sets;
-        row.peak_is_estimate = peak_is_estimate;
-        row.error_bound = bound;
-        if (options.check_iterations > 0) {
-          double worst = 0;
-          for (const auto& rank : row.per_rank) {
-            const double error = rank.relative_error.value_or(0);
-            worst = std::isfinite(error) ? std::max(worst, error) : error;
-          }
-          row.relative_error = worst;
-        }
-        add_row(run, row, engine->device(), on_cpu ? threads : 0, flops, 1e12, peak, cycle, timed);
-        char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
-        if (row.percent_of_peak) std::snprintf(percent, sizeof(percent), "%.1f%s", *row.percent_of_peak, peak_is_estimate ? "~" : "");
-        if (row.relative_error) std::snprintf(error, sizeof(error), "%.2e", *row.relative_error);
-        if (row.wrong) std::snprintf(wrong, sizeof(wrong), "%lld", static_cast<long long>(*row.wrong));
-        std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", static_cast<long long>(row.m),
-                    static_cast<long long>(row.n), static_cast<long long>(row.k), row.dtype.c_str(), row.time_us.mean,
-                    row.time_us.min, row.time_us.max, row.rate, percent, error, row.spread.ratio, wrong);
-        std::fflush(stdout);
-      }
+
+  std::size_t case_count() const override { return cases_.size(); }
+  CasePlan prepare(std::size_t index, int cycle) override;
+
+  void print_row(const nlohmann::json& row) override {
+    char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
+    if (row["percent_of_peak"].is_number()) {
+      std::snprintf(percent, sizeof(percent), "%.1f%s", row["percent_of_peak"].get<double>(),
+                    row["peak_is_estimate"].get<bool>() ? "~" : "");
     }
+    if (row["relative_error"].is_number()) std::snprintf(error, sizeof(error), "%.2e", row["relative_error"].get<double>());
+    if (row["wrong"].is_number()) std::snprintf(wrong, sizeof(wrong), "%lld", row["wrong"].get<long long>());
+    const auto& time = row["time_us"];
+    std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", row["m"].get<long long>(),
+                row["n"].get<long long>(), row["k"].get<long long>(), row["dtype"].get<std::string>().c_str(),
+                time["mean"].get<double>(), time["min"].get<double>(), time["max"].get<double>(), row["tflops"].get<double>(),
+                percent, error, row["spread"]["ratio"].is_number() ? row["spread"]["ratio"].get<double>() : NAN, wrong);
+    std::fflush(stdout);
   }
-  const std::int64_t wrong_total = finish(run);
-  if (leader) {
-    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", report_.summary.rows,
-                static_cast<long long>(wrong_total), on_cpu ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
+
+  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
+    if (run.world.rank() != 0) return 0;
+    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", summary_.rows,
+                static_cast<long long>(wrong_total), on_cpu_ ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
   }
-  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
+
+  World* world_ = nullptr;
+  std::unique_ptr<GemmEngine> engine_;
+  std::vector<GemmCase> cases_;
+  int threads_ = 0;
+  int world_size_ = 1;
+  bool on_cpu_ = true;
+};
+
+// One shape and dtype, its inputs in place: timed over the rotated input sets, then checked on
+// sampled entries against a float64 reference.
+class MatmulBenchmark::Prepared final : public PreparedCase {
+ public:
+  Prepared(MatmulBenchmark& owner, const GemmCase& one_case, int sets, int cycle, World& world)
+      : owner_(owner), case_(one_case), sets_(sets), cycle_(cycle), world_(world),
+        gemm_(owner.engine_->schedule(), [this](int i) { owner_.engine_->issue(i % sets_); },
+              [this] { owner_.engine_->wait(); }) {
+    const ComputeOptions& options = owner_.options_;
+    bound_ = relative_error_bound(case_.type, case_.shape.k);
+    if (options.check_iterations > 0) {
+      entries_ = sample_entries(case_.shape, options.seed, kCheckedEntries);
+      for (const auto& entry : entries_) reference_.push_back(reference_entry(case_.type, options.seed, case_.shape, entry));
+    }
+    // The loop issues set 0 once per check; this compares its sampled entries with the reference.
+    check_.prepare = [](int) {};
+    check_.count_wrong = [this](int) -> std::int64_t {
+      if (owner_.options_.inject_corrupt_output && world_.rank() == world_.size() - 1) owner_.engine_->corrupt_output(0);
+      const double error = relative_error(owner_.engine_->read_outputs(0, entries_), reference_);
+      worst_ = std::isfinite(worst_) && std::isfinite(error) ? std::max(worst_, error) : (std::isfinite(worst_) ? error : worst_);
+      return std::isfinite(error) && error <= bound_ ? 0 : 1;
+    };
+  }
+
+  std::string step() const override { return "matmul " + shape_text(case_.shape) + " " + to_string(case_.type); }
+  TimedOperation& operation() override { return gemm_; }
+  const RowCheck* check() const override { return owner_.options_.check_iterations > 0 ? &check_ : nullptr; }
+
+  nlohmann::json row(LoopResult& timed) override {
+    const ComputeOptions& options = owner_.options_;
+    GemmEngine& engine = *owner_.engine_;
+    const double flops = 2.0 * static_cast<double>(case_.shape.m) * static_cast<double>(case_.shape.n) *
+                         static_cast<double>(case_.shape.k);
+    report::ThroughputRank figures;
+    figures.time_us = timed.mine;
+    figures.rate = flops / (timed.mine.mean * 1e-6) / 1e12;
+    bool peak_is_estimate = false;
+    const auto peak = engine.peak_tflops(case_.type, &peak_is_estimate);
+    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+    if (options.check_iterations > 0) {
+      figures.relative_error = worst_;
+      figures.wrong = std::isfinite(worst_) && worst_ <= bound_ ? 0 : 1;
+    }
+    report::MatmulRow row;
+    row.per_rank = gather_rank_figures(world_, figures);
+    row.m = case_.shape.m;
+    row.n = case_.shape.n;
+    row.k = case_.shape.k;
+    row.dtype = to_string(case_.type);
+    row.algorithm = engine.algorithm();
+    row.rotate_sets = sets_;
+    row.peak_is_estimate = peak_is_estimate;
+    row.error_bound = bound_;
+    if (options.check_iterations > 0) {
+      double worst = 0;
+      for (const auto& rank : row.per_rank) {
+        const double error = rank.relative_error.value_or(0);
+        worst = std::isfinite(error) ? std::max(worst, error) : error;
+      }
+      row.relative_error = worst;
+    }
+    return owner_.finish_row(row, engine.device(), owner_.on_cpu_ ? owner_.threads_ : 0, flops, 1e12, peak, cycle_, timed);
+  }
+
+ private:
+  MatmulBenchmark& owner_;
+  GemmCase case_;
+  int sets_;
+  int cycle_;
+  World& world_;
+  FunctionOperation gemm_;
+  double bound_ = 0;
+  std::vector<GemmEntry> entries_;
+  std::vector<double> reference_;
+  double worst_ = 0;  // the largest relative error over the checks; not finite when one was
+  RowCheck check_;
+};
+
+CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
+  const GemmCase& one_case = cases_[index];
+  const std::string reason = engine_->unsupported_reason(one_case.type);
+  if (!reason.empty()) {
+    return CasePlan::skip({{"what", to_string(one_case.type)}, {"reason", reason}}, to_string(one_case.type) + ": " + reason);
+  }
+  const int sets = rotation_sets(options_, set_bytes(one_case.shape, one_case.type), engine_->cache_bytes());
+  // A shape the library has no algorithm for is a skipped row, not the end of the run.
+  try {
+    engine_->prepare(one_case.shape, one_case.type, options_.seed, sets);
+  } catch (const ShapeUnsupported& error) {
+    const std::string what = to_string(one_case.type) + " " + shape_text(one_case.shape);
+    return CasePlan::skip({{"what", what}, {"reason", error.what()}}, what + ": " + error.what());
+  }
+  return CasePlan::run(std::make_unique<Prepared>(*this, one_case, sets, cycle, *world_));
 }
 
 }  // namespace

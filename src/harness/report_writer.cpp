@@ -11,16 +11,21 @@ void ReportWriter::open(const std::string& path, bool overwrite) {
 
 void ReportWriter::save(nlohmann::json document) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!file_ || ended_) return;
+  if (ended_) return;
   document_ = std::move(document);
-  file_->write(document_);
+  if (file_) file_->write(document_);
 }
 
 void ReportWriter::update(const std::function<void(nlohmann::json&)>& change) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!file_ || ended_ || !document_.is_object()) return;
+  if (ended_ || !document_.is_object()) return;
   change(document_);
-  file_->write(document_);
+  if (file_) file_->write(document_);
+}
+
+nlohmann::json ReportWriter::snapshot() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return document_;
 }
 
 void ReportWriter::complete() {

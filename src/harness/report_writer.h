@@ -26,10 +26,13 @@ class ReportWriter {
   bool is_open() const { return file_.has_value(); }
   std::string path() const { return file_ ? file_->path() : std::string(); }
 
+  // The report is held whether or not it is written (-J), so the program can read it back.
   void save(nlohmann::json document);
   // Changes the held report in place (append a row, refresh the summary): O(1) per row where a
   // whole save would rebuild every row.
   void update(const std::function<void(nlohmann::json&)>& change);
+  // A copy of the report as held now.
+  nlohmann::json snapshot();
   // The one place a report becomes "complete" (with its end time): the shell calls it when the
   // program's measure() has returned, so no program marks its own report.
   void complete();

@@ -223,6 +223,8 @@ struct ThroughputRow {
   std::optional<std::int64_t> wrong;
   std::vector<ThroughputRank> per_rank;
   ThroughputSpread spread;
+  int cycle = 1;                     // -N
+  std::vector<double> samples_us;    // with --samples: every iteration, combined over ranks
 };
 
 // rate: 2mnk / mean time in TFLOP/s; wrong: ranks whose error exceeded the bound.

@@ -537,20 +537,24 @@ json kind_fields(const MembwRow& row) {
 }
 
 template <typename Row>
-json throughput_report_json(const ThroughputReport<Row>& report) {
+json throughput_row_json(const Row& row) {
   const std::string unit = Row::kUnit;
+  json entry = kind_fields(row);
+  entry.update({{"kind", row_kind_spec(Row::kKind).name}, {"device", row.device}, {"threads", row.threads},
+                {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
+                {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
+                {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
+                {"percent_of_peak", optional_number(row.percent_of_peak)}, {"check_iterations", row.check_iterations},
+                {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
+                {"spread", spread_json(row.spread, Row::kUnit)}, {"cycle", row.cycle}});
+  if (!row.samples_us.empty()) entry["samples_us"] = row.samples_us;
+  return entry;
+}
+
+template <typename Row>
+json throughput_report_json(const ThroughputReport<Row>& report) {
   json results = json::array();
-  for (const Row& row : report.results) {
-    json entry = kind_fields(row);
-    entry.update({{"kind", row_kind_spec(Row::kKind).name}, {"device", row.device}, {"threads", row.threads},
-                  {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
-                  {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
-                  {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
-                  {"percent_of_peak", optional_number(row.percent_of_peak)}, {"check_iterations", row.check_iterations},
-                  {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
-                  {"spread", spread_json(row.spread, Row::kUnit)}});
-    results.push_back(entry);
-  }
+  for (const Row& row : report.results) results.push_back(throughput_row_json(row));
   json out = {{"schema_version", report.schema_version_text},
               {"benchmark", report.benchmark},
               {"status", report.status},
@@ -567,6 +571,12 @@ json throughput_report_json(const ThroughputReport<Row>& report) {
 }  // namespace
 
 nlohmann::json to_json(const MatmulReport& report) { return throughput_report_json(report); }
+
+nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
+
+nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
+
+nlohmann::json to_json(const ComputeSummary& summary, const char* unit) { return summary_json(summary, unit); }
 
 nlohmann::json to_json(const MembwReport& report) { return throughput_report_json(report); }
 

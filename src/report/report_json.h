@@ -26,6 +26,9 @@ Report read_report_file(const std::string& path);         // throws ReportFormat
 // Compute and memory throughput reports (matmul_perf, membw_perf, envcheck).
 nlohmann::json to_json(const MatmulReport& report);
 nlohmann::json to_json(const MembwReport& report);
+nlohmann::json to_json(const MatmulRow& row);
+nlohmann::json to_json(const MembwRow& row);
+nlohmann::json to_json(const ComputeSummary& summary, const char* unit);  // unit: "tflops" or "gbps"
 nlohmann::json to_json(const EnvcheckReport& report);
 // ddp_step_perf reports.
 nlohmann::json to_json(const DdpReport& report);

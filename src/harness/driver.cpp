@@ -1,0 +1,95 @@
+#include "harness/driver.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+
+#include "core/error.h"
+#include "harness/watchdog.h"
+
+namespace collbench {
+namespace {
+
+// A case one rank cannot run is skipped on every rank: the ranks would otherwise wait for each
+// other in different cases. The first rank with a reason gives it.
+std::optional<SkippedCase> skip_agreed(World& world, const CasePlan& plan) {
+  const std::string mine =
+      plan.prepared ? std::string() : nlohmann::json::array({plan.skipped.text, plan.skipped.record}).dump();
+  for (const std::string& theirs : world.gather_strings(mine)) {
+    if (theirs.empty()) continue;
+    const nlohmann::json reason = nlohmann::json::parse(theirs);
+    return SkippedCase{reason.at(1), reason.at(0).get<std::string>()};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Workload::print_skipped(const SkippedCase& skipped) {
+  std::printf("# skipped %s\n", skipped.text.c_str());
+  std::fflush(stdout);
+}
+
+int Workload::measure(RunContext& run) {
+  World& world = run.world;
+  const bool leader = world.rank() == 0;
+  {
+    nlohmann::json report = start(run);
+    report["status"] = "partial";
+    report["results"] = nlohmann::json::array();
+    if (leader) print_header(report);
+    // A partial report exists from the start, so even an early failure leaves one. The writer
+    // holds it from here on, rows and all; the driver keeps no second copy.
+    run.report.save(std::move(report));
+  }
+
+  const LoopSettings settings = loop_settings();
+  std::int64_t wrong_total = 0;
+  const std::size_t cases = case_count();
+  for (int cycle = 1; cycle <= run_flags().cycles; ++cycle) {
+    for (std::size_t index = 0; index < cases; ++index) {
+      CasePlan plan = prepare(index, cycle);
+      if (plan.vanished) {
+        case_done(index);
+        continue;
+      }
+      if (const std::optional<SkippedCase> skipped = skip_agreed(world, plan)) {
+        if (leader) {
+          // Recorded and shown once: the same reason for every size and cycle says nothing new.
+          bool first = false;
+          run.report.update([&](nlohmann::json& document) {
+            if (!document.contains("skipped")) return;
+            auto& records = document["skipped"];
+            first = std::find(records.begin(), records.end(), skipped->record) == records.end();
+            if (first) records.push_back(skipped->record);
+          });
+          if (first) print_skipped(*skipped);
+        }
+        case_done(index);
+        continue;
+      }
+      PreparedCase& prepared = *plan.prepared;
+      LoopResult timed =
+          time_iterations(world, settings, prepared.operation(), run.watchdog, prepared.step(), prepared.check());
+      wrong_total += timed.wrong.value_or(0);
+      nlohmann::json row = prepared.row(timed);
+      plan.prepared.reset();  // its buffers go before the next case's
+      if (leader) {
+        const nlohmann::json summary = add_to_summary(row);
+        print_row(row);
+        run.report.update([&](nlohmann::json& document) {
+          document["results"].push_back(std::move(row));
+          document["summary"] = summary;
+        });
+      }
+      case_done(index);
+    }
+  }
+  nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
+  const int code = finish(run, report, wrong_total);
+  run.report.save(std::move(report));
+  if (wrong_total > 0) return static_cast<int>(ExitCode::kWrongResults);
+  return code;
+}
+
+}  // namespace collbench

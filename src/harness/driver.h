@@ -1,0 +1,86 @@
+// The one driver of every workload: a workload describes its cases and what one case is, and the
+// driver runs the sweep. It owns the cycles (-N), the cases in order, skips (a case one rank cannot
+// run is skipped on every rank, with that rank's reason), warm-up, timing and checks through
+// harness/measurement_loop.h, the rows into the report as they complete, the running summary, the
+// live table's calls and the exit code for wrong results. The shell (harness/program_shell.h)
+// owns the rest: launch, agreement, -T, the report file and "complete".
+//
+// Modelled on nccl-tests' testColl and nvbench's state, without their globals: a workload is a
+// Program whose measure() is this driver.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/timed_operation.h"
+#include "harness/measurement_loop.h"
+#include "harness/program_shell.h"
+
+namespace collbench {
+
+// One case, ready to time: made by Workload::prepare on every rank, used once.
+class PreparedCase {
+ public:
+  virtual ~PreparedCase() = default;
+  // What the watchdog and error messages name: "matmul 64x64x64 float32".
+  virtual std::string step() const = 0;
+  virtual TimedOperation& operation() = 0;
+  // The check after timing (nullptr: none); run -c times by the loop.
+  virtual const RowCheck* check() const { return nullptr; }
+  // Every rank, after timing and checks; may exchange with the other ranks (every rank's figures).
+  // Returns the row as the report writes it; rank 0's goes into the report.
+  virtual nlohmann::json row(LoopResult& timed) = 0;
+};
+
+// A case this rank cannot run: `record` goes into the report's "skipped", `text` into the table.
+struct SkippedCase {
+  nlohmann::json record;
+  std::string text;
+};
+
+// What prepare() gives: a case to time, or why it is skipped.
+struct CasePlan {
+  std::unique_ptr<PreparedCase> prepared;
+  SkippedCase skipped;  // when prepared is null
+  // A case that is no case at all (rounding made it the row before): no row, no skip.
+  bool vanished = false;
+
+  static CasePlan run(std::unique_ptr<PreparedCase> prepared) { return {std::move(prepared), {}, false}; }
+  static CasePlan skip(nlohmann::json record, std::string text) { return {nullptr, {std::move(record), std::move(text)}, false}; }
+  static CasePlan none() { return {nullptr, {}, true}; }
+};
+
+class Workload : public Program {
+ public:
+  int measure(RunContext& run) final;  // the driver
+
+ protected:
+  // Every rank, once, before the first case: chooses the engine or backend and returns the report
+  // without rows: benchmark, context and the kind's own fields. A "skipped" array in it asks the
+  // driver to record skipped cases there.
+  virtual nlohmann::json start(RunContext& run) = 0;
+  // Rank 0: the live table's header, once the report has its context.
+  virtual void print_header(const nlohmann::json& report) = 0;
+  // The cases of one cycle, in order; the driver asks for them after start().
+  virtual std::size_t case_count() const = 0;
+  virtual CasePlan prepare(std::size_t index, int cycle) = 0;
+  virtual LoopSettings loop_settings() const = 0;
+  // Rank 0: one row's line of the live table, and one skipped case's.
+  virtual void print_row(const nlohmann::json& row) = 0;
+  virtual void print_skipped(const SkippedCase& skipped);
+  // Every rank, after each case (run, skipped or vanished): where a table line spans cases.
+  virtual void case_done(std::size_t /*index*/) {}
+  // Rank 0: the report's summary with `row` added (called once per row, in order).
+  virtual nlohmann::json add_to_summary(const nlohmann::json& row) = 0;
+  // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
+  // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
+  // code other than wrong results is returned (0, or 1 for a gate such as --min-busbw). Collective
+  // calls are allowed: every rank makes it.
+  virtual int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) = 0;
+};
+
+}  // namespace collbench
