@@ -59,8 +59,6 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   }
 
  private:
-  class Prepared;
-
   nlohmann::json start(RunContext& run) override {
     World& world = run.world;
     world_ = &world;
@@ -114,87 +112,12 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   World* world_ = nullptr;
   std::unique_ptr<GemmEngine> engine_;
   std::vector<GemmCase> cases_;
+  std::vector<GemmEntry> entries_;   // the current case's checked entries and their float64 values
+  std::vector<double> reference_;
+  double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was
   int threads_ = 0;
   int world_size_ = 1;
   bool on_cpu_ = true;
-};
-
-// One shape and dtype, its inputs in place: timed over the rotated input sets, then checked on
-// sampled entries against a float64 reference.
-class MatmulBenchmark::Prepared final : public PreparedCase {
- public:
-  Prepared(MatmulBenchmark& owner, const GemmCase& one_case, int sets, int cycle, World& world)
-      : owner_(owner), case_(one_case), sets_(sets), cycle_(cycle), world_(world),
-        gemm_(owner.engine_->schedule(), [this](int i) { owner_.engine_->issue(i % sets_); },
-              [this] { owner_.engine_->wait(); }) {
-    const ComputeOptions& options = owner_.options_;
-    bound_ = relative_error_bound(case_.type, case_.shape.k);
-    if (options.check_iterations > 0) {
-      entries_ = sample_entries(case_.shape, options.seed, kCheckedEntries);
-      for (const auto& entry : entries_) reference_.push_back(reference_entry(case_.type, options.seed, case_.shape, entry));
-    }
-    // The loop issues set 0 once per check; this compares its sampled entries with the reference.
-    check_.prepare = [](int) {};
-    check_.count_wrong = [this](int) -> std::int64_t {
-      if (owner_.options_.inject_corrupt_output && world_.rank() == world_.size() - 1) owner_.engine_->corrupt_output(0);
-      const double error = relative_error(owner_.engine_->read_outputs(0, entries_), reference_);
-      worst_ = std::isfinite(worst_) && std::isfinite(error) ? std::max(worst_, error) : (std::isfinite(worst_) ? error : worst_);
-      return std::isfinite(error) && error <= bound_ ? 0 : 1;
-    };
-  }
-
-  std::string step() const override { return "matmul " + shape_text(case_.shape) + " " + to_string(case_.type); }
-  TimedOperation& operation() override { return gemm_; }
-  const RowCheck* check() const override { return owner_.options_.check_iterations > 0 ? &check_ : nullptr; }
-
-  nlohmann::json row(LoopResult& timed) override {
-    const ComputeOptions& options = owner_.options_;
-    GemmEngine& engine = *owner_.engine_;
-    const double flops = 2.0 * static_cast<double>(case_.shape.m) * static_cast<double>(case_.shape.n) *
-                         static_cast<double>(case_.shape.k);
-    report::ThroughputRank figures;
-    figures.time_us = timed.mine;
-    figures.rate = flops / (timed.mine.mean * 1e-6) / 1e12;
-    bool peak_is_estimate = false;
-    const auto peak = engine.peak_tflops(case_.type, &peak_is_estimate);
-    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-    if (options.check_iterations > 0) {
-      figures.relative_error = worst_;
-      figures.wrong = std::isfinite(worst_) && worst_ <= bound_ ? 0 : 1;
-    }
-    report::MatmulRow row;
-    row.per_rank = gather_rank_figures(world_, figures);
-    row.m = case_.shape.m;
-    row.n = case_.shape.n;
-    row.k = case_.shape.k;
-    row.dtype = to_string(case_.type);
-    row.algorithm = engine.algorithm();
-    row.rotate_sets = sets_;
-    row.peak_is_estimate = peak_is_estimate;
-    row.error_bound = bound_;
-    if (options.check_iterations > 0) {
-      double worst = 0;
-      for (const auto& rank : row.per_rank) {
-        const double error = rank.relative_error.value_or(0);
-        worst = std::isfinite(error) ? std::max(worst, error) : error;
-      }
-      row.relative_error = worst;
-    }
-    return owner_.finish_row(row, engine.device(), owner_.on_cpu_ ? owner_.threads_ : 0, flops, 1e12, peak, cycle_, timed);
-  }
-
- private:
-  MatmulBenchmark& owner_;
-  GemmCase case_;
-  int sets_;
-  int cycle_;
-  World& world_;
-  FunctionOperation gemm_;
-  double bound_ = 0;
-  std::vector<GemmEntry> entries_;
-  std::vector<double> reference_;
-  double worst_ = 0;  // the largest relative error over the checks; not finite when one was
-  RowCheck check_;
 };
 
 CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
@@ -211,7 +134,61 @@ CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
     const std::string what = to_string(one_case.type) + " " + shape_text(one_case.shape);
     return CasePlan::skip({{"what", what}, {"reason", error.what()}}, what + ": " + error.what());
   }
-  return CasePlan::run(std::make_unique<Prepared>(*this, one_case, sets, cycle, *world_));
+  const double bound = relative_error_bound(one_case.type, one_case.shape.k);
+  PreparedCase prepared;
+  prepared.step = "matmul " + shape_text(one_case.shape) + " " + to_string(one_case.type);
+  prepared.operation = std::make_unique<FunctionOperation>(
+      engine_->schedule(), [this, sets](int i) { engine_->issue(i % sets); }, [this] { engine_->wait(); });
+  worst_error_ = 0;
+  if (options_.check_iterations > 0) {
+    entries_ = sample_entries(one_case.shape, options_.seed, kCheckedEntries);
+    reference_.clear();
+    for (const auto& entry : entries_) reference_.push_back(reference_entry(one_case.type, options_.seed, one_case.shape, entry));
+    // The loop issues set 0 once per check; its sampled entries are compared with the reference.
+    RowCheck check;
+    check.prepare = [](int) {};
+    check.count_wrong = [this, bound](int) -> std::int64_t {
+      if (options_.inject_corrupt_output && world_->rank() == world_->size() - 1) engine_->corrupt_output(0);
+      const double error = relative_error(engine_->read_outputs(0, entries_), reference_);
+      if (std::isfinite(worst_error_)) worst_error_ = std::isfinite(error) ? std::max(worst_error_, error) : error;
+      return std::isfinite(error) && error <= bound ? 0 : 1;
+    };
+    prepared.check = std::move(check);
+  }
+  prepared.row = [this, one_case, sets, cycle, bound](LoopResult& timed) {
+    const double flops = 2.0 * static_cast<double>(one_case.shape.m) * static_cast<double>(one_case.shape.n) *
+                         static_cast<double>(one_case.shape.k);
+    report::ThroughputRank figures;
+    figures.time_us = timed.mine;
+    figures.rate = flops / (timed.mine.mean * 1e-6) / 1e12;
+    bool peak_is_estimate = false;
+    const auto peak = engine_->peak_tflops(one_case.type, &peak_is_estimate);
+    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+    if (options_.check_iterations > 0) {
+      figures.relative_error = worst_error_;
+      figures.wrong = std::isfinite(worst_error_) && worst_error_ <= bound ? 0 : 1;
+    }
+    report::MatmulRow row;
+    row.per_rank = gather_rank_figures(*world_, figures);
+    row.m = one_case.shape.m;
+    row.n = one_case.shape.n;
+    row.k = one_case.shape.k;
+    row.dtype = to_string(one_case.type);
+    row.algorithm = engine_->algorithm();
+    row.rotate_sets = sets;
+    row.peak_is_estimate = peak_is_estimate;
+    row.error_bound = bound;
+    if (options_.check_iterations > 0) {
+      double worst = 0;
+      for (const auto& rank : row.per_rank) {
+        const double error = rank.relative_error.value_or(0);
+        worst = std::isfinite(error) ? std::max(worst, error) : error;
+      }
+      row.relative_error = worst;
+    }
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak, cycle, timed);
+  };
+  return CasePlan::run(std::move(prepared));
 }
 
 }  // namespace

@@ -30,8 +30,6 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
   }
 
  private:
-  class Prepared;
-
   nlohmann::json start(RunContext& run) override {
     World& world = run.world;
     world_ = &world;
@@ -84,60 +82,9 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
   std::unique_ptr<StreamEngine> engine_;
   std::vector<StreamCase> cases_;
   std::uint64_t prepared_elements_ = 0;  // what the arrays hold STREAM's start values for; 0: not so
+  std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
   int threads_ = 0;
   bool on_cpu_ = true;
-};
-
-// One kernel over arrays in STREAM's start state: timed, then checked on a known pattern.
-class MembwBenchmark::Prepared final : public PreparedCase {
- public:
-  Prepared(MembwBenchmark& owner, const StreamCase& one_case, int cycle)
-      : owner_(owner), case_(one_case), cycle_(cycle),
-        pass_(owner.engine_->schedule(), [this](int) { owner_.engine_->issue(case_.kernel); }, [this] { owner_.engine_->wait(); }) {
-    check_.prepare = [this](int) {
-      owner_.engine_->fill_check_inputs();
-      owner_.prepared_elements_ = 0;  // the next kernel starts from STREAM's values again
-    };
-    check_.count_wrong = [this](int) {
-      const World& world = *owner_.world_;
-      const std::int64_t wrong =
-          owner_.engine_->count_wrong(case_.kernel, owner_.options_.inject_corrupt_output && world.rank() == world.size() - 1);
-      mine_wrong_ += wrong;
-      return wrong;
-    };
-  }
-
-  std::string step() const override {
-    return "membw " + to_string(case_.kernel) + " at " + std::to_string(case_.elements * sizeof(double)) + " B";
-  }
-  TimedOperation& operation() override { return pass_; }
-  const RowCheck* check() const override { return owner_.options_.check_iterations > 0 ? &check_ : nullptr; }
-
-  nlohmann::json row(LoopResult& timed) override {
-    StreamEngine& engine = *owner_.engine_;
-    const std::uint64_t counted = stream_bytes_counted(case_.kernel, case_.elements);
-    report::ThroughputRank figures;
-    figures.time_us = timed.mine;
-    figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
-    const auto peak = engine.peak_gbps();
-    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
-    if (owner_.options_.check_iterations > 0) figures.wrong = mine_wrong_;
-    report::MembwRow row;
-    row.per_rank = gather_rank_figures(*owner_.world_, figures);
-    row.kernel = to_string(case_.kernel);
-    row.bytes = case_.elements * sizeof(double);
-    row.bytes_counted = counted;
-    return owner_.finish_row(row, engine.device(), owner_.on_cpu_ ? owner_.threads_ : 0, static_cast<double>(counted), 1e9, peak,
-                             cycle_, timed);
-  }
-
- private:
-  MembwBenchmark& owner_;
-  StreamCase case_;
-  int cycle_;
-  FunctionOperation pass_;
-  RowCheck check_;
-  std::int64_t mine_wrong_ = 0;
 };
 
 CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
@@ -150,7 +97,42 @@ CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
     engine_->prepare(one_case.elements);
     prepared_elements_ = one_case.elements;
   }
-  return CasePlan::run(std::make_unique<Prepared>(*this, one_case, cycle));
+  PreparedCase prepared;
+  prepared.step = "membw " + to_string(one_case.kernel) + " at " + std::to_string(one_case.elements * sizeof(double)) + " B";
+  const StreamKernel kernel = one_case.kernel;
+  prepared.operation = std::make_unique<FunctionOperation>(
+      engine_->schedule(), [this, kernel](int) { engine_->issue(kernel); }, [this] { engine_->wait(); });
+  wrong_ = 0;
+  if (options_.check_iterations > 0) {
+    RowCheck check;
+    check.prepare = [this](int) {
+      engine_->fill_check_inputs();
+      prepared_elements_ = 0;  // the next kernel starts from STREAM's values again
+    };
+    check.count_wrong = [this, kernel](int) {
+      const std::int64_t wrong =
+          engine_->count_wrong(kernel, options_.inject_corrupt_output && world_->rank() == world_->size() - 1);
+      wrong_ += wrong;
+      return wrong;
+    };
+    prepared.check = std::move(check);
+  }
+  prepared.row = [this, one_case, cycle](LoopResult& timed) {
+    const std::uint64_t counted = stream_bytes_counted(one_case.kernel, one_case.elements);
+    report::ThroughputRank figures;
+    figures.time_us = timed.mine;
+    figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
+    const auto peak = engine_->peak_gbps();
+    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+    if (options_.check_iterations > 0) figures.wrong = wrong_;
+    report::MembwRow row;
+    row.per_rank = gather_rank_figures(*world_, figures);
+    row.kernel = to_string(one_case.kernel);
+    row.bytes = one_case.elements * sizeof(double);
+    row.bytes_counted = counted;
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, cycle, timed);
+  };
+  return CasePlan::run(std::move(prepared));
 }
 
 }  // namespace

@@ -69,8 +69,8 @@ int Workload::measure(RunContext& run) {
         continue;
       }
       PreparedCase& prepared = *plan.prepared;
-      LoopResult timed =
-          time_iterations(world, settings, prepared.operation(), run.watchdog, prepared.step(), prepared.check());
+      LoopResult timed = time_iterations(world, settings, *prepared.operation, run.watchdog, prepared.step,
+                                         prepared.check ? &*prepared.check : nullptr);
       wrong_total += timed.wrong.value_or(0);
       nlohmann::json row = prepared.row(timed);
       plan.prepared.reset();  // its buffers go before the next case's

@@ -11,7 +11,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,17 +25,13 @@
 namespace collbench {
 
 // One case, ready to time: made by Workload::prepare on every rank, used once.
-class PreparedCase {
- public:
-  virtual ~PreparedCase() = default;
-  // What the watchdog and error messages name: "matmul 64x64x64 float32".
-  virtual std::string step() const = 0;
-  virtual TimedOperation& operation() = 0;
-  // The check after timing (nullptr: none); run -c times by the loop.
-  virtual const RowCheck* check() const { return nullptr; }
+struct PreparedCase {
+  std::string step;  // what the watchdog and error messages name: "matmul 64x64x64 float32"
+  std::unique_ptr<TimedOperation> operation;
+  std::optional<RowCheck> check;  // run -c times after timing; none: the case has no check
   // Every rank, after timing and checks; may exchange with the other ranks (every rank's figures).
   // Returns the row as the report writes it; rank 0's goes into the report.
-  virtual nlohmann::json row(LoopResult& timed) = 0;
+  std::function<nlohmann::json(LoopResult& timed)> row;
 };
 
 // A case this rank cannot run: `record` goes into the report's "skipped", `text` into the table.
@@ -44,14 +42,14 @@ struct SkippedCase {
 
 // What prepare() gives: a case to time, or why it is skipped.
 struct CasePlan {
-  std::unique_ptr<PreparedCase> prepared;
-  SkippedCase skipped;  // when prepared is null
+  std::optional<PreparedCase> prepared;
+  SkippedCase skipped;  // when nothing is prepared
   // A case that is no case at all (rounding made it the row before): no row, no skip.
   bool vanished = false;
 
-  static CasePlan run(std::unique_ptr<PreparedCase> prepared) { return {std::move(prepared), {}, false}; }
-  static CasePlan skip(nlohmann::json record, std::string text) { return {nullptr, {std::move(record), std::move(text)}, false}; }
-  static CasePlan none() { return {nullptr, {}, true}; }
+  static CasePlan run(PreparedCase prepared) { return {std::move(prepared), {}, false}; }
+  static CasePlan skip(nlohmann::json record, std::string text) { return {std::nullopt, {std::move(record), std::move(text)}, false}; }
+  static CasePlan none() { return {std::nullopt, {}, true}; }
 };
 
 class Workload : public Program {
