@@ -47,7 +47,7 @@ nlohmann::json compute_options_as_json(const ComputeOptions& options) {
     out["kernels"] = kernels;
   } else {
     out = {{"threads", options.threads}, {"device", to_string(options.device)}, {"seed", options.seed},
-           {"slow_factor", options.slow_factor}, {"repeats", options.probe_repeats}, {"probe_ms", options.probe_ms},
+           {"slow_factor", options.slow_factor}, {"repeats", options.iterations}, {"probe_ms", options.probe_ms},
            {"probe_n", options.probe_matrix_n}, {"probe_bytes", options.probe_bytes}};
   }
   out["cycles"] = options.cycles;

@@ -92,7 +92,7 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
       o.slow_factor = parse_real(v, f, 1.0, 1000.0);
       if (!(o.slow_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
     });
-    add_integer(app, "--repeats", "probe samples per metric; the median is used (default 7)", o.probe_repeats, 1, 1000);
+    add_integer(app, "--repeats", "probe samples per metric, the same as -n; the median is used (default 7)", o.iterations, 1, 1000);
     add_real(app, "--probe-ms", "MS", "minimum length of one probe sample (default 60; longer than a time slice)", o.probe_ms, 1, 60000);
     add_value(app, "--probe-n", "N", "GEMM probe side (default 256)", [&o](Text& v, Text& f) { o.probe_matrix_n = parse_dimension(v, f); });
     add_value(app, "--probe-bytes", "SIZE", "triad probe bytes per array (default 32M)", [&o](Text& v, Text& f) {
@@ -101,7 +101,7 @@ void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
     });
   }
   start_section(app, "Measurement");
-  if (matmul || membw) add_loop_flags(app, o);  // envcheck's probes are rates compared across ranks, not timed rows
+  add_loop_flags(app, o, {program == ComputeProgram::kEnvcheck ? "probe samples" : "iterations"});
   add_run_flags(app, o);
   start_section(app, "Device");
   add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
@@ -202,6 +202,10 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   options.program = program;
   if (program == ComputeProgram::kMatmul) options.sweep = {1024, 4096, 1024, 2.0};
   if (program == ComputeProgram::kMembw) options.sweep = {128u << 20, 128u << 20, 1u << 20, 0.0};
+  if (program == ComputeProgram::kEnvcheck) {  // seven samples of each probe after one warm-up sample
+    options.iterations = 7;
+    options.warmup_iterations = 1;
+  }
   CommandLine command_line("", "");  // no help text is printed from here
   declare_options(command_line.app(), options, program);
   parse_flags(command_line, args, options);
@@ -220,7 +224,7 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
 }
 
 std::string compute_usage_text(ComputeProgram program) {
-  ComputeOptions unused;
+  ComputeOptions unused = parse_compute_options(program, {});  // the program's own defaults, for --help
   CommandLine command_line("[mpirun -np N] " + program_name(program) + " [options]", description_of(program));
   declare_options(command_line.app(), unused, program);
   return command_line.help();

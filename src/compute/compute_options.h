@@ -43,7 +43,6 @@ struct ComputeOptions : RunFlags {
   DeviceChoice device = DeviceChoice::kAuto;
   // envcheck
   double slow_factor = 1.5;
-  int probe_repeats = 7;
   double probe_ms = 60;               // each probe sample runs at least this long, so time-slicing shows
   std::int64_t probe_matrix_n = 256;
   std::uint64_t probe_bytes = 32u << 20;

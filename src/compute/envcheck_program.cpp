@@ -23,25 +23,34 @@
 namespace collbench::compute {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// A probe sample: `units` calls back to back, enough that the sample lasts about --probe-ms, so a
+// rank sharing its core with another process shows its fair share rather than one lucky time
+// slice. The loop divides the sample by the calls it made.
+class ProbeOperation final : public TimedOperation {
+ public:
+  ProbeOperation(std::function<void()> call, double minimum_ms) : call_(std::move(call)) {
+    call_();  // warm: the first call pays for page faults and library set-up
+    const auto start = std::chrono::steady_clock::now();
+    call_();
+    const double one_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    units_ = static_cast<int>(std::clamp(std::ceil(minimum_ms / std::max(one_ms, 1e-6)), 1.0, 1e7));
+  }
+  int calls_per_iteration() const override { return units_; }
+  void issue(int) override {
+    for (int unit = 0; unit < units_; ++unit) call_();
+  }
+  void issue_check() override { call_(); }
 
-// One sample: repeat `work` until at least `minimum_ms` passed, so a rank sharing its core with
-// another process shows its fair share rather than one lucky time slice. Returns work units per second.
-template <typename Work>
-double rate_over(double minimum_ms, Work&& work) {
-  const auto start = Clock::now();
-  long long units = 0;
-  double elapsed_ms = 0;
-  do {
-    work();
-    ++units;
-    elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  } while (elapsed_ms < minimum_ms);
-  return static_cast<double>(units) / (elapsed_ms * 1e-3);
-}
+ private:
+  std::function<void()> call_;
+  int units_ = 1;
+};
 
-// The probes: a GEMM and a triad workload in lock-step on every rank, then rank 0's verdict.
-class EnvcheckBenchmark final : public Program {
+enum class Probe { kGemm, kTriad };
+
+// The probes: a GEMM and a triad workload on every rank at once, as a real job would load them,
+// then rank 0's verdict on slow ranks.
+class EnvcheckBenchmark final : public Workload {
  public:
   explicit EnvcheckBenchmark(ComputeOptions options) : options_(std::move(options)) {}
   const RunFlags& run_flags() const override { return options_; }
@@ -55,11 +64,43 @@ class EnvcheckBenchmark final : public Program {
     return {3 * side * side * sizeof(float) + 3 * options_.probe_bytes, "the probes need",
             "lower --probe-n or --probe-bytes, or use fewer ranks per host"};
   }
-  int measure(RunContext& run) override;
 
  private:
+  nlohmann::json start(RunContext& run) override;
+  void print_header(const nlohmann::json&) override {}
+  std::size_t case_count() const override { return 2; }
+  CasePlan prepare(std::size_t index, int cycle) override;
+  // Every rank measures its own device at once; the samples stay per rank (mine_us).
+  LoopSettings loop_settings() const override {
+    LoopSettings settings;
+    settings.warmup_iterations = options_.warmup_iterations;
+    settings.iterations = options_.iterations;
+    settings.aggregation = TimeAggregation::kMax;
+    settings.check_iterations = options_.check_iterations;
+    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
+    return settings;
+  }
+  void print_row(const nlohmann::json&) override {}
+  nlohmann::json add_to_summary(const nlohmann::json&) override { return nlohmann::json::object(); }
+  int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  void end_run() override {
+    gemm_.reset();
+    stream_.reset();
+  }
+
   ComputeOptions options_;
-  report::EnvcheckReport report_;
+  World* world_ = nullptr;
+  HostInfo host_;
+  OpenBlasInfo blas_;
+  GpuInventory gpu_;
+  std::unique_ptr<GemmEngine> gemm_;
+  std::unique_ptr<StreamEngine> stream_;
+  GemmShape shape_;
+  std::uint64_t elements_ = 0;
+  std::vector<GemmEntry> entries_;
+  std::vector<double> reference_;
+  std::vector<double> gemm_samples_, triad_samples_;  // this rank's rates over every cycle
+  std::int64_t wrong_ = 0;                              // this rank's wrong probe outputs
 };
 
 // This rank's row as the report writes it; rank 0 adds the verdict (relative_speed, slow).
@@ -90,60 +131,93 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
             {"triad_gbps", median(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
-int EnvcheckBenchmark::measure(RunContext& run) {
+nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
   World& world = run.world;
-  const ComputeOptions& options = options_;
-  const bool leader = world.rank() == 0;
-  auto save = [&] { run.report.save(report::to_json(report_)); };
-  const HostInfo host = probe_host();
-  const int threads = options.threads > 0 ? options.threads : host.affinity_cores;
-  const OpenBlasInfo blas = configure_openblas(threads, host.vector_level);
-  const GpuInventory gpu = probe_gpu(world.local_rank());
-
-  std::unique_ptr<GemmEngine> gemm;
-  std::unique_ptr<StreamEngine> stream;
+  world_ = &world;
+  host_ = probe_host();
+  const int threads = options_.threads > 0 ? options_.threads : host_.affinity_cores;
+  blas_ = configure_openblas(threads, host_.vector_level);
+  gpu_ = probe_gpu(world.local_rank());
   std::string why_not;
-  if (options.device != DeviceChoice::kCpu) {
-    gemm = make_gpu_gemm_engine(world.local_rank(), &why_not);
-    if (gemm) stream = make_gpu_stream_engine(world.local_rank(), &why_not);
-    if ((!gemm || !stream) && options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
+  if (options_.device != DeviceChoice::kCpu) {
+    gemm_ = make_gpu_gemm_engine(world.local_rank(), &why_not);
+    if (gemm_) stream_ = make_gpu_stream_engine(world.local_rank(), &why_not);
+    if ((!gemm_ || !stream_) && options_.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
   }
-  if (!gemm || !stream) {
-    gemm = make_cpu_gemm_engine(threads);
-    stream = make_cpu_stream_engine(threads);
+  if (!gemm_ || !stream_) {
+    gemm_ = make_cpu_gemm_engine(threads);
+    stream_ = make_cpu_stream_engine(threads);
   }
-  report_.context = compute_context(world, options_, gemm->device(), run.argv);
-  save();
+  shape_ = {options_.probe_matrix_n, options_.probe_matrix_n, options_.probe_matrix_n};
+  gemm_->prepare(shape_, GemmType::kFloat32, options_.seed, 1);
+  elements_ = options_.probe_bytes / sizeof(double);
+  stream_->prepare(elements_);
+  entries_ = sample_entries(shape_, options_.seed, 64);
+  for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
+  report::EnvcheckReport report;
+  report.context = compute_context(world, options_, gemm_->device(), run.argv);
+  return report::to_json(report);
+}
 
-  // Probes in lock-step: every rank measures at the same time, as a real job would load them.
-  const GemmShape shape{options.probe_matrix_n, options.probe_matrix_n, options.probe_matrix_n};
-  const double gemm_flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-  gemm->prepare(shape, GemmType::kFloat32, options.seed, 1);
-  gemm->issue(0);
-  gemm->wait();
-  const std::uint64_t elements = options.probe_bytes / sizeof(double);
-  stream->prepare(elements);
-  stream->issue(StreamKernel::kTriad);
-  stream->wait();
-  std::vector<double> gemm_samples, triad_samples;
-  // -N repeats the probe set: more samples under the same medians.
-  if (run.watchdog) run.watchdog->enter("envcheck probes");
-  for (int repeat = 0; repeat < options.probe_repeats * options.cycles; ++repeat) {
-    world.barrier();
-    gemm_samples.push_back(rate_over(options.probe_ms, [&] {
-      gemm->issue(0);
-      gemm->wait();
-    }) * gemm_flops / 1e9);
-    world.barrier();
-    triad_samples.push_back(rate_over(options.probe_ms, [&] {
-      stream->issue(StreamKernel::kTriad);
-      stream->wait();
-    }) *
-                            static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements)) / 1e9);
-    if (run.watchdog) run.watchdog->progress();
+CasePlan EnvcheckBenchmark::prepare(std::size_t index, int) {
+  const Probe probe = index == 0 ? Probe::kGemm : Probe::kTriad;
+  const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
+  PreparedCase prepared;
+  RowCheck check;
+  if (probe == Probe::kGemm) {
+    prepared.step = "envcheck gemm probe";
+    prepared.operation = std::make_unique<ProbeOperation>(
+        [this] {
+          gemm_->issue(0);
+          gemm_->wait();
+        },
+        options_.probe_ms);
+    const double bound = relative_error_bound(GemmType::kFloat32, shape_.k);
+    check.prepare = [](int) {};
+    check.count_wrong = [this, bound, corrupts](int) -> std::int64_t {
+      if (corrupts) gemm_->corrupt_output(0);
+      const double error = relative_error(gemm_->read_outputs(0, entries_), reference_);
+      const std::int64_t wrong = std::isfinite(error) && error <= bound ? 0 : 1;
+      wrong_ += wrong;
+      return wrong;
+    };
+  } else {
+    prepared.step = "envcheck triad probe";
+    prepared.operation = std::make_unique<ProbeOperation>(
+        [this] {
+          stream_->issue(StreamKernel::kTriad);
+          stream_->wait();
+        },
+        options_.probe_ms);
+    check.prepare = [this](int) { stream_->fill_check_inputs(); };
+    check.count_wrong = [this, corrupts](int) {
+      const std::int64_t wrong = stream_->count_wrong(StreamKernel::kTriad, corrupts);
+      wrong_ += wrong;
+      return wrong;
+    };
   }
+  if (options_.check_iterations > 0) prepared.check = std::move(check);
+  prepared.row = [this, probe](LoopResult& timed) {
+    const double work = probe == Probe::kGemm
+                            ? 2.0 * static_cast<double>(shape_.m) * static_cast<double>(shape_.n) * static_cast<double>(shape_.k)
+                            : static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements_));
+    for (double sample_us : timed.mine_us) {
+      (probe == Probe::kGemm ? gemm_samples_ : triad_samples_).push_back(work / (sample_us * 1e-6) / 1e9);
+    }
+    if (probe == Probe::kTriad) stream_->prepare(elements_);  // STREAM's values again after the check's pattern
+    return nlohmann::json();  // envcheck's rows are per rank, made once every probe has run
+  };
+  return CasePlan::run(std::move(prepared));
+}
 
-  const auto everyone = world.gather_strings(my_row(world, host, blas, gpu, gemm->device(), gemm_samples, triad_samples).dump());
+int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::int64_t) {
+  World& world = *world_;
+  const bool leader = world.rank() == 0;
+  const ComputeOptions& options = options_;
+  report::EnvcheckReport report_;  // rank 0's verdict, as the report writes it
+  nlohmann::json mine = my_row(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
+  if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
+  const auto everyone = world.gather_strings(mine.dump());
   int exit_code = 0;
   if (leader) {
     std::vector<double> gemm_rates, triad_rates;
@@ -165,7 +239,7 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     auto& summary = report_.summary;
     summary.ranks = world.size();
     summary.slow_factor = options.slow_factor;
-    summary.repeats = options.probe_repeats * options.cycles;
+    summary.repeats = options.iterations * options.cycles;
     summary.probe_ms = options.probe_ms;
     summary.recommendation = to_string(advice.advice);
     summary.recommendation_text = advice.text;
@@ -174,12 +248,12 @@ int EnvcheckBenchmark::measure(RunContext& run) {
     summary.exclude = advice.exclude;
     summary.gemm_spread = spread_of(gemm_rates);
     summary.triad_spread = spread_of(triad_rates);
-    save();
-
+    const nlohmann::json verdict = report::to_json(report_);
+    for (const char* key : {"slow_ranks", "warnings", "results", "summary"}) document[key] = verdict[key];
     for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
     std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
                 world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
-                options.probe_repeats, options.probe_ms);
+                options.iterations, options.probe_ms);
     std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
                 "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
     for (const auto& row : report_.results) {

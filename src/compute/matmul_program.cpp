@@ -101,6 +101,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
     std::fflush(stdout);
   }
 
+  void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
     std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", summary_.rows,

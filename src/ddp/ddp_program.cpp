@@ -25,6 +25,7 @@
 #include "harness/context.h"
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
+#include "harness/driver.h"
 #include "harness/program_shell.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
@@ -94,7 +95,14 @@ report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
   return rank;
 }
 
-class DdpStepProgram final : public Program {
+struct DdpCase {
+  double bucket_mb;
+  Overlap overlap;
+  DType grad_dtype;
+  int accumulate;
+};
+
+class DdpStepProgram final : public Workload {
  public:
   explicit DdpStepProgram(DdpOptions options) : options_(std::move(options)) {
     if (!options_.show_help && !options_.show_version) model_ = load_model(options_.model);
@@ -129,16 +137,64 @@ class DdpStepProgram final : public Program {
   bool calls_mpi_from_a_second_thread() const override {
     return (options_.backend.empty() || options_.backend == "mpi") && options_.any_overlap();
   }
-  int measure(RunContext& run) override;
 
  private:
-  report::DdpStepRow measure_row(RunContext& run, Backend& backend, const CollectiveEntry& all_reduce, LayerGemm& gemm,
-                                 CommunicationThread* comm_thread, const StepConfig& config, double bucket_mb);
+  nlohmann::json start(RunContext& run) override;
+  void print_header(const nlohmann::json& report) override;
+  std::size_t case_count() const override { return cases_.size(); }
+  CasePlan prepare(std::size_t index, int cycle) override;
+  LoopSettings loop_settings() const override {
+    LoopSettings settings;
+    settings.warmup_iterations = options_.warmup_iterations;
+    settings.iterations = options_.iterations;
+    // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
+    settings.aggregation = TimeAggregation::kMax;
+    settings.check_iterations = options_.check_iterations;
+    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
+    return settings;
+  }
+  void print_row(const nlohmann::json& row) override;
+  nlohmann::json add_to_summary(const nlohmann::json& row) override {
+    ++summary_.rows;
+    if (!row["wrong"].is_null()) {
+      ++summary_.rows_checked;
+      summary_.wrong_total += row["wrong"].get<std::int64_t>();
+    }
+    summary_.max_samples_per_s = std::max(summary_.max_samples_per_s.value_or(0.0), row["samples_per_s"].get<double>());
+    return report::to_json(summary_);
+  }
+  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
+    if (run.world.rank() != 0) return 0;
+    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", summary_.rows,
+                static_cast<long long>(wrong_total));
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
+  }
+  void end_run() override {
+    step_.reset();
+    comm_thread_.reset();
+    backend_.reset();
+  }
+  nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, int cycle, const LoopResult& timed);
 
   DdpOptions options_;
   Model model_;
   std::vector<int> batches_;
-  report::DdpReport report_;
+  std::vector<DdpCase> cases_;
+  World* world_ = nullptr;
+  std::unique_ptr<Backend> backend_;
+  const CollectiveEntry* all_reduce_ = nullptr;
+  compute::OpenBlasInfo blas_;
+  LayerGemm gemm_;
+  std::optional<CommunicationThread> comm_thread_;
+  // The current case: its buckets, its step, every step it issued (warm-up, timed, checked) and
+  // this rank's check figures.
+  BucketPlan plan_;
+  std::unique_ptr<DdpStep> step_;
+  std::int64_t step_index_ = 0;
+  std::vector<StepTimes> issued_;
+  CheckOutcome checked_;
+  report::DdpSummary summary_;
 };
 
 std::string comm_thread_text(const std::string& backend, Overlap overlap) {
@@ -149,29 +205,53 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
   return "one communication thread calling the " + backend + " backend's blocking all-reduce";
 }
 
-report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend, const CollectiveEntry& all_reduce,
-                                               LayerGemm& gemm, CommunicationThread* comm_thread, const StepConfig& config,
-                                               double bucket_mb) {
-  World& world = run.world;
-  const BucketPlan plan = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, bucket_mb)), mib_to_bytes(bucket_mb));
-  DdpStep step(model_, plan, backend, all_reduce, gemm, config, comm_thread);
-  // Every issued step records its own breakdown; the loop issues the warm-up steps first, so the
-  // last `iterations` records belong to the timed steps.
-  std::int64_t step_index = 0;
-  std::vector<StepTimes> issued;
-  FunctionOperation operation(TimingSchedule::kBarrierEachIteration, [&](int) { issued.push_back(step.run(step_index++)); });
-  LoopSettings settings;
-  settings.warmup_iterations = options_.warmup_iterations;
-  settings.iterations = options_.iterations;
-  // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
-  settings.aggregation = TimeAggregation::kMax;
-  settings.inject_slowdown_percent = options_.inject_slowdown_percent;
-  const std::string description = "ddp_step bucket " + std::to_string(bucket_mb) + " MiB, overlap " + to_string(config.overlap) +
-                                  ", " + std::string(to_string(config.grad_dtype)) + ", accumulate " + std::to_string(config.accumulate);
-  const LoopResult timed = time_iterations(world, settings, operation, run.watchdog, description);
-  if (issued.size() < timed.mine_us.size()) throw Error("ddp_step_perf: the loop timed steps it did not issue");
-  const std::vector<StepTimes> timed_steps(issued.end() - static_cast<std::ptrdiff_t>(timed.mine_us.size()), issued.end());
+CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
+  const DdpCase& one_case = cases_[index];
+  const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
+  if (!reason.empty()) {
+    const std::string dtype(to_string(one_case.grad_dtype));
+    return CasePlan::skip({{"what", dtype}, {"reason", reason}}, dtype + ": " + reason);
+  }
+  World& world = *world_;
+  const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
+                          batches_[static_cast<std::size_t>(world.rank())], options_.compute_scale, world.rank(), world.size()};
+  step_.reset();  // holds the plan it was made with
+  plan_ = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, one_case.bucket_mb)), mib_to_bytes(one_case.bucket_mb));
+  step_ = std::make_unique<DdpStep>(model_, plan_, *backend_, *all_reduce_, gemm_, config, comm_thread_ ? &*comm_thread_ : nullptr);
+  step_index_ = 0;
+  issued_.clear();
+  checked_ = {};
+  PreparedCase prepared;
+  prepared.step = "ddp_step bucket " + std::to_string(one_case.bucket_mb) + " MiB, overlap " + to_string(one_case.overlap) +
+                  ", " + std::string(to_string(one_case.grad_dtype)) + ", accumulate " + std::to_string(one_case.accumulate);
+  // Every issued step records its own breakdown: warm-up steps first, then the timed ones.
+  prepared.operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration,
+                                                           [this](int) { issued_.push_back(step_->run(step_index_++)); });
+  if (options_.check_iterations > 0) {
+    // The loop runs one more step per check; every averaged gradient of it is compared.
+    RowCheck check;
+    check.prepare = [](int) {};
+    check.count_wrong = [this](int check_index) -> std::int64_t {
+      const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1 && check_index == 0;
+      const CheckOutcome outcome = step_->check(step_index_ - 1, corrupts);
+      checked_.wrong += outcome.wrong;
+      checked_.max_error = std::max(checked_.max_error, outcome.max_error);
+      return outcome.wrong;
+    };
+    prepared.check = std::move(check);
+  }
+  prepared.row = [this, one_case, config, cycle](LoopResult& timed) { return make_row(one_case, config, cycle, timed); };
+  return CasePlan::run(std::move(prepared));
+}
 
+nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfig& config, int cycle, const LoopResult& timed) {
+  World& world = *world_;
+  const auto first_timed = static_cast<std::ptrdiff_t>(options_.warmup_iterations);
+  if (issued_.size() < static_cast<std::size_t>(first_timed) + timed.mine_us.size()) {
+    throw Error("ddp_step_perf: the loop timed steps it did not issue");
+  }
+  const std::vector<StepTimes> timed_steps(issued_.begin() + first_timed,
+                                           issued_.begin() + first_timed + static_cast<std::ptrdiff_t>(timed.mine_us.size()));
   report::DdpStepRank mine;
   mine.rank = world.rank();
   mine.batch = config.batch;
@@ -191,25 +271,15 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   mine.comm_us = mean(comm);
   mine.exposed_comm_us = mean(exposed);
   if (options_.check_iterations > 0) {
-    CheckOutcome worst;
-    const bool corrupts = options_.inject_corrupt_output && world.rank() == world.size() - 1;
-    for (int check = 0; check < options_.check_iterations; ++check) {
-      step.run(step_index);
-      const CheckOutcome outcome = step.check(step_index, corrupts && check == 0);
-      ++step_index;
-      worst.wrong += outcome.wrong;
-      worst.max_error = std::max(worst.max_error, outcome.max_error);
-      if (run.watchdog) run.watchdog->progress();
-    }
-    mine.wrong = worst.wrong;
-    mine.max_error = worst.max_error;
+    mine.wrong = checked_.wrong;
+    mine.max_error = checked_.max_error;
   }
   const std::vector<std::string> gathered = world.gather_strings(rank_figures_json(mine).dump());
 
   report::DdpStepRow row;
   row.time_us = timed.combined;
   row.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
-  if (world.rank() != 0) return row;
+  if (world.rank() != 0) return nlohmann::json::object();
   for (const auto& text : gathered) row.per_rank.push_back(rank_figures_from_json(nlohmann::json::parse(text)));
   const auto ranks = static_cast<double>(row.per_rank.size());
   for (const auto& rank : row.per_rank) {
@@ -224,8 +294,13 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   row.compute_us = row.forward_us + row.backward_compute_us;
   if (row.comm_us > 0) row.overlap_fraction = std::clamp(1.0 - row.exposed_comm_us / row.comm_us, 0.0, 1.0);
   if (row.compute_us > 0) row.comm_compute_ratio = row.comm_us / row.compute_us;
+  const Backend& backend = *backend_;
+  const double bucket_mb = one_case.bucket_mb;
   row.model = model_.name;
   row.backend = backend.name();
+  row.device = "cpu";
+  row.threads = blas_.threads;
+  row.cycle = cycle;
   row.scaling = options_.global_batch > 0 ? "strong" : "weak";
   row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
   row.bucket_mb = bucket_mb;
@@ -237,126 +312,87 @@ report::DdpStepRow DdpStepProgram::measure_row(RunContext& run, Backend& backend
   row.compute_scale = config.compute_scale;
   row.iterations = options_.iterations;
   row.warmup_iterations = options_.warmup_iterations;
-  row.time_aggregation = std::string(to_string(settings.aggregation));
-  row.buckets = step.buckets();
-  row.allreduce_calls = step.buckets();
-  row.allreduce_bytes = step.allreduce_bytes_per_step();
+  row.time_aggregation = std::string(to_string(loop_settings().aggregation));
+  row.buckets = step_->buckets();
+  row.allreduce_calls = step_->buckets();
+  row.allreduce_bytes = step_->allreduce_bytes_per_step();
   row.samples_per_s = static_cast<double>(row.global_batch) * config.accumulate / (row.time_us.mean * 1e-6);
-  row.forward_gemm_flops = step.forward_gemm_flops();
-  row.backward_gemm_flops = step.backward_gemm_flops();
+  row.forward_gemm_flops = step_->forward_gemm_flops();
+  row.backward_gemm_flops = step_->backward_gemm_flops();
   row.check_iterations = options_.check_iterations;
   row.error_bound = gradient_error_bound(config.grad_dtype, world.size(), config.accumulate);
   if (options_.keep_samples) row.samples_us = timed.combined_us;
-  return row;
+  return report::to_json(row);
 }
 
-int DdpStepProgram::measure(RunContext& run) {
+nlohmann::json DdpStepProgram::start(RunContext& run) {
   World& world = run.world;
-  const bool leader = world.rank() == 0;
+  world_ = &world;
   batches_ = rank_batches(options_, world.size());
   const compute::HostInfo host = compute::probe_host();
   const int threads = options_.threads > 0 ? options_.threads : host.affinity_cores;
-  const compute::OpenBlasInfo blas = compute::configure_openblas(threads, host.vector_level);
+  blas_ = compute::configure_openblas(threads, host.vector_level);
 
   BackendConfig config;
   config.timeout_seconds = options_.timeout_seconds;
   config.network_interface = options_.gloo_iface;
-  std::unique_ptr<Backend> backend = make_backend(options_.backend, world, config);
-  const CollectiveEntry* all_reduce = backend->entry_for("all_reduce");
-  if (!all_reduce) throw Error("the " + backend->name() + " backend has no all_reduce");
+  backend_ = make_backend(options_.backend, world, config);
+  all_reduce_ = backend_->entry_for("all_reduce");
+  if (!all_reduce_) throw Error("the " + backend_->name() + " backend has no all_reduce");
+  if (options_.any_overlap()) comm_thread_.emplace();
+  for (double bucket_mb : options_.bucket_mb) {
+    for (Overlap overlap : options_.overlap) {
+      for (DType dtype : options_.grad_dtypes) {
+        for (int accumulate : options_.accumulate) cases_.push_back({bucket_mb, overlap, dtype, accumulate});
+      }
+    }
+  }
 
-  report_.context = collect_context(world, backend->name(), backend->device_description(), run.argv, options_, options_json(options_));
-  for (const auto& [library, version] : backend->versions()) report_.context.versions[library] = version;
-  report_.context.versions["openblas"] = blas.corename + " (" + std::to_string(blas.threads) + " threads)";
-  report_.model = {model_.name, model_.source, model_.parameter_count(), static_cast<int>(model_.tensors.size()),
-                   model_.forward_flops_per_sample(), model_.backward_flops_per_sample()};
-  if (!blas.warning.empty()) report_.warnings.push_back(blas.warning);
+  report::DdpReport report;
+  report.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_, options_json(options_));
+  for (const auto& [library, version] : backend_->versions()) report.context.versions[library] = version;
+  report.context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
+  report.model = {model_.name, model_.source, model_.parameter_count(), static_cast<int>(model_.tensors.size()),
+                  model_.forward_flops_per_sample(), model_.backward_flops_per_sample()};
+  if (!blas_.warning.empty()) report.warnings.push_back(blas_.warning);
   if (options_.any_overlap() && threads <= 1) {
-    report_.warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
-                               "so little communication can hide behind compute");
+    report.warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
+                              "so little communication can hide behind compute");
   }
-  auto save = [&] {
-    report::DdpSummary summary;
-    for (const auto& row : report_.results) {
-      ++summary.rows;
-      if (row.wrong) {
-        ++summary.rows_checked;
-        summary.wrong_total += *row.wrong;
-      }
-      summary.max_samples_per_s = std::max(summary.max_samples_per_s.value_or(0.0), row.samples_per_s);
-    }
-    report_.summary = summary;
-    run.report.save(report::to_json(report_));
-  };
-  save();
-  if (leader) {
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
-    std::printf("# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
-                model_.name.c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world.size(),
-                backend->name().c_str(), blas.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
-                options_.global_batch > 0 ? options_.global_batch : options_.batch,
-                options_.global_batch > 0 ? "per job" : "per rank");
-    const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
-                                     : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
-                                                                                             : "1 MiB (DDP's default)";
-    std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %s\n", options_.compute_scale,
-                model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), first_bucket.c_str());
-    std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
-    std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
-                "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",
-                "#wrong");
-    std::fflush(stdout);
-  }
+  nlohmann::json document = report::to_json(report);
+  document["skipped"] = nlohmann::json::array();  // gradient dtypes the backend cannot all-reduce
+  return document;
+}
 
-  LayerGemm gemm;
-  std::optional<CommunicationThread> comm_thread;
-  if (options_.any_overlap()) comm_thread.emplace();
-  for (int cycle = 1; cycle <= options_.cycles; ++cycle) {
-    for (double bucket_mb : options_.bucket_mb) {
-      for (Overlap overlap : options_.overlap) {
-        for (DType dtype : options_.grad_dtypes) {
-          const std::string reason = backend->unsupported_reason({"all_reduce", dtype, ReduceOp::kSum, true, 1});
-          if (!reason.empty()) {
-            if (leader && cycle == 1 && bucket_mb == options_.bucket_mb.front() && overlap == options_.overlap.front()) {
-              report_.warnings.push_back(std::string(to_string(dtype)) + " skipped: " + reason);
-              std::printf("# skipped %s: %s\n", std::string(to_string(dtype)).c_str(), reason.c_str());
-              save();
-            }
-            continue;
-          }
-          for (int accumulate : options_.accumulate) {
-            StepConfig step_config{overlap, dtype, accumulate, batches_[static_cast<std::size_t>(world.rank())],
-                                   options_.compute_scale, world.rank(), world.size()};
-            report::DdpStepRow row = measure_row(run, *backend, *all_reduce, gemm, comm_thread ? &*comm_thread : nullptr,
-                                                 step_config, bucket_mb);
-            if (!leader) continue;
-            row.device = "cpu";
-            row.threads = blas.threads;
-            row.cycle = cycle;
-            report_.results.push_back(row);
-            save();
-            char ratio[16] = "n/a", overlap_text[16] = "n/a", wrong[24] = "N/A";
-            if (row.comm_compute_ratio) std::snprintf(ratio, sizeof ratio, "%.3f", *row.comm_compute_ratio);
-            if (row.overlap_fraction) std::snprintf(overlap_text, sizeof overlap_text, "%.3f", *row.overlap_fraction);
-            if (row.wrong) std::snprintf(wrong, sizeof wrong, "%lld", static_cast<long long>(*row.wrong));
-            std::printf(" %9g %7s %8s %5d %7d %9.2f %11.1f %10.1f %10.1f %10.1f %10.1f %7s %6s %10.1f %6s\n", row.bucket_mb,
-                        row.overlap.c_str(), row.grad_dtype.c_str(), row.accumulate, row.buckets,
-                        static_cast<double>(row.allreduce_bytes) / 1e6, row.time_us.mean, row.forward_us,
-                        row.backward_compute_us, row.comm_us, row.exposed_comm_us, overlap_text, ratio, row.samples_per_s, wrong);
-            std::fflush(stdout);
-          }
-        }
-      }
-    }
-  }
-  save();
-  const std::int64_t wrong_total = world.sum(leader ? report_.summary.wrong_total : 0);
-  if (leader) {
-    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", report_.summary.rows,
-                static_cast<long long>(wrong_total));
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-  }
-  return wrong_total > 0 ? static_cast<int>(ExitCode::kWrongResults) : 0;
+void DdpStepProgram::print_header(const nlohmann::json& report) {
+  for (const auto& warning : report["warnings"]) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.get<std::string>().c_str());
+  std::printf("# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
+              model_.name.c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_->size(),
+              backend_->name().c_str(), blas_.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
+              options_.global_batch > 0 ? options_.global_batch : options_.batch, options_.global_batch > 0 ? "per job" : "per rank");
+  const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
+                                   : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
+                                                                                           : "1 MiB (DDP's default)";
+  std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %s\n", options_.compute_scale,
+              model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), first_bucket.c_str());
+  std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
+  std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
+              "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",
+              "#wrong");
+  std::fflush(stdout);
+}
+
+void DdpStepProgram::print_row(const nlohmann::json& row) {
+  char ratio[16] = "n/a", overlap_text[16] = "n/a", wrong[24] = "N/A";
+  if (row["comm_compute_ratio"].is_number()) std::snprintf(ratio, sizeof ratio, "%.3f", row["comm_compute_ratio"].get<double>());
+  if (row["overlap_fraction"].is_number()) std::snprintf(overlap_text, sizeof overlap_text, "%.3f", row["overlap_fraction"].get<double>());
+  if (row["wrong"].is_number()) std::snprintf(wrong, sizeof wrong, "%lld", row["wrong"].get<long long>());
+  std::printf(" %9g %7s %8s %5d %7d %9.2f %11.1f %10.1f %10.1f %10.1f %10.1f %7s %6s %10.1f %6s\n", row["bucket_mb"].get<double>(),
+              row["overlap"].get<std::string>().c_str(), row["grad_dtype"].get<std::string>().c_str(), row["accumulate"].get<int>(),
+              row["buckets"].get<int>(), row["allreduce_bytes"].get<double>() / 1e6, row["time_us"]["mean"].get<double>(),
+              row["forward_us"].get<double>(), row["backward_compute_us"].get<double>(), row["comm_us"].get<double>(),
+              row["exposed_comm_us"].get<double>(), overlap_text, ratio, row["samples_per_s"].get<double>(), wrong);
+  std::fflush(stdout);
 }
 
 }  // namespace

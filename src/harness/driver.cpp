@@ -31,6 +31,10 @@ void Workload::print_skipped(const SkippedCase& skipped) {
 }
 
 int Workload::measure(RunContext& run) {
+  struct EndRun {
+    Workload& workload;
+    ~EndRun() { workload.end_run(); }
+  } end_run_on_exit{*this};
   World& world = run.world;
   const bool leader = world.rank() == 0;
   {
@@ -74,7 +78,7 @@ int Workload::measure(RunContext& run) {
       wrong_total += timed.wrong.value_or(0);
       nlohmann::json row = prepared.row(timed);
       plan.prepared.reset();  // its buffers go before the next case's
-      if (leader) {
+      if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
         const nlohmann::json summary = add_to_summary(row);
         print_row(row);
         run.report.update([&](nlohmann::json& document) {

@@ -30,7 +30,8 @@ struct PreparedCase {
   std::unique_ptr<TimedOperation> operation;
   std::optional<RowCheck> check;  // run -c times after timing; none: the case has no check
   // Every rank, after timing and checks; may exchange with the other ranks (every rank's figures).
-  // Returns the row as the report writes it; rank 0's goes into the report.
+  // Returns the row as the report writes it; rank 0's goes into the report (null: no row, where a
+  // workload's rows are not one per case, as envcheck's per-rank rows).
   std::function<nlohmann::json(LoopResult& timed)> row;
 };
 
@@ -76,9 +77,14 @@ class Workload : public Program {
   virtual nlohmann::json add_to_summary(const nlohmann::json& row) = 0;
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
-  // code other than wrong results is returned (0, or 1 for a gate such as --min-busbw). Collective
+  // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
+  // envcheck's slow ranks). Collective
   // calls are allowed: every rank makes it.
   virtual int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) = 0;
+  // Drops what the run holds of its libraries (backend, communicators, engines, buffers) while
+  // they still run: the workload outlives the world it measured in. The driver calls it on the
+  // way out of measure(), however it leaves.
+  virtual void end_run() = 0;
 };
 
 }  // namespace collbench

@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "harness/runner.h"
+#include "harness/collective_workload.h"
 
 namespace collbench {
 namespace {

@@ -687,12 +687,16 @@ nlohmann::json to_json(const DdpReport& report) {
                 {"backward_flops_per_sample", model.backward_flops_per_sample}}},
               {"warnings", report.warnings},
               {"results", results},
-              {"summary",
-               {{"rows", report.summary.rows}, {"rows_checked", report.summary.rows_checked},
-                {"wrong_total", report.summary.wrong_total},
-                {"max_samples_per_s", optional_number(report.summary.max_samples_per_s)}}}};
+              {"summary", to_json(report.summary)}};
   if (!report.error.empty()) out["error"] = report.error;
   return out;
+}
+
+nlohmann::json to_json(const DdpStepRow& row) { return ddp_row_json(row); }
+
+nlohmann::json to_json(const DdpSummary& summary) {
+  return {{"rows", summary.rows}, {"rows_checked", summary.rows_checked}, {"wrong_total", summary.wrong_total},
+          {"max_samples_per_s", optional_number(summary.max_samples_per_s)}};
 }
 
 }  // namespace collbench::report

@@ -32,5 +32,7 @@ nlohmann::json to_json(const ComputeSummary& summary, const char* unit);  // uni
 nlohmann::json to_json(const EnvcheckReport& report);
 // ddp_step_perf reports.
 nlohmann::json to_json(const DdpReport& report);
+nlohmann::json to_json(const DdpStepRow& row);
+nlohmann::json to_json(const DdpSummary& summary);
 
 }  // namespace collbench::report

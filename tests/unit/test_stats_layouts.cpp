@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "harness/runner.h"
+#include "harness/collective_workload.h"
 #include "core/stats.h"
 #include "workloads/collective.h"
 
