@@ -17,6 +17,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective kAlltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected};
+extern const Collective collective_alltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected};
 
 }  // namespace collbench

@@ -2,9 +2,6 @@
 
 namespace collbench {
 
-extern const Collective kAllReduce, kBroadcast, kReduce, kAllGather, kReduceScatter, kAlltoall, kGather, kScatter,
-    kSendrecv;
-
 std::size_t aligned_rank_block(std::size_t row_count, int ranks, std::size_t element_bytes) {
   const std::size_t elements_per_16_bytes = element_bytes >= 16 ? 1 : 16 / element_bytes;
   return (row_count / static_cast<std::size_t>(ranks)) & ~(elements_per_16_bytes - 1);
@@ -26,12 +23,6 @@ BufferLayout scattering_layout(std::size_t row_count, int ranks, std::size_t ele
 
 double factor_one(int /*ranks*/) { return 1.0; }
 double factor_all_but_one_share(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
-const std::vector<const Collective*>& all_collectives() {
-  static const std::vector<const Collective*> collectives = {&kAllReduce, &kBroadcast, &kReduce,  &kAllGather, &kReduceScatter,
-                                                             &kAlltoall,  &kGather,    &kScatter, &kSendrecv};
-  return collectives;
-}
 
 const Collective* find_collective(std::string_view name) {
   for (const Collective* collective : all_collectives()) {
