@@ -76,16 +76,17 @@ class ThroughputWorkload : public Workload {
   // The report without rows: context and every rank's platform (collective calls); rank 0 prints
   // the platforms' warnings.
   nlohmann::json start_report(RunContext& run, const std::string& device, const report::RankPlatform& mine) {
-    report::ThroughputReport<Row> report;
-    report.context = compute_context(run.world, options_, device, run.argv);
-    report.platform = gather_platforms(run.world, mine);
-    report.warnings = distinct_warnings(report.platform);
+    nlohmann::json report = report::envelope_json(Row::kBenchmark, compute_context(run.world, options_, device, run.argv));
+    const std::vector<report::RankPlatform> platform = gather_platforms(run.world, mine);
+    const std::vector<std::string> warnings = distinct_warnings(platform);
     if (run.world.rank() == 0) {
-      for (const auto& warning : report.warnings) {
+      for (const auto& warning : warnings) {
         std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
       }
     }
-    return report::to_json(report);
+    report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
+                   {"summary", report::to_json(report::ComputeSummary{}, Row::kUnit)}});
+    return report;
   }
 
   // Every rank, once `row` holds every rank's figures and its combined time: what every kind

@@ -154,9 +154,7 @@ nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
   stream_->prepare(elements_);
   entries_ = sample_entries(shape_, options_.seed, 64);
   for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
-  report::EnvcheckReport report;
-  report.context = compute_context(world, options_, gemm_->device(), run.argv);
-  return report::to_json(report);
+  return report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
 }
 
 CasePlan EnvcheckBenchmark::prepare(std::size_t index, int) {
@@ -214,7 +212,10 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
   World& world = *world_;
   const bool leader = world.rank() == 0;
   const ComputeOptions& options = options_;
-  report::EnvcheckReport report_;  // rank 0's verdict, as the report writes it
+  // Rank 0's verdict, as the report writes it.
+  std::vector<nlohmann::json> results;
+  std::vector<int> slow;
+  std::vector<std::string> warnings;
   nlohmann::json mine = my_row(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
   if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
   const auto everyone = world.gather_strings(mine.dump());
@@ -222,41 +223,39 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
   if (leader) {
     std::vector<double> gemm_rates, triad_rates;
     for (const auto& text : everyone) {
-      report_.results.push_back(nlohmann::json::parse(text));
-      gemm_rates.push_back(report_.results.back()["probes"]["gemm_gflops"].get<double>());
-      triad_rates.push_back(report_.results.back()["probes"]["triad_gbps"].get<double>());
+      results.push_back(nlohmann::json::parse(text));
+      gemm_rates.push_back(results.back()["probes"]["gemm_gflops"].get<double>());
+      triad_rates.push_back(results.back()["probes"]["triad_gbps"].get<double>());
     }
     const auto relative = relative_speeds({gemm_rates, triad_rates});
-    report_.slow_ranks = slow_ranks(relative, options.slow_factor);
+    slow = slow_ranks(relative, options.slow_factor);
     const Recommendation advice = recommend(relative, options.slow_factor);
-    for (auto& row : report_.results) {
+    for (auto& row : results) {
       const int rank = row["rank"].get<int>();
       row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
-      row["slow"] = std::find(report_.slow_ranks.begin(), report_.slow_ranks.end(), rank) != report_.slow_ranks.end();
+      row["slow"] = std::find(slow.begin(), slow.end(), rank) != slow.end();
       const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
-      if (!warning.empty()) report_.warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
+      if (!warning.empty()) warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
     }
-    auto& summary = report_.summary;
-    summary.ranks = world.size();
-    summary.slow_factor = options.slow_factor;
-    summary.repeats = options.iterations * options.cycles;
-    summary.probe_ms = options.probe_ms;
-    summary.recommendation = to_string(advice.advice);
-    summary.recommendation_text = advice.text;
-    summary.spread_ratio = advice.spread_ratio;
-    summary.weights = advice.weights;
-    summary.exclude = advice.exclude;
-    summary.gemm_spread = spread_of(gemm_rates);
-    summary.triad_spread = spread_of(triad_rates);
-    const nlohmann::json verdict = report::to_json(report_);
-    for (const char* key : {"slow_ranks", "warnings", "results", "summary"}) document[key] = verdict[key];
-    for (const auto& warning : report_.warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
+    document.update(
+        {{"slow_ranks", slow},
+         {"warnings", warnings},
+         {"results", results},
+         {"summary",
+          {{"ranks", world.size()}, {"slow", slow.size()}, {"slow_factor", options.slow_factor},
+           {"repeats", options.iterations * options.cycles}, {"probe_ms", options.probe_ms},
+           {"recommendation", to_string(advice.advice)}, {"recommendation_text", advice.text},
+           {"spread_ratio", std::isfinite(advice.spread_ratio) ? nlohmann::json(advice.spread_ratio) : nlohmann::json()},
+           {"weights", advice.weights}, {"exclude", advice.exclude},
+           {"gemm_spread", report::to_json(spread_of(gemm_rates), "gflops")},
+           {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}}}});
+    for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
     std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
                 world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
                 options.iterations, options.probe_ms);
     std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
                 "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
-    for (const auto& row : report_.results) {
+    for (const auto& row : results) {
       const auto& inventory = row["inventory"];
       const auto& gpu_row = inventory["gpu"];
       const std::string gpu_text = gpu_row["present"].get<bool>()
@@ -270,8 +269,8 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
                   row["relative_speed"].get<double>(), row["slow"].get<bool>() ? "SLOW" : "no");
     }
     std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
-    if (report_.slow_ranks.empty()) std::printf(" none");
-    for (int rank : report_.slow_ranks) std::printf(" %d", rank);
+    if (slow.empty()) std::printf(" none");
+    for (int rank : slow) std::printf(" %d", rank);
     std::printf("\n# recommendation: %s\n# weights:", advice.text.c_str());
     for (std::size_t rank = 0; rank < advice.weights.size(); ++rank) std::printf(" %zu=%.3f", rank, advice.weights[rank]);
     std::printf("\n");
@@ -282,7 +281,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
     }
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     std::fflush(stdout);
-    exit_code = report_.slow_ranks.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
+    exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   // Rank 0's exit code, sent as text: anything else is not from rank 0.

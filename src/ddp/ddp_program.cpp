@@ -348,19 +348,24 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
     }
   }
 
-  report::DdpReport report;
-  report.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_, options_json(options_));
-  for (const auto& [library, version] : backend_->versions()) report.context.versions[library] = version;
-  report.context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
-  report.model = {model_.name, model_.source, model_.parameter_count(), static_cast<int>(model_.tensors.size()),
-                  model_.forward_flops_per_sample(), model_.backward_flops_per_sample()};
-  if (!blas_.warning.empty()) report.warnings.push_back(blas_.warning);
+  report::Context context =
+      collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_, options_json(options_));
+  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
+  std::vector<std::string> warnings;
+  if (!blas_.warning.empty()) warnings.push_back(blas_.warning);
   if (options_.any_overlap() && threads <= 1) {
-    report.warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
-                              "so little communication can hide behind compute");
+    warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
+                       "so little communication can hide behind compute");
   }
-  nlohmann::json document = report::to_json(report);
-  document["skipped"] = nlohmann::json::array();  // gradient dtypes the backend cannot all-reduce
+  nlohmann::json document = report::envelope_json("ddp_step", context);
+  document.update({{"model",
+                    {{"name", model_.name}, {"source", model_.source}, {"parameters", model_.parameter_count()},
+                     {"tensors", model_.tensors.size()}, {"forward_flops_per_sample", model_.forward_flops_per_sample()},
+                     {"backward_flops_per_sample", model_.backward_flops_per_sample()}}},
+                   {"warnings", warnings},
+                   {"skipped", nlohmann::json::array()},  // gradient dtypes the backend cannot all-reduce
+                   {"summary", report::to_json(report::DdpSummary{})}});
   return document;
 }
 

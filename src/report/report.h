@@ -151,7 +151,7 @@ struct Summary {
   int rows_checked = 0;
 };
 
-// The envelope every reader returns. A collective report also keeps its typed rows (`results`:
+// The envelope: what every reader returns, and (envelope_json) what every writer starts from. A collective report also keeps its typed rows (`results`:
 // what the runner writes and the nccl-tests table prints); `rows` holds every kind's rows in the
 // generic form, filled by the reader.
 struct Report {
@@ -184,10 +184,9 @@ class SummaryBuilder {
 // Recomputes the summary from the rows.
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
-// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
-// The same schema family as above (schema_version, benchmark, status, context, results, summary),
-// with rows that fit GEMM and STREAM. Every rank measures its own device, so each row carries every
-// rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
+// ===== Compute and memory throughput rows (matmul_perf, membw_perf; envcheck's spreads) =======
+// In the one envelope (envelope_json in report_json.h), with rows that fit GEMM and STREAM.
+// Every rank measures its own device, so each row carries every rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
 // "tflops" for GEMM, "gbps" (1e9 B/s) for memory.
 
 struct ThroughputRank {
@@ -267,60 +266,12 @@ struct RankPlatform {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPlatform, rank, device, library, cpu_model, vector_level, threads, affinity,
                                    openblas_corename, openblas_config, warning)
 
-struct ComputeSkipped {
-  std::string what;    // dtype or kernel
-  std::string reason;
-};
-
 struct ComputeSummary {
   int rows = 0;
   int rows_checked = 0;
   std::int64_t wrong_total = 0;
   std::optional<double> max_rate;          // tflops or gbps
   std::optional<double> worst_spread_ratio;
-};
-
-template <typename Row>
-struct ThroughputReport {
-  std::string schema_version_text = schema_version();
-  std::string benchmark = Row::kBenchmark;
-  std::string status = "partial";
-  std::string error;
-  Context context;
-  std::vector<RankPlatform> platform;
-  std::vector<std::string> warnings;
-  std::vector<Row> results;
-  std::vector<ComputeSkipped> skipped;
-  ComputeSummary summary;
-};
-using MatmulReport = ThroughputReport<MatmulRow>;
-using MembwReport = ThroughputReport<MembwRow>;
-
-// envcheck: one result per rank, inventory and probe figures.
-struct EnvcheckSummary {
-  int ranks = 0;
-  double slow_factor = 1.5;
-  int repeats = 0;
-  double probe_ms = 0;
-  std::string recommendation;             // keep, rebalance, exclude
-  std::string recommendation_text;
-  double spread_ratio = 1;
-  std::vector<double> weights;            // per rank, proportional to speed
-  std::vector<int> exclude;
-  ThroughputSpread gemm_spread;
-  ThroughputSpread triad_spread;
-};
-
-struct EnvcheckReport {
-  std::string schema_version_text = schema_version();
-  std::string benchmark = "envcheck";
-  std::string status = "partial";
-  std::string error;
-  Context context;
-  std::vector<int> slow_ranks;
-  std::vector<std::string> warnings;
-  std::vector<nlohmann::json> results;  // "probe" rows, as written
-  EnvcheckSummary summary;
 };
 
 // ===== ddp_step_perf: one data-parallel training step per row ================================
@@ -384,32 +335,11 @@ struct DdpStepRow {
   std::vector<double> samples_us;
 };
 
-struct DdpModelInfo {
-  std::string name;
-  std::string source;
-  std::uint64_t parameters = 0;
-  int tensors = 0;
-  double forward_flops_per_sample = 0;
-  double backward_flops_per_sample = 0;
-};
-
 struct DdpSummary {
   int rows = 0;
   int rows_checked = 0;
   std::int64_t wrong_total = 0;
   std::optional<double> max_samples_per_s;
-};
-
-struct DdpReport {
-  std::string schema_version_text = schema_version();
-  std::string benchmark = "ddp_step";
-  std::string status = "partial";
-  std::string error;
-  Context context;
-  DdpModelInfo model;
-  std::vector<std::string> warnings;
-  std::vector<DdpStepRow> results;
-  DdpSummary summary;
 };
 
 }  // namespace collbench::report

@@ -378,20 +378,22 @@ nlohmann::json to_json(const Summary& summary) {
 
 // The summary is recomputed from the rows being written, so a report can never disagree with
 // itself whatever the caller kept in report.summary.
+nlohmann::json envelope_json(const std::string& benchmark, const Context& context) {
+  return {{"schema_version", schema_version()}, {"benchmark", benchmark}, {"status", "partial"},
+          {"context", context_json(context)}, {"results", json::array()}};
+}
+
 nlohmann::json to_json(const Report& report) {
   json results = json::array();
   for (const auto& row : report.results) results.push_back(row_to_json(row));
   json skipped = json::array();
   for (const auto& entry : report.skipped) skipped.push_back(to_json(entry));
-  json out = {
-      {"schema_version", report.schema_version_text},
-      {"benchmark", report.benchmark},
-      {"status", report.status},
-      {"context", context_json(report.context)},
-      {"results", results},
-      {"skipped", skipped},
-      {"summary", to_json(summarize_rows(report.results))},
-  };
+  json out = envelope_json(report.benchmark, report.context);
+  out["schema_version"] = report.schema_version_text;
+  out["status"] = report.status;
+  out["results"] = results;
+  out["skipped"] = skipped;
+  out["summary"] = to_json(summarize_rows(report.results));
   if (!report.error.empty()) out["error"] = report.error;
   return out;
 }
@@ -489,13 +491,17 @@ namespace {
 
 json optional_integer(const std::optional<std::int64_t>& value) { return value ? json(*value) : json(nullptr); }
 
-json spread_json(const ThroughputSpread& spread, const char* unit) {
+}  // namespace
+
+nlohmann::json to_json(const ThroughputSpread& spread, const char* unit) {
   return {{"fastest_rank", spread.fastest_rank},
           {"slowest_rank", spread.slowest_rank},
           {std::string("fastest_") + unit, spread.fastest},
           {std::string("slowest_") + unit, spread.slowest},
           {"ratio", std::isfinite(spread.ratio) ? json(spread.ratio) : json(nullptr)}};
 }
+
+namespace {
 
 json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
   json out = json::array();
@@ -508,12 +514,6 @@ json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
     if (rank.relative_error) entry["relative_error"] = std::isfinite(*rank.relative_error) ? json(*rank.relative_error) : json(nullptr);
     out.push_back(entry);
   }
-  return out;
-}
-
-json skipped_json(const std::vector<ComputeSkipped>& skipped) {
-  json out = json::array();
-  for (const auto& entry : skipped) out.push_back({{"what", entry.what}, {"reason", entry.reason}});
   return out;
 }
 
@@ -546,31 +546,12 @@ json throughput_row_json(const Row& row) {
                 {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
                 {"percent_of_peak", optional_number(row.percent_of_peak)}, {"check_iterations", row.check_iterations},
                 {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
-                {"spread", spread_json(row.spread, Row::kUnit)}, {"cycle", row.cycle}});
+                {"spread", to_json(row.spread, Row::kUnit)}, {"cycle", row.cycle}});
   if (!row.samples_us.empty()) entry["samples_us"] = row.samples_us;
   return entry;
 }
 
-template <typename Row>
-json throughput_report_json(const ThroughputReport<Row>& report) {
-  json results = json::array();
-  for (const Row& row : report.results) results.push_back(throughput_row_json(row));
-  json out = {{"schema_version", report.schema_version_text},
-              {"benchmark", report.benchmark},
-              {"status", report.status},
-              {"context", context_json(report.context)},
-              {"platform", report.platform},
-              {"warnings", report.warnings},
-              {"skipped", skipped_json(report.skipped)},
-              {"results", results},
-              {"summary", summary_json(report.summary, Row::kUnit)}};
-  if (!report.error.empty()) out["error"] = report.error;
-  return out;
-}
-
 }  // namespace
-
-nlohmann::json to_json(const MatmulReport& report) { return throughput_report_json(report); }
 
 nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
 
@@ -578,28 +559,6 @@ nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
 
 nlohmann::json to_json(const ComputeSummary& summary, const char* unit) { return summary_json(summary, unit); }
 
-nlohmann::json to_json(const MembwReport& report) { return throughput_report_json(report); }
-
-nlohmann::json to_json(const EnvcheckReport& report) {
-  const EnvcheckSummary& summary = report.summary;
-  json out = {{"schema_version", report.schema_version_text},
-              {"benchmark", report.benchmark},
-              {"status", report.status},
-              {"context", context_json(report.context)},
-              {"slow_ranks", report.slow_ranks},
-              {"warnings", report.warnings},
-              {"results", report.results},
-              {"summary",
-               {{"ranks", summary.ranks}, {"slow", report.slow_ranks.size()}, {"slow_factor", summary.slow_factor},
-                {"repeats", summary.repeats}, {"probe_ms", summary.probe_ms},
-                {"recommendation", summary.recommendation}, {"recommendation_text", summary.recommendation_text},
-                {"spread_ratio", std::isfinite(summary.spread_ratio) ? json(summary.spread_ratio) : json(nullptr)},
-                {"weights", summary.weights}, {"exclude", summary.exclude},
-                {"gemm_spread", spread_json(summary.gemm_spread, "gflops")},
-                {"triad_spread", spread_json(summary.triad_spread, "gbps")}}}};
-  if (!report.error.empty()) out["error"] = report.error;
-  return out;
-}
 
 
 // ===== ddp_step_perf ========================================================================
@@ -672,25 +631,6 @@ json ddp_row_json(const DdpStepRow& row) {
 }
 
 }  // namespace
-
-nlohmann::json to_json(const DdpReport& report) {
-  json results = json::array();
-  for (const auto& row : report.results) results.push_back(ddp_row_json(row));
-  const DdpModelInfo& model = report.model;
-  json out = {{"schema_version", report.schema_version_text},
-              {"benchmark", report.benchmark},
-              {"status", report.status},
-              {"context", context_json(report.context)},
-              {"model",
-               {{"name", model.name}, {"source", model.source}, {"parameters", model.parameters}, {"tensors", model.tensors},
-                {"forward_flops_per_sample", model.forward_flops_per_sample},
-                {"backward_flops_per_sample", model.backward_flops_per_sample}}},
-              {"warnings", report.warnings},
-              {"results", results},
-              {"summary", to_json(report.summary)}};
-  if (!report.error.empty()) out["error"] = report.error;
-  return out;
-}
 
 nlohmann::json to_json(const DdpStepRow& row) { return ddp_row_json(row); }
 

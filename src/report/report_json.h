@@ -16,6 +16,9 @@ class ReportFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The one envelope every report kind starts from: schema_version, benchmark, status "partial",
+// context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
+nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 nlohmann::json to_json(const Report& report);
 // The parts of a collective report, for a writer that appends rows as they complete.
 nlohmann::json to_json(const ResultRow& row);
@@ -23,15 +26,12 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
 Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
 Report read_report_file(const std::string& path);         // throws ReportFormatError
-// Compute and memory throughput reports (matmul_perf, membw_perf, envcheck).
-nlohmann::json to_json(const MatmulReport& report);
-nlohmann::json to_json(const MembwReport& report);
+// Compute and memory throughput rows (matmul_perf, membw_perf) and envcheck's spreads.
 nlohmann::json to_json(const MatmulRow& row);
 nlohmann::json to_json(const MembwRow& row);
 nlohmann::json to_json(const ComputeSummary& summary, const char* unit);  // unit: "tflops" or "gbps"
-nlohmann::json to_json(const EnvcheckReport& report);
-// ddp_step_perf reports.
-nlohmann::json to_json(const DdpReport& report);
+nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
+// ddp_step_perf rows.
 nlohmann::json to_json(const DdpStepRow& row);
 nlohmann::json to_json(const DdpSummary& summary);
 
