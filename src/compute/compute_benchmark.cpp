@@ -26,13 +26,7 @@ report::Context compute_context(World& world, const ComputeOptions& options, con
 }
 
 nlohmann::json compute_options_as_json(const ComputeOptions& options) {
-  nlohmann::json out = {{"iterations", options.iterations},
-                        {"warmup_iterations", options.warmup_iterations},
-                        {"check_iterations", options.check_iterations},
-                        {"threads", options.threads},
-                        {"device", to_string(options.device)},
-                        {"seed", options.seed},
-                        {"inject_corrupt_output", options.inject_corrupt_output}};
+  nlohmann::json out = {{"threads", options.threads}, {"device", to_string(options.device)}};
   if (options.program == ComputeProgram::kMatmul) {
     nlohmann::json shapes = nlohmann::json::array(), types = nlohmann::json::array();
     for (const auto& shape : options.gemm_shapes()) shapes.push_back({shape.m, shape.n, shape.k});
@@ -46,14 +40,9 @@ nlohmann::json compute_options_as_json(const ComputeOptions& options) {
     out["array_bytes"] = options.array_sizes();
     out["kernels"] = kernels;
   } else {
-    out = {{"threads", options.threads}, {"device", to_string(options.device)}, {"seed", options.seed},
-           {"slow_factor", options.slow_factor}, {"repeats", options.iterations}, {"probe_ms", options.probe_ms},
-           {"probe_n", options.probe_matrix_n}, {"probe_bytes", options.probe_bytes}};
+    out.update({{"slow_factor", options.slow_factor}, {"repeats", options.iterations}, {"probe_ms", options.probe_ms},
+                {"probe_n", options.probe_matrix_n}, {"probe_bytes", options.probe_bytes}});
   }
-  out["cycles"] = options.cycles;
-  out["timeout_s"] = options.timeout_seconds;
-  out["keep_samples"] = options.keep_samples;
-  out["inject_slowdown_percent"] = options.inject_slowdown_percent;
   return out;
 }
 

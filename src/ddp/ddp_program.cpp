@@ -53,15 +53,7 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"rank_weights", o.rank_weights},
           {"backend", o.backend},
           {"gloo_iface", o.gloo_iface},
-          {"iterations", o.iterations},
-          {"warmup_iterations", o.warmup_iterations},
-          {"check_iterations", o.check_iterations},
-          {"threads", o.threads},
-          {"cycles", o.cycles},
-          {"timeout_s", o.timeout_seconds},
-          {"keep_samples", o.keep_samples},
-          {"inject_corrupt_output", o.inject_corrupt_output},
-          {"inject_slowdown_percent", o.inject_slowdown_percent}};
+          {"threads", o.threads}};
 }
 
 double mean(const std::vector<double>& values) {

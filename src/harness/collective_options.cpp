@@ -170,20 +170,12 @@ nlohmann::json options_as_json(const Options& options) {
   for (ReduceOp op : options.ops) ops.push_back(std::string(to_string(op)));
   nlohmann::json out = {
       {"sizes_bytes", options.requested_sizes()},
-      {"iterations", options.iterations},
-      {"warmup_iterations", options.warmup_iterations},
-      {"check_iterations", options.check_iterations},
       {"dtypes", dtypes},
       {"ops", ops},
       {"root", options.root},
       {"time_aggregation", std::string(to_string(options.aggregation))},
-      {"cycles", options.cycles},
-      {"timeout_s", options.timeout_seconds},
       {"placement", options.placement == PlacementChoice::kBoth ? "both" : options.placement == PlacementChoice::kIn ? "in" : "out"},
-      {"keep_samples", options.keep_samples},
-      {"seed", options.seed},
       {"gpus_per_process", options.gpus_per_process},
-      {"inject_slowdown_percent", options.inject_slowdown_percent},
   };
   // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
   // defaults, so reports and baselines from before them still compare as the same options).

@@ -12,7 +12,8 @@
 namespace collbench {
 
 // Gathers every rank's identity (a collective call: every rank must make it).
-// `options` is the program's context.options: every option as the run understood it, typed.
+// context.options holds the shared flag groups' values (from `flags`) and `options`, the
+// program's own options as the run understood them, typed.
 report::Context collect_context(World& world, const std::string& backend_name, const std::string& device,
                                 const std::vector<std::string>& argv, const RunFlags& flags, nlohmann::json options);
 
