@@ -63,15 +63,7 @@ class ThroughputWorkload : public Workload {
  protected:
   // A throughput row's time is the slowest rank's per iteration (-a 3): every rank measures its
   // own device, and each rank's own figures are kept beside it.
-  LoopSettings loop_settings() const override {
-    LoopSettings settings;
-    settings.warmup_iterations = options_.warmup_iterations;
-    settings.iterations = options_.iterations;
-    settings.aggregation = TimeAggregation::kMax;
-    settings.check_iterations = options_.check_iterations;
-    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
-    return settings;
-  }
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
 
   // The report without rows: context and every rank's platform (collective calls); rank 0 prints
   // the platforms' warnings.
@@ -85,7 +77,7 @@ class ThroughputWorkload : public Workload {
       }
     }
     report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
-                   {"summary", report::to_json(report::ComputeSummary{}, Row::kUnit)}});
+                   {"summary", summary_.to_json()}});
     return report;
   }
 
@@ -113,18 +105,9 @@ class ThroughputWorkload : public Workload {
     return report::to_json(row);
   }
 
-  // Rows, checked rows, wrong counts, the best rate and the worst fastest/slowest rank ratio.
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    ++summary_.rows;
-    if (!row["wrong"].is_null()) {
-      ++summary_.rows_checked;
-      summary_.wrong_total += row["wrong"].get<std::int64_t>();
-    }
-    summary_.max_rate = std::max(summary_.max_rate.value_or(0.0), row[Row::kUnit].template get<double>());
-    if (const auto& ratio = row["spread"]["ratio"]; ratio.is_number()) {
-      summary_.worst_spread_ratio = std::max(summary_.worst_spread_ratio.value_or(1.0), ratio.get<double>());
-    }
-    return report::to_json(summary_, Row::kUnit);
+    summary_.add(row);
+    return summary_.to_json();
   }
 
   void print_skipped(const SkippedCase& skipped) override {
@@ -133,7 +116,7 @@ class ThroughputWorkload : public Workload {
   }
 
   ComputeOptions options_;
-  report::ComputeSummary summary_;
+  report::RateSummary summary_{Row::kUnit, true};  // the best rate and the worst fastest/slowest rank ratio
 };
 
 // The shell around one compute program; `Benchmark` is built from the parsed options.

@@ -71,15 +71,7 @@ class EnvcheckBenchmark final : public Workload {
   std::size_t case_count() const override { return 2; }
   CasePlan prepare(std::size_t index, int cycle) override;
   // Every rank measures its own device at once; the samples stay per rank (mine_us).
-  LoopSettings loop_settings() const override {
-    LoopSettings settings;
-    settings.warmup_iterations = options_.warmup_iterations;
-    settings.iterations = options_.iterations;
-    settings.aggregation = TimeAggregation::kMax;
-    settings.check_iterations = options_.check_iterations;
-    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
-    return settings;
-  }
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json&) override {}
   nlohmann::json add_to_summary(const nlohmann::json&) override { return nlohmann::json::object(); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;

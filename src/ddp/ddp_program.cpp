@@ -135,29 +135,16 @@ class DdpStepProgram final : public Workload {
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index, int cycle) override;
-  LoopSettings loop_settings() const override {
-    LoopSettings settings;
-    settings.warmup_iterations = options_.warmup_iterations;
-    settings.iterations = options_.iterations;
-    // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
-    settings.aggregation = TimeAggregation::kMax;
-    settings.check_iterations = options_.check_iterations;
-    settings.inject_slowdown_percent = options_.inject_slowdown_percent;
-    return settings;
-  }
+  // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json& row) override;
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    ++summary_.rows;
-    if (!row["wrong"].is_null()) {
-      ++summary_.rows_checked;
-      summary_.wrong_total += row["wrong"].get<std::int64_t>();
-    }
-    summary_.max_samples_per_s = std::max(summary_.max_samples_per_s.value_or(0.0), row["samples_per_s"].get<double>());
-    return report::to_json(summary_);
+    summary_.add(row);
+    return summary_.to_json();
   }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", summary_.rows,
+    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", summary_.rows(),
                 static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
@@ -186,7 +173,7 @@ class DdpStepProgram final : public Workload {
   std::int64_t step_index_ = 0;
   std::vector<StepTimes> issued_;
   CheckOutcome checked_;
-  report::DdpSummary summary_;
+  report::RateSummary summary_{"samples_per_s", false};
 };
 
 std::string comm_thread_text(const std::string& backend, Overlap overlap) {
@@ -357,7 +344,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()},  // gradient dtypes the backend cannot all-reduce
-                   {"summary", report::to_json(report::DdpSummary{})}});
+                   {"summary", summary_.to_json()}});
   return document;
 }
 

@@ -294,15 +294,10 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
 }
 
 LoopSettings CollectiveWorkload::loop_settings() const {
-  LoopSettings settings;
-  settings.warmup_iterations = options_.warmup_iterations;
-  settings.iterations = options_.iterations;
-  settings.aggregation = options_.aggregation;
+  LoopSettings settings = loop_settings_from(options_, options_.aggregation);
   settings.blocking = options_.blocking;
   settings.graph_launches = options_.graph_launches;
   settings.per_iteration_marks = options_.per_iteration_marks;
-  settings.check_iterations = options_.check_iterations;
-  settings.inject_slowdown_percent = options_.inject_slowdown_percent;
   return settings;
 }
 

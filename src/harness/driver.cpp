@@ -30,6 +30,16 @@ void Workload::print_skipped(const SkippedCase& skipped) {
   std::fflush(stdout);
 }
 
+LoopSettings loop_settings_from(const RunFlags& flags, TimeAggregation aggregation) {
+  LoopSettings settings;
+  settings.warmup_iterations = flags.warmup_iterations;
+  settings.iterations = flags.iterations;
+  settings.aggregation = aggregation;
+  settings.check_iterations = flags.check_iterations;
+  settings.inject_slowdown_percent = flags.inject_slowdown_percent;
+  return settings;
+}
+
 int Workload::measure(RunContext& run) {
   struct EndRun {
     Workload& workload;

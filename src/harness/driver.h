@@ -53,6 +53,10 @@ struct CasePlan {
   static CasePlan none() { return {std::nullopt, {}, true}; }
 };
 
+// The loop settings of the shared loop group (-n -w -c --inject-slowdown) with the row's time
+// combined over ranks by `aggregation`; a workload sets what else its kind has (-z -G -I).
+LoopSettings loop_settings_from(const RunFlags& flags, TimeAggregation aggregation);
+
 class Workload : public Program {
  public:
   int measure(RunContext& run) final;  // the driver

@@ -266,12 +266,25 @@ struct RankPlatform {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPlatform, rank, device, library, cpu_model, vector_level, threads, affinity,
                                    openblas_corename, openblas_config, warning)
 
-struct ComputeSummary {
-  int rows = 0;
-  int rows_checked = 0;
-  std::int64_t wrong_total = 0;
-  std::optional<double> max_rate;          // tflops or gbps
-  std::optional<double> worst_spread_ratio;
+// The summary of the rows of every kind but the collectives' (whose summary is nccl-tests'
+// footer): rows, checked rows, the wrong total, the best of the kind's rate ("max_tflops",
+// "max_gbps", "max_samples_per_s") and, where rows carry a spread over ranks, the worst of it.
+// Rows are added as the run completes them, as written in the report.
+class RateSummary {
+ public:
+  RateSummary(std::string rate_key, bool with_spread) : rate_key_(std::move(rate_key)), with_spread_(with_spread) {}
+  void add(const nlohmann::json& row);
+  nlohmann::json to_json() const;
+  int rows() const { return rows_; }
+
+ private:
+  std::string rate_key_;
+  bool with_spread_;
+  int rows_ = 0;
+  int rows_checked_ = 0;
+  std::int64_t wrong_total_ = 0;
+  std::optional<double> max_rate_;
+  std::optional<double> worst_spread_ratio_;
 };
 
 // ===== ddp_step_perf: one data-parallel training step per row ================================
@@ -333,13 +346,6 @@ struct DdpStepRow {
   double error_bound = 0;
   std::vector<DdpStepRank> per_rank;
   std::vector<double> samples_us;
-};
-
-struct DdpSummary {
-  int rows = 0;
-  int rows_checked = 0;
-  std::int64_t wrong_total = 0;
-  std::optional<double> max_samples_per_s;
 };
 
 }  // namespace collbench::report

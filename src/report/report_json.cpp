@@ -517,14 +517,6 @@ json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
   return out;
 }
 
-json summary_json(const ComputeSummary& summary, const char* unit) {
-  return {{"rows", summary.rows},
-          {"rows_checked", summary.rows_checked},
-          {"wrong_total", summary.wrong_total},
-          {std::string("max_") + unit, optional_number(summary.max_rate)},
-          {"worst_spread_ratio", optional_number(summary.worst_spread_ratio)}};
-}
-
 json kind_fields(const MatmulRow& row) {
   return {{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"algorithm", row.algorithm},
           {"rotate_sets", row.rotate_sets}, {"peak_is_estimate", row.peak_is_estimate},
@@ -556,8 +548,6 @@ json throughput_row_json(const Row& row) {
 nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
 
 nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
-
-nlohmann::json to_json(const ComputeSummary& summary, const char* unit) { return summary_json(summary, unit); }
 
 
 
@@ -634,9 +624,23 @@ json ddp_row_json(const DdpStepRow& row) {
 
 nlohmann::json to_json(const DdpStepRow& row) { return ddp_row_json(row); }
 
-nlohmann::json to_json(const DdpSummary& summary) {
-  return {{"rows", summary.rows}, {"rows_checked", summary.rows_checked}, {"wrong_total", summary.wrong_total},
-          {"max_samples_per_s", optional_number(summary.max_samples_per_s)}};
+void RateSummary::add(const nlohmann::json& row) {
+  ++rows_;
+  if (!row["wrong"].is_null()) {
+    ++rows_checked_;
+    wrong_total_ += row["wrong"].get<std::int64_t>();
+  }
+  max_rate_ = std::max(max_rate_.value_or(0.0), row[rate_key_].get<double>());
+  if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && (*spread)["ratio"].is_number()) {
+    worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), (*spread)["ratio"].get<double>());
+  }
+}
+
+nlohmann::json RateSummary::to_json() const {
+  json out = {{"rows", rows_}, {"rows_checked", rows_checked_}, {"wrong_total", wrong_total_},
+              {"max_" + rate_key_, optional_number(max_rate_)}};
+  if (with_spread_) out["worst_spread_ratio"] = optional_number(worst_spread_ratio_);
+  return out;
 }
 
 }  // namespace collbench::report

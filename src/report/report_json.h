@@ -29,10 +29,8 @@ Report read_report_file(const std::string& path);         // throws ReportFormat
 // Compute and memory throughput rows (matmul_perf, membw_perf) and envcheck's spreads.
 nlohmann::json to_json(const MatmulRow& row);
 nlohmann::json to_json(const MembwRow& row);
-nlohmann::json to_json(const ComputeSummary& summary, const char* unit);  // unit: "tflops" or "gbps"
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
 // ddp_step_perf rows.
 nlohmann::json to_json(const DdpStepRow& row);
-nlohmann::json to_json(const DdpSummary& summary);
 
 }  // namespace collbench::report
