@@ -36,4 +36,14 @@ TimeStats summarize_samples(std::vector<double> samples_us) {
   return stats;
 }
 
+std::string_view to_string(TimeAggregation aggregation) {
+  switch (aggregation) {
+    case TimeAggregation::kRankZero: return "rank0";
+    case TimeAggregation::kMean: return "mean";
+    case TimeAggregation::kMin: return "min";
+    case TimeAggregation::kMax: return "max";
+  }
+  return "max";
+}
+
 }  // namespace collbench

@@ -1,6 +1,7 @@
 // Statistics over per-iteration times.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 namespace collbench {
@@ -17,5 +18,9 @@ TimeStats summarize_samples(std::vector<double> samples_us);
 
 // The q-quantile (0..1) of sorted values, linear interpolation.
 double quantile_of_sorted(const std::vector<double>& sorted, double q);
+
+// How per-rank times combine into one time per iteration (nccl-tests' -a).
+enum class TimeAggregation { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
+std::string_view to_string(TimeAggregation aggregation);
 
 }  // namespace collbench

@@ -102,16 +102,6 @@ void declare_options(CLI::App& app, Options& o) {
 
 std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
 
-std::string_view to_string(TimeAggregation aggregation) {
-  switch (aggregation) {
-    case TimeAggregation::kRankZero: return "rank0";
-    case TimeAggregation::kMean: return "mean";
-    case TimeAggregation::kMin: return "min";
-    case TimeAggregation::kMax: return "max";
-  }
-  return "max";
-}
-
 std::vector<std::uint64_t> Options::requested_sizes() const {
   if (!explicit_sizes.empty()) return explicit_sizes;
   return expand_sweep(sweep);

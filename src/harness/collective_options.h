@@ -12,16 +12,13 @@
 #include "core/dtype.h"
 #include "harness/flag_groups.h"
 #include "core/sizes.h"
+#include "core/stats.h"
 
 namespace collbench {
 
 enum class Placement { kOutOfPlace, kInPlace };
 enum class PlacementChoice { kOut, kIn, kBoth };
-// How per-rank times combine into one time per iteration (nccl-tests' -a).
-enum class TimeAggregation { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
-
 std::string_view to_string(Placement placement);
-std::string_view to_string(TimeAggregation aggregation);
 
 constexpr int kEveryRoot = -1;
 

@@ -153,8 +153,10 @@ class CollectiveWorkload final : public Workload {
   }
   std::string check_for_world(World& world) override;
   MemoryNeed memory_need(int world_size) const override {
-    // Only the mpi backend keeps its buffers in host memory; GPU backends stage through it.
-    return {host_buffer_bytes_per_rank(collective_, options_, world_size, options_.backend == "mpi")};
+    // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
+    // backend keeps its buffers in host memory; GPU backends need the staging only.
+    const BufferBytes largest = largest_buffers(collective_, options_, world_size);
+    return {options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared};
   }
 
  private:

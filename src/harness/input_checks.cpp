@@ -12,7 +12,6 @@
 #include <map>
 #include <sstream>
 
-#include "harness/collective_workload.h"
 
 namespace collbench {
 namespace {
@@ -36,12 +35,6 @@ std::uint64_t available_host_memory_bytes() {
 }
 
 }  // namespace
-
-std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
-                                         bool buffers_on_host) {
-  const BufferBytes largest = largest_buffers(collective, options, ranks);
-  return buffers_on_host ? largest.send + 2 * largest.shared : largest.shared;
-}
 
 std::string memory_shortfall(World& world, const MemoryNeed& need) {
   const std::uint64_t needed = need.bytes_per_rank;

@@ -5,17 +5,10 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/collective_options.h"
 #include "core/world.h"
 #include "harness/program_shell.h"
-#include "workloads/collective.h"
 
 namespace collbench {
-
-// Host bytes one rank allocates for the whole sweep: send and receive buffers sized for the
-// largest row (as the runner does) plus the host staging copy; device backends need the staging only.
-std::uint64_t host_buffer_bytes_per_rank(const Collective& collective, const Options& options, int ranks,
-                                         bool buffers_on_host);
 
 // Collective. "" when every host has the memory its ranks need, else one sentence (the same on
 // every rank) naming the first host that does not, how much is needed and what to change.

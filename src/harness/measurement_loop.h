@@ -20,7 +20,6 @@
 #include <string>
 #include <vector>
 
-#include "harness/collective_options.h"
 #include "core/stats.h"
 #include "core/timed_operation.h"
 #include "core/world.h"
@@ -28,6 +27,7 @@
 namespace collbench {
 
 class Watchdog;
+
 
 class LoopClock {
  public:
