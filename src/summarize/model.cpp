@@ -1,6 +1,7 @@
 #include "summarize/model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -30,6 +31,104 @@ double all_but_one_share(int ranks) { return (ranks - 1.0) / ranks; }
 double one(int) { return 1; }
 double half_log2_steps(int ranks) { return log2_steps(ranks) / 2; }
 double scatter_allgather_steps(int ranks) { return log2_steps(ranks) + ranks - 1.0; }
+
+// The steps of each form, so a step can be costed on the link it crosses. Shares are normalised so
+// that the steps add up to the form's a(p) and b(p) for every p (tested), powers of two or not.
+using Step = AlgorithmStep;
+using Pattern = AlgorithmStep::Pattern;
+int log2_count(int ranks) { return static_cast<int>(log2_steps(ranks)); }
+std::int64_t power_of_two(int exponent) { return std::int64_t{1} << exponent; }
+
+std::vector<Step> ring_all_reduce_steps_of(int p) {
+  if (p <= 1) return {};
+  return {{2.0 * (p - 1), 1.0 / p, Pattern::kShift, 1}};
+}
+std::vector<Step> ring_steps_of(int p) {  // all_gather, reduce_scatter: p - 1 steps of m/p
+  if (p <= 1) return {};
+  return {{p - 1.0, 1.0 / p, Pattern::kShift, 1}};
+}
+std::vector<Step> exchange_steps_of(int p) {  // recursive doubling all_reduce: m in every step
+  std::vector<Step> steps;
+  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 1, Pattern::kExchange, power_of_two(k)});
+  return steps;
+}
+// Open MPI's reduce-scatter by recursive halving with distance doubling, then the mirrored
+// all-gather: the step at distance 2^k carries m / 2^(k+1) each way.
+std::vector<Step> halving_doubling_steps_of(int p) {
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = (p - 1.0) / p / (1 - std::ldexp(1.0, -levels));
+  for (int k = 0; k < levels; ++k) steps.push_back({2, norm * std::ldexp(1.0, -k - 1), Pattern::kExchange, power_of_two(k)});
+  return steps;
+}
+// Binomial broadcast: the farthest ranks first, so the data crosses hosts once per host early on.
+std::vector<Step> tree_down_steps_of(int p) {
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  for (int k = 0; k < levels; ++k) steps.push_back({1, 1, Pattern::kTreeDown, power_of_two(levels - 1 - k)});
+  return steps;
+}
+std::vector<Step> tree_up_steps_of(int p) {  // binomial reduce: the nearest ranks first
+  std::vector<Step> steps;
+  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 1, Pattern::kTreeUp, power_of_two(k)});
+  return steps;
+}
+std::vector<Step> from_root_steps_of(int p, double share) {
+  std::vector<Step> steps;
+  for (int peer = 1; peer < p; ++peer) steps.push_back({1, share, Pattern::kFromRoot, peer});
+  return steps;
+}
+std::vector<Step> to_root_steps_of(int p, double share) {
+  std::vector<Step> steps;
+  for (int peer = 1; peer < p; ++peer) steps.push_back({1, share, Pattern::kToRoot, peer});
+  return steps;
+}
+std::vector<Step> linear_broadcast_steps_of(int p) { return from_root_steps_of(p, 1); }
+std::vector<Step> linear_reduce_steps_of(int p) { return to_root_steps_of(p, 1); }
+std::vector<Step> linear_scatter_steps_of(int p) { return from_root_steps_of(p, 1.0 / p); }
+std::vector<Step> linear_gather_steps_of(int p) { return to_root_steps_of(p, 1.0 / p); }
+// Binomial scatter (halves first, farthest first), then the ring all-gather.
+std::vector<Step> scatter_allgather_steps_of(int p) {
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = p > 1 ? (p - 1.0) / p / (1 - std::ldexp(1.0, -levels)) : 0;
+  for (int k = 0; k < levels; ++k) steps.push_back({1, norm * std::ldexp(1.0, -k - 1), Pattern::kTreeDown, power_of_two(levels - 1 - k)});
+  for (const auto& step : ring_steps_of(p)) steps.push_back(step);
+  return steps;
+}
+// Recursive doubling all_gather: the step at distance 2^k carries the 2^k blocks gathered so far.
+std::vector<Step> doubling_gather_steps_of(int p) {
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
+  for (int k = 0; k < levels; ++k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kExchange, power_of_two(k)});
+  return steps;
+}
+std::vector<Step> tree_gather_steps_of(int p) {  // binomial gather: subtrees of 2^k blocks, nearest first
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
+  for (int k = 0; k < levels; ++k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kTreeUp, power_of_two(k)});
+  return steps;
+}
+std::vector<Step> tree_scatter_steps_of(int p) {  // binomial scatter: the mirror of the gather
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
+  for (int k = levels - 1; k >= 0; --k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kTreeDown, power_of_two(k)});
+  return steps;
+}
+std::vector<Step> pairwise_steps_of(int p) {  // step k: rank r sends its m/p block for r + k
+  std::vector<Step> steps;
+  for (int k = 1; k < p; ++k) steps.push_back({1, 1.0 / p, Pattern::kShift, k});
+  return steps;
+}
+std::vector<Step> bruck_steps_of(int p) {  // step k: half of the blocks travel 2^k ranks on
+  std::vector<Step> steps;
+  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 0.5, Pattern::kShift, power_of_two(k)});
+  return steps;
+}
+std::vector<Step> direct_steps_of(int) { return {{1, 1, Pattern::kShift, 1}}; }
 
 // One point of a fit: t = latency_coefficient * alpha + bandwidth_coefficient * gamma, where
 // gamma = 1 / beta in microseconds per byte.
@@ -224,24 +323,270 @@ std::string number_text(double value, const char* format = "%.3g") {
 }  // namespace
 
 std::vector<AlgorithmForm> algorithm_forms(const std::string& benchmark) {
-  const AlgorithmForm ring_all_reduce{"ring", ring_all_reduce_steps, ring_all_reduce_share};
-  const AlgorithmForm recursive_doubling{"recursive_doubling", log2_steps, log2_steps};
-  const AlgorithmForm halving_doubling{"halving_doubling", twice_log2_steps, ring_all_reduce_share};
-  const AlgorithmForm binomial_tree{"binomial_tree", log2_steps, log2_steps};
-  const AlgorithmForm linear{"linear", all_but_one, all_but_one};
-  const AlgorithmForm ring{"ring", all_but_one, all_but_one_share};
-  const AlgorithmForm gathering_tree{"binomial_tree", log2_steps, all_but_one_share};
+  const AlgorithmForm ring_all_reduce{"ring", ring_all_reduce_steps, ring_all_reduce_share, ring_all_reduce_steps_of};
+  const AlgorithmForm recursive_doubling{"recursive_doubling", log2_steps, log2_steps, exchange_steps_of};
+  const AlgorithmForm halving_doubling{"halving_doubling", twice_log2_steps, ring_all_reduce_share, halving_doubling_steps_of};
+  const AlgorithmForm ring{"ring", all_but_one, all_but_one_share, ring_steps_of};
   if (benchmark == "all_reduce") return {ring_all_reduce, recursive_doubling, halving_doubling};
-  if (benchmark == "broadcast") return {binomial_tree, linear, {"scatter_allgather", scatter_allgather_steps, ring_all_reduce_share}};
-  if (benchmark == "reduce") return {binomial_tree, linear};
-  if (benchmark == "all_gather" || benchmark == "reduce_scatter") {
-    return {ring, {"recursive_doubling", log2_steps, all_but_one_share}};
+  if (benchmark == "broadcast") {
+    return {{"binomial_tree", log2_steps, log2_steps, tree_down_steps_of},
+            {"linear", all_but_one, all_but_one, linear_broadcast_steps_of},
+            {"scatter_allgather", scatter_allgather_steps, ring_all_reduce_share, scatter_allgather_steps_of}};
   }
-  if (benchmark == "alltoall") return {{"pairwise", all_but_one, all_but_one_share}, {"bruck", log2_steps, half_log2_steps}};
-  if (benchmark == "gather" || benchmark == "scatter") return {{"linear", all_but_one, all_but_one_share}, gathering_tree};
-  if (benchmark == "sendrecv") return {{"direct", one, one}};
+  if (benchmark == "reduce") {
+    return {{"binomial_tree", log2_steps, log2_steps, tree_up_steps_of}, {"linear", all_but_one, all_but_one, linear_reduce_steps_of}};
+  }
+  if (benchmark == "all_gather" || benchmark == "reduce_scatter") {
+    return {ring, {"recursive_doubling", log2_steps, all_but_one_share, doubling_gather_steps_of}};
+  }
+  if (benchmark == "alltoall") {
+    return {{"pairwise", all_but_one, all_but_one_share, pairwise_steps_of}, {"bruck", log2_steps, half_log2_steps, bruck_steps_of}};
+  }
+  if (benchmark == "gather") {
+    return {{"linear", all_but_one, all_but_one_share, linear_gather_steps_of},
+            {"binomial_tree", log2_steps, all_but_one_share, tree_gather_steps_of}};
+  }
+  if (benchmark == "scatter") {
+    return {{"linear", all_but_one, all_but_one_share, linear_scatter_steps_of},
+            {"binomial_tree", log2_steps, all_but_one_share, tree_scatter_steps_of}};
+  }
+  if (benchmark == "sendrecv") return {{"direct", one, one, direct_steps_of}};
   return {};
 }
+
+Placement block_placement(int world_size, int ranks_per_host) {
+  Placement placement;
+  const int per_host = ranks_per_host > 0 && ranks_per_host < world_size ? ranks_per_host : std::max(world_size, 1);
+  placement.host_of_rank.resize(static_cast<std::size_t>(std::max(world_size, 0)));
+  for (int rank = 0; rank < world_size; ++rank) placement.host_of_rank[static_cast<std::size_t>(rank)] = rank / per_host;
+  placement.hosts = world_size > 0 ? (world_size + per_host - 1) / per_host : 1;
+  placement.block_ranks_per_host = world_size % per_host == 0 ? per_host : 0;
+  return placement;
+}
+
+StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& placement, int root) {
+  const int p = placement.world_size();
+  StepCoefficients out;
+  const std::vector<Step> steps = form.steps(p);
+  if (placement.hosts <= 1) {
+    for (const auto& step : steps) {
+      out.intra_steps += step.count;
+      out.intra_bytes += step.count * step.share;
+    }
+    return out;
+  }
+  const int root_rank = root >= 0 && root < p ? root : 0;
+  std::vector<int> off_host(static_cast<std::size_t>(placement.hosts), 0);
+  for (const auto& step : steps) {
+    std::fill(off_host.begin(), off_host.end(), 0);
+    bool intra = false, inter = false;
+    // Ranks relative to the root, as the algorithms number them.
+    const auto host = [&](std::int64_t relative) { return placement.host_of_rank[static_cast<std::size_t>((relative + root_rank) % p)]; };
+    const auto send = [&](std::int64_t from, std::int64_t to) {
+      const int from_host = host(from);
+      if (from_host == host(to)) {
+        intra = true;
+      } else {
+        inter = true;
+        ++off_host[static_cast<std::size_t>(from_host)];
+      }
+    };
+    const std::int64_t d = step.distance;
+    switch (step.pattern) {
+      case Pattern::kShift: {
+        if (d % p == 0) break;
+        // A block placement looks the same from every host under a shift: the first host tells all.
+        const std::int64_t senders = placement.block_ranks_per_host > 0 && root_rank == 0 ? placement.block_ranks_per_host : p;
+        for (std::int64_t r = 0; r < senders; ++r) send(r, (r + d) % p);
+        break;
+      }
+      case Pattern::kExchange:
+        for (std::int64_t r = 0; r < p; ++r) {
+          if ((r ^ d) < p) send(r, r ^ d);
+        }
+        break;
+      case Pattern::kTreeDown:
+        for (std::int64_t r = 0; r + d < p; r += 2 * d) send(r, r + d);
+        break;
+      case Pattern::kTreeUp:
+        for (std::int64_t r = d; r < p; r += 2 * d) send(r, r - d);
+        break;
+      case Pattern::kFromRoot:
+        if (d < p) send(0, d);
+        break;
+      case Pattern::kToRoot:
+        if (d < p) send(d, 0);
+        break;
+    }
+    if (!inter) {
+      out.intra_steps += step.count;
+      out.intra_bytes += step.count * step.share;
+      continue;
+    }
+    const double sharing = *std::max_element(off_host.begin(), off_host.end());
+    out.inter_steps += step.count;
+    out.inter_bytes += step.count * step.share * sharing;
+    if (intra) {
+      out.mixed_steps += step.count;
+      out.mixed_bytes += step.count * step.share;
+      out.mixed_inter_bytes += step.count * step.share * sharing;
+    }
+  }
+  return out;
+}
+
+LinkCost cost_of(const StepCoefficients& c, double bytes, double intra_alpha_us, double intra_beta_gbps, double inter_alpha_us,
+                 double inter_beta_gbps) {
+  const double intra_gamma = 1 / (intra_beta_gbps * 1e3), inter_gamma = 1 / (inter_beta_gbps * 1e3);  // us per byte
+  LinkCost cost;
+  cost.latency_us = c.intra_steps * intra_alpha_us + c.inter_steps * inter_alpha_us;
+  cost.bandwidth_us = c.intra_bytes * bytes * intra_gamma + c.inter_bytes * bytes * inter_gamma;
+  // Steps with pairs on both links take the slower link's time; inter_* priced them on the link
+  // between hosts, so a faster link between hosts than within leaves the intra-host time instead.
+  if (c.mixed_steps > 0) {
+    const double inter_latency = c.mixed_steps * inter_alpha_us, inter_bandwidth = c.mixed_inter_bytes * bytes * inter_gamma;
+    const double intra_latency = c.mixed_steps * intra_alpha_us, intra_bandwidth = c.mixed_bytes * bytes * intra_gamma;
+    if (intra_latency + intra_bandwidth > inter_latency + inter_bandwidth) {
+      cost.latency_us += intra_latency - inter_latency;
+      cost.bandwidth_us += intra_bandwidth - inter_bandwidth;
+    }
+  }
+  cost.time_us = cost.latency_us + cost.bandwidth_us;
+  return cost;
+}
+
+namespace {
+
+// Where a report's ranks ran, from context.ranks[].host (hosts numbered in order of appearance).
+Placement placement_of(const LoadedReport& loaded) {
+  const auto& context = loaded.report.context;
+  const int p = context.world_size;
+  Placement placement;
+  if (static_cast<int>(context.ranks.size()) == p && p > 0) {
+    std::map<std::string, int> numbers;
+    std::vector<std::string> order;
+    placement.host_of_rank.assign(static_cast<std::size_t>(p), -1);
+    for (const auto& rank : context.ranks) {
+      if (rank.rank < 0 || rank.rank >= p || placement.host_of_rank[static_cast<std::size_t>(rank.rank)] != -1) {
+        throw InputError(loaded.path + ": context.ranks does not list ranks 0 to " + std::to_string(p - 1) + " once each");
+      }
+      const auto [it, added] = numbers.emplace(rank.host, static_cast<int>(numbers.size()));
+      placement.host_of_rank[static_cast<std::size_t>(rank.rank)] = it->second;
+    }
+    placement.hosts = static_cast<int>(numbers.size());
+    const int per_host = p / placement.hosts;
+    bool block = p % placement.hosts == 0;
+    for (int r = 0; block && r < p; ++r) block = placement.host_of_rank[static_cast<std::size_t>(r)] == r / per_host;
+    placement.block_ranks_per_host = block ? per_host : 0;
+    return placement;
+  }
+  const int hosts = std::max<int>(1, static_cast<int>(context.hosts.size()));
+  if (hosts > 1) {
+    throw InputError(loaded.path + ": its ranks span " + std::to_string(hosts) +
+                     " hosts but context.ranks does not say which rank ran where; the two-level model needs it");
+  }
+  return block_placement(p, 0);
+}
+
+// Points of the two-level fit: t = x0 * alpha + x1 * gamma (within a host) + x2 * alpha' + x3 * gamma'.
+struct LevelPoint {
+  std::array<double, 4> coefficient{};
+  double time_us = 0;
+};
+struct LevelFit {
+  std::array<double, 4> x{0, kSmallestGamma, 0, kSmallestGamma};
+  double sse = std::numeric_limits<double>::infinity();
+  bool separable = true;  // the free columns were independent
+};
+
+// Solves the k x k system in place (partial pivoting); false when it is singular.
+bool solve(std::vector<std::vector<double>>& a, std::vector<double>& b) {
+  const std::size_t n = b.size();
+  for (std::size_t column = 0; column < n; ++column) {
+    std::size_t pivot = column;
+    for (std::size_t row = column + 1; row < n; ++row) {
+      if (std::abs(a[row][column]) > std::abs(a[pivot][column])) pivot = row;
+    }
+    if (!(std::abs(a[pivot][column]) > 1e-10)) return false;
+    std::swap(a[pivot], a[column]);
+    std::swap(b[pivot], b[column]);
+    for (std::size_t row = 0; row < n; ++row) {
+      if (row == column) continue;
+      const double factor = a[row][column] / a[column][column];
+      for (std::size_t k = column; k < n; ++k) a[row][k] -= factor * a[column][k];
+      b[row] -= factor * b[column];
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) b[i] /= a[i][i];
+  return true;
+}
+
+// Weighted least squares on relative error with alpha >= 0 and gamma >= kSmallestGamma: every
+// choice of parameters held at their bound is solved, and the best that keeps the bounds is the
+// bounded optimum (four parameters: sixteen choices). Columns outside `used` stay at their bound.
+LevelFit fit_levels(const std::vector<LevelPoint>& points, const std::array<bool, 4>& used) {
+  const std::array<double, 4> bound{0, kSmallestGamma, 0, kSmallestGamma};
+  std::array<double, 4> scale{};  // columns scaled to 1, so the pivot threshold means the same for each
+  for (const auto& point : points) {
+    for (std::size_t j = 0; j < 4; ++j) scale[j] = std::max(scale[j], std::abs(point.coefficient[j] / point.time_us));
+  }
+  unsigned every = 0;
+  for (std::size_t j = 0; j < 4; ++j) every |= used[j] && scale[j] > 0 ? 1u << j : 0u;
+  LevelFit best;
+  for (unsigned mask = 0; mask < 16; ++mask) {
+    if ((mask & every) != mask) continue;
+    std::vector<std::size_t> free;
+    for (std::size_t j = 0; j < 4; ++j) {
+      if (mask & (1u << j)) free.push_back(j);
+    }
+    const std::size_t n = free.size();
+    std::vector<std::vector<double>> normal(n, std::vector<double>(n, 0));
+    std::vector<double> right(n, 0);
+    for (const auto& point : points) {
+      double target = point.time_us;
+      for (std::size_t j = 0; j < 4; ++j) {
+        if (!(mask & (1u << j))) target -= point.coefficient[j] * bound[j];
+      }
+      const double w = 1 / (point.time_us * point.time_us);
+      for (std::size_t a = 0; a < n; ++a) {
+        const double ca = point.coefficient[free[a]] / scale[free[a]];
+        right[a] += w * ca * target;
+        for (std::size_t b = 0; b < n; ++b) normal[a][b] += w * ca * point.coefficient[free[b]] / scale[free[b]];
+      }
+    }
+    if (!solve(normal, right)) {
+      if (mask == every) best.separable = false;
+      continue;
+    }
+    std::array<double, 4> x = bound;
+    bool feasible = true;
+    for (std::size_t a = 0; a < n; ++a) {
+      x[free[a]] = right[a] / scale[free[a]];
+      if (x[free[a]] < bound[free[a]]) feasible = false;
+    }
+    if (!feasible) continue;
+    double sse = 0;
+    for (const auto& point : points) {
+      double predicted = 0;
+      for (std::size_t j = 0; j < 4; ++j) predicted += point.coefficient[j] * x[j];
+      const double residual = (predicted - point.time_us) / point.time_us;
+      sse += residual * residual;
+    }
+    if (sse < best.sse) {
+      best.x = x;
+      best.sse = sse;
+    }
+  }
+  if (!std::isfinite(best.sse)) best.sse = 0;
+  return best;
+}
+
+struct Group {
+  Placement placement;
+  SizeTimes times;
+};
+
+}  // namespace
 
 Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   if (reports.empty()) throw InputError("model fit: no report given");
@@ -260,10 +605,19 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   }
   model.machine = machine_of(reports.front().report);
 
-  // series key -> world size -> size -> times
-  std::map<SeriesKey, std::map<int, std::map<std::uint64_t, std::vector<double>>>> grouped;
+  // series key -> (world size, hosts) -> size -> times, and where those ranks ran
+  using GroupKey = std::pair<int, int>;
+  std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> grouped;
+  std::map<GroupKey, std::pair<Placement, std::string>> placements;
   std::map<SeriesKey, std::string> families;
   for (const auto& loaded : reports) {
+    const Placement placement = placement_of(loaded);
+    const GroupKey group{loaded.report.context.world_size, placement.hosts};
+    const auto [known, added] = placements.emplace(group, std::pair{placement, loaded.path});
+    if (!added && known->second.first.host_of_rank != placement.host_of_rank) {
+      throw InputError("model fit: " + known->second.second + " and " + loaded.path + " place " + std::to_string(group.first) +
+                       " ranks on " + std::to_string(group.second) + " hosts differently; fit one placement at a time");
+    }
     for (const auto& row : loaded.report.results) {
       // Each row's robust figure (summarize/figure.h): its p10 iteration time, or its minimum
       // when it has too few iterations for the quantile.
@@ -272,7 +626,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", row.backend}, {"algorithm", row.algorithm},
                           {"dtype", row.dtype},  {"op", row.op},          {"root", std::to_string(row.root)},
                           {"placement", row.placement}};
-      grouped[key][loaded.report.context.world_size][row.bytes].push_back(time);
+      grouped[key][group][row.bytes].push_back(time);
       const std::string family = bus_factor_family(loaded, row);
       if (!family.empty() && (families[key].empty() || families[key] == "1 or 2(p-1)/p")) families[key] = family;
     }
@@ -280,15 +634,17 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   if (grouped.empty()) throw InputError("model fit: no timed row with a size above 0 bytes in the reports");
 
   std::mt19937 random(seed);
-  for (const auto& [key, by_world] : grouped) {
+  for (const auto& [key, by_group] : grouped) {
     SeriesModel series;
     series.key = key;
     const std::string& benchmark = key.front().second;
+    const int root = std::stoi(key[5].second);
     series.bus_factor = families[key] == "1 or 2(p-1)/p" ? (benchmark == "all_reduce" ? "2(p-1)/p" : "1") : families[key];
-    std::vector<FitPoint> all_points_raw;
-    std::vector<std::pair<int, SizeTimes>> per_world;
+    std::vector<Group> groups;
+    bool spans_hosts = false;
     series.smallest_bytes = UINT64_MAX;
-    for (const auto& [world_size, by_size] : by_world) {
+    for (const auto& [group_key, by_size] : by_group) {
+      const auto [world_size, hosts] = group_key;
       SizeTimes times;
       for (const auto& [bytes, values] : by_size) times.emplace_back(bytes, median(values));
       if (times.size() < 2) {
@@ -299,6 +655,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       series.largest_bytes = std::max(series.largest_bytes, times.back().first);
       WorldSizeFit world_fit;
       world_fit.world_size = world_size;
+      world_fit.hosts = hosts;
       for (const auto& [from, to] : choose_pieces(times)) {
         const auto points = hockney_points(times, from, to);
         const BootstrappedFit fit = bootstrap_fit(points, random);
@@ -312,12 +669,13 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
         world_fit.pieces.push_back(piece);
       }
       series.per_world_size.push_back(world_fit);
-      per_world.emplace_back(world_size, times);
+      groups.push_back({placements.at(group_key).first, times});
+      spans_hosts = spans_hosts || hosts > 1;
     }
     const auto forms = algorithm_forms(benchmark);
     if (forms.empty()) {
       series.notes.push_back("no cost form for " + benchmark + ": fitted per world size only");
-    } else if (per_world.size() < 2) {
+    } else if (groups.size() < 2) {
       series.notes.push_back("one world size: nothing to extrapolate across world sizes from (measure two or more)");
     } else {
       const std::string named = form_named_by(benchmark, key[2].second);
@@ -325,25 +683,89 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       std::string tried;
       for (const auto& form : forms) {
         if (!named.empty() && form.name != named) continue;
-        std::vector<FitPoint> points;
-        for (const auto& [p, times] : per_world) {
-          for (const auto& [bytes, time] : times) {
-            points.push_back({form.latency_steps(p), form.bandwidth_share(p) * static_cast<double>(bytes), time});
+        if (!spans_hosts) {
+          // One level: t = a(p) alpha + b(p) m / beta.
+          std::vector<FitPoint> points;
+          for (const auto& group : groups) {
+            const int p = group.placement.world_size();
+            for (const auto& [bytes, time] : group.times) {
+              points.push_back({form.latency_steps(p), form.bandwidth_share(p) * static_cast<double>(bytes), time});
+            }
           }
+          const LinearFit fit = fit_linear(points);
+          const double rms = std::sqrt(fit.sse / static_cast<double>(points.size()));
+          tried += (tried.empty() ? "" : ", ") + form.name + " " + number_text(100 * rms, "%.1f") + "%";
+          if (!best || rms < best->rms_relative_error) {
+            std::mt19937 draws(seed);
+            const BootstrappedFit bootstrapped = bootstrap_fit(points, draws);
+            AcrossWorldSizes across{form.name, named.empty(), bootstrapped.alpha_us, bootstrapped.beta_gbps, true, std::nullopt, {}, rms};
+            for (const auto& [alpha, beta] : bootstrapped.draws) across.bootstrap.push_back({alpha, beta, 0, 0});
+            best = across;
+          }
+          continue;
         }
-        const LinearFit fit = fit_linear(points);
+        // Two levels: each step on the link it crosses.
+        std::vector<LevelPoint> points;
+        std::array<bool, 4> used{};
+        for (const auto& group : groups) {
+          const StepCoefficients c = step_coefficients(form, group.placement, root);
+          for (const auto& [bytes, time] : group.times) {
+            const double m = static_cast<double>(bytes);
+            points.push_back({{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time});
+          }
+          used[0] = used[0] || c.intra_steps > 0;
+          used[1] = used[1] || c.intra_bytes > 0;
+          used[2] = used[2] || c.inter_steps > 0;
+          used[3] = used[3] || c.inter_bytes > 0;
+        }
+        const LevelFit fit = fit_levels(points, used);
         const double rms = std::sqrt(fit.sse / static_cast<double>(points.size()));
         tried += (tried.empty() ? "" : ", ") + form.name + " " + number_text(100 * rms, "%.1f") + "%";
-        if (!best || rms < best->rms_relative_error) {
-          std::mt19937 draws(seed);
-          const BootstrappedFit bootstrapped = bootstrap_fit(points, draws);
-          best = AcrossWorldSizes{form.name, named.empty(), bootstrapped.alpha_us, bootstrapped.beta_gbps, bootstrapped.draws, rms};
+        if (best && rms >= best->rms_relative_error) continue;
+        // Cases resampled with replacement, as for the one-level fit.
+        std::mt19937 draws(seed);
+        std::uniform_int_distribution<std::size_t> pick(0, points.size() - 1);
+        std::array<std::vector<double>, 4> values;
+        AcrossWorldSizes across;
+        across.form = form.name;
+        across.chosen_by_fit = named.empty();
+        across.rms_relative_error = rms;
+        for (int draw = 0; draw < kBootstrapDraws; ++draw) {
+          std::vector<LevelPoint> sample;
+          for (std::size_t i = 0; i < points.size(); ++i) sample.push_back(points[pick(draws)]);
+          const LevelFit resampled = fit_levels(sample, used);
+          values[0].push_back(resampled.x[0]);
+          values[1].push_back(gbps_of(resampled.x[1]));
+          values[2].push_back(resampled.x[2]);
+          values[3].push_back(gbps_of(resampled.x[3]));
         }
+        const auto interval = [&](std::size_t j, double value) { return ParameterInterval{value, percentile(values[j], 0.025), percentile(values[j], 0.975)}; };
+        const bool intra = used[0] || used[1];
+        across.intra_measured = intra;
+        const std::size_t intra_alpha = intra ? 0 : 2, intra_beta = intra ? 1 : 3;
+        across.alpha_us = interval(intra_alpha, fit.x[intra_alpha]);
+        across.beta_gbps = interval(intra_beta, gbps_of(fit.x[intra_beta]));
+        if (used[2] || used[3]) across.inter = LinkParameters{interval(2, fit.x[2]), interval(3, gbps_of(fit.x[3]))};
+        for (int draw = 0; draw < kBootstrapDraws; ++draw) {
+          const auto d = static_cast<std::size_t>(draw);
+          across.bootstrap.push_back({values[intra_alpha][d], values[intra_beta][d], values[2][d], values[3][d]});
+        }
+        if (!fit.separable) {
+          series.notes.push_back(form.name + ": these placements cannot tell intra-host from inter-host parameters apart (every step "
+                                 "count moves together); add a run on one host, or one rank per host");
+        }
+        best = across;
       }
       if (best) {
         series.across = best;
         if (best->chosen_by_fit) {
           series.notes.push_back("algorithm '" + key[2].second + "' names no form: " + best->form + " fits best (rms relative error: " + tried + ")");
+        }
+        if (!best->intra_measured) {
+          series.notes.push_back("no report had two ranks on one host: intra-host steps are costed with the inter-host fit (an upper bound)");
+        }
+        if (best->inter && best->inter->beta_gbps.value > best->beta_gbps.value * 1.0001 && best->intra_measured) {
+          series.notes.push_back("the link between hosts fitted faster than within a host: the model assumes the opposite (check the placements)");
         }
       }
     }
@@ -351,6 +773,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   }
   return model;
 }
+
 
 json model_json(const Model& model) {
   json series = json::array();
@@ -365,16 +788,24 @@ json model_json(const Model& model) {
                           {"beta_gbps", interval_json(piece.beta_gbps)}, {"points", piece.points},
                           {"rms_relative_error", piece.rms_relative_error}});
       }
-      worlds.push_back({{"world_size", world.world_size}, {"pieces", pieces}});
+      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}});
     }
     json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
                   {"per_world_size", worlds}, {"notes", one.notes}};
     if (one.across) {
       json draws = json::array();
-      for (const auto& [alpha, beta] : one.across->bootstrap) draws.push_back({alpha, beta});
+      for (const auto& draw : one.across->bootstrap) {
+        draws.push_back(one.across->inter ? json{draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps}
+                                          : json{draw.alpha_us, draw.beta_gbps});
+      }
       entry["across_world_sizes"] = {{"form", one.across->form}, {"chosen_by_fit", one.across->chosen_by_fit},
                                      {"alpha_us", interval_json(one.across->alpha_us)}, {"beta_gbps", interval_json(one.across->beta_gbps)},
+                                     {"intra_measured", one.across->intra_measured},
                                      {"rms_relative_error", one.across->rms_relative_error}, {"bootstrap", draws}};
+      if (one.across->inter) {
+        entry["across_world_sizes"]["inter_alpha_us"] = interval_json(one.across->inter->alpha_us);
+        entry["across_world_sizes"]["inter_beta_gbps"] = interval_json(one.across->inter->beta_gbps);
+      }
     }
     series.push_back(entry);
   }
@@ -400,6 +831,8 @@ Model model_from_json(const json& document, const std::string& path) {
         WorldSizeFit fit;
         fit.world_size = world.at("world_size").get<int>();
         if (fit.world_size < 1) throw bad("world_size below 1");
+        fit.hosts = world.value("hosts", 1);
+        if (fit.hosts < 1 || fit.hosts > fit.world_size) throw bad("hosts outside 1 to world_size");
         for (const auto& piece : world.at("pieces")) {
           HockneyPiece one;
           one.from_bytes = piece.at("from_bytes").get<std::uint64_t>();
@@ -420,10 +853,27 @@ Model model_from_json(const json& document, const std::string& path) {
         fit.alpha_us = interval_from(across.at("alpha_us"), path + ": alpha_us");
         fit.beta_gbps = interval_from(across.at("beta_gbps"), path + ": beta_gbps");
         if (!(fit.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
+        fit.intra_measured = across.value("intra_measured", true);
+        if (across.contains("inter_alpha_us") || across.contains("inter_beta_gbps")) {
+          fit.inter = LinkParameters{interval_from(across.at("inter_alpha_us"), path + ": inter_alpha_us"),
+                                     interval_from(across.at("inter_beta_gbps"), path + ": inter_beta_gbps")};
+          if (!(fit.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
+        }
+        const std::size_t width = fit.inter ? 4 : 2;
         for (const auto& draw : across.at("bootstrap")) {
-          const ParameterInterval pair{draw.at(0).get<double>(), draw.at(1).get<double>(), 0};
-          if (!(pair.low > 0) || !(pair.value >= 0)) throw bad("a bootstrap draw out of range");
-          fit.bootstrap.emplace_back(pair.value, pair.low);
+          if (!draw.is_array() || draw.size() != width) throw bad("a bootstrap draw of " + std::to_string(width) + " numbers expected");
+          BootstrapDraw one{draw.at(0).get<double>(), draw.at(1).get<double>(), 0, 0};
+          if (width == 4) {
+            one.inter_alpha_us = draw.at(2).get<double>();
+            one.inter_beta_gbps = draw.at(3).get<double>();
+          }
+          const auto finite = [](double value) { return std::isfinite(value); };
+          if (!(one.beta_gbps > 0) || !(one.alpha_us >= 0) || !finite(one.alpha_us) || !finite(one.beta_gbps) ||
+              (width == 4 && (!(one.inter_beta_gbps > 0) || !(one.inter_alpha_us >= 0) || !finite(one.inter_alpha_us) ||
+                              !finite(one.inter_beta_gbps)))) {
+            throw bad("a bootstrap draw out of range");
+          }
+          fit.bootstrap.push_back(one);
         }
         const auto forms = algorithm_forms(series.key.front().second);
         if (std::none_of(forms.begin(), forms.end(), [&](const AlgorithmForm& form) { return form.name == fit.form; })) {
@@ -445,27 +895,33 @@ Document fit_document(const Model& model) {
   Table per_world;
   per_world.title = "Hockney fits per world size: t = alpha + bytes / beta (95% bootstrap intervals)";
   per_world.group_columns = {"series"};
-  per_world.columns = {{"ranks"}, {"from_bytes"}, {"to_bytes"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3},
-                       {"beta_gbps", 3},  {"beta_low", 3},  {"beta_high", 3}, {"points"}, {"rms_error_pct", 1}};
+  per_world.columns = {{"ranks"},    {"hosts"},     {"from_bytes"}, {"to_bytes"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3},
+                       {"beta_gbps", 3}, {"beta_low", 3}, {"beta_high", 3}, {"points"}, {"rms_error_pct", 1}};
   Table across;
-  across.title = "Across world sizes: t = a(p) alpha + b(p) bytes / beta";
+  across.title = "Across world sizes: t = a(p) alpha + b(p) bytes / beta, per link (intra-host, inter-host)";
   across.group_columns = {"series"};
-  across.columns = {{"form"}, {"chosen_by_fit"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3}, {"beta_gbps", 3},
+  across.columns = {{"form"}, {"chosen_by_fit"}, {"link"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3}, {"beta_gbps", 3},
                     {"beta_low", 3}, {"beta_high", 3}, {"rms_error_pct", 1}};
   for (const auto& series : model.series) {
     Table::Group group{{describe_key(series.key)}, {}};
     for (const auto& world : series.per_world_size) {
       for (const auto& piece : world.pieces) {
-        group.rows.push_back({world.world_size, piece.from_bytes, piece.to_bytes, piece.alpha_us.value, piece.alpha_us.low, piece.alpha_us.high,
-                              piece.beta_gbps.value, piece.beta_gbps.low, piece.beta_gbps.high, piece.points, 100 * piece.rms_relative_error});
+        group.rows.push_back({world.world_size, world.hosts, piece.from_bytes, piece.to_bytes, piece.alpha_us.value, piece.alpha_us.low,
+                              piece.alpha_us.high, piece.beta_gbps.value, piece.beta_gbps.low, piece.beta_gbps.high, piece.points,
+                              100 * piece.rms_relative_error});
       }
     }
     per_world.groups.push_back(group);
     if (series.across) {
       const auto& a = *series.across;
-      across.groups.push_back({{describe_key(series.key)},
-                               {{a.form, a.chosen_by_fit ? "yes" : "no", a.alpha_us.value, a.alpha_us.low, a.alpha_us.high, a.beta_gbps.value,
-                                 a.beta_gbps.low, a.beta_gbps.high, 100 * a.rms_relative_error}}});
+      Table::Group levels{{describe_key(series.key)}, {}};
+      const auto add = [&](const char* link, const ParameterInterval& alpha, const ParameterInterval& beta) {
+        levels.rows.push_back({a.form, a.chosen_by_fit ? "yes" : "no", link, alpha.value, alpha.low, alpha.high, beta.value, beta.low,
+                               beta.high, 100 * a.rms_relative_error});
+      };
+      if (a.intra_measured) add(a.inter ? "intra-host" : "one host", a.alpha_us, a.beta_gbps);
+      if (a.inter) add("inter-host", a.inter->alpha_us, a.inter->beta_gbps);
+      across.groups.push_back(levels);
     }
     for (const auto& note : series.notes) document.notes.push_back(describe_key(series.key) + ": " + note);
   }
@@ -475,15 +931,131 @@ Document fit_document(const Model& model) {
   return document;
 }
 
-Document predict_document(const Model& model, const PredictOptions& options) {
-  if (options.world_size < 1) throw InputError("model predict: --np must be at least 1");
+void check_predict_options(const PredictOptions& options) {
+  if (options.world_size < 1) throw InputError("model: --np must be at least 1");
   if (options.ranks_per_host < 0 || options.ranks_per_host > options.world_size) {
-    throw InputError("model predict: --ranks-per-host must lie between 1 and --np");
+    throw InputError("model: --ranks-per-host must lie between 1 and --np");
   }
   const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
-  if ((options.inter_latency_us || options.inter_bandwidth_gbps) && !spans_hosts) {
-    throw InputError("model predict: --inter-latency and --inter-bandwidth need ranks on several hosts (--ranks-per-host below --np)");
+  if (spans_hosts && options.world_size % options.ranks_per_host != 0) {
+    throw InputError("model: --np " + std::to_string(options.world_size) + " is not a multiple of --ranks-per-host " +
+                     std::to_string(options.ranks_per_host) + " (every host holds as many ranks)");
   }
+  if ((options.inter_latency_us || options.inter_bandwidth_gbps) && !spans_hosts) {
+    throw InputError("model: --inter-latency and --inter-bandwidth need ranks on several hosts (--ranks-per-host below --np)");
+  }
+}
+
+SeriesPredictor::SeriesPredictor(const SeriesModel& series, const PredictOptions& options) : series_(series), options_(options) {
+  check_predict_options(options);
+  const int p = options.world_size;
+  spans_hosts_ = options.ranks_per_host > 0 && options.ranks_per_host < p;
+  const int hosts = spans_hosts_ ? p / options.ranks_per_host : 1;
+  for (const auto& world : series.per_world_size) {
+    fitted_largest_world_ = std::max(fitted_largest_world_, world.world_size);
+    if (world.world_size == p && world.hosts == hosts) same_world_ = &world;
+  }
+  if (options.inter_latency_us || options.inter_bandwidth_gbps) same_world_ = nullptr;
+  if (!series.across && !same_world_) {
+    throw InputError("model: " + describe_key(series.key) + " was fitted at world size " + std::to_string(fitted_largest_world_) +
+                     " only: no world sizes to extrapolate from (fit reports of two world sizes or more)");
+  }
+  if (series.across) {
+    for (const auto& form : algorithm_forms(series.key.front().second)) {
+      if (form.name == series.across->form) {
+        coefficients_ = step_coefficients(form, block_placement(p, spans_hosts_ ? options.ranks_per_host : 0), std::stoi(series.key[5].second));
+      }
+    }
+  }
+}
+
+Prediction SeriesPredictor::at(std::uint64_t bytes) const {
+  const double m = static_cast<double>(bytes);
+  Prediction out;
+  if (same_world_) {
+    // Measured at this world size and placement: the piece holding this size (the nearest at the ends).
+    const HockneyPiece* piece = &same_world_->pieces.front();
+    for (const auto& candidate : same_world_->pieces) {
+      if (bytes >= candidate.from_bytes) piece = &candidate;
+    }
+    const auto hockney = [m](double alpha_us, double beta_gbps) { return alpha_us + m / (beta_gbps * 1e3); };
+    out.from_world_size_fit = true;
+    out.latency_us = piece->alpha_us.value;
+    out.bandwidth_us = m / (piece->beta_gbps.value * 1e3);
+    out.time_us = out.latency_us + out.bandwidth_us;
+    const double a = hockney(piece->alpha_us.low, piece->beta_gbps.high), b = hockney(piece->alpha_us.high, piece->beta_gbps.low);
+    out.low_us = std::min(a, b);
+    out.high_us = std::max(a, b);
+  } else {
+    const AcrossWorldSizes& across = *series_.across;
+    // The link between hosts: the fitted one, else the one within a host (not measured), and the
+    // options replace either parameter.
+    const auto cost = [&](double alpha, double beta, double inter_alpha, double inter_beta) {
+      if (!across.inter) {
+        inter_alpha = alpha;
+        inter_beta = beta;
+      }
+      if (options_.inter_latency_us) inter_alpha = *options_.inter_latency_us;
+      if (options_.inter_bandwidth_gbps) inter_beta = *options_.inter_bandwidth_gbps;
+      return cost_of(coefficients_, m, alpha, beta, inter_alpha, inter_beta);
+    };
+    const LinkCost central = cost(across.alpha_us.value, across.beta_gbps.value, across.inter ? across.inter->alpha_us.value : 0,
+                                  across.inter ? across.inter->beta_gbps.value : 0);
+    out.time_us = central.time_us;
+    out.latency_us = central.latency_us;
+    out.bandwidth_us = central.bandwidth_us;
+    std::vector<double> draws;
+    for (const auto& draw : across.bootstrap) draws.push_back(cost(draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps).time_us);
+    out.low_us = draws.empty() ? out.time_us : percentile(draws, 0.025);
+    out.high_us = draws.empty() ? out.time_us : percentile(draws, 0.975);
+  }
+  std::vector<std::string> labels;
+  if (options_.world_size > 2 * fitted_largest_world_) labels.push_back("ranks");
+  if (bytes < series_.smallest_bytes || bytes > series_.largest_bytes) labels.push_back("size");
+  if (options_.inter_latency_us || options_.inter_bandwidth_gbps) labels.push_back("link");
+  if (spans_hosts_ && !same_world_ && series_.across && !series_.across->inter &&
+      !(options_.inter_latency_us && options_.inter_bandwidth_gbps)) {
+    labels.push_back("hosts");
+  }
+  for (const auto& label : labels) out.extrapolated += (out.extrapolated.empty() ? "" : "+") + label;
+  return out;
+}
+
+std::vector<std::string> SeriesPredictor::notes() const {
+  const std::string name = describe_key(series_.key);
+  std::vector<std::string> notes;
+  if (same_world_) {
+    notes.push_back(name + ": measured at " + std::to_string(options_.world_size) + " ranks on " + std::to_string(same_world_->hosts) +
+                    " host(s): its own Hockney fit");
+    return notes;
+  }
+  const AcrossWorldSizes& across = *series_.across;
+  notes.push_back(name + ": " + across.form + " cost form" + (across.chosen_by_fit ? " (chosen by fit)" : "") +
+                  ", fitted from world sizes up to " + std::to_string(fitted_largest_world_));
+  if (options_.world_size > 2 * fitted_largest_world_) {
+    notes.push_back(name + ": " + std::to_string(options_.world_size) + " ranks is far outside the fitted world sizes (up to " +
+                    std::to_string(fitted_largest_world_) + "): the interval covers the fit's noise, not the model's form");
+  }
+  if (!spans_hosts_) return notes;
+  const auto link = [](double alpha_us, double beta_gbps) {
+    return "alpha " + number_text(alpha_us) + " us, beta " + number_text(beta_gbps) + " GB/s";
+  };
+  std::string inter = across.inter ? "fitted " + link(across.inter->alpha_us.value, across.inter->beta_gbps.value)
+                                   : "not measured (no report spanned hosts): the intra-host fit stands in";
+  if (options_.inter_latency_us) inter += "; alpha replaced by --inter-latency " + number_text(*options_.inter_latency_us) + " us";
+  if (options_.inter_bandwidth_gbps) inter += "; beta replaced by --inter-bandwidth " + number_text(*options_.inter_bandwidth_gbps) + " GB/s";
+  notes.push_back(name + ": between hosts " + inter + "; within a host " +
+                  (across.intra_measured ? "fitted " + link(across.alpha_us.value, across.beta_gbps.value)
+                                         : std::string("not measured: the inter-host fit stands in")));
+  notes.push_back(name + ": " + std::to_string(options_.ranks_per_host) + " consecutive ranks per host; " +
+                  number_text(coefficients_.intra_steps, "%.0f") + " intra-host and " + number_text(coefficients_.inter_steps, "%.0f") +
+                  " inter-host steps; ranks of one host that send across at once share its link");
+  return notes;
+}
+
+Document predict_document(const Model& model, const PredictOptions& options) {
+  check_predict_options(options);
+  const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
   Document document;
   Table table;
   table.title = "Predicted at " + std::to_string(options.world_size) + " ranks" +
@@ -491,90 +1063,23 @@ Document predict_document(const Model& model, const PredictOptions& options) {
   table.group_columns = {"series"};
   table.columns = {{"bytes"}, {"time_us", 2}, {"low_us", 2}, {"high_us", 2}, {"busbw_gbps", 3}, {"dominant"}, {"extrapolated"}};
   for (const auto& series : model.series) {
-    const std::string name = describe_key(series.key);
+    const SeriesPredictor predictor(series, options);
     const int p = options.world_size;
     std::vector<std::uint64_t> sizes = options.sizes;
     if (sizes.empty()) {
       for (std::uint64_t bytes = series.smallest_bytes; bytes && bytes <= series.largest_bytes; bytes *= 2) sizes.push_back(bytes);
     }
-    int fitted_largest_world = 0;
-    for (const auto& world : series.per_world_size) fitted_largest_world = std::max(fitted_largest_world, world.world_size);
-    const WorldSizeFit* same_world = nullptr;
-    for (const auto& world : series.per_world_size) {
-      if (world.world_size == p) same_world = &world;
-    }
-    if (!series.across && !same_world) {
-      throw InputError("model predict: " + name + " was fitted at world size " + std::to_string(fitted_largest_world) +
-                       " only: no world sizes to extrapolate from (fit reports of two world sizes or more)");
-    }
-    const AlgorithmForm* form = nullptr;
-    const auto forms = algorithm_forms(series.key.front().second);
-    if (series.across) {
-      for (const auto& candidate : forms) {
-        if (candidate.name == series.across->form) form = &candidate;
-      }
-    }
-    Table::Group group{{name}, {}};
+    Table::Group group{{describe_key(series.key)}, {}};
     for (std::uint64_t bytes : sizes) {
-      const double m = static_cast<double>(bytes);
-      // Time from (alpha, beta) and the link between hosts: a ring or tree crosses the slowest link
-      // in every step, so the slower of the fit and the link sets each term (first-order model).
-      const auto time_with = [&](double alpha_us, double beta_gbps, double& latency_part, double& bandwidth_part) {
-        if (options.inter_latency_us) alpha_us = std::max(alpha_us, *options.inter_latency_us);
-        if (options.inter_bandwidth_gbps) beta_gbps = std::min(beta_gbps, *options.inter_bandwidth_gbps);
-        const double bytes_per_us = beta_gbps * 1e3;
-        latency_part = form ? form->latency_steps(p) * alpha_us : alpha_us;
-        bandwidth_part = (form ? form->bandwidth_share(p) : 1.0) * m / bytes_per_us;
-        return latency_part + bandwidth_part;
-      };
-      double latency_part = 0, bandwidth_part = 0, time = 0, low = 0, high = 0;
-      if (same_world && !options.inter_latency_us && !options.inter_bandwidth_gbps) {
-        // Measured at this world size: the piece holding this size (the nearest at the ends).
-        const HockneyPiece* piece = &same_world->pieces.front();
-        for (const auto& candidate : same_world->pieces) {
-          if (bytes >= candidate.from_bytes) piece = &candidate;
-        }
-        const AlgorithmForm* saved = form;
-        form = nullptr;
-        time = time_with(piece->alpha_us.value, piece->beta_gbps.value, latency_part, bandwidth_part);
-        double unused_latency = 0, unused_bandwidth = 0;
-        const double a = time_with(piece->alpha_us.low, piece->beta_gbps.high, unused_latency, unused_bandwidth);
-        const double b = time_with(piece->alpha_us.high, piece->beta_gbps.low, unused_latency, unused_bandwidth);
-        low = std::min(a, b);
-        high = std::max(a, b);
-        form = saved;
-      } else {
-        time = time_with(series.across->alpha_us.value, series.across->beta_gbps.value, latency_part, bandwidth_part);
-        std::vector<double> draws;
-        for (const auto& [alpha, beta] : series.across->bootstrap) {
-          double unused_latency = 0, unused_bandwidth = 0;
-          draws.push_back(time_with(alpha, beta, unused_latency, unused_bandwidth));
-        }
-        low = draws.empty() ? time : percentile(draws, 0.025);
-        high = draws.empty() ? time : percentile(draws, 0.975);
-      }
-      const double algbw_gbps = m / time / 1e3;
-      const bool outside_sizes = bytes < series.smallest_bytes || bytes > series.largest_bytes;
-      const bool outside_ranks = p > 2 * fitted_largest_world;
-      std::string extrapolated = outside_ranks ? "ranks" : "";
-      if (outside_sizes) extrapolated += extrapolated.empty() ? "size" : "+size";
-      if (options.inter_latency_us || options.inter_bandwidth_gbps) extrapolated += extrapolated.empty() ? "link" : "+link";
-      group.rows.push_back({bytes, time, low, high, p > 1 ? json(algbw_gbps * bus_factor_at(series.bus_factor, p)) : json(nullptr),
-                            latency_part >= bandwidth_part ? "latency" : "bandwidth", extrapolated.empty() ? "no" : extrapolated});
+      const Prediction prediction = predictor.at(bytes);
+      const double algbw_gbps = static_cast<double>(bytes) / prediction.time_us / 1e3;
+      group.rows.push_back({bytes, prediction.time_us, prediction.low_us, prediction.high_us,
+                            p > 1 ? json(algbw_gbps * bus_factor_at(series.bus_factor, p)) : json(nullptr),
+                            prediction.latency_us >= prediction.bandwidth_us ? "latency" : "bandwidth",
+                            prediction.extrapolated.empty() ? "no" : prediction.extrapolated});
     }
     table.groups.push_back(group);
-    if (series.across) {
-      document.notes.push_back(name + ": " + series.across->form + " cost form" + (series.across->chosen_by_fit ? " (chosen by fit)" : "") +
-                               ", fitted from world sizes up to " + std::to_string(fitted_largest_world));
-    }
-    if (p > 2 * fitted_largest_world) {
-      document.notes.push_back(name + ": " + std::to_string(p) + " ranks is far outside the fitted world sizes (up to " +
-                               std::to_string(fitted_largest_world) + "): the interval covers the fit's noise, not the model's form");
-    }
-  }
-  if (spans_hosts && (options.inter_latency_us || options.inter_bandwidth_gbps)) {
-    document.notes.push_back("the link between hosts replaces the fit's alpha or beta where it is slower (every step of a ring or tree "
-                             "crosses the slowest link); intra-host and inter-host parameters are not fitted apart yet");
+    for (const auto& note : predictor.notes()) document.notes.push_back(note);
   }
   document.tables.push_back(table);
   return document;

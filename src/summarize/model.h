@@ -9,6 +9,13 @@
 //    "default", the form that fits best, said so.
 // Fits are weighted least squares on relative error (each point's residual divided by its time),
 // so microsecond and second points count alike; every parameter gets a bootstrap interval.
+//
+// Two levels: where a report's ranks span hosts (context.ranks[].host), every step of the
+// algorithm is costed on the link it crosses. A step in which some pair of ranks sits on two hosts
+// is an inter-host step, bounded by the link between hosts; its bytes are multiplied by the number
+// of ranks of one host that send across at once (they share the host's link). The other steps are
+// intra-host steps. Intra-host and inter-host alpha and beta are fitted together (non-negative
+// least squares on relative error), from single-host reports and reports that span hosts.
 #pragma once
 
 #include <cstdint>
@@ -39,22 +46,56 @@ struct HockneyPiece {
 
 struct WorldSizeFit {
   int world_size = 0;
+  int hosts = 1;  // the hosts the ranks ran on
   std::vector<HockneyPiece> pieces;  // in size order; breakpoints are the pieces' boundaries
 };
 
-// a(p) and b(p) of an algorithm's cost a(p) alpha + b(p) m / beta.
+// One step of an algorithm, as its ranks exchange: which rank sends to which, and the share of
+// the message each sender sends. `count` identical steps are one entry (a ring's 2(p-1)).
+struct AlgorithmStep {
+  enum class Pattern {
+    kShift,      // every rank r sends to (r + distance) mod p
+    kExchange,   // every rank r sends to r xor distance (when below p)
+    kTreeDown,   // ranks r = 0 mod 2*distance send to r + distance (binomial broadcast, scatter)
+    kTreeUp,     // ranks r = distance mod 2*distance send to r - distance (binomial reduce, gather)
+    kFromRoot,   // the root sends to rank `distance` (linear broadcast, scatter)
+    kToRoot,     // rank `distance` sends to the root (linear reduce, gather)
+  };
+  double count = 1;
+  double share = 1;  // of the message's bytes, per sender
+  Pattern pattern = Pattern::kShift;
+  std::int64_t distance = 1;  // ranks relative to the root
+};
+
+// a(p) and b(p) of an algorithm's cost a(p) alpha + b(p) m / beta, and its steps: the sum of the
+// steps' counts is a(p) and of count * share is b(p).
 struct AlgorithmForm {
   std::string name;  // ring, recursive_doubling, binomial_tree, pairwise, linear, direct
   double (*latency_steps)(int ranks);
   double (*bandwidth_share)(int ranks);
+  std::vector<AlgorithmStep> (*steps)(int ranks);
+};
+
+struct LinkParameters {
+  ParameterInterval alpha_us;
+  ParameterInterval beta_gbps;
+};
+
+struct BootstrapDraw {
+  double alpha_us = 0, beta_gbps = 0;              // within a host (or the only level)
+  double inter_alpha_us = 0, inter_beta_gbps = 0;  // between hosts, when fitted (0 otherwise)
 };
 
 struct AcrossWorldSizes {
   std::string form;            // the AlgorithmForm's name
   bool chosen_by_fit = false;  // the rows said "default": the best-fitting form was taken
+  // Within a host; the only level when every report ran on one host. When no report had two ranks
+  // on one host (intra_measured false), these repeat the inter-host values.
   ParameterInterval alpha_us;
   ParameterInterval beta_gbps;
-  std::vector<std::pair<double, double>> bootstrap;  // (alpha_us, beta_gbps) draws, for intervals of predictions
+  bool intra_measured = true;
+  std::optional<LinkParameters> inter;  // between hosts: fitted from reports whose ranks span hosts
+  std::vector<BootstrapDraw> bootstrap;  // for intervals of predictions
   double rms_relative_error = 0;
 };
 
@@ -77,6 +118,33 @@ struct Model {
 // The forms the cost model knows, for a benchmark (empty for benchmarks it does not apply to).
 std::vector<AlgorithmForm> algorithm_forms(const std::string& benchmark);
 
+// Where ranks run: the host of every rank, hosts numbered from 0.
+struct Placement {
+  std::vector<int> host_of_rank;
+  int hosts = 1;
+  int block_ranks_per_host = 0;  // > 0: hosts hold this many consecutive ranks each (mpirun's default)
+  int world_size() const { return static_cast<int>(host_of_rank.size()); }
+};
+Placement block_placement(int world_size, int ranks_per_host);  // ranks_per_host 0: one host
+
+// An algorithm's cost at a placement, as t = intra_steps alpha + intra_bytes m / beta +
+// inter_steps alpha' + inter_bytes m / beta' (the bytes count every sender that shares a host's
+// link). The mixed_* terms are the part of the inter-host steps in which some pairs stay within a
+// host (bytes once per sender, and as inter_bytes counts them): a prediction costs those steps at
+// the slower of the two links.
+struct StepCoefficients {
+  double intra_steps = 0, intra_bytes = 0, inter_steps = 0, inter_bytes = 0;
+  double mixed_steps = 0, mixed_bytes = 0, mixed_inter_bytes = 0;
+};
+StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& placement, int root);
+
+struct LinkCost {
+  double time_us = 0, latency_us = 0, bandwidth_us = 0;
+};
+// Time of `bytes` at `coefficients` with the two links' parameters.
+LinkCost cost_of(const StepCoefficients& coefficients, double bytes, double intra_alpha_us, double intra_beta_gbps,
+                 double inter_alpha_us, double inter_beta_gbps);
+
 // Throws InputError: not collective rows, one size only, reports of different machines.
 Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed = 1);
 
@@ -86,9 +154,39 @@ Model model_from_json(const nlohmann::json& json, const std::string& path);  // 
 struct PredictOptions {
   int world_size = 0;
   int ranks_per_host = 0;                  // 0: every rank on one host
-  std::optional<double> inter_latency_us;  // the link between hosts, when it differs from the fit's
-  std::optional<double> inter_bandwidth_gbps;
+  std::optional<double> inter_latency_us;  // the link between hosts: replaces the fitted inter-host alpha
+  std::optional<double> inter_bandwidth_gbps;  // replaces the fitted inter-host beta
   std::vector<std::uint64_t> sizes;        // empty: the fitted sizes
+};
+
+// One predicted time of a series, with its interval and what it stands on.
+struct Prediction {
+  double time_us = 0, low_us = 0, high_us = 0;
+  double latency_us = 0, bandwidth_us = 0;  // the two terms of time_us
+  bool from_world_size_fit = false;         // measured at this world size and placement: its own Hockney fit
+  std::string extrapolated;                 // "", or ranks, size, link, hosts joined by '+'
+};
+
+// Throws InputError for options that do not fit (ranks per host above --np, a link without hosts).
+void check_predict_options(const PredictOptions& options);
+
+// Predictions of one series at one world size and placement, for any size.
+class SeriesPredictor {
+ public:
+  // Throws InputError when the series can say nothing at options.world_size (fitted at one world
+  // size only, and not this one).
+  SeriesPredictor(const SeriesModel& series, const PredictOptions& options);
+  Prediction at(std::uint64_t bytes) const;
+  // What the predictions assumed: the form, the levels fitted or taken from the options.
+  std::vector<std::string> notes() const;
+
+ private:
+  const SeriesModel& series_;
+  PredictOptions options_;
+  const WorldSizeFit* same_world_ = nullptr;  // used when no link is overridden
+  StepCoefficients coefficients_;
+  int fitted_largest_world_ = 0;
+  bool spans_hosts_ = false;
 };
 
 Document predict_document(const Model& model, const PredictOptions& options);

@@ -116,6 +116,154 @@ TEST(Model, ASlowLinkBetweenHostsSetsBothTerms) {
   EXPECT_NEAR(document.tables.front().groups.front().rows[0][1].get<double>(), expected, 1e-6);
 }
 
+// Every form's steps add up to its a(p) and b(p), so one- and two-level fits agree on one host.
+TEST(Model, EveryFormsStepsAddUpToItsCost) {
+  for (const char* benchmark : {"all_reduce", "broadcast", "reduce", "all_gather", "reduce_scatter", "alltoall", "gather", "scatter", "sendrecv"}) {
+    for (const auto& form : algorithm_forms(benchmark)) {
+      for (int p = 2; p <= 70; ++p) {
+        double steps = 0, share = 0;
+        for (const auto& step : form.steps(p)) {
+          steps += step.count;
+          share += step.count * step.share;
+        }
+        EXPECT_NEAR(steps, form.latency_steps(p), 1e-9) << benchmark << " " << form.name << " p=" << p;
+        EXPECT_NEAR(share, form.bandwidth_share(p), 1e-9) << benchmark << " " << form.name << " p=" << p;
+        const StepCoefficients one_host = step_coefficients(form, block_placement(p, 0), 0);
+        EXPECT_NEAR(one_host.intra_steps, form.latency_steps(p), 1e-9);
+        EXPECT_EQ(one_host.inter_steps, 0);
+      }
+    }
+  }
+}
+
+// Which steps cross hosts, and how many ranks of a host share its link in them.
+TEST(Model, StepsAreCostedOnTheLinkTheyCross) {
+  const auto form_named = [](const char* benchmark, const std::string& name) {
+    for (const auto& form : algorithm_forms(benchmark)) {
+      if (form.name == name) return form;
+    }
+    throw std::runtime_error("no form " + name);
+  };
+  // Ring over 16 ranks, 4 per host: every one of the 30 steps crosses, one rank per host sends across.
+  const StepCoefficients ring = step_coefficients(form_named("all_reduce", "ring"), block_placement(16, 4), 0);
+  EXPECT_EQ(ring.intra_steps, 0);
+  EXPECT_EQ(ring.inter_steps, 30);
+  EXPECT_NEAR(ring.inter_bytes, 30.0 / 16, 1e-12);
+  EXPECT_EQ(ring.mixed_steps, 30);
+  // Recursive doubling: distances 1 and 2 stay on a host, 4 and 8 cross with all 4 ranks at once.
+  const StepCoefficients doubling = step_coefficients(form_named("all_reduce", "recursive_doubling"), block_placement(16, 4), 0);
+  EXPECT_EQ(doubling.intra_steps, 2);
+  EXPECT_EQ(doubling.intra_bytes, 2);
+  EXPECT_EQ(doubling.inter_steps, 2);
+  EXPECT_EQ(doubling.inter_bytes, 8);
+  EXPECT_EQ(doubling.mixed_steps, 0);
+  // Binomial broadcast from rank 0, farthest first: 8 crosses (one sender), 4 crosses (two senders, one per host).
+  const StepCoefficients tree = step_coefficients(form_named("broadcast", "binomial_tree"), block_placement(16, 4), 0);
+  EXPECT_EQ(tree.inter_steps, 2);
+  EXPECT_EQ(tree.inter_bytes, 2);
+  EXPECT_EQ(tree.intra_steps, 2);
+}
+
+// Fixture reports (make_fixtures.py) on two hosts: alpha 2 us and 4 GB/s within a host, 50 us and
+// 1.25 GB/s between them; the fit gives all four back.
+TEST(Model, TwoHostsFitIntraAndInterHostParametersApart) {
+  const Model model = fit_model(load_reports({data("model/two_hosts")}));
+  ASSERT_EQ(model.series.size(), 2u);
+  for (const auto& series : model.series) {
+    ASSERT_TRUE(series.across) << describe_key(series.key);
+    const auto& across = *series.across;
+    EXPECT_EQ(across.form, series.key[2].second == "ring" ? "ring" : "recursive_doubling");
+    EXPECT_TRUE(across.intra_measured);
+    EXPECT_NEAR(across.alpha_us.value, 2, 1e-6);
+    EXPECT_NEAR(across.beta_gbps.value, 4, 1e-6);
+    ASSERT_TRUE(across.inter);
+    EXPECT_NEAR(across.inter->alpha_us.value, 50, 1e-6);
+    EXPECT_NEAR(across.inter->beta_gbps.value, 1.25, 1e-6);
+    EXPECT_LT(across.rms_relative_error, 1e-9);
+    ASSERT_EQ(series.per_world_size.size(), 3u);  // 2 on one host, 2 on two, 4 on two
+    EXPECT_EQ(series.per_world_size[0].hosts, 1);
+    EXPECT_EQ(series.per_world_size[1].hosts, 2);
+  }
+  // The model file keeps both levels.
+  const Model read = model_from_json(model_json(model), "m.json");
+  ASSERT_TRUE(read.series.front().across->inter);
+  EXPECT_NEAR(read.series.front().across->inter->beta_gbps.value, 1.25, 1e-6);
+  EXPECT_EQ(read.series.front().across->bootstrap.size(), model.series.front().across->bootstrap.size());
+  EXPECT_EQ(read.series.front().per_world_size[1].hosts, 2);
+}
+
+double predicted(const Model& model, const std::string& algorithm, const PredictOptions& options, std::uint64_t bytes) {
+  for (const auto& series : model.series) {
+    if (series.key[2].second == algorithm) return SeriesPredictor(series, options).at(bytes).time_us;
+  }
+  throw std::runtime_error("no series " + algorithm);
+}
+
+TEST(Model, TwoLevelPredictionsAreTheClosedForm) {
+  const Model model = fit_model(load_reports({data("model/two_hosts")}));
+  const std::string doubling = "ompi-tuned-3 (recursive_doubling)";
+  PredictOptions options;
+  options.world_size = 16;
+  options.ranks_per_host = 4;
+  for (const double m : {8.0, 65536.0, 1048576.0}) {
+    const auto bytes = static_cast<std::uint64_t>(m);
+    // Ring: 30 steps, each bounded by the link between hosts.
+    EXPECT_NEAR(predicted(model, "ring", options, bytes), 30 * (50 + m / 16 / 1250), 1e-6 * m + 1e-6);
+    // Recursive doubling: 2 steps within a host, 2 across with 4 ranks sharing the link.
+    EXPECT_NEAR(predicted(model, doubling, options, bytes), 2 * (2 + m / 4000) + 2 * (50 + 4 * m / 1250), 1e-6 * m + 1e-6);
+  }
+  // The link between hosts replaced: 5 ms and 100 Gbit/s.
+  options.inter_latency_us = 5000;
+  options.inter_bandwidth_gbps = 12.5;
+  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 30 * (5000 + 1048576.0 / 16 / 12500), 1e-6);
+  EXPECT_NEAR(predicted(model, doubling, options, 1 << 20), 2 * (2 + 1048576.0 / 4000) + 2 * (5000 + 4 * 1048576.0 / 12500), 1e-6);
+  // A link between hosts faster than within: the ring's steps take the intra-host time.
+  options.inter_latency_us = 0.5;
+  options.inter_bandwidth_gbps = 100;
+  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 30 * (2 + 1048576.0 / 16 / 4000), 1e-6);
+  // All 16 on one host: only the intra-host parameters.
+  PredictOptions one_host;
+  one_host.world_size = 16;
+  EXPECT_NEAR(predicted(model, "ring", one_host, 1 << 20), 30 * (2 + 1048576.0 / 16 / 4000), 1e-6);
+  // The fitted world size and placement itself: its own Hockney fit (4 ranks, 2 hosts).
+  PredictOptions fitted;
+  fitted.world_size = 4;
+  fitted.ranks_per_host = 2;
+  const Model read = model_from_json(model_json(model), "m.json");
+  for (const auto& series : read.series) {
+    if (series.key[2].second != "ring") continue;
+    const Prediction prediction = SeriesPredictor(series, fitted).at(1 << 20);
+    EXPECT_TRUE(prediction.from_world_size_fit);
+    EXPECT_NEAR(prediction.time_us, 6 * (50 + 1048576.0 / 4 / 1250), 1e-6);
+  }
+}
+
+TEST(Model, RunsWithOneRankPerHostFitTheLinkBetweenHostsOnly) {
+  const Model model = fit_model(load_reports({data("model/two_hosts/ring-np2-2-hosts.json"), data("model/two_hosts/ring-np4-2-hosts.json")}));
+  const auto& across = *model.series.front().across;
+  EXPECT_FALSE(across.intra_measured);
+  ASSERT_TRUE(across.inter);
+  EXPECT_NEAR(across.inter->alpha_us.value, 50, 1e-6);
+  EXPECT_NEAR(across.inter->beta_gbps.value, 1.25, 1e-6);
+  bool said = false;
+  for (const auto& note : model.series.front().notes) said = said || note.find("no report had two ranks on one host") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Model, TwoHostsThroughTheCommandLine) {
+  const std::string dir = ::testing::TempDir() + "/model_two_hosts";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/model.json";
+  std::filesystem::remove(model);
+  ASSERT_EQ(run_cli({"model", "fit", data("model/two_hosts"), "--out", model}), 0);
+  EXPECT_EQ(run_cli({"model", "predict", model, "--np", "16", "--ranks-per-host", "4", "--inter-latency", "5ms", "--inter-bandwidth",
+                     "10Gbit", "--sizes", "8,1M"}),
+            0);
+  std::string err;
+  EXPECT_EQ(run_cli({"model", "predict", model, "--np", "10", "--ranks-per-host", "4"}, &err), 2);
+  EXPECT_NE(err.find("not a multiple of --ranks-per-host"), std::string::npos) << err;
+}
+
 TEST(Model, BadInputIsExitTwoWithOneLine) {
   const std::string dir = ::testing::TempDir() + "/model_bad";
   std::filesystem::create_directories(dir);
