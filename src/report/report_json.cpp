@@ -448,7 +448,10 @@ Report report_from_json(const nlohmann::json& document) {
   return report;
 }
 
-Report read_report_file(const std::string& path) {
+namespace {
+
+// A report file's JSON, or ReportFormatError naming the path.
+json read_report_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw ReportFormatError(path + ": cannot open file");
   std::stringstream buffer;
@@ -477,6 +480,13 @@ Report read_report_file(const std::string& path) {
   } catch (const json::exception& e) {
     throw ReportFormatError(path + ": not valid JSON (" + std::string(e.what()) + ")");
   }
+  return document;
+}
+
+}  // namespace
+
+Report read_report_file(const std::string& path) {
+  const json document = read_report_json(path);
   try {
     return report_from_json(document);
   } catch (const ReportFormatError& e) {
@@ -623,6 +633,69 @@ json ddp_row_json(const DdpStepRow& row) {
 }  // namespace
 
 nlohmann::json to_json(const DdpStepRow& row) { return ddp_row_json(row); }
+
+// What a ddp_step row holds beyond the generic row (its bucket schedule, compute split and batch).
+// Fields an older report lacks stay at their defaults; a field of the wrong type is an error.
+std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
+  const Report envelope = report_from_json(document);
+  if (envelope.kind != RowKind::kDdpStep) {
+    throw ReportFormatError("report: holds " + std::string(row_kind_spec(envelope.kind).name) + " rows, not ddp_step rows");
+  }
+  const Reader reader("report");
+  const auto integer_or = [](const Reader& r, const json& object, const char* key, std::int64_t fallback) {
+    return object.contains(key) && !object[key].is_null() ? r.integer(object, key) : fallback;
+  };
+  const auto number_or = [](const Reader& r, const json& object, const char* key, double fallback) {
+    return object.contains(key) && !object[key].is_null() ? r.non_negative(object, key) : fallback;
+  };
+  const auto text_or = [](const Reader& r, const json& object, const char* key, const std::string& fallback) {
+    return object.contains(key) && !object[key].is_null() ? r.string(object, key) : fallback;
+  };
+  std::vector<DdpStepRow> rows;
+  const json& results = document.at("results");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Reader r = reader.at(".results[" + std::to_string(i) + "]");
+    const json& object = results[i];
+    DdpStepRow row;
+    row.model = text_or(r, object, "model", "");
+    row.backend = text_or(r, object, "backend", "");
+    row.device = text_or(r, object, "device", "cpu");
+    row.scaling = text_or(r, object, "scaling", "weak");
+    row.batch = static_cast<int>(integer_or(r, object, "batch", 0));
+    row.global_batch = static_cast<int>(integer_or(r, object, "global_batch", 0));
+    row.bucket_mb = number_or(r, object, "bucket_mb", 0);
+    row.first_bucket_mb = number_or(r, object, "first_bucket_mb", 0);
+    row.overlap = text_or(r, object, "overlap", "");
+    row.grad_dtype = text_or(r, object, "grad_dtype", "");
+    row.accumulate = static_cast<int>(integer_or(r, object, "accumulate", 1));
+    row.compute_scale = number_or(r, object, "compute_scale", 1);
+    row.iterations = static_cast<int>(integer_or(r, object, "iterations", 0));
+    row.time_aggregation = text_or(r, object, "time_aggregation", "max");
+    row.time_us = stats_from_json(r.at(".time_us"), r.field(object, "time_us"));
+    row.forward_us = number_or(r, object, "forward_us", 0);
+    row.backward_compute_us = number_or(r, object, "backward_compute_us", 0);
+    row.compute_us = number_or(r, object, "compute_us", 0);
+    row.comm_us = number_or(r, object, "comm_us", 0);
+    row.exposed_comm_us = number_or(r, object, "exposed_comm_us", 0);
+    row.buckets = static_cast<int>(integer_or(r, object, "buckets", 0));
+    row.allreduce_calls = static_cast<int>(integer_or(r, object, "allreduce_calls", 0));
+    row.allreduce_bytes = object.contains("allreduce_bytes") ? r.unsigned_integer(object, "allreduce_bytes") : 0;
+    row.samples_per_s = number_or(r, object, "samples_per_s", 0);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<DdpStepRow> read_ddp_rows(const std::string& path) {
+  const json document = read_report_json(path);
+  try {
+    return ddp_rows_from_json(document);
+  } catch (const ReportFormatError& e) {
+    throw ReportFormatError(path + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw ReportFormatError(path + ": " + std::string(e.what()));
+  }
+}
 
 void RateSummary::add(const nlohmann::json& row) {
   ++rows_;

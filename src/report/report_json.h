@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,5 +33,10 @@ nlohmann::json to_json(const MembwRow& row);
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
 // ddp_step_perf rows.
 nlohmann::json to_json(const DdpStepRow& row);
+// A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
+// split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
+// their defaults. Throw ReportFormatError.
+std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document);
+std::vector<DdpStepRow> read_ddp_rows(const std::string& path);
 
 }  // namespace collbench::report
