@@ -22,6 +22,7 @@
 #include "summarize/history.h"
 #include "summarize/input_error.h"
 #include "summarize/model.h"
+#include "summarize/model_ddp.h"
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
@@ -50,7 +51,8 @@ struct Arguments {
   std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
-  PredictOptions predict;  // model predict
+  PredictOptions predict;  // model predict, model ddp (the link)
+  DdpWhatIfOptions ddp;    // model ddp (the settings)
   bool overview = false;   // plot --overview
 };
 
@@ -252,19 +254,36 @@ int model_command(const Arguments& arguments) {
   }
   if (action == "predict") {
     if (rest.size() != 1) throw InputError("model predict: expected one model file (from collbench model fit --out)");
-    std::ifstream in(rest.front());
-    if (!in) throw InputError(rest.front() + ": cannot be read");
-    nlohmann::json document;
-    try {
-      in >> document;
-    } catch (const nlohmann::json::exception&) {
-      throw InputError(rest.front() + ": not JSON");
-    }
+    const Model model = read_model_file(rest.front());
     if (arguments.predict.world_size < 1) throw InputError("model predict: --np is required");
-    print(predict_document(model_from_json(document, rest.front()), arguments.predict), arguments.format);
+    print(predict_document(model, arguments.predict), arguments.format);
     return 0;
   }
-  throw InputError("model: expected 'fit REPORT|DIR...' or 'predict MODEL.json', not '" + action + "'");
+  if (action == "ddp") {
+    if (rest.size() != 2) throw InputError("model ddp: expected MODEL.json (from collbench model fit --out) and a ddp_step_perf report");
+    const Model model = read_model_file(rest[0]);
+    if (arguments.predict.world_size < 1) throw InputError("model ddp: --np is required");
+    const auto loaded = load_reports({rest[1]});
+    if (loaded.size() != 1) throw InputError("model ddp: " + rest[1] + " holds " + std::to_string(loaded.size()) + " reports; give one ddp_step_perf report");
+    if (loaded.front().report.kind != report::RowKind::kDdpStep) {
+      throw InputError("model ddp: " + loaded.front().path + " holds " + report::row_kind_spec(loaded.front().report.kind).name +
+                       " rows; expected a ddp_step_perf report");
+    }
+    std::vector<report::DdpStepRow> rows;
+    try {
+      rows = report::read_ddp_rows(loaded.front().path);
+    } catch (const report::ReportFormatError& e) {
+      throw InputError(e.what());
+    }
+    DdpWhatIfOptions options = arguments.ddp;
+    options.link = arguments.predict;
+    const DdpWhatIf what_if = ddp_what_if(model, loaded.front().report.context, rows, loaded.front().path, options);
+    Document document = ddp_document(what_if, options);
+    add_partial_notes(document, loaded);
+    print(document, arguments.format);
+    return 0;
+  }
+  throw InputError("model: expected 'fit REPORT|DIR...', 'predict MODEL.json' or 'ddp MODEL.json DDP_REPORT.json', not '" + action + "'");
 }
 
 int plot_command(const Arguments& arguments) {
@@ -425,21 +444,43 @@ const Command kCommands[] = {
        add_gnuplot_flag(command, a);
      },
      plot_command},
-    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options]",
-     "latency-bandwidth models: fit alpha and beta per world size (piecewise) and across world sizes\n"
-     "(the algorithm's cost form), then predict other world sizes, sizes and links, with intervals",
+    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options] | ddp MODEL.json DDP_REPORT.json --np N [options]",
+     "latency-bandwidth models: fit alpha and beta per world size (piecewise), across world sizes (the\n"
+     "algorithm's cost form) and, where ranks span hosts, within and between hosts; predict other world\n"
+     "sizes, sizes and links, with intervals; ddp: a DDP step's time, exposed communication and samples/s\n"
+     "from the all_reduce fit and a ddp_step_perf report, per bucket size, gradient dtype and accumulation",
      [](CLI::App& command, Arguments& a) {
        add_text(command, "--out", "MODEL.json", "fit: write the model here", a.out);
-       add_integer(command, "--np", "predict: ranks", a.predict.world_size, 1, 1 << 24);
-       add_integer(command, "--ranks-per-host", "predict: ranks per host (default: all on one)", a.predict.ranks_per_host, 1, 1 << 24);
-       add_value(command, "--inter-latency", "TIME", "predict: latency of the link between hosts, e.g. 5ms",
+       add_integer(command, "--np", "predict, ddp: ranks", a.predict.world_size, 1, 1 << 24);
+       add_integer(command, "--ranks-per-host", "predict, ddp: ranks per host, consecutive (default: all on one)", a.predict.ranks_per_host, 1,
+                   1 << 24);
+       add_value(command, "--inter-latency", "TIME", "predict, ddp: latency of the link between hosts, e.g. 5ms (replaces the fitted one)",
                  [&a](Text& v, Text& f) { a.predict.inter_latency_us = parse_duration_us(v, f); });
-       add_value(command, "--inter-bandwidth", "RATE", "predict: bandwidth of the link between hosts, e.g. 10Gbit",
+       add_value(command, "--inter-bandwidth", "RATE", "predict, ddp: bandwidth of the link between hosts, e.g. 10Gbit (replaces the fitted one)",
                  [&a](Text& v, Text& f) { a.predict.inter_bandwidth_gbps = parse_bandwidth_gbps(v, f); });
        add_value(command, "--sizes", "LIST", "predict: sizes (default: the fitted range, powers of two)", [&a](Text& v, Text& f) {
          a.predict.sizes.clear();
          for (const auto& part : split(v, ',')) a.predict.sizes.push_back(parse_size(part, f));
          if (a.predict.sizes.empty()) throw UsageError(f + " expects a list of sizes");
+       });
+       add_value(command, "--bucket-mb", "LIST", "ddp: bucket caps in MiB, e.g. 1,25,100 (default: the report's)", [&a](Text& v, Text& f) {
+         a.ddp.bucket_mb.clear();
+         for (const auto& part : split(v, ',')) a.ddp.bucket_mb.push_back(parse_real(part, f, 1e-6, 1e9));
+         if (a.ddp.bucket_mb.empty()) throw UsageError(f + " expects a list of sizes in MiB");
+       });
+       add_value(command, "--grad-dtype", "LIST", "ddp: float32, float16, bfloat16 (default: the report's)", [&a](Text& v, Text& f) {
+         a.ddp.grad_dtypes = split(v, ',');
+         for (const auto& dtype : a.ddp.grad_dtypes) {
+           if (dtype != "float32" && dtype != "float16" && dtype != "bfloat16") {
+             throw UsageError(f + " expects float32, float16 or bfloat16, not '" + dtype + "'");
+           }
+         }
+         if (a.ddp.grad_dtypes.empty()) throw UsageError(f + " expects a list of dtypes");
+       });
+       add_value(command, "--accumulate", "LIST", "ddp: micro-steps per optimizer step, e.g. 1,4 (default: the report's)", [&a](Text& v, Text& f) {
+         a.ddp.accumulate.clear();
+         for (const auto& part : split(v, ',')) a.ddp.accumulate.push_back(static_cast<int>(parse_integer(part, f, 1, 1000000)));
+         if (a.ddp.accumulate.empty()) throw UsageError(f + " expects a list of counts");
        });
      },
      model_command},

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <random>
@@ -888,6 +889,18 @@ Model model_from_json(const json& document, const std::string& path) {
   }
   if (model.series.empty()) throw bad("no series");
   return model;
+}
+
+Model read_model_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot be read");
+  json document;
+  try {
+    in >> document;
+  } catch (const json::exception&) {
+    throw InputError(path + ": not JSON");
+  }
+  return model_from_json(document, path);
 }
 
 Document fit_document(const Model& model) {

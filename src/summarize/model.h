@@ -150,6 +150,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed = 1);
 
 nlohmann::json model_json(const Model& model);
 Model model_from_json(const nlohmann::json& json, const std::string& path);  // throws InputError
+Model read_model_file(const std::string& path);                              // throws InputError
 
 struct PredictOptions {
   int world_size = 0;

@@ -79,3 +79,65 @@ write("bad/one_size/np2.json", report(2, 2, [row(1024, ring_time(2, 2, 1024), 2,
 write("bad/two_machines/np2.json", report(2, 2, [row(m, ring_time(2, 2, m), 2, "ring") for m in SIZES]))
 write("bad/two_machines/np4.json", report(4, 2, [row(m, ring_time(4, 2, m), 4, "ring") for m in SIZES],
                                           machine={"cpu_model": "another CPU", "cores": 64, "threads": 128}))
+
+
+# collbench model ddp: a ddp_step_perf report and a model whose answers are closed forms.
+# The model: ring all_reduce, alpha 100 us, beta 10 GB/s (1e4 bytes per us), on one host.
+def interval(value):
+    return [value, value, value]
+
+
+def ring_piece(p):
+    return {"from_bytes": 8, "to_bytes": 134217728, "alpha_us": interval(2 * (p - 1) * 100.0),
+            "beta_gbps": interval(10.0 / (2 * (p - 1) / p)), "points": 25, "rms_relative_error": 0.0}
+
+
+write("ddp/model.json", {
+    "collbench_model": 1, "figure": "p10", "machine": "cpu on 1 host(s)", "sources": ["fixture"],
+    "series": [{"key": {"benchmark": "all_reduce", "backend": "mpi", "algorithm": "default", "dtype": "float32", "op": "sum",
+                        "root": "-1", "placement": "in"},
+                "bus_factor": "2(p-1)/p", "smallest_bytes": 8, "largest_bytes": 134217728, "notes": [],
+                "per_world_size": [{"world_size": p, "hosts": 1, "pieces": [ring_piece(p)]} for p in (2, 4)],
+                "across_world_sizes": {"form": "ring", "chosen_by_fit": False, "alpha_us": interval(100.0), "beta_gbps": interval(10.0),
+                                       "intra_measured": True, "rms_relative_error": 0.0, "bootstrap": []}}]})
+# A model with no all_reduce in it.
+write("ddp/broadcast_model.json", {
+    "collbench_model": 1, "figure": "p10", "machine": "cpu on 1 host(s)", "sources": ["fixture"],
+    "series": [{"key": {"benchmark": "broadcast", "backend": "mpi", "algorithm": "default", "dtype": "float32", "op": "none",
+                        "root": "0", "placement": "out"},
+                "bus_factor": "1", "smallest_bytes": 8, "largest_bytes": 1024, "notes": [],
+                "per_world_size": [{"world_size": 2, "hosts": 1, "pieces": [ring_piece(2)]}]}]})
+
+# The report: 2 ranks on one host, weak scaling with 32 samples per rank; 26,214,400 parameters
+# (100 MiB of float32 gradients); per micro-step forward 10 ms and backward 20 ms.
+PARAMETERS = 26214400
+
+
+def ddp_row(grad_dtype, accumulate, bucket_mb=25, step_us=31000.0, with_buckets=True):
+    element = 4 if grad_dtype == "float32" else 2
+    r = {"kind": "ddp_step", "model": "fixture-100MiB", "backend": "mpi", "device": "cpu", "threads": 1, "scaling": "weak",
+         "batch": 32, "global_batch": 64, "bucket_mb": bucket_mb, "first_bucket_mb": bucket_mb, "overlap": "on",
+         "comm_thread": "fixture", "grad_dtype": grad_dtype, "accumulate": accumulate, "compute_scale": 1, "cycle": 1,
+         "iterations": 10, "warmup_iterations": 2, "time_aggregation": "max",
+         "time_us": {"min": step_us, "p10": step_us, "p50": step_us, "mean": step_us, "p95": step_us, "p99": step_us, "max": step_us,
+                     "stdev": 0.0},
+         "forward_us": 10000.0 * accumulate, "backward_compute_us": 20000.0 * accumulate, "compute_us": 30000.0 * accumulate,
+         "comm_us": 1000.0, "exposed_comm_us": step_us - 30000.0 * accumulate, "overlap_fraction": None, "comm_compute_ratio": None,
+         "samples_per_s": 64 * accumulate / (step_us * 1e-6), "forward_gemm_flops": 0.0, "backward_gemm_flops": 0.0,
+         "check_iterations": 0, "wrong": None, "max_error": None, "error_bound": 0.0, "per_rank": []}
+    if with_buckets:
+        r.update({"buckets": 4, "allreduce_calls": 4, "allreduce_bytes": PARAMETERS * element})
+    return r
+
+
+def ddp_report(rows):
+    c = context(2, 2)
+    c["argv"] = ["ddp_step_perf"]
+    return {"schema_version": "2.1", "benchmark": "ddp_step", "status": "complete", "context": c,
+            "model": {"name": "fixture-100MiB", "source": "fixture", "parameters": PARAMETERS, "tensors": 100,
+                      "forward_flops_per_sample": 0.0, "backward_flops_per_sample": 0.0},
+            "warnings": [], "results": rows, "summary": {}}
+
+
+write("ddp/report.json", ddp_report([ddp_row("float32", 1), ddp_row("float16", 4, step_us=121000.0)]))
+write("bad/ddp_without_buckets.json", ddp_report([ddp_row("float32", 1, with_buckets=False)]))
