@@ -291,5 +291,72 @@ TEST(Model, BadInputIsExitTwoWithOneLine) {
   EXPECT_THROW(fit_model({synthetic(2, [](double m) { return 1 + m / 100; }), other}), InputError);
 }
 
+// The bad inputs issue 25 names, from fixture folders through the command line: one line, exit 2.
+TEST(Model, BadInputFoldersAreOneLineAndExitTwo) {
+  const auto one_line = [](const std::string& err) { return std::count(err.begin(), err.end(), '\n') == 1; };
+  std::string err;
+  // A folder whose sweep has one size.
+  EXPECT_EQ(run_cli({"model", "fit", data("model/bad/one_size")}, &err), 2);
+  EXPECT_NE(err.find("has one size only"), std::string::npos) << err;
+  EXPECT_TRUE(one_line(err)) << err;
+  // Reports of two machines in one folder.
+  EXPECT_EQ(run_cli({"model", "fit", data("model/bad/two_machines")}, &err), 2);
+  EXPECT_NE(err.find("different machines"), std::string::npos) << err;
+  EXPECT_TRUE(one_line(err)) << err;
+  // A report kind the model does not apply to (a ddp_step report to fit).
+  EXPECT_EQ(run_cli({"model", "fit", data("model/ddp/report.json")}, &err), 2);
+  EXPECT_NE(err.find("collective reports only"), std::string::npos) << err;
+  EXPECT_TRUE(one_line(err)) << err;
+  // No world sizes to extrapolate from: one world size fitted, another asked for.
+  const std::string dir = ::testing::TempDir() + "/model_bad_folders";
+  std::filesystem::create_directories(dir);
+  const std::string single = dir + "/single.json";
+  std::filesystem::remove(single);
+  ASSERT_EQ(run_cli({"model", "fit", data("model/two_hosts/ring-np2-one-host.json"), "--out", single}), 0);
+  EXPECT_EQ(run_cli({"model", "predict", single, "--np", "8"}, &err), 2);
+  EXPECT_NE(err.find("no world sizes to extrapolate from"), std::string::npos) << err;
+  EXPECT_TRUE(one_line(err)) << err;
+  EXPECT_EQ(run_cli({"model", "ddp", single, data("model/ddp/report.json"), "--np", "8"}, &err), 2);
+  EXPECT_NE(err.find("no world sizes to extrapolate from"), std::string::npos) << err;
+  // Ranks on several hosts without saying which rank ran where.
+  LoadedReport unplaced = load_reports({data("model/two_hosts/ring-np4-2-hosts.json")}).front();
+  unplaced.report.context.ranks.clear();
+  EXPECT_THROW(fit_model({unplaced}), InputError);
+  // The same world size and host count placed two ways.
+  LoadedReport round_robin = load_reports({data("model/two_hosts/ring-np4-2-hosts.json")}).front();
+  round_robin.path = "round-robin.json";
+  for (auto& rank : round_robin.report.context.ranks) rank.host = rank.rank % 2 == 0 ? "node-a" : "node-b";
+  EXPECT_THROW(fit_model({load_reports({data("model/two_hosts/ring-np4-2-hosts.json")}).front(), round_robin}), InputError);
+}
+
+// Text from a report or a model file reaches the terminal only through the escaping helper.
+TEST(Model, FileTextIsEscapedOnTheWayOut) {
+  const std::string dir = ::testing::TempDir() + "/model_escape";
+  std::filesystem::create_directories(dir);
+  // A report named with an escape sequence, of a kind the model does not fit: the error quotes its path.
+  const std::string hostile = dir + "/ddp\x1b[2J.json";
+  std::filesystem::copy_file(data("model/ddp/report.json"), hostile, std::filesystem::copy_options::overwrite_existing);
+  std::string err;
+  EXPECT_EQ(run_cli({"model", "fit", hostile}, &err), 2);
+  EXPECT_NE(err.find("ddp?[2J.json"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\x1b'), std::string::npos) << err;
+  // A model whose algorithm label carries an escape sequence and a newline.
+  Model model = fit_model(load_reports({data("model/two_hosts")}));
+  model.series.front().key[2].second = "ring\x1b]0;title\x07\nforged line";
+  const std::string path = dir + "/model.json";
+  report::write_json_atomically(path, model_json(model));
+  std::vector<std::string> args{"collbench", "model", "predict", path, "--np", "16", "--ranks-per-host", "4", "--sizes", "1M"};
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  ::testing::internal::CaptureStdout();
+  const int code = run_command_line(static_cast<int>(argv.size()), argv.data());
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(out.find('\x07'), std::string::npos);
+  EXPECT_EQ(out.find("\nforged line"), std::string::npos);
+  EXPECT_NE(out.find("?forged line"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace collbench::summarize
