@@ -1055,8 +1055,10 @@ std::vector<std::string> SeriesPredictor::notes() const {
   };
   std::string inter = across.inter ? "fitted " + link(across.inter->alpha_us.value, across.inter->beta_gbps.value)
                                    : "not measured (no report spanned hosts): the intra-host fit stands in";
-  if (options_.inter_latency_us) inter += "; alpha replaced by --inter-latency " + number_text(*options_.inter_latency_us) + " us";
-  if (options_.inter_bandwidth_gbps) inter += "; beta replaced by --inter-bandwidth " + number_text(*options_.inter_bandwidth_gbps) + " GB/s";
+  if (options_.inter_latency_us) inter += "; alpha replaced by --inter-latency " + number_text(*options_.inter_latency_us, "%.6g") + " us";
+  if (options_.inter_bandwidth_gbps) {
+    inter += "; beta replaced by --inter-bandwidth " + number_text(*options_.inter_bandwidth_gbps, "%.6g") + " GB/s";
+  }
   notes.push_back(name + ": between hosts " + inter + "; within a host " +
                   (across.intra_measured ? "fitted " + link(across.alpha_us.value, across.beta_gbps.value)
                                          : std::string("not measured: the inter-host fit stands in")));
