@@ -294,12 +294,16 @@ double bus_factor_at(const std::string& family, int p) {
   return 1;
 }
 
-std::string machine_of(const report::Report& report) {
+std::string machine_of(const std::vector<LoadedReport>& reports) {
   std::set<std::string> devices;
-  for (const auto& rank : report.context.ranks) devices.insert(rank.device);
+  std::size_t hosts = 0;
+  for (const auto& loaded : reports) {
+    for (const auto& rank : loaded.report.context.ranks) devices.insert(rank.device);
+    hosts = std::max(hosts, loaded.report.context.hosts.size());
+  }
   std::string text;
   for (const auto& device : devices) text += (text.empty() ? "" : ", ") + device;
-  return text + " on " + std::to_string(report.context.hosts.size()) + " host(s)";
+  return text + " on " + (hosts > 1 ? "up to " : "") + std::to_string(hosts) + " host(s)";
 }
 
 json interval_json(const ParameterInterval& interval) { return {interval.value, interval.low, interval.high}; }
@@ -378,8 +382,11 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
   }
   const int root_rank = root >= 0 && root < p ? root : 0;
   std::vector<int> off_host(static_cast<std::size_t>(placement.hosts), 0);
+  std::vector<int> touched;  // hosts counted in this step, reset after it (a step touches few hosts)
   for (const auto& step : steps) {
-    std::fill(off_host.begin(), off_host.end(), 0);
+    for (int h : touched) off_host[static_cast<std::size_t>(h)] = 0;
+    touched.clear();
+    int sharing = 0;
     bool intra = false, inter = false;
     // Ranks relative to the root, as the algorithms number them.
     const auto host = [&](std::int64_t relative) { return placement.host_of_rank[static_cast<std::size_t>((relative + root_rank) % p)]; };
@@ -389,7 +396,9 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
         intra = true;
       } else {
         inter = true;
-        ++off_host[static_cast<std::size_t>(from_host)];
+        int& count = off_host[static_cast<std::size_t>(from_host)];
+        if (count++ == 0) touched.push_back(from_host);
+        sharing = std::max(sharing, count);
       }
     };
     const std::int64_t d = step.distance;
@@ -424,7 +433,6 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
       out.intra_bytes += step.count * step.share;
       continue;
     }
-    const double sharing = *std::max_element(off_host.begin(), off_host.end());
     out.inter_steps += step.count;
     out.inter_bytes += step.count * step.share * sharing;
     if (intra) {
@@ -604,7 +612,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
     }
     model.sources.push_back(loaded.path);
   }
-  model.machine = machine_of(reports.front().report);
+  model.machine = machine_of(reports);
 
   // series key -> (world size, hosts) -> size -> times, and where those ranks ran
   using GroupKey = std::pair<int, int>;
