@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -833,6 +834,10 @@ Model model_from_json(const json& document, const std::string& path) {
       for (const char* name : {"benchmark", "backend", "algorithm", "dtype", "op", "root", "placement"}) {
         series.key.emplace_back(name, entry.at("key").at(name).get<std::string>());
       }
+      const std::string& root = series.key[5].second;
+      char* end = nullptr;
+      const long root_rank = std::strtol(root.c_str(), &end, 10);
+      if (root.empty() || *end != '\0' || root_rank < -1 || root_rank > std::numeric_limits<int>::max()) throw bad("root must be a rank or -1");
       series.bus_factor = entry.at("bus_factor").get<std::string>();
       series.smallest_bytes = entry.at("smallest_bytes").get<std::uint64_t>();
       series.largest_bytes = entry.at("largest_bytes").get<std::uint64_t>();

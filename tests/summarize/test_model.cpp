@@ -285,6 +285,10 @@ TEST(Model, BadInputIsExitTwoWithOneLine) {
   EXPECT_EQ(run_cli({"model", "predict", single}), 2);
   EXPECT_EQ(run_cli({"model", "predict", single, "--np", "4", "--ranks-per-host", "2", "--inter-latency", "5"}), 2);
   EXPECT_EQ(run_cli({"model", "simulate", single}), 2);
+  // A model file whose root is not a rank.
+  nlohmann::json edited = model_json(fit_model({synthetic(2, [](double m) { return 1 + m / 100; })}));
+  edited["series"][0]["key"]["root"] = "zero";
+  EXPECT_THROW(model_from_json(edited, "edited.json"), InputError);
   // Reports of two machines.
   LoadedReport other = synthetic(4, [](double m) { return 1 + m / 100; });
   other.report.context.versions["mpi"] = "another MPI 9.9";
