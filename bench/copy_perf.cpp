@@ -28,8 +28,8 @@
 #include "report/report_json.h"
 
 #ifdef COLLBENCH_HAVE_CUDA
-#include "backends/cuda/cuda_check.h"
-#include "backends/cuda/cuda_device.h"
+#include "cuda/check.h"
+#include "cuda/device.h"
 #include "gpu/sm_copy.h"
 #endif
 

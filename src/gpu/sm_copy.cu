@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "backends/cuda/cuda_check.h"
+#include "cuda/check.h"
 
 namespace collbench::gpu {
 namespace {

@@ -2,7 +2,8 @@
 # Fails when a source file includes a header from a layer above its own.
 #
 # The layers, bottom-up (DESIGN.md): core, report, backends and workloads, harness; summarize
-# reads only the report schema. Each folder of src/ lists the folders it may include from; a
+# reads only the report schema; cuda (the CUDA utility library) sits on core, and whoever calls
+# CUDA may include it. Each folder of src/ lists the folders it may include from; a
 # folder missing here is an error too, so a new folder has to say where it stands.
 # Usage: check_layers.sh SRC_DIR
 set -euo pipefail
@@ -11,11 +12,12 @@ src=${1:?usage: check_layers.sh SRC_DIR}
 declare -A may_include=(
   [core]="core"
   [report]="core report"
-  [backends]="core backends"
-  [gpu]="core backends gpu"
+  [cuda]="core cuda"
+  [gpu]="core cuda gpu"
+  [backends]="core cuda backends"
   [workloads]="core backends workloads"
   [harness]="core report backends workloads harness"
-  [compute]="core report backends harness compute"
+  [compute]="core report cuda backends harness compute"
   [ddp]="core report backends harness compute ddp"
   [summarize]="core report summarize"
 )

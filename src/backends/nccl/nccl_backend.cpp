@@ -10,21 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "backends/cuda/cuda_check.h"
-#include "backends/cuda/device_buffer.h"
 #include "backends/nccl/nccl_backend_impl.h"
-#include "backends/nccl/nccl_check.h"
 #include "backends/registry.h"
 #include "core/world.h"
+#include "cuda/check.h"
+#include "cuda/memory.h"
 
 namespace collbench::nccl {
-
-void throw_nccl_error(ncclResult_t code, ncclComm_t comm, const char* call, const char* file, int line) {
-  std::string message = std::string(call) + " failed on " + cuda::where_this_process_runs() + ": " + ncclGetErrorString(code);
-  const char* last = ncclGetLastError(comm);
-  if (last && *last) message += " (" + std::string(last) + ")";
-  throw Error(located_message(file, line, message));
-}
 
 namespace {
 
@@ -87,7 +79,6 @@ class NcclOperation final : public TimedOperation {
       if (abandoned) cudaGraphDestroy(abandoned);
     }
     release_graph();
-    for (cudaEvent_t event : events_) cudaEventDestroy(event);
   }
   NcclOperation(const NcclOperation&) = delete;
   NcclOperation& operator=(const NcclOperation&) = delete;
@@ -104,19 +95,15 @@ class NcclOperation final : public TimedOperation {
 
   bool can_mark() const override { return true; }
   void prepare_marks(int marks) override {
-    while (static_cast<int>(events_.size()) < marks) {
-      cudaEvent_t event = nullptr;
-      CB_CUDA_CHECK(cudaEventCreate(&event));
-      events_.push_back(event);
-    }
+    while (static_cast<int>(events_.size()) < marks) events_.push_back(cuda::create_event());
     recorded_ = 0;
   }
-  void mark() override { CB_CUDA_CHECK(cudaEventRecord(events_.at(recorded_++), backend_.stream())); }
+  void mark() override { CB_CUDA_CHECK(cudaEventRecord(events_.at(recorded_++).get(), backend_.stream())); }
   std::vector<double> elapsed_between_marks_us() override {
     std::vector<double> intervals;
     for (std::size_t i = 1; i < recorded_; ++i) {
       float milliseconds = 0;
-      CB_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events_[i - 1], events_[i]));
+      CB_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, events_[i - 1].get(), events_[i].get()));
       intervals.push_back(static_cast<double>(milliseconds) * 1e3);
     }
     return intervals;
@@ -146,11 +133,25 @@ class NcclOperation final : public TimedOperation {
   NcclBackend& backend_;
   std::function<void()> issue_;
   int calls_;
-  std::vector<cudaEvent_t> events_;
+  std::vector<cuda::Event> events_;
   std::size_t recorded_ = 0;
   bool capturing_ = false;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t executable_ = nullptr;
+};
+
+// The backend's Buffer: device memory on the communicator's stream.
+class NcclBuffer final : public Buffer {
+ public:
+  explicit NcclBuffer(cuda::DeviceBuffer memory) : memory_(std::move(memory)) {}
+  void* data() override { return memory_.data(); }
+  std::size_t bytes() const override { return memory_.bytes(); }
+  void copy_from_host(const void* source, std::size_t offset, std::size_t bytes) override { memory_.copy_from_host(source, offset, bytes); }
+  void copy_to_host(void* destination, std::size_t offset, std::size_t bytes) const override { memory_.copy_to_host(destination, offset, bytes); }
+  void fill_bytes(unsigned char value, std::size_t offset, std::size_t bytes) override { memory_.fill_bytes(value, offset, bytes); }
+
+ private:
+  cuda::DeviceBuffer memory_;
 };
 
 // NCCL's own log lines that are not tuning lines (warnings above all), so deleting the temporary
@@ -206,15 +207,10 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
     }
   }
 
-  std::string why_none;
-  const int devices = cuda::visible_device_count(&why_none);
-  if (devices == 0) {
-    throw Error("the nccl backend needs a GPU, but no CUDA device is visible on " + cuda::where_this_process_runs() +
-                " (" + why_none + ")");
-  }
-  // nccl-tests' model: the local rank picks the device. Modulo, so one visible GPU per rank
-  // (CUDA_VISIBLE_DEVICES set by srun/the launcher) also works; oversubscription is caught below.
-  const int device_index = world.local_rank() % devices;
+  // The local rank picks the device (cuda/device.h); oversubscription is caught below.
+  std::string why_not;
+  const int device_index = cuda::device_for_local_rank(world.local_rank(), &why_not);
+  if (device_index < 0) throw Error("the nccl backend needs a GPU, but " + why_not + " on " + cuda::where_this_process_runs());
   CB_CUDA_CHECK(cudaSetDevice(device_index));
   device_ = cuda::device_info(device_index);
   offer_fp8_where_the_device_has_it();
@@ -265,7 +261,7 @@ void NcclBackend::abort_communicator(const std::string& step, const std::string&
 }
 
 void NcclBackend::issued(ncclResult_t result, const char* call, const char* file, int line) {
-  if (result != ncclSuccess) throw_nccl_error(result, comm_, call, file, line);
+  if (result != ncclSuccess) cuda::throw_call_error(call, ncclGetErrorString(result), file, line, ncclGetLastError(comm_));
 }
 
 void NcclBackend::begin_group() { CB_NCCL_ISSUE(ncclGroupStart()); }
@@ -296,7 +292,7 @@ void NcclBackend::synchronize() {
 // -R 1|2: buffers from ncclMemAlloc, registered with the communicator (1) or as a symmetric
 // window (2, a collective call: every rank allocates the same buffers in the same order).
 std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
-  if (registration_ == 0 || bytes == 0) return std::make_unique<cuda::DeviceBuffer>(bytes, stream_);
+  if (registration_ == 0 || bytes == 0) return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(bytes, stream_));
   void* memory = nullptr;
   CB_NCCL_CHECK(ncclMemAlloc(&memory, bytes));
   void* handle = nullptr;
@@ -306,13 +302,13 @@ std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
   } else {
     CB_NCCL_ISSUE(ncclCommWindowRegister(comm_, memory, bytes, &window, NCCL_WIN_COLL_SYMMETRIC));
   }
-  return std::make_unique<cuda::DeviceBuffer>(memory, bytes, stream_, [this, handle, window](void* allocated) {
+  return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(memory, bytes, stream_, [this, handle, window](void* allocated) {
     if (comm_) {  // an aborted communicator has no registrations left to undo
       if (handle) ncclCommDeregister(comm_, handle);
       else ncclCommWindowDeregister(comm_, window);
     }
     ncclMemFree(allocated);
-  });
+  }));
 }
 
 std::unique_ptr<TimedOperation> NcclBackend::make_operation(std::function<void()> issue_one_call, int calls_per_iteration) {

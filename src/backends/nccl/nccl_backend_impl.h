@@ -11,9 +11,9 @@
 #include <string>
 
 #include "backends/backend.h"
-#include "backends/cuda/cuda_device.h"
 #include "backends/nccl/tuning_log.h"
 #include "core/error.h"
+#include "cuda/device.h"
 
 namespace collbench {
 class World;

@@ -2,31 +2,20 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#include <cublasLt.h>
 
 #include <vector>
 
-#include "compute/cuda/cuda_check.h"
 #include "compute/engines.h"
 #include "compute/gpu_peaks.h"
+#include "cuda/check.h"
+#include "cuda/device.h"
+#include "cuda/memory.h"
 
 namespace collbench::compute {
 namespace {
 
 constexpr std::size_t kWorkspaceBytes = 64u << 20;
-
-struct DeviceBuffer {
-  void* pointer = nullptr;
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) { CB_CUDA_CHECK(cudaMalloc(&pointer, bytes)); }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : pointer(other.pointer) { other.pointer = nullptr; }
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    std::swap(pointer, other.pointer);
-    return *this;
-  }
-  ~DeviceBuffer() {
-    if (pointer) cudaFree(pointer);
-  }
-};
 
 struct TypeChoice {
   cudaDataType_t ab, cd;
@@ -66,30 +55,26 @@ class GpuGemmEngine final : public GemmEngine {
  public:
   explicit GpuGemmEngine(int device) : device_(device) {
     CB_CUDA_CHECK(cudaSetDevice(device_));
-    cudaDeviceProp properties{};
-    CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
-    name_ = properties.name;
-    major_ = properties.major;
-    minor_ = properties.minor;
+    info_ = cuda::device_info(device_);
     CB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes_, cudaDevAttrL2CacheSize, device_));
     CB_CUBLAS_CHECK(cublasLtCreate(&handle_));
-    CB_CUDA_CHECK(cudaStreamCreate(&stream_));
-    workspace_ = DeviceBuffer(kWorkspaceBytes);
+    stream_ = cuda::create_stream();
+    workspace_ = cuda::DeviceBuffer(kWorkspaceBytes);
   }
   ~GpuGemmEngine() override {
     release_descriptors();
-    cudaStreamDestroy(stream_);
     cublasLtDestroy(handle_);
   }
 
-  std::string device() const override { return name_ + " (GPU " + std::to_string(device_) + ")"; }
+  std::string device() const override { return info_.name + " (GPU " + std::to_string(device_) + ")"; }
   std::string library() const override { return "cuBLASLt " + std::to_string(cublasLtGetVersion()); }
 
   std::string unsupported_reason(GemmType type) const override {
     if (type == GemmType::kFloat64) return "float64 GEMM is measured on CPUs only in this benchmark";
     // cuBLASLt's fp8 GEMM runs on Ada (8.9) and Hopper (9.0) and newer.
-    if (type == GemmType::kFp8 && major_ * 10 + minor_ < 89) {
-      return "fp8 GEMM needs compute capability 8.9 or newer (this GPU: " + std::to_string(major_) + "." + std::to_string(minor_) + ")";
+    if (type == GemmType::kFp8 && info_.compute_major * 10 + info_.compute_minor < 89) {
+      return "fp8 GEMM needs compute capability 8.9 or newer (this GPU: " + std::to_string(info_.compute_major) + "." +
+             std::to_string(info_.compute_minor) + ")";
     }
     return "";
   }
@@ -112,10 +97,10 @@ class GpuGemmEngine final : public GemmEngine {
     for (std::size_t i = 0; i < b_count; ++i) store(choice_.ab, b, i, gemm_input(type, seed, Matrix::kB, i));
     sets_.clear();
     for (int s = 0; s < sets; ++s) {
-      Set set{DeviceBuffer(a.size()), DeviceBuffer(b.size()), DeviceBuffer(c_count * choice_.cd_bytes)};
-      CB_CUDA_CHECK(cudaMemcpy(set.a.pointer, a.data(), a.size(), cudaMemcpyHostToDevice));
-      CB_CUDA_CHECK(cudaMemcpy(set.b.pointer, b.data(), b.size(), cudaMemcpyHostToDevice));
-      CB_CUDA_CHECK(cudaMemset(set.c.pointer, 0, c_count * choice_.cd_bytes));
+      Set set{cuda::DeviceBuffer(a.size()), cuda::DeviceBuffer(b.size()), cuda::DeviceBuffer(c_count * choice_.cd_bytes)};
+      CB_CUDA_CHECK(cudaMemcpy(set.a.data(), a.data(), a.size(), cudaMemcpyHostToDevice));
+      CB_CUDA_CHECK(cudaMemcpy(set.b.data(), b.data(), b.size(), cudaMemcpyHostToDevice));
+      CB_CUDA_CHECK(cudaMemset(set.c.data(), 0, c_count * choice_.cd_bytes));
       sets_.push_back(std::move(set));
     }
     build_descriptors();
@@ -125,13 +110,13 @@ class GpuGemmEngine final : public GemmEngine {
 
   TimingSchedule schedule() const override { return TimingSchedule::kBatch; }
   void issue(int set) override { multiply(set); }
-  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
 
   void corrupt_output(int set) override {
     std::vector<unsigned char> value(static_cast<std::size_t>(choice_.cd_bytes));
-    CB_CUDA_CHECK(cudaMemcpy(value.data(), sets_.at(set).c.pointer, value.size(), cudaMemcpyDeviceToHost));
+    CB_CUDA_CHECK(cudaMemcpy(value.data(), sets_.at(set).c.data(), value.size(), cudaMemcpyDeviceToHost));
     store(choice_.cd, value, 0, -load(choice_.cd, value.data()) + 1000.0);
-    CB_CUDA_CHECK(cudaMemcpy(sets_.at(set).c.pointer, value.data(), value.size(), cudaMemcpyHostToDevice));
+    CB_CUDA_CHECK(cudaMemcpy(sets_.at(set).c.data(), value.data(), value.size(), cudaMemcpyHostToDevice));
   }
 
   std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) override {
@@ -139,7 +124,7 @@ class GpuGemmEngine final : public GemmEngine {
     unsigned char value[8];
     for (const auto& entry : entries) {
       const auto offset = static_cast<std::size_t>(entry.row + entry.column * shape_.m) * choice_.cd_bytes;
-      CB_CUDA_CHECK(cudaMemcpy(value, static_cast<unsigned char*>(sets_.at(set).c.pointer) + offset,
+      CB_CUDA_CHECK(cudaMemcpy(value, static_cast<unsigned char*>(sets_.at(set).c.data()) + offset,
                                        static_cast<std::size_t>(choice_.cd_bytes), cudaMemcpyDeviceToHost));
       out.push_back(load(choice_.cd, value));
     }
@@ -150,12 +135,12 @@ class GpuGemmEngine final : public GemmEngine {
 
   std::optional<double> peak_tflops(GemmType type, bool* is_estimate) const override {
     *is_estimate = false;
-    return gpu_peak_tflops(name_, type);
+    return gpu_peak_tflops(info_.name, type);
   }
 
  private:
   struct Set {
-    DeviceBuffer a, b, c;
+    cuda::DeviceBuffer a, b, c;
   };
 
   void release_descriptors() {
@@ -208,19 +193,17 @@ class GpuGemmEngine final : public GemmEngine {
   void multiply(int set) {
     const float alpha = 1.0f, beta = 0.0f;
     Set& s = sets_.at(static_cast<std::size_t>(set));
-    CB_CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, s.a.pointer, a_layout_, s.b.pointer, b_layout_, &beta,
-                                           s.c.pointer, c_layout_, s.c.pointer, c_layout_, &heuristic_.algo,
-                                           workspace_.pointer, kWorkspaceBytes, stream_));
+    CB_CUBLAS_CHECK(cublasLtMatmul(handle_, operation_, &alpha, s.a.data(), a_layout_, s.b.data(), b_layout_, &beta,
+                                           s.c.data(), c_layout_, s.c.data(), c_layout_, &heuristic_.algo,
+                                           workspace_.data(), kWorkspaceBytes, stream_.get()));
   }
 
   int device_;
-  std::string name_;
-  int major_ = 0;
-  int minor_ = 0;
+  cuda::DeviceInfo info_;
   int l2_bytes_ = 0;
   cublasLtHandle_t handle_ = nullptr;
-  cudaStream_t stream_ = nullptr;
-  DeviceBuffer workspace_;
+  cuda::Stream stream_;
+  cuda::DeviceBuffer workspace_;
   GemmShape shape_;
   GemmType type_ = GemmType::kFloat32;
   TypeChoice choice_ = choice_for(GemmType::kFloat32);
@@ -234,18 +217,8 @@ class GpuGemmEngine final : public GemmEngine {
 
 }  // namespace
 
-int visible_gpu_for(int local_rank, std::string* why_not) {
-  int count = 0;
-  const cudaError_t status = cudaGetDeviceCount(&count);
-  if (status != cudaSuccess || count == 0) {
-    if (why_not) *why_not = status != cudaSuccess ? std::string("no GPU visible: ") + cudaGetErrorString(status) : "no GPU visible";
-    return -1;
-  }
-  return local_rank % count;
-}
-
 std::unique_ptr<GemmEngine> make_gpu_gemm_engine(int local_rank, std::string* why_not) {
-  const int device = visible_gpu_for(local_rank, why_not);
+  const int device = cuda::device_for_local_rank(local_rank, why_not);
   if (device < 0) return nullptr;
   return std::make_unique<GpuGemmEngine>(device);
 }

@@ -2,14 +2,13 @@
 // timed with CUDA events; verified by copying the whole output back.
 #include <vector>
 
-#include "compute/cuda/cuda_check.h"
 #include "compute/engines.h"
 #include "compute/gpu_peaks.h"
+#include "cuda/check.h"
+#include "cuda/device.h"
+#include "cuda/memory.h"
 
 namespace collbench::compute {
-
-int visible_gpu_for(int local_rank, std::string* why_not);  // gpu_gemm_engine.cu
-
 namespace {
 
 constexpr double kScalar = 3.0;
@@ -43,20 +42,15 @@ class GpuStreamEngine final : public StreamEngine {
  public:
   explicit GpuStreamEngine(int device) : device_(device) {
     CB_CUDA_CHECK(cudaSetDevice(device_));
-    cudaDeviceProp properties{};
-    CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, device_));
-    name_ = properties.name;
-    blocks_ = properties.multiProcessorCount * 8;
+    const cuda::DeviceInfo info = cuda::device_info(device_);
+    name_ = info.name;
+    blocks_ = info.multiprocessors * 8;
     int memory_khz = 0, bus_bits = 0;
     cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device_);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_);
     // Double data rate: two transfers per clock.
     if (memory_khz > 0 && bus_bits > 0) computed_peak_gbps_ = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
-    CB_CUDA_CHECK(cudaStreamCreate(&stream_));
-  }
-  ~GpuStreamEngine() override {
-    release();
-    cudaStreamDestroy(stream_);
+    stream_ = cuda::create_stream();
   }
 
   std::string device() const override { return name_ + " (GPU " + std::to_string(device_) + ")"; }
@@ -64,27 +58,27 @@ class GpuStreamEngine final : public StreamEngine {
 
   void prepare(std::uint64_t elements) override {
     CB_CUDA_CHECK(cudaSetDevice(device_));
-    release();
     elements_ = static_cast<long long>(elements);
-    for (double** array : {&a_, &b_, &c_}) CB_CUDA_CHECK(cudaMalloc(array, elements * sizeof(double)));
-    fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 0);
+    for (cuda::DeviceBuffer* array : {&a_, &b_, &c_}) *array = cuda::DeviceBuffer();  // the old ones go first
+    for (cuda::DeviceBuffer* array : {&a_, &b_, &c_}) *array = cuda::DeviceBuffer(elements * sizeof(double));
+    fill_kernel<<<blocks_, 256, 0, stream_.get()>>>(a(), b(), c(), elements_, 0);
     CB_CUDA_CHECK(cudaGetLastError());
-    CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CB_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
 
   TimingSchedule schedule() const override { return TimingSchedule::kBatch; }
   void issue(StreamKernel kernel) override { run(kernel); }
-  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  void wait() override { CB_CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
 
   void fill_check_inputs() override {
-    fill_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, 1);  // stream_check_input's pattern
+    fill_kernel<<<blocks_, 256, 0, stream_.get()>>>(a(), b(), c(), elements_, 1);  // stream_check_input's pattern
     CB_CUDA_CHECK(cudaGetLastError());
-    CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CB_CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
   }
 
   std::int64_t count_wrong(StreamKernel kernel, bool corrupt_first_element) override {
-    double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd || kernel == StreamKernel::kMemcpy ? c_
-                     : kernel == StreamKernel::kScale ? b_ : a_;
+    double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd || kernel == StreamKernel::kMemcpy ? c()
+                     : kernel == StreamKernel::kScale ? b() : a();
     std::vector<double> host(static_cast<std::size_t>(elements_));
     CB_CUDA_CHECK(cudaMemcpy(host.data(), output, host.size() * sizeof(double), cudaMemcpyDeviceToHost));
     if (corrupt_first_element) host[0] += 1.0;
@@ -102,34 +96,31 @@ class GpuStreamEngine final : public StreamEngine {
  private:
   void run(StreamKernel kernel) {
     if (kernel == StreamKernel::kMemcpy) {
-      CB_CUDA_CHECK(cudaMemcpyAsync(c_, a_, static_cast<std::size_t>(elements_) * sizeof(double), cudaMemcpyDeviceToDevice, stream_));
+      CB_CUDA_CHECK(cudaMemcpyAsync(c(), a(), static_cast<std::size_t>(elements_) * sizeof(double), cudaMemcpyDeviceToDevice, stream_.get()));
       return;
     }
     const int which = kernel == StreamKernel::kCopy ? 0 : kernel == StreamKernel::kScale ? 1 : kernel == StreamKernel::kAdd ? 2 : 3;
-    stream_kernel<<<blocks_, 256, 0, stream_>>>(a_, b_, c_, elements_, which);
+    stream_kernel<<<blocks_, 256, 0, stream_.get()>>>(a(), b(), c(), elements_, which);
     CB_CUDA_CHECK(cudaGetLastError());
   }
 
-  void release() {
-    for (double** array : {&a_, &b_, &c_}) {
-      if (*array) cudaFree(*array);
-      *array = nullptr;
-    }
-  }
+  double* a() const { return a_.as<double>(); }
+  double* b() const { return b_.as<double>(); }
+  double* c() const { return c_.as<double>(); }
 
   int device_;
   std::string name_;
   int blocks_ = 1024;
   double computed_peak_gbps_ = 0;
-  cudaStream_t stream_ = nullptr;
+  cuda::Stream stream_;
   long long elements_ = 0;
-  double *a_ = nullptr, *b_ = nullptr, *c_ = nullptr;
+  cuda::DeviceBuffer a_, b_, c_;
 };
 
 }  // namespace
 
 std::unique_ptr<StreamEngine> make_gpu_stream_engine(int local_rank, std::string* why_not) {
-  const int device = visible_gpu_for(local_rank, why_not);
+  const int device = cuda::device_for_local_rank(local_rank, why_not);
   if (device < 0) return nullptr;
   return std::make_unique<GpuStreamEngine>(device);
 }

@@ -1,8 +1,8 @@
-#include "backends/cuda/cuda_device.h"
+#include "cuda/device.h"
 
 #include <cstdio>
 
-#include "backends/cuda/cuda_check.h"
+#include "cuda/check.h"
 
 namespace collbench::cuda {
 namespace {
@@ -25,6 +25,14 @@ int visible_device_count(std::string* why_none) {
   return count;
 }
 
+int device_for_local_rank(int local_rank, std::string* why_not) {
+  std::string why_none;
+  const int count = visible_device_count(&why_none);
+  if (count > 0) return local_rank % count;
+  if (why_not) *why_not = "no CUDA device is visible (" + why_none + ")";
+  return -1;
+}
+
 std::string DeviceInfo::describe() const {
   char memory[32];
   std::snprintf(memory, sizeof(memory), "%.1f GiB", static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0));
@@ -37,14 +45,8 @@ DeviceInfo device_info(int index) {
   CB_CUDA_CHECK(cudaGetDeviceProperties(&properties, index));
   char bus_id[32] = {0};
   CB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof(bus_id), index));
-  DeviceInfo info;
-  info.index = index;
-  info.name = properties.name;
-  info.compute_major = properties.major;
-  info.compute_minor = properties.minor;
-  info.memory_bytes = properties.totalGlobalMem;
-  info.pci_bus_id = bus_id;
-  return info;
+  return {index, properties.name, properties.major, properties.minor, properties.totalGlobalMem, bus_id,
+          properties.multiProcessorCount};
 }
 
 std::string runtime_version() {
