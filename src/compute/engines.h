@@ -1,5 +1,5 @@
-// The devices matmul_perf, membw_perf and envcheck measure, behind two small interfaces, so the
-// programs never include cblas.h, omp.h or cuda_runtime.h. Each engine times its own operation the
+// The devices matmul_perf, membw_perf, copy_perf and envcheck measure, behind small interfaces, so
+// the programs never include cblas.h, omp.h or cuda_runtime.h. Each engine times its own operation the
 // device's way: a monotonic clock on the CPU, CUDA events on the GPU.
 #pragma once
 
@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compute/compute_options.h"
@@ -67,6 +68,38 @@ class StreamEngine {
   virtual std::optional<double> peak_gbps() const = 0;
 };
 
+// One way copy_perf moves bytes (a row's key fields): host memcpy, or a GPU copy between two
+// memories by one engine, in one direction or both at once.
+struct CopyPath {
+  std::string mode;    // host, h2d, d2h, h2d+d2h, d2d, p2p
+  std::string memory;  // host, pinned, pageable, device
+  // cpu (memcpy), ce (copy engine), driver (cudaMemcpyAsync within one device: the driver's own
+  // kernel on the SMs, not a copy engine), sm (our copy kernel)
+  std::string engine;
+  int source = -1, destination = -1;  // device indices; -1 for host memory
+  std::string direction = "uni";      // uni, or bi: both directions at once
+};
+
+class CopyEngine {
+ public:
+  virtual ~CopyEngine() = default;
+  // The paths it measures, in the table's order, each up to the largest size it was made for.
+  virtual const std::vector<CopyPath>& paths() const = 0;
+  virtual TimingSchedule schedule() const = 0;
+  // One copy of `bytes` along paths()[path] (each direction when bi); wait(path) returns when
+  // everything issued along it is done.
+  virtual void issue(std::size_t path, std::uint64_t bytes) = 0;
+  virtual void wait(std::size_t path) = 0;
+  // The check around one copy, where checks() says so (the host copy; GPU copies are not checked
+  // yet): poison() clears the destination, count_wrong() counts bytes that differ from the source.
+  virtual bool checks() const { return false; }
+  virtual void poison(std::uint64_t /*bytes*/) {}
+  virtual std::int64_t count_wrong(std::uint64_t /*bytes*/, bool /*corrupt_last_byte*/) { return 0; }
+  // What the report's context says of the devices copied on: one line per GPU, and versions.
+  virtual std::vector<std::string> devices() const { return {}; }
+  virtual std::vector<std::pair<std::string, std::string>> versions() const { return {}; }
+};
+
 // STREAM's scalar q (scale: b = q c; triad: a = b + q c).
 constexpr double kStreamScalar = 3.0;
 
@@ -87,11 +120,15 @@ std::uint64_t stream_bytes_counted(StreamKernel kernel, std::uint64_t elements);
 // CPU engines (always built): OpenBLAS GEMM and OpenMP STREAM with `threads` threads.
 std::unique_ptr<GemmEngine> make_cpu_gemm_engine(int threads);
 std::unique_ptr<StreamEngine> make_cpu_stream_engine(int threads);
+// Host memcpy between two buffers of `largest` bytes.
+std::unique_ptr<CopyEngine> make_host_copy_engine(std::uint64_t largest);
 
 // GPU engines: nullptr with `why_not` filled when this build has no CUDA or no GPU is visible.
 // `local_rank` picks the device (local_rank modulo the visible devices).
 std::unique_ptr<GemmEngine> make_gpu_gemm_engine(int local_rank, std::string* why_not);
 std::unique_ptr<StreamEngine> make_gpu_stream_engine(int local_rank, std::string* why_not);
+// Every GPU copy mode on every visible GPU and between every pair, up to `largest` bytes.
+std::unique_ptr<CopyEngine> make_gpu_copy_engine(std::uint64_t largest, std::string* why_not);
 
 // The GPU of this rank for envcheck's inventory: name, compute capability, memory, PCI bus id,
 // driver and runtime versions; empty fields and a reason when there is none.

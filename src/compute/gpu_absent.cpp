@@ -16,6 +16,11 @@ std::unique_ptr<StreamEngine> make_gpu_stream_engine(int, std::string* why_not) 
   return nullptr;
 }
 
+std::unique_ptr<CopyEngine> make_gpu_copy_engine(std::uint64_t, std::string* why_not) {
+  if (why_not) *why_not = kNotBuilt;
+  return nullptr;
+}
+
 GpuInventory probe_gpu(int) {
   GpuInventory inventory;
   inventory.reason = kNotBuilt;

@@ -1,4 +1,4 @@
-// Entry points of the three compute executables (bench/matmul_perf.cpp, ...). Each returns the exit code.
+// Entry points of the compute executables (bench/matmul_perf.cpp, ...). Each returns the exit code.
 #pragma once
 
 namespace collbench::compute {
@@ -6,5 +6,6 @@ namespace collbench::compute {
 int run_matmul_perf(int argc, char** argv);
 int run_membw_perf(int argc, char** argv);
 int run_envcheck(int argc, char** argv);
+int run_copy_perf(int argc, char** argv);
 
 }  // namespace collbench::compute

@@ -34,10 +34,6 @@ void DeviceBuffer::fill_bytes(unsigned char value, std::size_t offset_bytes, std
   CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
-void FreePinned::operator()(unsigned char* memory) const { cudaFreeHost(memory); }
-void DestroyStream::operator()(cudaStream_t stream) const { cudaStreamDestroy(stream); }
-void DestroyEvent::operator()(cudaEvent_t event) const { cudaEventDestroy(event); }
-
 PinnedBuffer allocate_pinned(std::size_t bytes) {
   void* memory = nullptr;
   CB_CUDA_CHECK(cudaMallocHost(&memory, bytes));

@@ -36,29 +36,24 @@ class DeviceBuffer {
   cudaStream_t stream_ = nullptr;
 };
 
-// The deleters of the handles below (memory.cpp): errors on release are ignored, as in a destructor.
-struct FreePinned {
-  void operator()(unsigned char* memory) const;
-};
-struct DestroyStream {
-  void operator()(cudaStream_t stream) const;
-};
-struct DestroyEvent {
-  void operator()(cudaEvent_t event) const;
+// Releases a handle with `release` (cudaStreamDestroy, ...); an error is ignored, as in a destructor.
+template <typename Handle, cudaError_t (*release)(Handle)>
+struct Released {
+  void operator()(Handle handle) const { release(handle); }
 };
 
 // Page-locked host memory (cudaMallocHost), which copy engines read and write without staging.
-using PinnedBuffer = std::unique_ptr<unsigned char[], FreePinned>;
+using PinnedBuffer = std::unique_ptr<unsigned char[], Released<void*, cudaFreeHost>>;
 PinnedBuffer allocate_pinned(std::size_t bytes);
 
 // A stream on the current device; `flags` as cudaStreamCreateWithFlags (cudaStreamNonBlocking:
 // not ordered with the legacy default stream).
-using Stream = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, DestroyStream>;
+using Stream = std::unique_ptr<std::remove_pointer_t<cudaStream_t>, Released<cudaStream_t, cudaStreamDestroy>>;
 Stream create_stream(unsigned flags = cudaStreamDefault);
 
 // An event on the current device; `flags` as cudaEventCreateWithFlags (cudaEventDisableTiming for
 // ordering only).
-using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, DestroyEvent>;
+using Event = std::unique_ptr<std::remove_pointer_t<cudaEvent_t>, Released<cudaEvent_t, cudaEventDestroy>>;
 Event create_event(unsigned flags = cudaEventDefault);
 
 }  // namespace collbench::cuda

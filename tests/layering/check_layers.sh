@@ -13,7 +13,6 @@ declare -A may_include=(
   [core]="core"
   [report]="core report"
   [cuda]="core cuda"
-  [gpu]="core cuda gpu"
   [backends]="core cuda backends"
   [workloads]="core backends workloads"
   [harness]="core report backends workloads harness"
