@@ -1,4 +1,4 @@
-// envcheck: see src/compute/ and `envcheck --help`.
-#include "compute/programs.h"
+// envcheck: see src/workloads/envcheck/ and `envcheck --help`.
+#include "workloads/compute/programs.h"
 
 int main(int argc, char** argv) { return collbench::compute::run_envcheck(argc, argv); }

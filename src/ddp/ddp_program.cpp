@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/registry.h"
-#include "harness/host_info.h"
-#include "compute/openblas_info.h"
+#include "engines/host_info.h"
+#include "engines/openblas_info.h"
 #include "core/error.h"
 #include "ddp/buckets.h"
 #include "ddp/communication_thread.h"

@@ -1,6 +1,6 @@
 #include "harness/context.h"
 
-#include "harness/host_info.h"
+#include "engines/host_info.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>

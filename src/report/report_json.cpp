@@ -6,16 +6,17 @@
 #include <sstream>
 
 namespace collbench::report {
-namespace {
 
 using nlohmann::json;
-
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json stats_to_json(const TimeStats& stats) {
   return {{"min", stats.min}, {"p10", stats.p10}, {"p50", stats.p50}, {"mean", stats.mean}, {"p95", stats.p95},
           {"p99", stats.p99}, {"max", stats.max}, {"stdev", stats.stdev}};
 }
+
+namespace {
+
+json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
 json row_to_json(const ResultRow& row) {
   json out = {

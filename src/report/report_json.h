@@ -19,6 +19,8 @@ class ReportFormatError : public std::runtime_error {
 
 // The one envelope every report kind starts from: schema_version, benchmark, status "partial",
 // context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
+// A row's time statistics, as every kind writes them under "time_us".
+nlohmann::json stats_to_json(const TimeStats& stats);
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 nlohmann::json to_json(const Report& report);
 // The parts of a collective report, for a writer that appends rows as they complete.

@@ -2,7 +2,7 @@
 // holds the built programs against, so no test keeps its own list or count of collectives.
 #include <cstdio>
 
-#include "workloads/collective.h"
+#include "workloads/collectives/collective.h"
 
 int main() {
   for (const collbench::Collective* collective : collbench::all_collectives()) {

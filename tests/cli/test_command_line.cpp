@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "compute/compute_options.h"
+#include "workloads/compute/compute_options.h"
 #include "core/command_line.h"
 #include "core/error.h"
-#include "harness/collective_options.h"
+#include "workloads/collectives/collective_options.h"
 #include "summarize/cli.h"
 
 namespace collbench {

@@ -4,12 +4,12 @@
 
 #include <cmath>
 
-#include "compute/compute_options.h"
-#include "compute/gemm_check.h"
-#include "compute/gpu_peaks.h"
-#include "harness/host_info.h"
-#include "compute/openblas_info.h"
-#include "compute/rank_speeds.h"
+#include "workloads/compute/compute_options.h"
+#include "engines/gemm_check.h"
+#include "engines/gpu_peaks.h"
+#include "engines/host_info.h"
+#include "engines/openblas_info.h"
+#include "workloads/compute/rank_speeds.h"
 #include "core/error.h"
 
 using namespace collbench::compute;

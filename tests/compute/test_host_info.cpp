@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "harness/host_info.h"
+#include "engines/host_info.h"
 
 using namespace collbench::compute;
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Fails when a source file includes a header from a layer above its own.
 #
-# The layers, bottom-up (DESIGN.md): core, report, backends and workloads, harness; summarize
-# reads only the report schema; cuda (the CUDA utility library) sits on core, and whoever calls
-# CUDA may include it. Each folder of src/ lists the folders it may include from; a
-# folder missing here is an error too, so a new folder has to say where it stands.
+# The layers, bottom-up (DESIGN.md): core; report; cuda (the CUDA utility library, on core);
+# backends and engines (GEMM, STREAM and copy engines, host probing), which may call CUDA; harness
+# (program shell, driver, loop); workloads, one folder per kind, each a descriptor over the
+# harness's driver. summarize reads only the report schema. Each folder of src/ lists the folders
+# it may include from; a folder missing here is an error too, so a new folder has to say where it
+# stands.
 # Usage: check_layers.sh SRC_DIR
 set -euo pipefail
 src=${1:?usage: check_layers.sh SRC_DIR}
@@ -14,10 +16,10 @@ declare -A may_include=(
   [report]="core report"
   [cuda]="core cuda"
   [backends]="core cuda backends"
-  [workloads]="core backends workloads"
-  [harness]="core report backends workloads harness"
-  [compute]="core report cuda backends harness compute"
-  [ddp]="core report backends harness compute ddp"
+  [engines]="core cuda engines"
+  [harness]="core report backends engines harness"
+  [workloads]="core report cuda backends engines harness workloads"
+  [ddp]="core report backends engines harness workloads ddp"
   [summarize]="core report summarize"
 )
 

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "harness/agreement.h"
-#include "harness/collective_options.h"
+#include "workloads/collectives/collective_options.h"
 #include "harness/job_watchdog.h"
 #include "harness/watchdog.h"
 

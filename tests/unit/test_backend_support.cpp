@@ -9,9 +9,9 @@
 
 #include "one_rank_world.h"
 #include "backends/backend.h"
-#include "harness/collective_workload.h"
+#include "workloads/collectives/collective_workload.h"
 #include "harness/report_writer.h"
-#include "workloads/collective.h"
+#include "workloads/collectives/collective.h"
 
 namespace collbench {
 namespace {

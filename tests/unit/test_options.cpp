@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "harness/collective_options.h"
+#include "workloads/collectives/collective_options.h"
 
 namespace collbench {
 namespace {

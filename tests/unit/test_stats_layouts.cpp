@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "harness/collective_workload.h"
+#include "workloads/collectives/collective_workload.h"
 #include "core/stats.h"
-#include "workloads/collective.h"
+#include "workloads/collectives/collective.h"
 
 namespace collbench {
 namespace {

@@ -1,0 +1,14 @@
+// all_reduce: every rank ends with the element-wise reduction of every rank's input.
+#include "workloads/collectives/collective.h"
+
+namespace collbench {
+namespace {
+
+double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }  // reduce-scatter + all-gather
+Expected expected(const OutputContext&, std::size_t i) { return Expected::reduction_at(i); }
+
+}  // namespace
+
+extern const Collective collective_all_reduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected};
+
+}  // namespace collbench

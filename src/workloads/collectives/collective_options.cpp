@@ -1,0 +1,188 @@
+#include "workloads/collectives/collective_options.h"
+
+#include <cctype>
+#include <cstdlib>
+#include <limits>
+
+#include "core/command_line.h"
+#include "harness/flag_groups.h"
+#include "core/error.h"
+#include "core/flag_values.h"
+
+namespace collbench {
+namespace {
+
+// NCCL_ALGO/NCCL_PROTO values ("Ring,Tree", "^LL128", "allreduce:tree"): NCCL validates the
+// names; here only characters that could not belong to one are refused.
+std::string parse_nccl_setting(const std::string& value, const std::string& flag) {
+  if (value.empty()) throw UsageError(flag + " expects a value such as Ring or Simple");
+  for (char c : value) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == ',' || c == '^' || c == ':' || c == ';' || c == '_')) {
+      throw UsageError(flag + " value '" + value + "' has a character NCCL does not accept there");
+    }
+  }
+  return value;
+}
+
+// Every flag of the collectives, once: parse_options and usage_text both read these.
+void declare_options(CLI::App& app, Options& o) {
+  using Text = const std::string;
+  start_section(app, "Sizes (K/M/G/T are 1024-based, like nccl-tests; bandwidth is reported in GB/s = 1e9 B/s)");
+  const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 32M)", "largest message (default 32M)",
+                                                         "additive step (default 1M)",
+                                                         "multiplicative step, may be fractional (> 1, rounded up); conflicts with -i"});
+  sweep.exclude(add_value(app, "--sizes", "LIST", "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f)",
+                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
+  start_section(app, "Operation");
+  add_value(app, "-d,--datatype,--dtype", "LIST",
+            "int8 uint8 int32 uint32 int64 uint64 float16 bfloat16 float32 float64 float8_e4m3\n"
+            "float8_e5m2 (fp8: nccl on sm_90+), comma list or all; half/float/double accepted (default float32)",
+            [&o](Text& v, Text& f) {
+              o.dtypes = parse_choice_list(v, f, parse_dtype, all_dtypes(), "data type",
+                                           "int8, uint8, int32, uint32, int64, uint64, float16, bfloat16, float32, float64, "
+                                           "float8_e4m3, float8_e5m2");
+            });
+  add_value(app, "-o,--op", "LIST", "sum prod min max avg, comma list or all (default sum)",
+            [&o](Text& v, Text& f) {
+              o.ops = parse_choice_list(v, f, parse_reduce_op, all_reduce_ops(), "reduction op", "sum, prod, min, max, avg");
+            });
+  add_value(app, "-r,--root", "N", "root rank for broadcast/reduce/gather/scatter; -1 or all = every rank (default 0)",
+            [&o](Text& v, Text& f) { o.root = v == "all" ? kEveryRoot : static_cast<int>(parse_integer(v, f, -1, std::numeric_limits<int>::max())); });
+  add_value(app, "--placement", "out|in|both", "out-of-place, in-place or both (default both)", [&o](Text& v, Text& f) {
+    if (v == "out") o.placement = PlacementChoice::kOut;
+    else if (v == "in") o.placement = PlacementChoice::kIn;
+    else if (v == "both") o.placement = PlacementChoice::kBoth;
+    else throw UsageError("unknown placement '" + v + "' for " + f + " (use out, in or both)");
+  });
+  add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
+  add_integer(app, "-g,--ngpus", "devices per process (CPU backends and nccl today: 1)", o.gpus_per_process, 1, 64);
+  start_section(app, "GPU (nccl backend)");
+  add_integer(app, "-z,--blocking", "nccl-tests' -z: 0 batch (default), 1 wait and barrier after each iteration,\n"
+              "2 wait after each iteration, 3 time each iteration alone", o.blocking, 0, 3);
+  add_integer(app, "-G,--cudagraph", "capture the -n batch once in a CUDA graph and launch it N times (default 0 = no graph)",
+              o.graph_launches, 0, 100000);
+  add_value(app, "-I,--per_iter_timing", "0|1", "1: per-iteration samples from CUDA events recorded between iterations",
+            [&o](Text& v, Text& f) { o.per_iteration_marks = parse_integer(v, f, 0, 1) == 1; });
+  add_value(app, "-C,--report_cputime", "0|1", "1: print the host's time to issue each call instead of the completion time",
+            [&o](Text& v, Text& f) { o.report_issue_time = parse_integer(v, f, 0, 1) == 1; });
+  add_integer(app, "-R,--local-register", "buffers from ncclMemAlloc: 0 unregistered (default), 1 ncclCommRegister,\n"
+              "2 symmetric window (ncclCommWindowRegister)", o.registration, 0, 2);
+  add_value(app, "--algo", "LIST", "nccl: sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS);\n"
+            "gloo all_reduce: default, ring, ring_chunked, halving_doubling or bcube",
+            [&o](Text& v, Text& f) { o.nccl_algo = parse_nccl_setting(v, f); });
+  add_value(app, "--proto", "LIST", "sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)",
+            [&o](Text& v, Text& f) { o.nccl_proto = parse_nccl_setting(v, f); });
+  add_flag(app, "--capture-algo", "record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)", o.capture_nccl_algorithm);
+  start_section(app, "CPU (gloo backend)");
+  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  start_section(app, "Measurement");
+  add_loop_flags(app, o);
+  add_integer(app, "-m,--agg_iters", "calls per timed iteration (one NCCL group); times are per call (default 1)",
+              o.calls_per_iteration, 1, 1000000);
+  add_value(app, "-a,--average", "N", "iteration time over ranks: 0 rank 0, 1 mean, 2 min, 3 max (default 1;\n"
+            "rows keep the mean, max and min views whatever is printed)",
+            [&o](Text& v, Text& f) { o.aggregation = static_cast<TimeAggregation>(parse_integer(v, f, 0, 3)); });
+  add_value(app, "-u,--unalign", "N", "buffers start N elements past an aligned address (default 0)", [&o](Text& v, Text& f) {
+    o.unaligned_elements = static_cast<int>(parse_integer(v, f, 0, 4096));
+  });
+  add_value(app, "--min-busbw", "GB/s", "exit 1 when the average bus bandwidth is below this (also NCCL_TESTS_MIN_BW)",
+            [&o](Text& v, Text& f) { o.min_busbw_gbps = parse_real(v, f, 0.0); });
+  add_run_flags(app, o);
+  add_seed_flag(app, o);
+  start_section(app, "Report");
+  add_report_flags(app, o);
+  add_value(app, "-S,--report_timestamps", "0|1", "1: a UTC time stamp at the end of each table line",
+            [&o](Text& v, Text& f) { o.report_timestamps = parse_integer(v, f, 0, 1) == 1; });
+  add_value(app, "-M,--memory_report", "0|1", "1: print each rank's peak resident memory after the run",
+            [&o](Text& v, Text& f) { o.memory_report = parse_integer(v, f, 0, 1) == 1; });
+  add_help_flags(app, o);
+  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage or input, 3 wrong results, 4 timeout.");
+}
+}  // namespace
+
+std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
+
+std::vector<std::uint64_t> Options::requested_sizes() const {
+  if (!explicit_sizes.empty()) return explicit_sizes;
+  return expand_sweep(sweep);
+}
+
+std::vector<std::string> Options::gpu_only_flags_in_use() const {
+  std::vector<std::string> flags;
+  if (blocking != 0) flags.push_back("-z " + std::to_string(blocking));
+  if (graph_launches != 0) flags.push_back("-G " + std::to_string(graph_launches));
+  if (per_iteration_marks) flags.push_back("-I 1");
+  if (report_issue_time) flags.push_back("-C 1");
+  if (registration != 0) flags.push_back("-R " + std::to_string(registration));
+  if (!nccl_proto.empty()) flags.push_back("--proto");
+  if (capture_nccl_algorithm) flags.push_back("--capture-algo");
+  return flags;
+}
+
+std::vector<Placement> Options::placements() const {
+  switch (placement) {
+    case PlacementChoice::kOut: return {Placement::kOutOfPlace};
+    case PlacementChoice::kIn: return {Placement::kInPlace};
+    case PlacementChoice::kBoth: break;
+  }
+  return {Placement::kOutOfPlace, Placement::kInPlace};
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  CommandLine command_line("", "");  // no help text is printed from here
+  declare_options(command_line.app(), options);
+  parse_flags(command_line, args, options);
+  if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
+    if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
+      options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
+    }
+  }
+  if (options.per_iteration_marks && options.graph_launches > 0) {
+    throw UsageError("-I 1 and -G cannot be combined: a replayed graph has one set of CUDA events");
+  }
+  if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
+    options.requested_sizes();  // validates the sweep now, so every rank rejects it at once
+  }
+  return options;
+}
+
+std::string usage_text(const std::string& program) {
+  Options unused;
+  CommandLine command_line("[mpirun -np N] " + program + " [options]", "");
+  declare_options(command_line.app(), unused);
+  return command_line.help();
+}
+
+nlohmann::json options_as_json(const Options& options) {
+  nlohmann::json dtypes = nlohmann::json::array(), ops = nlohmann::json::array();
+  for (DType type : options.dtypes) dtypes.push_back(std::string(to_string(type)));
+  for (ReduceOp op : options.ops) ops.push_back(std::string(to_string(op)));
+  nlohmann::json out = {
+      {"sizes_bytes", options.requested_sizes()},
+      {"dtypes", dtypes},
+      {"ops", ops},
+      {"root", options.root},
+      {"time_aggregation", std::string(to_string(options.aggregation))},
+      {"placement", options.placement == PlacementChoice::kBoth ? "both" : options.placement == PlacementChoice::kIn ? "in" : "out"},
+      {"gpus_per_process", options.gpus_per_process},
+  };
+  // nccl-tests' measurement flags, recorded when they change how rows were made (absent at their
+  // defaults, so reports and baselines from before them still compare as the same options).
+  if (options.calls_per_iteration != 1) out["calls_per_iteration"] = options.calls_per_iteration;
+  if (options.unaligned_elements != 0) out["unaligned_elements"] = options.unaligned_elements;
+  if (options.blocking != 0) out["blocking"] = options.blocking;
+  if (options.graph_launches != 0) out["graph_launches"] = options.graph_launches;
+  if (options.per_iteration_marks) out["per_iteration_timing"] = true;
+  if (options.registration != 0) out["registration"] = options.registration;
+  if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
+  if (options.explicit_sizes.empty()) {
+    out["min_bytes"] = options.sweep.min_bytes;
+    out["max_bytes"] = options.sweep.max_bytes;
+    if (options.sweep.step_factor > 0) out["step_factor"] = options.sweep.step_factor;
+    else out["step_bytes"] = options.sweep.step_bytes;
+  }
+  return out;
+}
+
+}  // namespace collbench

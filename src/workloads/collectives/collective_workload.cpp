@@ -1,0 +1,475 @@
+#include "workloads/collectives/collective_workload.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <optional>
+#include <sstream>
+
+#include "backends/registry.h"
+#include "core/error.h"
+#include "core/values.h"
+#include "harness/context.h"
+#include "harness/input_checks.h"
+#include "report/report_json.h"
+#include "report/table.h"
+
+namespace collbench {
+namespace {
+
+// The staging piece: a whole number of elements of any dtype, small next to the messages.
+constexpr std::size_t kStagingBytes = 4u << 20;
+
+char* at_offset(void* base, std::size_t bytes) { return static_cast<char*>(base) + bytes; }
+
+std::string estimator_description(TimeAggregation aggregation) {
+  switch (aggregation) {
+    case TimeAggregation::kMean: return "mean over ranks (-a 1, as nccl-tests and OSU)";
+    case TimeAggregation::kMax: return "max over ranks per iteration (-a 3: includes the ranks' skew)";
+    case TimeAggregation::kMin: return "min over ranks per iteration (-a 2)";
+    case TimeAggregation::kRankZero: return "rank 0's time (-a 0)";
+  }
+  return "";
+}
+
+std::string sweep_description(const Options& options) {
+  std::ostringstream text;
+  if (!options.explicit_sizes.empty()) {
+    text << "sizes";
+    for (auto size : options.explicit_sizes) text << ' ' << format_size(size);
+  } else {
+    text << "sizes " << format_size(options.sweep.min_bytes) << " .. " << format_size(options.sweep.max_bytes);
+    if (options.sweep.step_factor > 0) text << " (factor " << options.sweep.step_factor << ")";
+    else text << " (step " << format_size(options.sweep.step_bytes) << ")";
+  }
+  text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
+       << options.check_iterations << "\ntime (us) = " << estimator_description(options.aggregation)
+       << "; the report also keeps the mean, max and min over ranks";
+  // The table must not pass for a real measurement.
+  if (options.inject_slowdown_percent > 0) text << "; every timed sample stretched by " << options.inject_slowdown_percent << " % (--inject-slowdown)";
+  return text.str();
+}
+
+// Names only backends that can run here; a built one that cannot says why.
+std::string build_features_text() {
+#ifdef COLLBENCH_HAVE_CUDA
+  return describe_backends() + "; cuda: yes";
+#else
+  return describe_backends() + "; cuda: no";
+#endif
+}
+
+// The process's peak resident set so far (getrusage's ru_maxrss, KiB on Linux).
+std::uint64_t peak_resident_bytes() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024u;
+}
+
+// -M 1: every rank's peak resident set, printed by rank 0 (nccl-tests prints GPU memory; on the
+// host, the resident set is what a user sizing a run needs).
+void report_peak_memory(World& world) {
+  const auto peaks = world.gather_strings(std::to_string(peak_resident_bytes()));
+  if (world.rank() != 0) return;
+  for (std::size_t rank = 0; rank < peaks.size(); ++rank) {
+    std::printf("# rank %zu: peak resident memory %.1f MiB\n", rank, std::stod(peaks[rank]) / (1024.0 * 1024.0));
+  }
+}
+
+// --min-busbw / NCCL_TESTS_MIN_BW: nccl-tests' gate on the average bus bandwidth.
+// Rank 0 only: it holds the rows.
+bool below_min_busbw(const report::Summary& summary, const std::optional<double>& minimum_gbps) {
+  if (!minimum_gbps) return false;
+  const double average = summary.avg_busbw_gbps.value_or(0.0);
+  if (average >= *minimum_gbps) return false;
+  std::fprintf(stderr, "collbench: average bus bandwidth %.3f GB/s is below the minimum %.3f GB/s%s\n", average,
+               *minimum_gbps, summary.avg_busbw_gbps ? "" : " (no row has a bus bandwidth: one rank moves no data)");
+  return true;
+}
+
+// The few settings backends read; they never see the command line.
+BackendConfig backend_config(const Options& options) {
+  BackendConfig config;
+  config.timeout_seconds = options.timeout_seconds;
+  config.nccl_algo = options.nccl_algo;
+  config.nccl_proto = options.nccl_proto;
+  config.capture_nccl_algorithm = options.capture_nccl_algorithm;
+  config.algorithm = options.nccl_algo;
+  config.network_interface = options.gloo_iface;
+  config.registration = options.registration;
+  return config;
+}
+
+}  // namespace
+
+RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes, DType dtype, int ranks) {
+  const std::size_t element = dtype_info(dtype).size_bytes;
+  std::size_t count = static_cast<std::size_t>(requested_bytes / element);
+  BufferLayout layout = collective.layout(count, ranks, element);
+  // Sizes too small for one 16-byte block per rank are raised to the smallest row that has one,
+  // instead of timing an empty call (nccl-tests prints such rows as size 0).
+  const std::size_t elements_per_16_bytes = element >= 16 ? 1 : 16 / element;
+  for (std::size_t smallest : {std::size_t{1}, static_cast<std::size_t>(ranks) * elements_per_16_bytes}) {
+    if (layout.call_count > 0) break;
+    count = smallest;
+    layout = collective.layout(count, ranks, element);
+  }
+  return {std::max(layout.send_count, layout.recv_count), layout};
+}
+
+BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
+  BufferBytes largest;
+  for (DType dtype : options.dtypes) {
+    const std::uint64_t element = dtype_info(dtype).size_bytes;
+    for (std::uint64_t bytes : options.requested_sizes()) {
+      const BufferLayout layout = row_size_for(collective, bytes, dtype, ranks).layout;
+      largest.send = std::max<std::uint64_t>(largest.send, layout.send_count * element);
+      largest.shared = std::max<std::uint64_t>(largest.shared, std::max(layout.send_count, layout.recv_count) * element);
+    }
+  }
+  return largest;
+}
+
+namespace {
+// A collective benchmark: its options, its checks, and its cases for the driver.
+class CollectiveWorkload final : public Workload {
+ public:
+  CollectiveWorkload(const Collective& collective, Options options, BackendMaker make_backend)
+      : collective_(collective),
+        name_(std::string(collective.name) + "_perf"),
+        options_(std::move(options)),
+        make_backend_(std::move(make_backend)),
+        table_(stdout, {options_.report_issue_time, options_.report_timestamps}) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return usage_text(name_); }
+  std::string build_features() const override { return build_features_text(); }
+  nlohmann::json options_identity() const override {
+    // NCCL_TESTS_MIN_BW can set it without a flag.
+    return {{"min_busbw_gbps", options_.min_busbw_gbps.value_or(-1)}};
+  }
+  std::string check_for_world(World& world) override;
+  MemoryNeed memory_need(int world_size) const override {
+    // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
+    // backend keeps its buffers in host memory; GPU backends need the staging only.
+    const BufferBytes largest = largest_buffers(collective_, options_, world_size);
+    return {options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared};
+  }
+
+ private:
+  struct Case {
+    DType dtype;
+    ReduceOp op;
+    int root;  // -1 for collectives without one
+    std::uint64_t requested_bytes;
+    RowSize size;
+    Placement placement;
+    bool last_of_size;  // the table's line for this size follows it
+  };
+
+  nlohmann::json start(RunContext& run) override;
+  void print_header(const nlohmann::json&) override { table_.header(report_, sweep_description(options_)); }
+  std::size_t case_count() const override { return cases_.size(); }
+  CasePlan prepare(std::size_t index, int cycle) override;
+  LoopSettings loop_settings() const override;
+  void print_row(const nlohmann::json&) override {}  // one line per size, both placements: case_done
+  void print_skipped(const SkippedCase& skipped) override {
+    const nlohmann::json& record = skipped.record;
+    table_.skipped({record["dtype"], record["op"], record["placement"], record["reason"]});
+  }
+  void case_done(std::size_t index) override;
+  nlohmann::json add_to_summary(const nlohmann::json&) override {
+    summary_.add(*last_row_);
+    return report::to_json(summary_.summary());
+  }
+  int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  void end_run() override {
+    send_.reset();
+    recv_.reset();
+    backend_.reset();
+  }
+
+  void fill_inputs(const Case& one_case, CollectiveCall& call);
+  std::int64_t count_wrong(const Case& one_case);
+  report::ResultRow make_row(const Case& one_case, int cycle, LoopResult& timed);
+  std::size_t unaligned_bytes(DType dtype) const {  // -u
+    return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
+  }
+
+  const Collective& collective_;
+  std::string name_;
+  Options options_;
+  BackendMaker make_backend_;
+  World* world_ = nullptr;
+  std::unique_ptr<Backend> backend_;
+  const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
+  std::vector<Case> cases_;
+  // Buffers are sized once for the largest row of the run, like nccl-tests, so allocation and
+  // first-touch page faults never land in a timed region.
+  std::unique_ptr<Buffer> send_;     // out of place: the inputs
+  std::unique_ptr<Buffer> recv_;     // out of place: the outputs; in place: the one shared buffer
+  std::vector<unsigned char> host_;  // staging for inputs and for reading outputs back, a piece at a time
+  CollectiveCall call_;              // the current case's call
+  report::TableWriter table_;
+  report::Report report_;  // the envelope the table's header and footer read
+  report::SummaryBuilder summary_;
+  std::optional<report::ResultRow> last_row_, out_of_place_, in_place_;  // the current size's rows
+};
+
+// A valid root and backend, and a backend every host can run: a built one that some host cannot
+// run (no GPU visible) is named with the first such rank's reason, exit 1 before any library init.
+std::string CollectiveWorkload::check_for_world(World& world) {
+  if (collective_.takes_root && options_.root != kEveryRoot && options_.root >= world.size()) {
+    throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
+                     " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
+  }
+  if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
+  const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
+  if (!conflict.empty()) throw UsageError(conflict);
+  if (options_.gpus_per_process != 1) {
+    throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
+                     " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
+  }
+  if (options_.backend != "nccl") {
+    const std::vector<std::string> gpu_only = options_.gpu_only_flags_in_use();
+    if (!gpu_only.empty()) {
+      std::string flags;
+      for (const auto& flag : gpu_only) flags += (flags.empty() ? "" : ", ") + flag;
+      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options_.backend +
+                       " backend's calls complete on the host (drop " + (gpu_only.size() == 1 ? "it" : "them") +
+                       " or use --backend nccl)");
+    }
+  }
+  const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
+  for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
+    if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
+  }
+  return "";
+}
+
+nlohmann::json CollectiveWorkload::start(RunContext& run) {
+  World& world = run.world;
+  world_ = &world;
+  backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
+  entry_ = backend_->entry_for(collective_.name);
+  report_.benchmark = std::string(collective_.name);
+  report_.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
+                                    options_as_json(options_));
+  for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
+
+  const int ranks = world.size();
+  const BufferBytes largest = largest_buffers(collective_, options_, ranks);
+  // -u starts the calls past an aligned address: room for the skew of the widest element.
+  const std::size_t skew = static_cast<std::size_t>(options_.unaligned_elements) * sizeof(double);
+  send_ = backend_->allocate(largest.send + skew);
+  recv_ = backend_->allocate(largest.shared + skew);
+  host_.resize(std::min<std::size_t>(largest.shared, kStagingBytes));
+
+  const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
+  std::vector<int> roots{-1};
+  if (collective_.takes_root) {
+    roots.clear();
+    for (int r = 0; r < ranks; ++r) {
+      if (options_.root == kEveryRoot || options_.root == r) roots.push_back(r);
+    }
+  }
+  const std::vector<Placement> placements = options_.placements();
+  for (DType dtype : options_.dtypes) {
+    for (ReduceOp op : ops) {
+      for (int root : roots) {
+        std::size_t previous_row_count = 0;
+        for (std::uint64_t requested : options_.requested_sizes()) {
+          const RowSize size = row_size_for(collective_, requested, dtype, ranks);
+          if (size.row_count == previous_row_count) continue;  // rounding made it the same row as the last
+          previous_row_count = size.row_count;
+          for (Placement placement : placements) {
+            cases_.push_back({dtype, op, root, requested, size, placement, placement == placements.back()});
+          }
+        }
+      }
+    }
+  }
+  return report::to_json(report_);
+}
+
+LoopSettings CollectiveWorkload::loop_settings() const {
+  LoopSettings settings = loop_settings_from(options_, options_.aggregation);
+  settings.blocking = options_.blocking;
+  settings.graph_launches = options_.graph_launches;
+  settings.per_iteration_marks = options_.per_iteration_marks;
+  return settings;
+}
+
+CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
+  const Case& one_case = cases_[index];
+  const std::optional<ReduceOp> op = collective_.takes_op ? std::optional<ReduceOp>(one_case.op) : std::nullopt;
+  const bool in_place = one_case.placement == Placement::kInPlace;
+  const std::string unsupported =
+      backend_->unsupported_reason({collective_.name, one_case.dtype, op, in_place, one_case.size.layout.call_count});
+  if (!unsupported.empty()) {
+    return CasePlan::skip(report::to_json(report::SkippedCase{std::string(to_string(one_case.dtype)),
+                                                              op ? std::string(to_string(*op)) : "none",
+                                                              std::string(to_string(one_case.placement)), unsupported}),
+                          unsupported);
+  }
+  fill_inputs(one_case, call_);
+  const std::size_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
+  PreparedCase prepared;
+  prepared.step = std::string(collective_.name) + " at " + std::to_string(bytes) + " B " +
+                  std::string(to_string(one_case.dtype)) + " " + (in_place ? "in-place" : "out-of-place");
+  // The backend decides how the call is issued, grouped and waited for; the loop owns the schedule
+  // and the clock, and runs the check after timing through the same operation.
+  prepared.operation = backend_->make_operation([this] { entry_->issue(call_); }, options_.calls_per_iteration);
+  RowCheck check;
+  check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
+  check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
+  prepared.check = std::move(check);
+  prepared.row = [this, &one_case, cycle](LoopResult& timed) {
+    last_row_ = make_row(one_case, cycle, timed);
+    (one_case.placement == Placement::kInPlace ? in_place_ : out_of_place_) = last_row_;
+    return report::to_json(*last_row_);
+  };
+  return CasePlan::run(std::move(prepared));
+}
+
+void CollectiveWorkload::case_done(std::size_t index) {
+  if (!cases_[index].last_of_size) return;
+  if (world_->rank() == 0) table_.line(out_of_place_ ? &*out_of_place_ : nullptr, in_place_ ? &*in_place_ : nullptr);
+  out_of_place_.reset();
+  in_place_.reset();
+}
+
+// Poisons the outputs and writes this rank's inputs, a staging piece at a time, so host memory
+// stays at the buffers the collective needs plus one piece (not a third copy of the largest message).
+void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call) {
+  const BufferLayout& layout = one_case.size.layout;
+  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
+  const std::size_t rank = static_cast<std::size_t>(world_->rank());
+  const std::size_t skew = unaligned_bytes(one_case.dtype);
+  const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
+
+  call.count = layout.call_count;
+  call.dtype = one_case.dtype;
+  call.op = one_case.op;
+  call.root = one_case.root < 0 ? 0 : one_case.root;
+  call.in_place = one_case.placement == Placement::kInPlace;
+  Buffer* inputs = send_.get();
+  std::size_t input_offset = skew;
+  if (call.in_place) {
+    // Poison the whole shared buffer first: the parts outside this rank's input must be written.
+    const std::size_t shared_bytes = std::max(layout.send_count, layout.recv_count) * element;
+    recv_->fill_bytes(kPoisonByte, skew, shared_bytes);
+    inputs = recv_.get();
+    input_offset = skew + rank * layout.in_place_send_stride * element;
+    call.send = at_offset(recv_->data(), input_offset);
+    call.recv = at_offset(recv_->data(), skew + rank * layout.in_place_recv_stride * element);
+  } else {
+    recv_->fill_bytes(kPoisonByte, skew, layout.recv_count * element);
+    call.send = at_offset(send_->data(), skew);
+    call.recv = at_offset(recv_->data(), skew);
+  }
+  const std::size_t piece = host_.size() / element;
+  for (std::size_t first = 0; first < layout.send_count; first += piece) {
+    const std::size_t count = std::min(piece, layout.send_count - first);
+    collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    inputs->copy_from_host(host_.data(), input_offset + first * element, count * element);
+  }
+}
+
+report::ResultRow CollectiveWorkload::make_row(const Case& one_case, int cycle, LoopResult& timed) {
+  const std::uint64_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
+  report::ResultRow row;
+  row.bytes = bytes;
+  row.requested_bytes = one_case.requested_bytes;
+  row.count = one_case.size.row_count;
+  row.dtype = std::string(to_string(one_case.dtype));
+  row.op = collective_.takes_op ? std::string(to_string(one_case.op)) : "none";
+  row.root = collective_.takes_root ? one_case.root : -1;
+  row.placement = std::string(to_string(one_case.placement));
+  row.backend = backend_->name();
+  row.algorithm = backend_->algorithm(std::string(collective_.name));
+  row.cycle = cycle;
+  row.iterations = options_.iterations;
+  row.warmup_iterations = options_.warmup_iterations;
+  row.time_aggregation = std::string(to_string(options_.aggregation));
+  row.time_us = timed.combined;
+  row.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
+  row.timing = timed.method;
+  row.calls_per_iteration = options_.calls_per_iteration;
+  row.issue_us = timed.issue_us;
+  row.timestamp = utc_timestamp_now();
+  row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
+  row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
+  if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
+  row.check_iterations = options_.check_iterations;
+  row.wrong = timed.wrong;
+  if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
+  return row;
+}
+
+// Compares this rank's outputs of the call just completed with their closed forms, a staging
+// piece at a time.
+std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
+  const BufferLayout& layout = one_case.size.layout;
+  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
+  const int rank = world_->rank();
+  const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
+  const bool in_place = one_case.placement == Placement::kInPlace;
+  OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place};
+  std::size_t output_offset = unaligned_bytes(one_case.dtype);
+  if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
+    output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
+  }
+  bool corrupt = options_.inject_corrupt_output && rank == world_->size() - 1;
+  std::int64_t wrong = 0;
+  const std::size_t piece = host_.size() / element;
+  for (std::size_t first = 0; first < layout.recv_count; first += piece) {
+    const std::size_t count = std::min(piece, layout.recv_count - first);
+    recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
+    for (std::size_t i = 0; i < count; ++i) {
+      const Expected source = collective_.expected_output(where, first + i);
+      double expected = 0, tolerance = 0;
+      switch (source.kind) {
+        case Expected::Kind::kUnchecked: continue;
+        case Expected::Kind::kCopyOf: expected = input_value(spec, source.source_rank, source.source_index); break;
+        case Expected::Kind::kReductionAt:
+          expected = reduced_value(spec, source.source_index);
+          tolerance = reduction_tolerance(spec, source.source_index);
+          break;
+      }
+      if (corrupt) {  // --inject-corrupt-output: a value no input produces and no reduction over < 12 ranks reaches
+        store_element(one_case.dtype, host_.data(), i, 99.0);
+        corrupt = false;
+      }
+      const double actual = load_element(one_case.dtype, host_.data(), i);
+      if (!(std::fabs(actual - expected) <= tolerance)) ++wrong;  // NaN counts as wrong
+    }
+  }
+  return wrong;
+}
+
+int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {
+  World& world = run.world;
+  const bool leader = world.rank() == 0;
+  report_.summary = summary_.summary();
+  if (leader) {
+    report["summary"] = report::to_json(report_.summary);
+    table_.footer(report_, options_.report_path);
+  }
+  if (options_.memory_report) report_peak_memory(world);
+  if (wrong_total > 0) return static_cast<int>(ExitCode::kWrongResults);
+  // Rank 0 holds the rows and judges; every rank exits the same way.
+  const bool below = world.sum(leader && below_min_busbw(report_.summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
+  return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace
+
+std::unique_ptr<Workload> make_collective_workload(const Collective& collective, Options options, BackendMaker make_backend) {
+  return std::make_unique<CollectiveWorkload>(collective, std::move(options), std::move(make_backend));
+}
+
+}  // namespace collbench

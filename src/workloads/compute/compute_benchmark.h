@@ -1,0 +1,130 @@
+// matmul_perf, membw_perf and envcheck: what they share (options, help, build features, report
+// context). matmul_perf and membw_perf are throughput workloads over the harness's one driver
+// (harness/driver.h): every rank measures its own device, each row keeps every rank's figures.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/compute/compute_options.h"
+#include "workloads/compute/platform_notes.h"
+#include "workloads/compute/rank_gather.h"
+#include "core/error.h"
+#include "core/world.h"
+#include "harness/context.h"
+#include "harness/driver.h"
+#include "harness/measurement_loop.h"
+#include "harness/program_shell.h"
+#include "report/report_json.h"
+
+namespace collbench::compute {
+
+std::string compute_build_features();
+// Whether this rank's buffers will be in host memory (the CPU engines), so that their size is
+// checked before anything is allocated; GPU engines allocate on the device.
+bool runs_on_host(const ComputeOptions& options);
+// The report context of a compute run: every rank's identity (collective call) and these options.
+report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
+                                const std::vector<std::string>& argv);
+nlohmann::json compute_options_as_json(const ComputeOptions& options);
+
+// The GPU engine unless --device cpu; the CPU one where there is none, unless --device gpu.
+template <typename Engine>
+std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_rank, int threads,
+                                      std::unique_ptr<Engine> (*make_gpu)(int, std::string*),
+                                      std::unique_ptr<Engine> (*make_cpu)(int)) {
+  if (options.device != DeviceChoice::kCpu) {
+    std::string why_not;
+    auto gpu = make_gpu(local_rank, &why_not);
+    if (gpu) return gpu;
+    if (options.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
+  }
+  return make_cpu(threads);
+}
+
+// matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow).
+template <typename Row>
+class ThroughputWorkload : public Workload {
+ public:
+  explicit ThroughputWorkload(ComputeOptions options) : options_(std::move(options)) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return compute_usage_text(options_.program); }
+  std::string build_features() const override { return compute_build_features(); }
+  std::string check_for_world(World&) override { return ""; }
+
+ protected:
+  // A throughput row's time is the slowest rank's per iteration (-a 3): every rank measures its
+  // own device, and each rank's own figures are kept beside it.
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
+
+  // The report without rows: context and every rank's platform (collective calls); rank 0 prints
+  // the platforms' warnings.
+  nlohmann::json start_report(RunContext& run, const std::string& device, const report::RankPlatform& mine) {
+    nlohmann::json report = report::envelope_json(Row::kBenchmark, compute_context(run.world, options_, device, run.argv));
+    const std::vector<report::RankPlatform> platform = gather_platforms(run.world, mine);
+    const std::vector<std::string> warnings = distinct_warnings(platform);
+    if (run.world.rank() == 0) {
+      for (const auto& warning : warnings) {
+        std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
+      }
+    }
+    report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
+                   {"summary", summary_.to_json()}});
+    return report;
+  }
+
+  // Every rank, once `row` holds every rank's figures and its combined time: what every kind
+  // fills the same way (`work` per iteration over the mean time, in units of `scale`).
+  nlohmann::json finish_row(Row& row, const std::string& device, int threads, double work, double scale,
+                            const std::optional<double>& peak, int cycle, LoopResult& timed) const {
+    row.device = device;
+    row.threads = threads;
+    row.iterations = options_.iterations;
+    row.warmup_iterations = options_.warmup_iterations;
+    row.time_us = timed.combined;
+    row.rate = work / (row.time_us.mean * 1e-6) / scale;
+    row.peak = peak;
+    if (peak) row.percent_of_peak = 100.0 * row.rate / *peak;
+    row.check_iterations = options_.check_iterations;
+    if (options_.check_iterations > 0) {
+      std::int64_t wrong = 0;
+      for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
+      row.wrong = wrong;
+    }
+    row.spread = spread_of_ranks(row.per_rank);
+    row.cycle = cycle;
+    if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
+    return report::to_json(row);
+  }
+
+  nlohmann::json add_to_summary(const nlohmann::json& row) override {
+    summary_.add(row);
+    return summary_.to_json();
+  }
+
+  void print_skipped(const SkippedCase& skipped) override {
+    std::printf("# skipped %s\n", skipped.text.c_str());
+    std::fflush(stdout);
+  }
+
+  ComputeOptions options_;
+  report::RateSummary summary_{Row::kUnit, true};  // the best rate and the worst fastest/slowest rank ratio
+};
+
+// The shell around one compute program; `Benchmark` is built from the parsed options.
+template <typename Benchmark>
+int run_compute_benchmark(ComputeProgram program, int argc, char** argv) {
+  return run_program(program_name(program), argc, argv, [program](const std::vector<std::string>& args) {
+    return std::make_unique<Benchmark>(parse_compute_options(program, args));
+  });
+}
+
+}  // namespace collbench::compute

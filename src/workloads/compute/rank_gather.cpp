@@ -1,0 +1,60 @@
+#include "workloads/compute/rank_gather.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/compute/rank_speeds.h"
+
+namespace collbench::compute {
+namespace {
+
+// Slots per rank in the summed vector: 8 statistics, rate, percent (NaN = none), error, wrong.
+constexpr std::size_t kSlots = 12;
+
+double or_nan(const std::optional<double>& value) { return value ? *value : std::nan(""); }
+
+}  // namespace
+
+std::vector<report::ThroughputRank> gather_rank_figures(World& world, const report::ThroughputRank& mine) {
+  const auto ranks = static_cast<std::size_t>(world.size());
+  std::vector<double> everyone(ranks * kSlots, 0.0);
+  double* slot = &everyone[static_cast<std::size_t>(world.rank()) * kSlots];
+  const TimeStats& t = mine.time_us;
+  const double values[kSlots] = {t.min, t.p10, t.p50, t.mean, t.p95, t.p99, t.max, t.stdev, mine.rate,
+                                 or_nan(mine.percent_of_peak), or_nan(mine.relative_error),
+                                 mine.wrong ? static_cast<double>(*mine.wrong) : std::nan("")};
+  for (std::size_t i = 0; i < kSlots; ++i) slot[i] = values[i];
+  // Summing zeros with one rank's values moves each rank's figures intact (NaN and inf included).
+  world.combine(everyone, Combine::kSum);
+  std::vector<report::ThroughputRank> out;
+  for (std::size_t rank = 0; rank < ranks; ++rank) {
+    const double* v = &everyone[rank * kSlots];
+    report::ThroughputRank figures;
+    figures.rank = static_cast<int>(rank);
+    figures.time_us = {v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
+    figures.rate = v[8];
+    if (!std::isnan(v[9])) figures.percent_of_peak = v[9];
+    if (!std::isnan(v[10])) figures.relative_error = v[10];
+    if (!std::isnan(v[11])) figures.wrong = static_cast<std::int64_t>(v[11]);
+    out.push_back(figures);
+  }
+  return out;
+}
+
+report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks) {
+  std::vector<double> rates;
+  for (const auto& rank : ranks) rates.push_back(rank.rate);
+  return spread_of(rates);
+}
+
+std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine) {
+  std::vector<report::RankPlatform> out;
+  for (const auto& entry : world.gather_strings(nlohmann::json(mine).dump())) {
+    out.push_back(nlohmann::json::parse(entry).get<report::RankPlatform>());
+    out.back().rank = static_cast<int>(out.size()) - 1;
+  }
+  return out;
+}
+
+}  // namespace collbench::compute

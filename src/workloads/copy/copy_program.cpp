@@ -1,0 +1,191 @@
+// copy_perf: how fast one process moves bytes (the copy engines of engines/engines.h), as a workload
+// over the harness's driver, with matrices over GPU pairs at the largest size. Without a visible GPU
+// (or a CUDA build) it measures host memcpy and says the GPU modes are unavailable. P2P between
+// ranks is sendrecv_perf's job.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+#include "workloads/compute/compute_benchmark.h"
+#include "engines/engines.h"
+#include "workloads/compute/programs.h"
+#include "core/command_line.h"
+
+namespace collbench::compute {
+namespace {
+
+struct CopyOptions : RunFlags {
+  SizeSweep sweep{8, 64u << 20, 0, 4.0};
+  bool host_only = false;  // --host-only: the memcpy baseline even where GPUs are visible
+};
+
+// Every flag of copy_perf, once: parsing and --help both read these.
+void declare_options(CLI::App& app, CopyOptions& options) {
+  start_section(app, "Sizes (K/M/G 1024-based)");
+  add_size_sweep(app, options.sweep, {"SIZE", "smallest copy (default 8)", "largest copy (default 64M)", "additive step",
+                                      "multiplicative step (default 4); conflicts with -i"});
+  start_section(app, "Options");
+  add_loop_flags(app, options);
+  add_run_flags(app, options);
+  add_report_flags(app, options);
+  add_flag(app, "--host-only", "only the host memcpy baseline", options.host_only);
+  add_help_flags(app, options);
+  app.footer("Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong bytes, 4 timeout.");
+}
+
+CopyOptions parse_copy_options(const std::vector<std::string>& args) {
+  CopyOptions options;
+  CommandLine command_line("", "");  // no help text is printed from here
+  declare_options(command_line.app(), options);
+  parse_flags(command_line, args, options);
+  if (!options.show_help && !options.show_version) expand_sweep(options.sweep);  // validates now
+  return options;
+}
+
+// GB/s between every GPU pair at the largest size, one matrix per engine and direction: printed
+// under the table and returned for the report.
+nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
+  nlohmann::json matrices = nlohmann::json::array();
+  if (devices < 2 || rows.empty()) return matrices;
+  const std::uint64_t largest = rows.back()["bytes"];
+  for (const char* engine : {"ce", "sm"}) {
+    for (const char* direction : {"uni", "bi"}) {
+      std::vector<std::vector<nlohmann::json>> matrix(devices, std::vector<nlohmann::json>(devices));
+      for (const auto& row : rows) {
+        if (row["mode"] != "p2p" || row["engine"] != engine || row["direction"] != direction || row["bytes"] != largest) continue;
+        matrix[row["src_device"].get<std::size_t>()][row["dst_device"].get<std::size_t>()] = row["gbps"];
+      }
+      std::printf("# p2p %s %s GB/s at %s (row = source GPU, column = destination)\n", engine, direction, format_size(largest).c_str());
+      for (const auto& line : matrix) {
+        std::printf("#  ");
+        for (const auto& cell : line) cell.is_null() ? std::printf("%10s", "-") : std::printf("%10.2f", cell.get<double>());
+        std::printf("\n");
+      }
+      matrices.push_back({{"engine", engine}, {"direction", direction}, {"bytes", largest}, {"gbps", matrix}});
+    }
+  }
+  return matrices;
+}
+
+class CopyWorkload final : public Workload {
+ public:
+  explicit CopyWorkload(CopyOptions options) : options_(std::move(options)) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override {
+    CopyOptions unused;
+    CommandLine command_line("copy_perf [options]",
+                             "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
+                             "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
+                             "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).");
+    declare_options(command_line.app(), unused);
+    return command_line.help();
+  }
+  std::string build_features() const override { return compute_build_features(); }
+  std::string check_for_world(World&) override { return ""; }
+  MemoryNeed memory_need(int) const override {
+    // Two host buffers of the largest size; the GPU copies add two pinned ones.
+    const std::uint64_t largest = expand_sweep(options_.sweep).back();
+    const std::uint64_t buffers = options_.host_only || !probe_gpu(0).present ? 2 : 4;
+    return {largest > UINT64_MAX / buffers ? UINT64_MAX : buffers * largest, "the sweep needs", "lower -e"};
+  }
+
+ private:
+  nlohmann::json start(RunContext& run) override {
+    world_ = &run.world;
+    const std::vector<std::uint64_t> sizes = expand_sweep(options_.sweep);
+    std::string unavailable;
+    if (!options_.host_only) engine_ = make_gpu_copy_engine(sizes.back(), &unavailable);
+    if (!engine_) engine_ = make_host_copy_engine(sizes.back());
+    for (std::uint64_t bytes : sizes) {
+      for (std::size_t path = 0; path < engine_->paths().size(); ++path) cases_.emplace_back(path, bytes);
+    }
+    report::Context context = collect_context(run.world, "copy", "host", run.argv, options_,
+                                              {{"sizes", sizes}, {"host_only", options_.host_only}});
+    for (const auto& [name, version] : engine_->versions()) context.versions[name] = version;
+    nlohmann::json report = report::envelope_json("copy", context);
+    for (const std::string& device : engine_->devices()) report["context"]["devices"].push_back(device);
+    if (!unavailable.empty()) report["context"]["gpu_modes_unavailable"] = unavailable;
+    report["summary"] = summary_.to_json();
+    return report;
+  }
+
+  void print_header(const nlohmann::json& report) override {
+    if (const auto& unavailable = report["context"].value("gpu_modes_unavailable", ""); !unavailable.empty()) {
+      std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
+    }
+    std::printf("# %-8s %-8s %-3s %-3s %4s %4s %12s %12s %10s\n", "mode", "memory", "eng", "dir", "src", "dst", "size", "time(us)", "GB/s");
+  }
+
+  std::size_t case_count() const override { return cases_.size(); }
+
+  CasePlan prepare(std::size_t index, int cycle) override {
+    const auto [path_index, bytes] = cases_[index];  // named again in the lambdas below: C++17 captures no bindings
+    const CopyPath& path = engine_->paths()[path_index];
+    PreparedCase prepared;
+    prepared.step = "copy " + path.mode + " " + path.engine + " " + path.direction + " at " + std::to_string(bytes) + " B";
+    prepared.operation = std::make_unique<FunctionOperation>(
+        engine_->schedule(), [this, path_index = path_index, bytes = bytes](int) { engine_->issue(path_index, bytes); },
+        [this, path_index = path_index] { engine_->wait(path_index); });
+    // The check: the destination poisoned, one copy, then every byte compared with the source.
+    const bool checked = engine_->checks() && options_.check_iterations > 0;
+    if (checked) {
+      const bool corrupt = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
+      prepared.check = RowCheck{[this, bytes = bytes](int) { engine_->poison(bytes); },
+                                [this, bytes = bytes, corrupt](int) { return engine_->count_wrong(bytes, corrupt); }};
+    }
+    prepared.row = [this, path, bytes = bytes, cycle, checked](LoopResult& timed) {
+      const double moved = static_cast<double>(path.direction == "bi" ? 2 * bytes : bytes);
+      const double gbps = timed.combined.mean > 0 ? moved / (timed.combined.mean * 1e3) : 0.0;
+      nlohmann::json row = {{"kind", report::row_kind_spec(report::RowKind::kCopy).name},
+                            {"mode", path.mode}, {"memory", path.memory}, {"engine", path.engine}, {"direction", path.direction},
+                            {"src_device", path.source}, {"dst_device", path.destination}, {"bytes", bytes},
+                            {"iterations", options_.iterations}, {"cycle", cycle}, {"time_us", report::stats_to_json(timed.combined)},
+                            {"gbps", gbps}, {"check_iterations", checked ? options_.check_iterations : 0},
+                            {"wrong", timed.wrong ? nlohmann::json(*timed.wrong) : nlohmann::json(nullptr)}};
+      if (path.mode == "d2d") row["read_plus_write_gbps"] = 2 * gbps;
+      if (options_.keep_samples) row["samples_us"] = std::move(timed.combined_us);
+      return row;
+    };
+    return CasePlan::run(std::move(prepared));
+  }
+
+  // One process: the same figure under any estimator.
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
+
+  void print_row(const nlohmann::json& row) override {
+    std::printf("  %-8s %-8s %-3s %-3s %4d %4d %12llu %12.2f %10.2f\n", row["mode"].get<std::string>().c_str(),
+                row["memory"].get<std::string>().c_str(), row["engine"].get<std::string>().c_str(),
+                row["direction"].get<std::string>().c_str(), row["src_device"].get<int>(), row["dst_device"].get<int>(),
+                row["bytes"].get<unsigned long long>(), row["time_us"]["mean"].get<double>(), row["gbps"].get<double>());
+    std::fflush(stdout);
+  }
+
+  nlohmann::json add_to_summary(const nlohmann::json& row) override {
+    summary_.add(row);
+    return summary_.to_json();
+  }
+
+  int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
+    if (run.world.rank() == 0) report["matrices"] = pair_matrices(report["results"], engine_->devices().size());
+    return 0;
+  }
+
+  void end_run() override { engine_.reset(); }
+
+  CopyOptions options_;
+  World* world_ = nullptr;
+  std::unique_ptr<CopyEngine> engine_;
+  std::vector<std::pair<std::size_t, std::uint64_t>> cases_;  // (path, bytes), sizes outermost
+  report::RateSummary summary_{"gbps", false};
+};
+
+}  // namespace
+
+int run_copy_perf(int argc, char** argv) {
+  return run_program("copy_perf", argc, argv, [](const std::vector<std::string>& args) {
+    return std::make_unique<CopyWorkload>(parse_copy_options(args));
+  });
+}
+
+}  // namespace collbench::compute

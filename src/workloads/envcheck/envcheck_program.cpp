@@ -1,0 +1,288 @@
+// envcheck: every rank's inventory, short compute and bandwidth probes with medians, and a verdict
+// on slow ranks with advice (keep, rebalance with weights, exclude).
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "workloads/compute/compute_benchmark.h"
+#include "engines/engines.h"
+#include "engines/host_info.h"
+#include "engines/openblas_info.h"
+#include "workloads/compute/programs.h"
+#include "workloads/compute/rank_speeds.h"
+#include "core/error.h"
+#include "harness/context.h"
+#include "harness/watchdog.h"
+#include "report/report_json.h"
+
+namespace collbench::compute {
+namespace {
+
+// A probe sample: `units` calls back to back, enough that the sample lasts about --probe-ms, so a
+// rank sharing its core with another process shows its fair share rather than one lucky time
+// slice. The loop divides the sample by the calls it made.
+class ProbeOperation final : public TimedOperation {
+ public:
+  ProbeOperation(std::function<void()> call, double minimum_ms) : call_(std::move(call)) {
+    call_();  // warm: the first call pays for page faults and library set-up
+    const auto start = std::chrono::steady_clock::now();
+    call_();
+    const double one_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    units_ = static_cast<int>(std::clamp(std::ceil(minimum_ms / std::max(one_ms, 1e-6)), 1.0, 1e7));
+  }
+  int calls_per_iteration() const override { return units_; }
+  void issue(int) override {
+    for (int unit = 0; unit < units_; ++unit) call_();
+  }
+  void issue_check() override { call_(); }
+
+ private:
+  std::function<void()> call_;
+  int units_ = 1;
+};
+
+enum class Probe { kGemm, kTriad };
+
+// The probes: a GEMM and a triad workload on every rank at once, as a real job would load them,
+// then rank 0's verdict on slow ranks.
+class EnvcheckBenchmark final : public Workload {
+ public:
+  explicit EnvcheckBenchmark(ComputeOptions options) : options_(std::move(options)) {}
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return compute_usage_text(options_.program); }
+  std::string build_features() const override { return compute_build_features(); }
+  std::string check_for_world(World&) override { return ""; }
+  MemoryNeed memory_need(int) const override {
+    if (!runs_on_host(options_)) return {};
+    const auto side = static_cast<std::uint64_t>(options_.probe_matrix_n);
+    // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
+    return {3 * side * side * sizeof(float) + 3 * options_.probe_bytes, "the probes need",
+            "lower --probe-n or --probe-bytes, or use fewer ranks per host"};
+  }
+
+ private:
+  nlohmann::json start(RunContext& run) override;
+  void print_header(const nlohmann::json&) override {}
+  std::size_t case_count() const override { return 2; }
+  CasePlan prepare(std::size_t index, int cycle) override;
+  // Every rank measures its own device at once; the samples stay per rank (mine_us).
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
+  void print_row(const nlohmann::json&) override {}
+  nlohmann::json add_to_summary(const nlohmann::json&) override { return nlohmann::json::object(); }
+  int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  void end_run() override {
+    gemm_.reset();
+    stream_.reset();
+  }
+
+  ComputeOptions options_;
+  World* world_ = nullptr;
+  HostInfo host_;
+  OpenBlasInfo blas_;
+  GpuInventory gpu_;
+  std::unique_ptr<GemmEngine> gemm_;
+  std::unique_ptr<StreamEngine> stream_;
+  GemmShape shape_;
+  std::uint64_t elements_ = 0;
+  std::vector<GemmEntry> entries_;
+  std::vector<double> reference_;
+  std::vector<double> gemm_samples_, triad_samples_;  // this rank's rates over every cycle
+  std::int64_t wrong_ = 0;                              // this rank's wrong probe outputs
+};
+
+// This rank's row as the report writes it; rank 0 adds the verdict (relative_speed, slow).
+nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
+                      const std::string& device, const std::vector<double>& gemm_samples,
+                      const std::vector<double>& triad_samples) {
+  nlohmann::json gpu_json = {{"present", gpu.present}};
+  if (gpu.present) {
+    gpu_json.update({{"name", gpu.name}, {"compute_capability", gpu.compute_capability},
+                     {"memory_bytes", gpu.memory_bytes}, {"pci_bus_id", gpu.pci_bus_id},
+                     {"driver_version", gpu.driver_version}, {"cuda_runtime_version", gpu.cuda_runtime_version},
+                     {"nccl_version", gpu.nccl_version}});
+  } else {
+    gpu_json["reason"] = gpu.reason;
+  }
+  return {{"kind", report::row_kind_spec(report::RowKind::kProbe).name},
+          {"rank", world.rank()},
+          {"inventory",
+           {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
+            {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores},
+            {"affinity_cores", host.affinity_cores}, {"affinity", host.affinity_list},
+            {"numa_node", host.numa_node}, {"memory_bytes", host.memory_bytes},
+            {"vector_level", to_string(host.vector_level)}, {"openblas_corename", blas.corename},
+            {"openblas_config", blas.config}, {"openblas_warning", blas.warning},
+            {"mpi_version", world.library_version()}, {"gpu", gpu_json}}},
+          {"probes",
+           {{"device", device}, {"gemm_gflops", median(gemm_samples)}, {"gemm_gflops_samples", gemm_samples},
+            {"triad_gbps", median(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
+}
+
+nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
+  World& world = run.world;
+  world_ = &world;
+  host_ = probe_host();
+  const int threads = options_.threads > 0 ? options_.threads : host_.affinity_cores;
+  blas_ = configure_openblas(threads, host_.vector_level);
+  gpu_ = probe_gpu(world.local_rank());
+  std::string why_not;
+  if (options_.device != DeviceChoice::kCpu) {
+    gemm_ = make_gpu_gemm_engine(world.local_rank(), &why_not);
+    if (gemm_) stream_ = make_gpu_stream_engine(world.local_rank(), &why_not);
+    if ((!gemm_ || !stream_) && options_.device == DeviceChoice::kGpu) throw Error("--device gpu: " + why_not);
+  }
+  if (!gemm_ || !stream_) {
+    gemm_ = make_cpu_gemm_engine(threads);
+    stream_ = make_cpu_stream_engine(threads);
+  }
+  shape_ = {options_.probe_matrix_n, options_.probe_matrix_n, options_.probe_matrix_n};
+  gemm_->prepare(shape_, GemmType::kFloat32, options_.seed, 1);
+  elements_ = options_.probe_bytes / sizeof(double);
+  stream_->prepare(elements_);
+  entries_ = sample_entries(shape_, options_.seed, 64);
+  for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
+  return report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
+}
+
+CasePlan EnvcheckBenchmark::prepare(std::size_t index, int) {
+  const Probe probe = index == 0 ? Probe::kGemm : Probe::kTriad;
+  const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
+  PreparedCase prepared;
+  RowCheck check;
+  if (probe == Probe::kGemm) {
+    prepared.step = "envcheck gemm probe";
+    prepared.operation = std::make_unique<ProbeOperation>(
+        [this] {
+          gemm_->issue(0);
+          gemm_->wait();
+        },
+        options_.probe_ms);
+    const double bound = relative_error_bound(GemmType::kFloat32, shape_.k);
+    check.prepare = [](int) {};
+    check.count_wrong = [this, bound, corrupts](int) -> std::int64_t {
+      if (corrupts) gemm_->corrupt_output(0);
+      const double error = relative_error(gemm_->read_outputs(0, entries_), reference_);
+      const std::int64_t wrong = std::isfinite(error) && error <= bound ? 0 : 1;
+      wrong_ += wrong;
+      return wrong;
+    };
+  } else {
+    prepared.step = "envcheck triad probe";
+    prepared.operation = std::make_unique<ProbeOperation>(
+        [this] {
+          stream_->issue(StreamKernel::kTriad);
+          stream_->wait();
+        },
+        options_.probe_ms);
+    check.prepare = [this](int) { stream_->fill_check_inputs(); };
+    check.count_wrong = [this, corrupts](int) {
+      const std::int64_t wrong = stream_->count_wrong(StreamKernel::kTriad, corrupts);
+      wrong_ += wrong;
+      return wrong;
+    };
+  }
+  if (options_.check_iterations > 0) prepared.check = std::move(check);
+  prepared.row = [this, probe](LoopResult& timed) {
+    const double work = probe == Probe::kGemm
+                            ? 2.0 * static_cast<double>(shape_.m) * static_cast<double>(shape_.n) * static_cast<double>(shape_.k)
+                            : static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements_));
+    for (double sample_us : timed.mine_us) {
+      (probe == Probe::kGemm ? gemm_samples_ : triad_samples_).push_back(work / (sample_us * 1e-6) / 1e9);
+    }
+    if (probe == Probe::kTriad) stream_->prepare(elements_);  // STREAM's values again after the check's pattern
+    return nlohmann::json();  // envcheck's rows are per rank, made once every probe has run
+  };
+  return CasePlan::run(std::move(prepared));
+}
+
+int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::int64_t) {
+  World& world = *world_;
+  const bool leader = world.rank() == 0;
+  const ComputeOptions& options = options_;
+  // Rank 0's verdict, as the report writes it.
+  std::vector<nlohmann::json> results;
+  std::vector<int> slow;
+  std::vector<std::string> warnings;
+  nlohmann::json mine = my_row(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
+  if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
+  const auto everyone = world.gather_strings(mine.dump());
+  int exit_code = 0;
+  if (leader) {
+    std::vector<double> gemm_rates, triad_rates;
+    for (const auto& text : everyone) {
+      results.push_back(nlohmann::json::parse(text));
+      gemm_rates.push_back(results.back()["probes"]["gemm_gflops"].get<double>());
+      triad_rates.push_back(results.back()["probes"]["triad_gbps"].get<double>());
+    }
+    const auto relative = relative_speeds({gemm_rates, triad_rates});
+    slow = slow_ranks(relative, options.slow_factor);
+    const Recommendation advice = recommend(relative, options.slow_factor);
+    for (auto& row : results) {
+      const int rank = row["rank"].get<int>();
+      row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
+      row["slow"] = std::find(slow.begin(), slow.end(), rank) != slow.end();
+      const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
+      if (!warning.empty()) warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
+    }
+    document.update(
+        {{"slow_ranks", slow},
+         {"warnings", warnings},
+         {"results", results},
+         {"summary",
+          {{"ranks", world.size()}, {"slow", slow.size()}, {"slow_factor", options.slow_factor},
+           {"repeats", options.iterations * options.cycles}, {"probe_ms", options.probe_ms},
+           {"recommendation", to_string(advice.advice)}, {"recommendation_text", advice.text},
+           {"spread_ratio", std::isfinite(advice.spread_ratio) ? nlohmann::json(advice.spread_ratio) : nlohmann::json()},
+           {"weights", advice.weights}, {"exclude", advice.exclude},
+           {"gemm_spread", report::to_json(spread_of(gemm_rates), "gflops")},
+           {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}}}});
+    for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
+    std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
+                world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
+                options.iterations, options.probe_ms);
+    std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
+                "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
+    for (const auto& row : results) {
+      const auto& inventory = row["inventory"];
+      const auto& gpu_row = inventory["gpu"];
+      const std::string gpu_text = gpu_row["present"].get<bool>()
+                                       ? gpu_row["name"].get<std::string>() + " cc" + gpu_row["compute_capability"].get<std::string>()
+                                       : "none";
+      std::printf(" %5d %-16.16s %-28.28s %6d %9s %5d %-12.12s %-24.24s %10.2f %9.2f %8.3f %5s\n", row["rank"].get<int>(),
+                  inventory["host"].get<std::string>().c_str(), inventory["cpu_model"].get<std::string>().c_str(),
+                  inventory["online_cores"].get<int>(), inventory["affinity"].get<std::string>().c_str(),
+                  inventory["numa_node"].get<int>(), inventory["openblas_corename"].get<std::string>().c_str(), gpu_text.c_str(),
+                  row["probes"]["gemm_gflops"].get<double>(), row["probes"]["triad_gbps"].get<double>(),
+                  row["relative_speed"].get<double>(), row["slow"].get<bool>() ? "SLOW" : "no");
+    }
+    std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
+    if (slow.empty()) std::printf(" none");
+    for (int rank : slow) std::printf(" %d", rank);
+    std::printf("\n# recommendation: %s\n# weights:", advice.text.c_str());
+    for (std::size_t rank = 0; rank < advice.weights.size(); ++rank) std::printf(" %zu=%.3f", rank, advice.weights[rank]);
+    std::printf("\n");
+    if (!advice.exclude.empty()) {
+      std::printf("# exclude:");
+      for (int rank : advice.exclude) std::printf(" %d", rank);
+      std::printf("\n");
+    }
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    std::fflush(stdout);
+    exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
+  }
+  const std::string decided = world.broadcast_string(std::to_string(exit_code));
+  // Rank 0's exit code, sent as text: anything else is not from rank 0.
+  if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
+  return decided[0] - '0';
+}
+
+}  // namespace
+
+int run_envcheck(int argc, char** argv) { return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, argc, argv); }
+
+}  // namespace collbench::compute

@@ -1,0 +1,199 @@
+// matmul_perf: GEMM throughput of every rank's own device, checked against a float64 reference.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "workloads/compute/compute_benchmark.h"
+#include "engines/engines.h"
+#include "workloads/compute/platform_notes.h"
+#include "workloads/compute/programs.h"
+#include "workloads/compute/rank_gather.h"
+#include "engines/host_info.h"
+
+namespace collbench::compute {
+namespace {
+
+constexpr int kCheckedEntries = 256;
+constexpr int kMaxRotatedSets = 16;
+
+// Enough input sets that one pass over them exceeds twice the cache, so no GEMM finds its inputs
+// left in cache by the previous one.
+int rotation_sets(const ComputeOptions& options, std::uint64_t set_bytes, std::uint64_t cache_bytes) {
+  if (options.rotate_sets > 0) return options.rotate_sets;
+  if (set_bytes == 0 || cache_bytes == 0) return 1;
+  const auto wanted = (2 * cache_bytes + set_bytes - 1) / set_bytes;
+  return static_cast<int>(std::clamp<std::uint64_t>(wanted, 1, kMaxRotatedSets));
+}
+
+// A, B and C of one input set; C is float32 or wider.
+std::uint64_t set_bytes(const GemmShape& shape, GemmType type) {
+  const auto bytes_per_element = static_cast<std::uint64_t>(element_bytes(type));
+  return static_cast<std::uint64_t>(shape.m * shape.k + shape.k * shape.n) * bytes_per_element +
+         static_cast<std::uint64_t>(shape.m * shape.n) * 4;
+}
+
+std::string shape_text(const GemmShape& shape) {
+  return std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" + std::to_string(shape.k);
+}
+
+struct GemmCase {
+  GemmType type;
+  GemmShape shape;
+};
+
+// The GEMM workload: dtypes x shapes over a GEMM engine.
+class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
+ public:
+  using ThroughputWorkload::ThroughputWorkload;
+
+  MemoryNeed memory_need(int) const override {
+    std::uint64_t largest = 0;
+    if (!runs_on_host(options_)) return {};
+    for (GemmType type : options_.gemm_types) {
+      for (const GemmShape& shape : options_.gemm_shapes()) {
+        largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options_.rotate_sets, 1)));
+      }
+    }
+    return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
+  }
+
+ private:
+  nlohmann::json start(RunContext& run) override {
+    World& world = run.world;
+    world_ = &world;
+    const HostInfo host = probe_host();
+    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
+    engine_ = choose_engine(options_, world.local_rank(), threads_, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
+    on_cpu_ = engine_->device() == "cpu";
+    world_size_ = world.size();
+    for (GemmType type : options_.gemm_types) {
+      for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
+    }
+    return start_report(run, engine_->device(),
+                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, world.size(), engine_->device(),
+                                       engine_->library(), on_cpu_));
+  }
+
+  void print_header(const nlohmann::json&) override {
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_size_, engine_->device().c_str(), engine_->library().c_str());
+    std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
+    std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
+                "max_us", "TFLOP/s", "%peak", "rel_err", "spread", "#wrong");
+  }
+
+  std::size_t case_count() const override { return cases_.size(); }
+  CasePlan prepare(std::size_t index, int cycle) override;
+
+  void print_row(const nlohmann::json& row) override {
+    char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
+    if (row["percent_of_peak"].is_number()) {
+      std::snprintf(percent, sizeof(percent), "%.1f%s", row["percent_of_peak"].get<double>(),
+                    row["peak_is_estimate"].get<bool>() ? "~" : "");
+    }
+    if (row["relative_error"].is_number()) std::snprintf(error, sizeof(error), "%.2e", row["relative_error"].get<double>());
+    if (row["wrong"].is_number()) std::snprintf(wrong, sizeof(wrong), "%lld", row["wrong"].get<long long>());
+    const auto& time = row["time_us"];
+    std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", row["m"].get<long long>(),
+                row["n"].get<long long>(), row["k"].get<long long>(), row["dtype"].get<std::string>().c_str(),
+                time["mean"].get<double>(), time["min"].get<double>(), time["max"].get<double>(), row["tflops"].get<double>(),
+                percent, error, row["spread"]["ratio"].is_number() ? row["spread"]["ratio"].get<double>() : NAN, wrong);
+    std::fflush(stdout);
+  }
+
+  void end_run() override { engine_.reset(); }
+  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
+    if (run.world.rank() != 0) return 0;
+    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", summary_.rows(),
+                static_cast<long long>(wrong_total), on_cpu_ ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
+  }
+
+  World* world_ = nullptr;
+  std::unique_ptr<GemmEngine> engine_;
+  std::vector<GemmCase> cases_;
+  std::vector<GemmEntry> entries_;   // the current case's checked entries and their float64 values
+  std::vector<double> reference_;
+  double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was
+  int threads_ = 0;
+  int world_size_ = 1;
+  bool on_cpu_ = true;
+};
+
+CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
+  const GemmCase& one_case = cases_[index];
+  const std::string reason = engine_->unsupported_reason(one_case.type);
+  if (!reason.empty()) {
+    return CasePlan::skip({{"what", to_string(one_case.type)}, {"reason", reason}}, to_string(one_case.type) + ": " + reason);
+  }
+  const int sets = rotation_sets(options_, set_bytes(one_case.shape, one_case.type), engine_->cache_bytes());
+  // A shape the library has no algorithm for is a skipped row, not the end of the run.
+  try {
+    engine_->prepare(one_case.shape, one_case.type, options_.seed, sets);
+  } catch (const ShapeUnsupported& error) {
+    const std::string what = to_string(one_case.type) + " " + shape_text(one_case.shape);
+    return CasePlan::skip({{"what", what}, {"reason", error.what()}}, what + ": " + error.what());
+  }
+  const double bound = relative_error_bound(one_case.type, one_case.shape.k);
+  PreparedCase prepared;
+  prepared.step = "matmul " + shape_text(one_case.shape) + " " + to_string(one_case.type);
+  prepared.operation = std::make_unique<FunctionOperation>(
+      engine_->schedule(), [this, sets](int i) { engine_->issue(i % sets); }, [this] { engine_->wait(); });
+  worst_error_ = 0;
+  if (options_.check_iterations > 0) {
+    entries_ = sample_entries(one_case.shape, options_.seed, kCheckedEntries);
+    reference_.clear();
+    for (const auto& entry : entries_) reference_.push_back(reference_entry(one_case.type, options_.seed, one_case.shape, entry));
+    // The loop issues set 0 once per check; its sampled entries are compared with the reference.
+    RowCheck check;
+    check.prepare = [](int) {};
+    check.count_wrong = [this, bound](int) -> std::int64_t {
+      if (options_.inject_corrupt_output && world_->rank() == world_->size() - 1) engine_->corrupt_output(0);
+      const double error = relative_error(engine_->read_outputs(0, entries_), reference_);
+      if (std::isfinite(worst_error_)) worst_error_ = std::isfinite(error) ? std::max(worst_error_, error) : error;
+      return std::isfinite(error) && error <= bound ? 0 : 1;
+    };
+    prepared.check = std::move(check);
+  }
+  prepared.row = [this, one_case, sets, cycle, bound](LoopResult& timed) {
+    const double flops = 2.0 * static_cast<double>(one_case.shape.m) * static_cast<double>(one_case.shape.n) *
+                         static_cast<double>(one_case.shape.k);
+    report::ThroughputRank figures;
+    figures.time_us = timed.mine;
+    figures.rate = flops / (timed.mine.mean * 1e-6) / 1e12;
+    bool peak_is_estimate = false;
+    const auto peak = engine_->peak_tflops(one_case.type, &peak_is_estimate);
+    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+    if (options_.check_iterations > 0) {
+      figures.relative_error = worst_error_;
+      figures.wrong = std::isfinite(worst_error_) && worst_error_ <= bound ? 0 : 1;
+    }
+    report::MatmulRow row;
+    row.per_rank = gather_rank_figures(*world_, figures);
+    row.m = one_case.shape.m;
+    row.n = one_case.shape.n;
+    row.k = one_case.shape.k;
+    row.dtype = to_string(one_case.type);
+    row.algorithm = engine_->algorithm();
+    row.rotate_sets = sets;
+    row.peak_is_estimate = peak_is_estimate;
+    row.error_bound = bound;
+    if (options_.check_iterations > 0) {
+      double worst = 0;
+      for (const auto& rank : row.per_rank) {
+        const double error = rank.relative_error.value_or(0);
+        worst = std::isfinite(error) ? std::max(worst, error) : error;
+      }
+      row.relative_error = worst;
+    }
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak, cycle, timed);
+  };
+  return CasePlan::run(std::move(prepared));
+}
+
+}  // namespace
+
+int run_matmul_perf(int argc, char** argv) { return run_compute_benchmark<MatmulBenchmark>(ComputeProgram::kMatmul, argc, argv); }
+
+}  // namespace collbench::compute

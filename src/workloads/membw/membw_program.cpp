@@ -1,0 +1,143 @@
+// membw_perf: STREAM copy/scale/add/triad over every rank's own memory, every array verified.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+
+#include "workloads/compute/compute_benchmark.h"
+#include "engines/engines.h"
+#include "workloads/compute/platform_notes.h"
+#include "workloads/compute/programs.h"
+#include "workloads/compute/rank_gather.h"
+#include "engines/host_info.h"
+
+namespace collbench::compute {
+namespace {
+
+struct StreamCase {
+  std::uint64_t elements;  // per array
+  StreamKernel kernel;
+};
+
+// The STREAM workload: array sizes x kernels over a STREAM engine.
+class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
+ public:
+  using ThroughputWorkload::ThroughputWorkload;
+  MemoryNeed memory_need(int) const override {
+    if (!runs_on_host(options_)) return {};
+    const auto sizes = options_.array_sizes();
+    return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
+  }
+
+ private:
+  nlohmann::json start(RunContext& run) override {
+    World& world = run.world;
+    world_ = &world;
+    const HostInfo host = probe_host();
+    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
+    engine_ = choose_engine(options_, world.local_rank(), threads_, &make_gpu_stream_engine, &make_cpu_stream_engine);
+    on_cpu_ = engine_->device() == "cpu";
+    std::vector<StreamKernel> kernels = options_.kernels;
+    if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
+    for (std::uint64_t bytes : options_.array_sizes()) {
+      for (StreamKernel kernel : kernels) cases_.push_back({bytes / sizeof(double), kernel});
+    }
+    return start_report(run, engine_->device(),
+                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, world.size(), engine_->device(),
+                                       on_cpu_ ? "OpenMP" : "CUDA", false));
+  }
+
+  void print_header(const nlohmann::json&) override {
+    std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world_->size(), engine_->device().c_str(),
+                on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "");
+    std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
+    std::printf("#%14s %8s %12s %12s %12s %10s %8s %9s %8s\n", "bytes/array", "kernel", "mean_us", "min_us", "max_us",
+                "GB/s", "%peak", "spread", "#wrong");
+  }
+
+  std::size_t case_count() const override { return cases_.size(); }
+
+  CasePlan prepare(std::size_t index, int cycle) override;
+
+  void print_row(const nlohmann::json& row) override {
+    char percent[16] = "n/a", wrong[24] = "N/A";
+    if (row["percent_of_peak"].is_number()) std::snprintf(percent, sizeof(percent), "%.1f", row["percent_of_peak"].get<double>());
+    if (row["wrong"].is_number()) std::snprintf(wrong, sizeof(wrong), "%lld", row["wrong"].get<long long>());
+    const auto& time = row["time_us"];
+    std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", row["bytes"].get<unsigned long long>(),
+                row["kernel"].get<std::string>().c_str(), time["mean"].get<double>(), time["min"].get<double>(),
+                time["max"].get<double>(), row["gbps"].get<double>(), percent,
+                row["spread"]["ratio"].is_number() ? row["spread"]["ratio"].get<double>() : NAN, wrong);
+    std::fflush(stdout);
+  }
+
+  void end_run() override { engine_.reset(); }
+  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
+    if (run.world.rank() != 0) return 0;
+    std::printf("# rows: %d, wrong elements: %lld\n", summary_.rows(), static_cast<long long>(wrong_total));
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
+  }
+
+  World* world_ = nullptr;
+  std::unique_ptr<StreamEngine> engine_;
+  std::vector<StreamCase> cases_;
+  std::uint64_t prepared_elements_ = 0;  // what the arrays hold STREAM's start values for; 0: not so
+  std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
+  int threads_ = 0;
+  bool on_cpu_ = true;
+};
+
+CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
+  const StreamCase& one_case = cases_[index];
+  const std::string reason = engine_->unsupported_reason(one_case.kernel);
+  if (!reason.empty()) {
+    return CasePlan::skip({{"what", to_string(one_case.kernel)}, {"reason", reason}}, to_string(one_case.kernel) + ": " + reason);
+  }
+  if (prepared_elements_ != one_case.elements) {  // a new size, or the check's pattern is in the arrays
+    engine_->prepare(one_case.elements);
+    prepared_elements_ = one_case.elements;
+  }
+  PreparedCase prepared;
+  prepared.step = "membw " + to_string(one_case.kernel) + " at " + std::to_string(one_case.elements * sizeof(double)) + " B";
+  const StreamKernel kernel = one_case.kernel;
+  prepared.operation = std::make_unique<FunctionOperation>(
+      engine_->schedule(), [this, kernel](int) { engine_->issue(kernel); }, [this] { engine_->wait(); });
+  wrong_ = 0;
+  if (options_.check_iterations > 0) {
+    RowCheck check;
+    check.prepare = [this](int) {
+      engine_->fill_check_inputs();
+      prepared_elements_ = 0;  // the next kernel starts from STREAM's values again
+    };
+    check.count_wrong = [this, kernel](int) {
+      const std::int64_t wrong =
+          engine_->count_wrong(kernel, options_.inject_corrupt_output && world_->rank() == world_->size() - 1);
+      wrong_ += wrong;
+      return wrong;
+    };
+    prepared.check = std::move(check);
+  }
+  prepared.row = [this, one_case, cycle](LoopResult& timed) {
+    const std::uint64_t counted = stream_bytes_counted(one_case.kernel, one_case.elements);
+    report::ThroughputRank figures;
+    figures.time_us = timed.mine;
+    figures.rate = static_cast<double>(counted) / (figures.time_us.mean * 1e-6) / 1e9;
+    const auto peak = engine_->peak_gbps();
+    if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
+    if (options_.check_iterations > 0) figures.wrong = wrong_;
+    report::MembwRow row;
+    row.per_rank = gather_rank_figures(*world_, figures);
+    row.kernel = to_string(one_case.kernel);
+    row.bytes = one_case.elements * sizeof(double);
+    row.bytes_counted = counted;
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, cycle, timed);
+  };
+  return CasePlan::run(std::move(prepared));
+}
+
+}  // namespace
+
+int run_membw_perf(int argc, char** argv) { return run_compute_benchmark<MembwBenchmark>(ComputeProgram::kMembw, argc, argv); }
+
+}  // namespace collbench::compute
