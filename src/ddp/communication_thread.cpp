@@ -13,12 +13,26 @@ CommunicationThread::~CommunicationThread() {
   thread_.join();
 }
 
-void CommunicationThread::submit(std::function<void()> job) {
+std::uint64_t CommunicationThread::submit(std::function<void()> job) {
+  std::uint64_t number = 0;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(std::move(job));
+    number = ++submitted_;
   }
   work_ready_.notify_one();
+  return number;
+}
+
+void CommunicationThread::wait_finished(std::uint64_t number) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this, number] { return finished_ >= number || error_ != nullptr; });
+  if (error_) {
+    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });  // the rest are skipped, as wait_idle leaves them
+    std::exception_ptr error = error_;
+    error_ = nullptr;
+    std::rethrow_exception(error);
+  }
 }
 
 void CommunicationThread::wait_idle() {
@@ -51,7 +65,8 @@ void CommunicationThread::serve() {
     lock.lock();
     if (error && !error_) error_ = error;
     busy_ = false;
-    if (jobs_.empty()) idle_.notify_all();
+    ++finished_;
+    idle_.notify_all();  // wait_finished waits for one job, wait_idle for the last
   }
 }
 

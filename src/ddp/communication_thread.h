@@ -5,6 +5,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -20,9 +21,12 @@ class CommunicationThread {
   CommunicationThread(const CommunicationThread&) = delete;
   CommunicationThread& operator=(const CommunicationThread&) = delete;
 
-  void submit(std::function<void()> job);
+  // Returns the job's number (1, 2, ... over the thread's life) for wait_finished.
+  std::uint64_t submit(std::function<void()> job);
   // Returns once every submitted job has run; rethrows the first error a job threw.
   void wait_idle();
+  // Returns once job `number` and every job before it have run; rethrows as wait_idle does.
+  void wait_finished(std::uint64_t number);
 
  private:
   void serve();
@@ -31,6 +35,7 @@ class CommunicationThread {
   std::condition_variable work_ready_, idle_;
   std::deque<std::function<void()>> jobs_;
   bool busy_ = false;
+  std::uint64_t submitted_ = 0, finished_ = 0;
   bool stopping_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: starts once everything it uses exists

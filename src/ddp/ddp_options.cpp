@@ -9,6 +9,7 @@
 #include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "ddp/compute_profile.h"
 #include "ddp/model.h"
 
 namespace collbench::ddp {
@@ -42,14 +43,26 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   using Text = const std::string;
   start_section(app, "Model and compute");
   add_text(app, "--model", "NAME|FILE",
-           "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file\n"
-           "(README: name,elements,forward_flops[,backward_flops] per tensor, registration order)",
+           "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file (README: one layer a line,\n"
+           "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes; src/ddp/presets/ for examples)",
            o.model);
   auto* batch = add_integer(app, "--batch", "samples per rank per step (default 32; weak scaling)", o.batch, 1, 1 << 20);
   auto* global = add_integer(app, "--global-batch", "samples per step for the whole job, split over ranks (strong scaling)",
                              o.global_batch, 1, 1 << 24);
   batch->excludes(global);
-  add_value(app, "--compute-scale", "X", "multiplies every layer's GEMM FLOPs so big models fit a small CPU (default 1)",
+  add_text(app, "--compute-profile", "FILE",
+           "measured per-layer times (CSV layer,forward_us,backward_us, layers named as in the model) spent instead\n"
+           "of the GEMMs and elementwise time: your own model's profile under DDP's buckets and communication",
+           o.compute_profile);
+  add_value(app, "--memory-gbps", "GB/S",
+            "host bandwidth for the elementwise (memory-bound) time: bytes touched / this (default: measured at start)",
+            [&o](Text& v, Text& f) {
+              o.memory_gbps = parse_real(v, f, 0, 1e6);
+              if (!(o.memory_gbps > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
+            });
+  add_value(app, "--compute-scale", "X",
+            "multiplies each GEMM's batch factor, the elementwise bytes and profiled times, so big models fit a small\n"
+            "CPU (default 1)",
             [&o](Text& v, Text& f) {
               o.compute_scale = parse_real(v, f, 0, 1000);
               if (!(o.compute_scale > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
@@ -105,13 +118,14 @@ void declare_options(CLI::App& app, DdpOptions& o) {
       "One row per (bucket_mb, overlap, grad_dtype, accumulate). A step is one optimizer step: forward and backward\n"
       "of every micro-step, and the all-reduce (average) of every bucket. Figures, means over timed steps and ranks:\n"
       "  step_us    step time (statistics over steps, combined over ranks as the harness does)\n"
-      "  fwd_us     forward GEMMs; bwd_us backward GEMMs and gradient writes (compute = fwd + bwd)\n"
+      "  fwd_us     forward GEMMs and elementwise time; bwd_us backward GEMMs, elementwise time, gradient\n"
+      "             writes and the copies into the buckets and back (compute = fwd + bwd)\n"
       "  comm_us    time spent in bucket all-reduces (with 16-bit conversion), wherever they ran\n"
       "  exposed_us step - compute: the communication the step waited for\n"
       "  overlap    1 - exposed/comm: the share of communication hidden behind compute\n"
       "  ratio      comm / compute\n"
       "  samples/s  samples of the whole job per step / mean step time\n"
-      "Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad model file, 3 wrong gradients, 4 timeout.");
+      "Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad model or profile file, 3 wrong gradients, 4 timeout.");
 }
 
 }  // namespace
@@ -131,16 +145,20 @@ DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
   CommandLine command_line("", "");
   declare_options(command_line.app(), options);
   parse_flags(command_line, args, options);
-  if (!options.show_help && !options.show_version) load_model(options.model);  // a bad model is a usage error, before MPI
+  if (!options.show_help && !options.show_version) {  // a bad model or profile is a usage error, before MPI
+    const Model model = load_model(options.model);
+    if (!options.compute_profile.empty()) load_compute_profile(options.compute_profile, model);
+  }
   return options;
 }
 
 std::string ddp_usage_text() {
   DdpOptions unused;
   CommandLine command_line("[mpirun -np N] ddp_step_perf [options]",
-                           "The communication and computation of one PyTorch-DDP data-parallel step, in C++: the backward\n"
-                           "pass layer by layer as OpenBLAS GEMMs, gradients bucketed as DDP does, each bucket all-reduced\n"
-                           "(average) as soon as it is ready; gradients checked against closed-form values.");
+                           "The communication and computation of one PyTorch-DDP data-parallel step, in C++: every layer's\n"
+                           "forward, input-gradient and weight-gradient GEMM at its real shape (OpenBLAS) plus its elementwise\n"
+                           "time, or measured layer times (--compute-profile); gradients copied into buckets as DDP does, each\n"
+                           "bucket all-reduced (average) as soon as it is ready; gradients checked against closed-form values.");
   declare_options(command_line.app(), unused);
   return command_line.help();
 }

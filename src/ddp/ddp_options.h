@@ -22,7 +22,9 @@ struct DdpOptions : RunFlags {
   std::string model = "linear-1024";   // a preset or a .json/.csv file
   int batch = 32;                      // samples per rank per micro-step (weak scaling)
   int global_batch = 0;                // > 0: the job's batch, split over ranks (strong scaling)
-  double compute_scale = 1.0;          // multiplies every GEMM's FLOPs
+  double compute_scale = 1.0;          // multiplies every GEMM's batch factor, elementwise bytes and profiled time
+  std::string compute_profile;         // --compute-profile FILE: measured layer times instead of GEMMs
+  double memory_gbps = 0;              // --memory-gbps: stated host bandwidth; 0: measured at start
   std::vector<double> bucket_mb{25.0};
   bool bucket_mb_given = false;        // DDP's first bucket follows a bucket_cap_mb the user passed
   double first_bucket_mb = 0;          // --first-bucket-mb; 0: DDP's own rule (first_bucket_cap_mb)

@@ -15,6 +15,8 @@
 #include "engines/host_info.h"
 #include "engines/openblas_info.h"
 #include "core/error.h"
+#include "core/printable.h"
+#include "ddp/compute_profile.h"
 #include "ddp/buckets.h"
 #include "ddp/communication_thread.h"
 #include "ddp/ddp_options.h"
@@ -43,6 +45,8 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"batch", o.global_batch > 0 ? nlohmann::json(nullptr) : nlohmann::json(o.batch)},
           {"global_batch", o.global_batch > 0 ? nlohmann::json(o.global_batch) : nlohmann::json(nullptr)},
           {"compute_scale", o.compute_scale},
+          {"compute_profile", o.compute_profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.compute_profile)},
+          {"memory_gbps", o.memory_gbps > 0 ? nlohmann::json(o.memory_gbps) : nlohmann::json(nullptr)},
           {"bucket_mb", o.bucket_mb},
           {"first_bucket_mb", o.first_bucket_mb > 0 ? nlohmann::json(o.first_bucket_mb) : nlohmann::json(nullptr)},
           {"bucket_mb_given", o.bucket_mb_given},
@@ -66,7 +70,8 @@ nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
           {"step_mean", rank.step_us.mean}, {"step_p95", rank.step_us.p95}, {"step_p99", rank.step_us.p99},
           {"step_max", rank.step_us.max}, {"step_stdev", rank.step_us.stdev}, {"forward_us", rank.forward_us},
           {"backward_compute_us", rank.backward_compute_us}, {"comm_us", rank.comm_us},
-          {"exposed_comm_us", rank.exposed_comm_us},
+          {"exposed_comm_us", rank.exposed_comm_us}, {"elementwise_us", rank.elementwise_us},
+          {"gradient_copy_us", rank.gradient_copy_us}, {"memory_gbps", rank.memory_gbps},
           {"wrong", rank.wrong ? nlohmann::json(*rank.wrong) : nlohmann::json(nullptr)},
           {"max_error", rank.max_error ? nlohmann::json(*rank.max_error) : nlohmann::json(nullptr)}};
 }
@@ -82,6 +87,9 @@ report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
   rank.backward_compute_us = j.at("backward_compute_us").get<double>();
   rank.comm_us = j.at("comm_us").get<double>();
   rank.exposed_comm_us = j.at("exposed_comm_us").get<double>();
+  rank.elementwise_us = j.at("elementwise_us").get<double>();
+  rank.gradient_copy_us = j.at("gradient_copy_us").get<double>();
+  rank.memory_gbps = j.at("memory_gbps").get<double>();
   if (!j.at("wrong").is_null()) rank.wrong = j.at("wrong").get<std::int64_t>();
   if (!j.at("max_error").is_null()) rank.max_error = j.at("max_error").get<double>();
   return rank;
@@ -97,7 +105,9 @@ struct DdpCase {
 class DdpStepProgram final : public Workload {
  public:
   explicit DdpStepProgram(DdpOptions options) : options_(std::move(options)) {
-    if (!options_.show_help && !options_.show_version) model_ = load_model(options_.model);
+    if (options_.show_help || options_.show_version) return;
+    model_ = load_model(options_.model);
+    if (!options_.compute_profile.empty()) profile_ = load_compute_profile(options_.compute_profile, model_);
   }
 
   const RunFlags& run_flags() const override { return options_; }
@@ -108,11 +118,7 @@ class DdpStepProgram final : public Workload {
   std::string check_for_world(World& world) override {
     const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
-    const double samples = *std::max_element(batches.begin(), batches.end()) * options_.compute_scale;
-    for (const auto& tensor : model_.tensors) {
-      plan_gemm(tensor.forward_flops_per_sample * samples, "tensor " + tensor.name);
-      plan_gemm(tensor.backward_flops_per_sample * samples, "tensor " + tensor.name);
-    }
+    plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
     const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
     if (!conflict.empty()) throw UsageError(conflict);
@@ -121,8 +127,9 @@ class DdpStepProgram final : public Workload {
   MemoryNeed memory_need(int) const override {
     const bool sixteen_bit = std::any_of(options_.grad_dtypes.begin(), options_.grad_dtypes.end(),
                                          [](DType dtype) { return dtype != DType::kFloat32; });
-    const std::uint64_t bytes = model_.parameter_count() * (4 + (sixteen_bit ? 2 : 0)) +
-                                3ULL * kMaxGemmSide * kMaxGemmDepth * sizeof(float);
+    // .grad and the buckets in float32, the 16-bit copy, the GEMM scratch, the bandwidth probe.
+    const std::uint64_t bytes = model_.parameter_count() * (4 + 4 + (sixteen_bit ? 2 : 0)) +
+                                3ULL * kMaxOperandElements * sizeof(float) + (64ULL << 20);
     return {bytes, "the model's gradients need", "use a smaller model or fewer ranks per host"};
   }
   // Asked before the world exists: an unset backend is mpi whenever MPI starts at all.
@@ -158,6 +165,9 @@ class DdpStepProgram final : public Workload {
 
   DdpOptions options_;
   Model model_;
+  std::optional<ComputeProfile> profile_;
+  double memory_gbps_ = 0;          // this rank's: stated, or measured at start
+  std::string memory_bandwidth_;    // where it comes from
   std::vector<int> batches_;
   std::vector<DdpCase> cases_;
   World* world_ = nullptr;
@@ -193,7 +203,8 @@ CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
   }
   World& world = *world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
-                          batches_[static_cast<std::size_t>(world.rank())], options_.compute_scale, world.rank(), world.size()};
+                          batches_[static_cast<std::size_t>(world.rank())], options_.compute_scale, world.rank(), world.size(),
+                          memory_gbps_, profile_ ? &*profile_ : nullptr};
   step_.reset();  // holds the plan it was made with
   plan_ = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, one_case.bucket_mb)), mib_to_bytes(one_case.bucket_mb));
   step_ = std::make_unique<DdpStep>(model_, plan_, *backend_, *all_reduce_, gemm_, config, comm_thread_ ? &*comm_thread_ : nullptr);
@@ -235,7 +246,7 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   mine.rank = world.rank();
   mine.batch = config.batch;
   mine.step_us = timed.mine;
-  std::vector<double> forward, backward, comm, exposed;
+  std::vector<double> forward, backward, comm, exposed, elementwise, copies;
   // Exposed communication against the loop's own sample of the step, so that step = compute +
   // exposed holds for the figures the row reports.
   for (std::size_t i = 0; i < timed_steps.size(); ++i) {
@@ -243,12 +254,17 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     forward.push_back(times.forward_us);
     backward.push_back(times.backward_us);
     comm.push_back(times.comm_us);
+    elementwise.push_back(times.elementwise_us);
+    copies.push_back(times.gradient_copy_us);
     exposed.push_back(std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us));
   }
   mine.forward_us = mean(forward);
   mine.backward_compute_us = mean(backward);
   mine.comm_us = mean(comm);
   mine.exposed_comm_us = mean(exposed);
+  mine.elementwise_us = mean(elementwise);
+  mine.gradient_copy_us = mean(copies);
+  mine.memory_gbps = memory_gbps_;
   if (options_.check_iterations > 0) {
     mine.wrong = checked_.wrong;
     mine.max_error = checked_.max_error;
@@ -266,6 +282,9 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     row.backward_compute_us += rank.backward_compute_us / ranks;
     row.comm_us += rank.comm_us / ranks;
     row.exposed_comm_us += rank.exposed_comm_us / ranks;
+    row.elementwise_us += rank.elementwise_us / ranks;
+    row.gradient_copy_us += rank.gradient_copy_us / ranks;
+    row.memory_gbps += rank.memory_gbps / ranks;
     row.global_batch += rank.batch;
     if (rank.wrong) row.wrong = row.wrong.value_or(0) + *rank.wrong;
     if (rank.max_error) row.max_error = std::max(row.max_error.value_or(0.0), *rank.max_error);
@@ -298,6 +317,11 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   row.samples_per_s = static_cast<double>(row.global_batch) * config.accumulate / (row.time_us.mean * 1e-6);
   row.forward_gemm_flops = step_->forward_gemm_flops();
   row.backward_gemm_flops = step_->backward_gemm_flops();
+  row.compute = profile_ ? "profile" : "gemm shapes";
+  row.compute_profile = options_.compute_profile;
+  row.elementwise_bytes = step_->elementwise_bytes();
+  row.memory_bandwidth = memory_bandwidth_;
+  row.gradient_copy_bytes = step_->gradient_copy_bytes_per_step();
   row.check_iterations = options_.check_iterations;
   row.error_bound = gradient_error_bound(config.grad_dtype, world.size(), config.accumulate);
   if (options_.keep_samples) row.samples_us = timed.combined_us;
@@ -319,6 +343,15 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   all_reduce_ = backend_->entry_for("all_reduce");
   if (!all_reduce_) throw Error("the " + backend_->name() + " backend has no all_reduce");
   if (options_.any_overlap()) comm_thread_.emplace();
+  if (options_.memory_gbps > 0) {
+    memory_gbps_ = options_.memory_gbps;
+    memory_bandwidth_ = "stated (--memory-gbps)";
+  } else {
+    // All ranks at once, as they will run: on a shared host they share its bandwidth.
+    world.barrier();
+    memory_gbps_ = measure_memory_gbps();
+    memory_bandwidth_ = "measured at start by each rank, all ranks at once: best of 4 passes of b = q a over 32 MiB arrays";
+  }
   for (double bucket_mb : options_.bucket_mb) {
     for (Overlap overlap : options_.overlap) {
       for (DType dtype : options_.grad_dtypes) {
@@ -333,6 +366,10 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
   std::vector<std::string> warnings;
   if (!blas_.warning.empty()) warnings.push_back(blas_.warning);
+  if (profile_ && profile_->layers_timed < static_cast<int>(model_.layers.size())) {
+    warnings.push_back("the compute profile times " + std::to_string(profile_->layers_timed) + " of the model's " +
+                       std::to_string(model_.layers.size()) + " layers; the others count no compute");
+  }
   if (options_.any_overlap() && threads <= 1) {
     warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
                        "so little communication can hide behind compute");
@@ -341,7 +378,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   document.update({{"model",
                     {{"name", model_.name}, {"source", model_.source}, {"parameters", model_.parameter_count()},
                      {"tensors", model_.tensors.size()}, {"forward_flops_per_sample", model_.forward_flops_per_sample()},
-                     {"backward_flops_per_sample", model_.backward_flops_per_sample()}}},
+                     {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()},  // gradient dtypes the backend cannot all-reduce
                    {"summary", summary_.to_json()}});
@@ -351,14 +388,22 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
 void DdpStepProgram::print_header(const nlohmann::json& report) {
   for (const auto& warning : report["warnings"]) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.get<std::string>().c_str());
   std::printf("# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
-              model_.name.c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_->size(),
+              printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_->size(),
               backend_->name().c_str(), blas_.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
               options_.global_batch > 0 ? options_.global_batch : options_.batch, options_.global_batch > 0 ? "per job" : "per rank");
   const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
                                    : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
                                                                                            : "1 MiB (DDP's default)";
-  std::printf("# compute scale %g; forward %.3g + backward %.3g FLOP per sample; first bucket %s\n", options_.compute_scale,
-              model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), first_bucket.c_str());
+  if (profile_) {
+    std::printf("# compute: measured layer times from %s (%d of %zu layers), scale %g; first bucket %s\n",
+                printable(profile_->path).c_str(), profile_->layers_timed, model_.layers.size(), options_.compute_scale,
+                first_bucket.c_str());
+  } else {
+    std::printf("# compute: GEMMs at the layers' shapes, scale %g: forward %.3g + backward %.3g FLOP per sample; elementwise at "
+                "%.1f GB/s (%s); first bucket %s\n",
+                options_.compute_scale, model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), memory_gbps_,
+                options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
+  }
   std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
   std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
               "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",

@@ -23,11 +23,20 @@ double expected_average(int world_size, std::uint64_t index, std::int64_t first_
 }
 
 double gradient_error_bound(DType dtype, int world_size, int micro_steps) {
-  // Recursive summation of the ranks' values (each at most 1/2 per micro-step) in the travelling
-  // dtype, with each rank's conversion to it: at most u x the largest sum after the division by
-  // the world size; then one float32 rounding of the division.
-  const double unit_roundoff = dtype == DType::kFloat16 ? 1.0 / 2048 : dtype == DType::kBfloat16 ? 1.0 / 256 : 1.0 / (1 << 24);
-  const double largest_sum = 0.5 * world_size * micro_steps;
+  const double largest_sum = 0.5 * world_size * micro_steps;  // each rank's value is at most 1/2 per micro-step
+  if (dtype == DType::kFloat32) {
+    // DDP's order: each rank multiplies by float(1/n) while copying into the bucket (two
+    // roundings: the reciprocal and the product), then the n terms are summed in float32 in
+    // whatever order the backend uses ((n-1) roundings). To first order at most
+    // (n + 1) u x (sum of |terms|) <= (n + 1) u x largest_sum / n; (n + 2) leaves room for
+    // the second-order terms.
+    const double unit_roundoff = 1.0 / (1 << 24);
+    return (world_size + 2) * unit_roundoff * largest_sum / world_size;
+  }
+  // fp16/bf16 hooks here: recursive summation of the ranks' values in the travelling dtype, with
+  // each rank's conversion to it: at most u x the largest sum; then one float32 rounding of the
+  // division by the world size.
+  const double unit_roundoff = dtype == DType::kFloat16 ? 1.0 / 2048 : 1.0 / 256;
   return unit_roundoff * largest_sum + largest_sum / world_size / (1 << 23);
 }
 

@@ -26,8 +26,9 @@ void produce_gradients(float* gradients, std::uint64_t count, int rank, std::uin
 // first_micro_step .. first_micro_step + micro_steps - 1, in double.
 double expected_average(int world_size, std::uint64_t index, std::int64_t first_micro_step, int micro_steps);
 
-// The largest absolute error allowed for an averaged gradient that travelled in `dtype`: the
-// dtype's unit roundoff on the largest sum (1/2 per rank and micro-step), and float32's division.
+// The largest absolute error allowed for an averaged gradient that travelled in `dtype`:
+// float32 divided while copied into the bucket, then summed (DDP's default); float16/bfloat16
+// summed in that dtype, then divided in float32.
 double gradient_error_bound(DType dtype, int world_size, int micro_steps);
 
 }  // namespace collbench::ddp

@@ -1,61 +1,83 @@
 #include "ddp/model.h"
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "core/printable.h"
 
 namespace collbench::ddp {
+
+// The presets' CSV text, generated from src/ddp/presets/*.csv by src/ddp/CMakeLists.txt.
+const std::vector<std::pair<std::string, std::string>>& embedded_presets();
+
 namespace {
 
-// A layer's forward FLOPs go to its weight; backward is twice that (the gradient of the input and
-// the gradient of the weight each cost one forward's multiply-adds), the usual rule of thumb.
-void add(Model& model, const std::string& name, std::uint64_t elements, double forward_flops = 0) {
-  model.tensors.push_back({name, elements, forward_flops, 2 * forward_flops});
-}
+// Every factor of a GEMM and every element count stays below 2^34, so products of three stay
+// far from overflowing a double's exact range for the checks that follow.
+constexpr long long kMaxFactor = 1LL << 34;
+constexpr double kMaxBytes = 1e18;
 
-// A convolution without bias (torchvision's ResNets) and its batch norm's weight and bias.
-void add_conv_bn(Model& model, const std::string& conv, const std::string& bn, int in, int out, int kernel, int output_side) {
-  const auto weights = static_cast<std::uint64_t>(in) * out * kernel * kernel;
-  const double positions = static_cast<double>(output_side) * output_side;
-  add(model, conv + ".weight", weights, 2.0 * static_cast<double>(weights) * positions);
-  // Batch norm: a few operations per activation, credited to its weight.
-  add(model, bn + ".weight", static_cast<std::uint64_t>(out), 4.0 * out * positions);
-  add(model, bn + ".bias", static_cast<std::uint64_t>(out));
-}
-
-// A dense layer with bias applied to `tokens` positions per sample.
-void add_linear(Model& model, const std::string& name, int in, int out, double tokens, double extra_flops = 0) {
-  const auto weights = static_cast<std::uint64_t>(in) * out;
-  add(model, name + ".weight", weights, 2.0 * static_cast<double>(weights) * tokens + extra_flops);
-  add(model, name + ".bias", static_cast<std::uint64_t>(out));
-}
-
-void add_layer_norm(Model& model, const std::string& name, int width, double tokens) {
-  add(model, name + ".weight", static_cast<std::uint64_t>(width), 8.0 * width * tokens);
-  add(model, name + ".bias", static_cast<std::uint64_t>(width));
+// Text from a file, shown in one message: control characters replaced, long names cut.
+std::string shown_name(const std::string& text) {
+  const std::string shown = printable(text.size() > 80 ? text.substr(0, 80) + "..." : text);
+  return "'" + shown + "'";
 }
 
 [[noreturn]] void bad_file(const std::string& what, const std::string& problem) {
-  throw UsageError("model file " + what + ": " + problem);
+  throw UsageError("model file " + printable(what) + ": " + problem);
 }
 
-double non_negative_number(const nlohmann::json& value, const std::string& what, const std::string& where) {
-  if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
-    bad_file(what, where + " must be a non-negative number");
+std::string trim(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+std::vector<std::string> split_on(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, separator)) items.push_back(item);
+  if (!text.empty() && text.back() == separator) items.push_back("");
+  return items;
+}
+
+// "B*<n>" or "B" (per sample), or "<n>".
+std::uint64_t parse_factor(const std::string& text, const std::string& what, bool& per_sample) {
+  std::string digits = trim(text);
+  per_sample = false;
+  if (digits == "B" || digits == "b") {
+    per_sample = true;
+    return 1;
   }
-  return value.get<double>();
+  if (digits.size() > 2 && (digits[0] == 'B' || digits[0] == 'b') && digits[1] == '*') {
+    per_sample = true;
+    digits = digits.substr(2);
+  }
+  return static_cast<std::uint64_t>(parse_integer(digits, what, 1, kMaxFactor));
 }
 
-void check_model(const Model& model, const std::string& what) {
+void check_model(Model& model, const std::string& what) {
+  if (model.layers.empty()) bad_file(what, "has no layers");
   if (model.tensors.empty()) bad_file(what, "has no parameter tensors");
+  std::set<std::string> layer_names, tensor_names;
+  for (const auto& layer : model.layers) {
+    if (layer.name.empty()) bad_file(what, "a layer has no name");
+    if (!layer_names.insert(layer.name).second) bad_file(what, "layer " + shown_name(layer.name) + " appears twice");
+  }
+  std::uint64_t total = 0;
   for (const auto& tensor : model.tensors) {
-    if (tensor.elements == 0) bad_file(what, "tensor '" + tensor.name + "' has 0 elements");
-    if (tensor.elements > (1ULL << 34)) bad_file(what, "tensor '" + tensor.name + "' has more than 2^34 elements");
+    if (tensor.name.empty()) bad_file(what, "a tensor of layer " + shown_name(model.layers[static_cast<std::size_t>(tensor.layer)].name) + " has no name");
+    if (!tensor_names.insert(tensor.name).second) bad_file(what, "tensor " + shown_name(tensor.name) + " appears twice");
+    total += tensor.elements;
+    if (total > (1ULL << 34)) bad_file(what, "has more than 2^34 parameters");
   }
 }
 
@@ -66,7 +88,95 @@ std::string lower_extension(const std::string& path) {
   return extension;
 }
 
+// "name:elements;name:elements" -> tensors of layer `layer_index`.
+void add_params(Model& model, int layer_index, const std::string& text, const std::string& where) {
+  if (trim(text).empty()) return;
+  for (const auto& item : split_on(text, ';')) {
+    const auto colon = item.rfind(':');
+    if (colon == std::string::npos) bad_file(model.name, where + ": params expects name:elements, got " + shown_name(item));
+    ParameterTensor tensor;
+    tensor.name = trim(item.substr(0, colon));
+    tensor.layer = layer_index;
+    try {
+      tensor.elements = static_cast<std::uint64_t>(parse_integer(trim(item.substr(colon + 1)), where + " elements of " + shown_name(tensor.name), 1, 1LL << 34));
+    } catch (const UsageError& e) {
+      bad_file(model.name, e.what());
+    }
+    model.layers[static_cast<std::size_t>(layer_index)].tensors.push_back(static_cast<int>(model.tensors.size()));
+    model.tensors.push_back(tensor);
+  }
+}
+
+// One layer from its seven text fields (CSV columns or JSON strings).
+void add_layer(Model& model, const std::vector<std::string>& fields, const std::string& where) {
+  Layer layer;
+  layer.name = trim(fields[0]);
+  try {
+    layer.forward = parse_gemm_shape(fields[2], where + " forward");
+    layer.input_grad = parse_gemm_shape(fields[3], where + " input_grad");
+    layer.weight_grad = parse_gemm_shape(fields[4], where + " weight_grad");
+    layer.forward_bytes = parse_scaled_bytes(fields[5], where + " forward_bytes");
+    layer.backward_bytes = parse_scaled_bytes(fields[6], where + " backward_bytes");
+  } catch (const UsageError& e) {
+    bad_file(model.name, e.what());
+  }
+  model.layers.push_back(layer);
+  add_params(model, static_cast<int>(model.layers.size()) - 1, fields[1], where);
+}
+
 }  // namespace
+
+std::string GemmShape::text() const {
+  if (empty()) return "";
+  auto factor = [this](std::uint64_t value, BatchAxis axis) {
+    return (batch_axis == axis ? "B*" : "") + std::to_string(value);
+  };
+  std::string text = factor(m, BatchAxis::kM) + "x" + factor(n, BatchAxis::kN) + "x" + factor(k, BatchAxis::kK);
+  if (count != 1 || batch_axis == BatchAxis::kCount) text += "x" + factor(count, BatchAxis::kCount);
+  return text;
+}
+
+GemmShape parse_gemm_shape(const std::string& text, const std::string& what) {
+  GemmShape shape;
+  if (trim(text).empty()) return shape;
+  const std::vector<std::string> factors = split_on(trim(text), 'x');
+  if (factors.size() != 3 && factors.size() != 4) {
+    throw UsageError(what + ": expected MxNxK or MxNxKxCOUNT, got " + shown_name(text));
+  }
+  std::uint64_t values[4] = {0, 0, 0, 1};
+  int per_sample_factors = 0;
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    bool per_sample = false;
+    values[i] = parse_factor(factors[i], what, per_sample);
+    if (per_sample) {
+      ++per_sample_factors;
+      shape.batch_axis = static_cast<BatchAxis>(i);
+    }
+  }
+  if (per_sample_factors != 1) {
+    throw UsageError(what + ": exactly one factor of " + shown_name(text) + " must be B*<n> (the one that grows with the batch)");
+  }
+  shape.m = values[0];
+  shape.n = values[1];
+  shape.k = values[2];
+  shape.count = values[3];
+  return shape;
+}
+
+ScaledBytes parse_scaled_bytes(const std::string& text, const std::string& what) {
+  ScaledBytes bytes;
+  const std::string trimmed = trim(text);
+  if (trimmed.empty()) return bytes;
+  for (const auto& term : split_on(trimmed, '+')) {
+    bool per_sample = false;
+    const std::string value = trim(term);
+    const bool scaled = value.size() > 2 && (value[0] == 'B' || value[0] == 'b') && value[1] == '*';
+    const double number = parse_real(scaled ? value.substr(2) : value, what, 0, kMaxBytes);
+    per_sample = scaled;
+    (per_sample ? bytes.per_sample : bytes.fixed) += number;
+  }
+  return bytes;
+}
 
 std::uint64_t Model::parameter_count() const {
   std::uint64_t total = 0;
@@ -76,109 +186,61 @@ std::uint64_t Model::parameter_count() const {
 
 double Model::forward_flops_per_sample() const {
   double total = 0;
-  for (const auto& tensor : tensors) total += tensor.forward_flops_per_sample;
+  for (const auto& layer : layers) total += layer.forward.flops_per_sample();
   return total;
 }
 
 double Model::backward_flops_per_sample() const {
   double total = 0;
-  for (const auto& tensor : tensors) total += tensor.backward_flops_per_sample;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (i > 0) total += layers[i].input_grad.flops_per_sample();
+    total += layers[i].weight_grad.flops_per_sample();
+  }
   return total;
 }
 
-std::vector<std::string> preset_names() { return {"linear-1024", "resnet50", "bert-large", "gpt2-small"}; }
-
-// torch.nn.Linear(1024, 1) of the seed article's DDP example: weight 1x1024 and bias 1.
-Model linear_1024() {
-  Model model{"linear-1024", "torch.nn.Linear(1024, 1): weight 1x1024, bias 1", {}};
-  add_linear(model, "weight_and_bias", 1024, 1, 1);
-  model.tensors[0].name = "weight";
-  model.tensors[1].name = "bias";
-  return model;
+int Model::find_layer(const std::string& name) const {
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
 }
 
-// torchvision.models.resnet50 (ResNet v1.5: the stride on the 3x3 convolution), 224x224 inputs,
-// in torchvision's registration order. He et al. 2016, Table 1; torchvision lists 25,557,032
-// parameters and 4.09 GMACs.
-Model resnet50() {
-  Model model{"resnet50", "torchvision resnet50 (He et al. 2016, Table 1; v1.5), 224x224 input", {}};
-  add_conv_bn(model, "conv1", "bn1", 3, 64, 7, 112);
-  int in = 64, side = 56;
-  const int planes_of_stage[] = {64, 128, 256, 512}, blocks_of_stage[] = {3, 4, 6, 3};
-  for (int stage = 0; stage < 4; ++stage) {
-    const int planes = planes_of_stage[stage];
-    for (int block = 0; block < blocks_of_stage[stage]; ++block) {
-      const std::string prefix = "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
-      const bool downsamples = block == 0;
-      const int stride = downsamples && stage > 0 ? 2 : 1;
-      const int out_side = side / stride;
-      add_conv_bn(model, prefix + "conv1", prefix + "bn1", in, planes, 1, side);
-      add_conv_bn(model, prefix + "conv2", prefix + "bn2", planes, planes, 3, out_side);
-      add_conv_bn(model, prefix + "conv3", prefix + "bn3", planes, 4 * planes, 1, out_side);
-      if (downsamples) add_conv_bn(model, prefix + "downsample.0", prefix + "downsample.1", in, 4 * planes, 1, out_side);
-      in = 4 * planes;
-      side = out_side;
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : embedded_presets()) names.push_back(name);
+  return names;
+}
+
+Model parse_model_csv(const std::string& text, const std::string& what) {
+  Model model{what, "model file " + what, {}, {}};
+  std::string source;
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("# model:", 0) == 0) model.name = trim(line.substr(8));
+    if (line.rfind("# source:", 0) == 0) source += (source.empty() ? "" : " ") + trim(line.substr(9));
+    if (line.empty() || line[0] == '#' || (model.layers.empty() && line.rfind("layer,", 0) == 0)) continue;
+    const std::string where = "line " + std::to_string(number);
+    if (model.layers.empty() && line.rfind("name,elements", 0) == 0) {
+      bad_file(what, where + ": the name,elements,forward_flops format is gone; layers now carry their GEMM shapes "
+                             "(README, ddp_step_perf)");
     }
+    const std::vector<std::string> fields = split_list(line);
+    if (fields.size() != 7) {
+      bad_file(what, where + ": expected layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes (" +
+                         std::to_string(fields.size()) + " fields)");
+    }
+    add_layer(model, fields, where);
   }
-  add_linear(model, "fc", 2048, 1000, 1);
+  if (!source.empty()) model.source = source;
+  check_model(model, what);
   return model;
 }
 
-// BERT-large (Devlin et al. 2019: L=24, H=1024, A=16, "340M"), as Hugging Face's BertModel with its
-// pooler: 335,141,888 parameters. FLOPs for `sequence_length` tokens per sample (128: pre-training phase 1).
-Model bert_large(int sequence_length) {
-  Model model{"bert-large", "BERT-large (Devlin et al. 2019), Hugging Face BertModel layout, sequence " +
-                                std::to_string(sequence_length), {}};
-  const int hidden = 1024, intermediate = 4096, layers = 24;
-  const double tokens = sequence_length;
-  add(model, "embeddings.word_embeddings.weight", 30522ULL * hidden);
-  add(model, "embeddings.position_embeddings.weight", 512ULL * hidden);
-  add(model, "embeddings.token_type_embeddings.weight", 2ULL * hidden);
-  add_layer_norm(model, "embeddings.LayerNorm", hidden, tokens);
-  // Attention scores (QK^T) and their application to V: 2 x 2 x S^2 x H per layer, credited to
-  // the output projection since they have no parameters of their own.
-  const double attention_flops = 4.0 * tokens * tokens * hidden;
-  for (int layer = 0; layer < layers; ++layer) {
-    const std::string prefix = "encoder.layer." + std::to_string(layer) + ".";
-    add_linear(model, prefix + "attention.self.query", hidden, hidden, tokens);
-    add_linear(model, prefix + "attention.self.key", hidden, hidden, tokens);
-    add_linear(model, prefix + "attention.self.value", hidden, hidden, tokens);
-    add_linear(model, prefix + "attention.output.dense", hidden, hidden, tokens, attention_flops);
-    add_layer_norm(model, prefix + "attention.output.LayerNorm", hidden, tokens);
-    add_linear(model, prefix + "intermediate.dense", hidden, intermediate, tokens);
-    add_linear(model, prefix + "output.dense", intermediate, hidden, tokens);
-    add_layer_norm(model, prefix + "output.LayerNorm", hidden, tokens);
-  }
-  add_linear(model, "pooler.dense", hidden, hidden, 1);
-  return model;
-}
-
-// GPT-2 small (Radford et al. 2019: 12 layers, d=768; Hugging Face GPT2Model: 124,439,808
-// parameters, the LM head tied to wte). FLOPs for `sequence_length` tokens per sample.
-Model gpt2_small(int sequence_length) {
-  Model model{"gpt2-small", "GPT-2 small (Radford et al. 2019), Hugging Face GPT2Model layout, sequence " +
-                                std::to_string(sequence_length), {}};
-  const int width = 768, layers = 12, vocabulary = 50257;
-  const double tokens = sequence_length;
-  // The tied LM head's logits (2 x d x V per token) are wte's work.
-  add(model, "wte.weight", static_cast<std::uint64_t>(vocabulary) * width, 2.0 * width * vocabulary * tokens);
-  add(model, "wpe.weight", 1024ULL * width);
-  const double attention_flops = 4.0 * tokens * tokens * width;
-  for (int layer = 0; layer < layers; ++layer) {
-    const std::string prefix = "h." + std::to_string(layer) + ".";
-    add_layer_norm(model, prefix + "ln_1", width, tokens);
-    add_linear(model, prefix + "attn.c_attn", width, 3 * width, tokens);
-    add_linear(model, prefix + "attn.c_proj", width, width, tokens, attention_flops);
-    add_layer_norm(model, prefix + "ln_2", width, tokens);
-    add_linear(model, prefix + "mlp.c_fc", width, 4 * width, tokens);
-    add_linear(model, prefix + "mlp.c_proj", 4 * width, width, tokens);
-  }
-  add_layer_norm(model, "ln_f", width, tokens);
-  return model;
-}
-
-// {"name": "...", "tensors": [{"name": "fc.weight", "elements": 1024, "forward_flops": 2048,
-//   "backward_flops": 4096}, ...]}; backward_flops defaults to twice forward_flops.
 Model parse_model_json(const std::string& text, const std::string& what) {
   nlohmann::json document;
   try {
@@ -186,74 +248,59 @@ Model parse_model_json(const std::string& text, const std::string& what) {
   } catch (const nlohmann::json::exception&) {
     bad_file(what, "is not valid JSON");
   }
-  if (!document.is_object() || !document.contains("tensors") || !document["tensors"].is_array()) {
-    bad_file(what, "expected an object with a \"tensors\" array");
+  if (!document.is_object() || !document.contains("layers") || !document["layers"].is_array()) {
+    bad_file(what, "expected an object with a \"layers\" array");
   }
-  Model model{document.value("name", what), "model file " + what, {}};
-  if (!model.name.size()) model.name = what;
-  const auto& tensors = document["tensors"];
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    const auto& entry = tensors[i];
-    const std::string where = "tensors[" + std::to_string(i) + "]";
+  Model model{what, "model file " + what, {}, {}};
+  if (document.contains("name") && document["name"].is_string() && !document["name"].get<std::string>().empty()) {
+    model.name = document["name"].get<std::string>();
+  }
+  if (document.contains("source") && document["source"].is_string()) model.source = document["source"].get<std::string>();
+  const auto& layers = document["layers"];
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& entry = layers[i];
+    const std::string where = "layers[" + std::to_string(i) + "]";
     if (!entry.is_object()) bad_file(what, where + " must be an object");
-    if (!entry.contains("elements") || !entry["elements"].is_number_integer() || entry["elements"].get<std::int64_t>() <= 0) {
-      bad_file(what, where + ".elements must be a positive integer");
+    auto text_of = [&](const char* key) -> std::string {
+      if (!entry.contains(key) || entry[key].is_null()) return "";
+      if (entry[key].is_string()) return entry[key].get<std::string>();
+      if (entry[key].is_number_unsigned()) return std::to_string(entry[key].get<std::uint64_t>());
+      bad_file(what, where + "." + key + " must be a string");
+    };
+    if (!entry.contains("name") || !entry["name"].is_string()) bad_file(what, where + ".name must be a string");
+    std::string params;
+    if (entry.contains("params")) {
+      if (!entry["params"].is_array()) bad_file(what, where + ".params must be an array");
+      for (const auto& param : entry["params"]) {
+        if (!param.is_object() || !param.contains("name") || !param["name"].is_string() || !param.contains("elements") ||
+            !param["elements"].is_number_unsigned()) {
+          bad_file(what, where + ".params entries are {\"name\": string, \"elements\": positive integer}");
+        }
+        const std::string name = param["name"].get<std::string>();
+        if (name.find_first_of(";:") != std::string::npos) bad_file(what, where + ": tensor name " + shown_name(name) + " has ';' or ':'");
+        params += (params.empty() ? "" : ";") + name + ":" + std::to_string(param["elements"].get<std::uint64_t>());
+      }
     }
-    ParameterTensor tensor;
-    tensor.name = entry.contains("name") && entry["name"].is_string() ? entry["name"].get<std::string>() : where;
-    tensor.elements = entry["elements"].get<std::uint64_t>();
-    tensor.forward_flops_per_sample = entry.contains("forward_flops") ? non_negative_number(entry["forward_flops"], what, where + ".forward_flops") : 0;
-    tensor.backward_flops_per_sample = entry.contains("backward_flops")
-                                           ? non_negative_number(entry["backward_flops"], what, where + ".backward_flops")
-                                           : 2 * tensor.forward_flops_per_sample;
-    model.tensors.push_back(tensor);
-  }
-  check_model(model, what);
-  return model;
-}
-
-// name,elements,forward_flops[,backward_flops], one tensor a line in registration order; an
-// optional header line starting with "name"; '#' starts a comment line.
-Model parse_model_csv(const std::string& text, const std::string& what) {
-  Model model{what, "model file " + what, {}};
-  std::istringstream lines(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#' || (model.tensors.empty() && line.rfind("name,", 0) == 0)) continue;
-    const std::vector<std::string> fields = split_list(line);
-    const std::string where = "line " + std::to_string(number);
-    if (fields.size() < 3 || fields.size() > 4) bad_file(what, where + ": expected name,elements,forward_flops[,backward_flops]");
-    ParameterTensor tensor;
-    tensor.name = fields[0];
-    try {
-      tensor.elements = static_cast<std::uint64_t>(parse_integer(fields[1], where + " elements", 1, 1LL << 34));
-      tensor.forward_flops_per_sample = parse_real(fields[2], where + " forward_flops", 0);
-      tensor.backward_flops_per_sample =
-          fields.size() == 4 ? parse_real(fields[3], where + " backward_flops", 0) : 2 * tensor.forward_flops_per_sample;
-    } catch (const UsageError& e) {
-      bad_file(what, e.what());
-    }
-    model.tensors.push_back(tensor);
+    add_layer(model, {entry["name"].get<std::string>(), params, text_of("forward"), text_of("input_grad"), text_of("weight_grad"),
+                      text_of("forward_bytes"), text_of("backward_bytes")},
+              where);
   }
   check_model(model, what);
   return model;
 }
 
 Model load_model(const std::string& name_or_path) {
-  if (name_or_path == "linear-1024") return linear_1024();
-  if (name_or_path == "resnet50") return resnet50();
-  if (name_or_path == "bert-large") return bert_large();
-  if (name_or_path == "gpt2-small") return gpt2_small();
+  for (const auto& [name, text] : embedded_presets()) {
+    if (name == name_or_path) return parse_model_csv(text, name);
+  }
   const std::string extension = lower_extension(name_or_path);
   if (extension != "json" && extension != "csv") {
-    throw UsageError("unknown model '" + name_or_path + "' for --model (use linear-1024, resnet50, bert-large, gpt2-small, "
-                     "or a .json or .csv file)");
+    std::string names;
+    for (const auto& name : preset_names()) names += name + ", ";
+    throw UsageError("unknown model " + shown_name(name_or_path) + " for --model (use " + names + "or a .json or .csv file)");
   }
   std::ifstream in(name_or_path);
-  if (!in) throw UsageError("model file " + name_or_path + ": cannot be read");
+  if (!in) throw UsageError("model file " + printable(name_or_path) + ": cannot be read");
   std::stringstream text;
   text << in.rdbuf();
   return extension == "json" ? parse_model_json(text.str(), name_or_path) : parse_model_csv(text.str(), name_or_path);

@@ -301,6 +301,9 @@ struct DdpStepRank {
   double backward_compute_us = 0;
   double comm_us = 0;
   double exposed_comm_us = 0;
+  double elementwise_us = 0;     // the memory-bound part of forward and backward
+  double gradient_copy_us = 0;   // gradients into the buckets and back into .grad
+  double memory_gbps = 0;        // host bandwidth this rank's elementwise time was spent at
   std::optional<std::int64_t> wrong;
   std::optional<double> max_error;
 };
@@ -340,6 +343,14 @@ struct DdpStepRow {
   double samples_per_s = 0;
   double forward_gemm_flops = 0;      // per micro-step on rank 0, as executed
   double backward_gemm_flops = 0;
+  std::string compute;                // "gemm shapes" or "profile" (--compute-profile)
+  std::string compute_profile;        // the profile's path; empty: none
+  double elementwise_us = 0;          // part of forward_us + backward_compute_us
+  double elementwise_bytes = 0;       // per micro-step on rank 0, bytes touched
+  double memory_gbps = 0;             // mean over ranks of the bandwidth the elementwise time used
+  std::string memory_bandwidth;       // where it comes from: "measured ..." or "stated (--memory-gbps)"
+  double gradient_copy_us = 0;        // part of backward_compute_us
+  std::uint64_t gradient_copy_bytes = 0;  // per step and rank: float32 gradients into the buckets and back
   int check_iterations = 0;
   std::optional<std::int64_t> wrong;
   std::optional<double> max_error;

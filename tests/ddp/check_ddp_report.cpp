@@ -1,5 +1,10 @@
 // Checks a ddp_step_perf report: the envelope, every row's checks and the accounting invariants.
 // usage: check_ddp_report REPORT --world-size N --rows N --wrong zero|positive [--invariants]
+//                         [--profile FORWARD_US BACKWARD_US]
+//   Always: every float32 gradient is copied into its bucket and back (gradient_copy_bytes = 8 x
+//   parameters), the copies and the elementwise time are parts of compute.
+//   --profile: the compute came from a profile whose layer times sum to FORWARD_US and BACKWARD_US
+//   per micro-step: no GEMM ran, and every rank's forward and backward took at least that long.
 //   --invariants: per rank, step = forward + backward compute + exposed communication (within 2%);
 //   exposed <= communication; with overlap off, exposed = communication (each within 5% + 200 us,
 //   the bookkeeping between the timers). Prints one line per failure; exit 1 on any.
@@ -32,12 +37,17 @@ int main(int argc, char** argv) {
   int world_size = -1, rows = -1;
   std::string wrong = "zero";
   bool invariants = false;
+  double profile_forward_us = -1, profile_backward_us = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--world-size" && i + 1 < argc) world_size = std::stoi(argv[++i]);
     else if (arg == "--rows" && i + 1 < argc) rows = std::stoi(argv[++i]);
     else if (arg == "--wrong" && i + 1 < argc) wrong = argv[++i];
     else if (arg == "--invariants") invariants = true;
+    else if (arg == "--profile" && i + 2 < argc) {
+      profile_forward_us = std::stod(argv[++i]);
+      profile_backward_us = std::stod(argv[++i]);
+    }
     else {
       std::fprintf(stderr, "check_ddp_report: unknown argument %s\n", arg.c_str());
       return 2;
@@ -73,6 +83,28 @@ int main(int argc, char** argv) {
                  row["global_batch"].get<double>() * row["accumulate"].get<double>() / (row["time_us"]["mean"].get<double>() * 1e-6),
                  1e-9, 0),
            where + ": samples/s = global batch x accumulate / mean step time");
+    expect(row["gradient_copy_bytes"].get<double>() == 8 * report["model"]["parameters"].get<double>(),
+           where + ": gradient copy bytes = parameters x 4 B, into the buckets and back");
+    expect(row["memory_gbps"].get<double>() > 0 && row["memory_bandwidth"].is_string(), where + ": the bandwidth and its source");
+    for (const auto& rank : row["per_rank"]) {
+      const double compute = rank["forward_us"].get<double>() + rank["backward_compute_us"].get<double>();
+      expect(rank["gradient_copy_us"].get<double>() > 0 && rank["gradient_copy_us"].get<double>() <= rank["backward_compute_us"].get<double>(),
+             where + ": the gradient copies take time, inside backward");
+      expect(rank["elementwise_us"].get<double>() <= compute, where + ": elementwise time is part of compute");
+      if (profile_forward_us < 0) continue;
+      const double micro_steps = row["accumulate"].get<double>();
+      expect(rank["forward_us"].get<double>() >= profile_forward_us * micro_steps,
+             where + ": forward " + rank["forward_us"].dump() + " us < the profile's " + std::to_string(profile_forward_us));
+      expect(rank["backward_compute_us"].get<double>() >= profile_backward_us * micro_steps,
+             where + ": backward " + rank["backward_compute_us"].dump() + " us < the profile's " + std::to_string(profile_backward_us));
+      expect(rank["elementwise_us"].get<double>() == 0, where + ": no elementwise time under a profile");
+    }
+    if (profile_forward_us >= 0) {
+      expect(row["compute"] == "profile" && row["compute_profile"].is_string(), where + ": compute from the profile");
+      expect(row["forward_gemm_flops"] == 0 && row["backward_gemm_flops"] == 0, where + ": no GEMM under a profile");
+    } else {
+      expect(row["compute"] == "gemm shapes" && row["compute_profile"].is_null(), where + ": compute from the GEMM shapes");
+    }
     if (!invariants) continue;
     for (const auto& rank : row["per_rank"]) {
       const std::string who = where + " rank " + rank["rank"].dump();

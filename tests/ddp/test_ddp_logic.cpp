@@ -1,6 +1,7 @@
 // ddp_step_perf's pure logic: DDP's bucket assignment, the presets against their published
-// parameter counts, closed-form gradients, batches, model files, options, and the summarizer's
-// reading of ddp_step rows (scaling by samples/s, the best-setting line).
+// parameter counts and shapes, the compute plan (GEMM shapes per layer, FLOPs, tiles), model and
+// profile files, closed-form gradients, batches, options, and the summarizer's reading of
+// ddp_step rows (scaling by samples/s, the best-setting line).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "core/error.h"
 #include "ddp/buckets.h"
+#include "ddp/compute_profile.h"
 #include "ddp/ddp_options.h"
 #include "ddp/gradients.h"
 #include "ddp/layer_gemm.h"
@@ -19,9 +21,15 @@
 namespace collbench::ddp {
 namespace {
 
+// The presets, from their data files (src/ddp/presets/*.csv) as the program embeds them.
+Model linear_1024() { return load_model("linear-1024"); }
+Model resnet50() { return load_model("resnet50"); }
+Model bert_large() { return load_model("bert-large"); }
+Model gpt2_small() { return load_model("gpt2-small"); }
+
 std::vector<ParameterTensor> tensors_of(const std::vector<std::uint64_t>& elements) {
   std::vector<ParameterTensor> tensors;
-  for (std::size_t i = 0; i < elements.size(); ++i) tensors.push_back({"t" + std::to_string(i), elements[i], 0, 0});
+  for (std::size_t i = 0; i < elements.size(); ++i) tensors.push_back({"t" + std::to_string(i), elements[i], -1});
   return tensors;
 }
 
@@ -136,48 +144,243 @@ TEST(DdpPresets, ParameterCountsMatchPublishedTotals) {
 }
 
 TEST(DdpPresets, ResNet50ForwardFlopsMatchTheCommonFigure) {
-  // 4.09 GMACs per 224x224 image (torchvision) = 8.2 GFLOPs; batch norm adds well under 1%.
-  EXPECT_NEAR(resnet50().forward_flops_per_sample(), 2 * 4.09e9, 0.02 * 2 * 4.09e9);
-  EXPECT_DOUBLE_EQ(resnet50().backward_flops_per_sample(), 2 * resnet50().forward_flops_per_sample());
-  EXPECT_EQ(resnet50().tensors.size(), 161u);  // len(list(torchvision.models.resnet50().parameters()))
+  // 4.09 GMACs per 224x224 image (torchvision) = 8.2 GFLOPs, all in convolutions and fc.
+  const Model model = resnet50();
+  EXPECT_NEAR(model.forward_flops_per_sample(), 2 * 4.09e9, 0.01 * 2 * 4.09e9);
+  EXPECT_EQ(model.tensors.size(), 161u);  // len(list(torchvision.models.resnet50().parameters()))
+  EXPECT_EQ(model.tensors.front().name, "conv1.weight");
+  EXPECT_EQ(model.tensors.back().name, "fc.bias");
+  // Backward is both gradients of every layer but the first: conv1 computes no input gradient.
+  const double conv1_forward = 2.0 * 112 * 112 * 64 * (3 * 7 * 7);
+  EXPECT_DOUBLE_EQ(model.layers.front().forward.flops_per_sample(), conv1_forward);
+  EXPECT_DOUBLE_EQ(model.backward_flops_per_sample(), 2 * model.forward_flops_per_sample() - conv1_forward);
 }
 
 TEST(DdpPresets, TransformerFlopsFollowTheSixNRule) {
   // Forward ~ 2 x (non-embedding parameters) x tokens, plus attention; BERT-large at 128 tokens.
-  const Model bert = bert_large(128);
+  const Model bert = bert_large();
   const double non_embedding = static_cast<double>(bert.parameter_count()) - (30522.0 + 512 + 2) * 1024;
   EXPECT_NEAR(bert.forward_flops_per_sample(), 2 * non_embedding * 128, 0.1 * 2 * non_embedding * 128);
+  // GPT-2 small at 1024 tokens, in multiply-adds per token: the blocks' dense layers (12 d^2 per
+  // layer), attention (scores and context: 2 S d per layer) and the tied LM head (d V).
+  const Model gpt2 = gpt2_small();
+  const double blocks = 12.0 * (4 * 768 * 768 + 8 * 768 * 768), attention = 12.0 * 2 * 1024 * 768, head = 768.0 * 50257;
+  EXPECT_NEAR(gpt2.forward_flops_per_sample(), 2 * (blocks + attention + head) * 1024, 1e-9 * gpt2.forward_flops_per_sample());
+  EXPECT_GE(gpt2.find_layer("lm_head"), 0);
+  EXPECT_TRUE(gpt2.layers[static_cast<std::size_t>(gpt2.find_layer("lm_head"))].tensors.empty());  // tied to wte
 }
 
 TEST(DdpPresets, LoadModelKnowsThePresetsAndRefusesUnknownNames) {
+  EXPECT_EQ(preset_names(), (std::vector<std::string>{"linear-1024", "resnet50", "bert-large", "gpt2-small"}));
   for (const auto& name : preset_names()) EXPECT_EQ(load_model(name).name, name);
   EXPECT_THROW(load_model("resnet51"), UsageError);
   EXPECT_THROW(load_model("/nonexistent/model.json"), UsageError);
+}
+
+// ===== GEMM shapes and the compute plan =======================================================
+
+Model small_model() { return load_model(COLLBENCH_DDP_TEST_DATA "/small_model.csv"); }
+
+Gemm gemm(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint64_t count = 1) { return {m, n, k, count}; }
+
+void expect_gemm(const Gemm& actual, const Gemm& expected, const std::string& what) {
+  EXPECT_EQ(actual.m, expected.m) << what;
+  EXPECT_EQ(actual.n, expected.n) << what;
+  EXPECT_EQ(actual.k, expected.k) << what;
+  EXPECT_EQ(actual.count, expected.count) << what;
+}
+
+TEST(DdpComputePlan, SmallModelInClosedForm) {
+  // tests/ddp/data/small_model.csv at batch 3: 4 tokens per sample, so M = 12 rows.
+  const Model model = small_model();
+  ASSERT_EQ(model.layers.size(), 5u);
+  const ComputePlan plan = plan_compute(model, 3, 1.0);
+  ASSERT_EQ(plan.layers.size(), 5u);
+  const LayerWork& embedding = plan.layers[0];
+  EXPECT_TRUE(embedding.forward.empty() && embedding.input_grad.empty() && embedding.weight_grad.empty());
+  EXPECT_DOUBLE_EQ(embedding.forward_bytes, 3 * 8192.0);
+  EXPECT_DOUBLE_EQ(embedding.backward_bytes, 3 * 12288.0 + 1228800);  // per sample, plus the zeroed gradient
+  expect_gemm(plan.layers[1].forward, gemm(12, 256, 256), "block.0 forward");
+  expect_gemm(plan.layers[1].input_grad, gemm(12, 256, 256), "block.0 input gradient");
+  expect_gemm(plan.layers[1].weight_grad, gemm(256, 256, 12), "block.0 weight gradient");
+  expect_gemm(plan.layers[2].forward, gemm(4, 4, 64, 12), "attention forward: one per sample and head");
+  expect_gemm(plan.layers[2].input_grad, gemm(4, 64, 4, 12), "attention first operand's gradient");
+  expect_gemm(plan.layers[2].weight_grad, gemm(4, 64, 4, 12), "attention second operand's gradient");
+  expect_gemm(plan.layers[3].forward, gemm(12, 1600, 256), "block.1 forward");
+  expect_gemm(plan.layers[3].input_grad, gemm(12, 256, 1600), "block.1 input gradient");
+  expect_gemm(plan.layers[3].weight_grad, gemm(1600, 256, 12), "block.1 weight gradient");
+  expect_gemm(plan.layers[4].forward, gemm(3, 16, 1600), "head forward");
+  expect_gemm(plan.layers[4].input_grad, gemm(3, 1600, 16), "head input gradient");
+  expect_gemm(plan.layers[4].weight_grad, gemm(16, 1600, 3), "head weight gradient");
+  const double forward = 2.0 * (12 * 256 * 256 + 12 * 4 * 4 * 64 + 12 * 1600 * 256 + 3 * 16 * 1600);
+  EXPECT_DOUBLE_EQ(plan.forward_flops(), forward);
+  EXPECT_DOUBLE_EQ(plan.backward_flops(), 2 * forward);  // layer 0 has no GEMM here, so nothing is left out
+  EXPECT_DOUBLE_EQ(model.forward_flops_per_sample() * 3, forward);
+}
+
+TEST(DdpComputePlan, LayerZeroComputesNoInputGradient) {
+  const Model model = parse_model_csv(
+      "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes\n"
+      "first,first.weight:64,B*2x8x8,B*2x8x8,8x8xB*2,0,0\n"
+      "second,second.weight:64,B*2x8x8,B*2x8x8,8x8xB*2,0,0\n",
+      "two.csv");
+  const ComputePlan plan = plan_compute(model, 5, 1.0);
+  EXPECT_FALSE(plan.layers[0].forward.empty());
+  EXPECT_TRUE(plan.layers[0].input_grad.empty());   // written in the file, not run
+  EXPECT_FALSE(plan.layers[0].weight_grad.empty());
+  EXPECT_FALSE(plan.layers[1].input_grad.empty());
+  EXPECT_DOUBLE_EQ(plan.forward_flops(), 2 * 2.0 * 10 * 8 * 8);
+  EXPECT_DOUBLE_EQ(plan.backward_flops(), 3 * 2.0 * 10 * 8 * 8);
+  EXPECT_DOUBLE_EQ(model.backward_flops_per_sample() * 5, plan.backward_flops());
+}
+
+TEST(DdpComputePlan, ConvolutionsAreImplicitGemms) {
+  // layer2.0.conv2: 3x3, 128 -> 128 channels, stride 2 (v1.5), 56x56 -> 28x28. Forward
+  // M = batch x 28 x 28, N = C_out = 128, K = C_in x 3 x 3 = 1152; the gradients are its transposes.
+  const Model model = resnet50();
+  const int index = model.find_layer("layer2.0.conv2");
+  ASSERT_GE(index, 0);
+  const Layer& conv = model.layers[static_cast<std::size_t>(index)];
+  ASSERT_EQ(conv.tensors.size(), 1u);
+  EXPECT_EQ(model.tensors[static_cast<std::size_t>(conv.tensors[0])].elements, 128u * 128 * 9);
+  const LayerWork& work = plan_compute(model, 8, 1.0).layers[static_cast<std::size_t>(index)];
+  expect_gemm(work.forward, gemm(8 * 784, 128, 1152), "forward");
+  expect_gemm(work.input_grad, gemm(8 * 784, 1152, 128), "input gradient");
+  expect_gemm(work.weight_grad, gemm(128, 1152, 8 * 784), "weight gradient");
+  // The stem: 7x7/2, 3 -> 64 channels, 224 -> 112.
+  expect_gemm(plan_compute(model, 2, 1.0).layers[0].forward, gemm(2 * 12544, 64, 147), "conv1 forward");
+  // Batch norm is elementwise only: bytes, no GEMM.
+  const LayerWork& bn = plan_compute(model, 1, 1.0).layers[1];
+  EXPECT_TRUE(bn.forward.empty());
+  EXPECT_GT(bn.forward_bytes, 0);
+}
+
+TEST(DdpComputePlan, ComputeScaleShrinksTheBatchFactorOnly) {
+  const Model model = small_model();
+  const ComputePlan plan = plan_compute(model, 100, 0.01);  // one sample's worth
+  expect_gemm(plan.layers[1].forward, gemm(4, 256, 256), "block.0 at one sample");
+  expect_gemm(plan.layers[2].forward, gemm(4, 4, 64, 4), "attention at one sample");
+  EXPECT_DOUBLE_EQ(plan.layers[0].backward_bytes, (100 * 12288.0 + 1228800) * 0.01);
+  // Never below one row: a tiny scale still runs every GEMM.
+  expect_gemm(plan_compute(model, 1, 1e-6).layers[4].forward, gemm(1, 16, 1600), "head at a tiny scale");
+}
+
+TEST(DdpComputePlan, ShapeTextRoundTripsAndBadShapesAreUsageErrors) {
+  const GemmShape conv = parse_gemm_shape("B*12544x64x147", "f");
+  EXPECT_EQ(conv.m, 12544u);
+  EXPECT_EQ(conv.batch_axis, BatchAxis::kM);
+  EXPECT_EQ(conv.text(), "B*12544x64x147");
+  const GemmShape heads = parse_gemm_shape("128x128x64xB*16", "f");
+  EXPECT_EQ(heads.batch_axis, BatchAxis::kCount);
+  EXPECT_EQ(heads.count, 16u);
+  EXPECT_EQ(heads.text(), "128x128x64xB*16");
+  EXPECT_EQ(parse_gemm_shape("64x147xB", "f").text(), "64x147xB*1");
+  EXPECT_TRUE(parse_gemm_shape("", "f").empty());
+  for (const char* bad : {"4x4", "1x2x3", "B*1xB*2x3", "0x1xB", "1x2x3x4x5", "Bx-1x3", "B*x2x3"}) {
+    EXPECT_THROW(parse_gemm_shape(bad, "f"), UsageError) << bad;
+  }
+  const ScaledBytes bytes = parse_scaled_bytes("B*100+4096", "b");
+  EXPECT_DOUBLE_EQ(bytes.per_sample, 100);
+  EXPECT_DOUBLE_EQ(bytes.fixed, 4096);
+  EXPECT_DOUBLE_EQ(bytes.at(3), 4396);
+  EXPECT_THROW(parse_scaled_bytes("B*inf", "b"), UsageError);
+  EXPECT_THROW(parse_scaled_bytes("-5", "b"), UsageError);
+}
+
+TEST(DdpComputePlan, HugeGemmsAreRefusedNotShrunk) {
+  const Model model = load_model(COLLBENCH_DDP_TEST_DATA "/huge_flops_model.csv");
+  EXPECT_THROW(plan_compute(model, 2, 1.0), UsageError);
+}
+
+TEST(DdpGemmTiles, TilesKeepTheFlopsAndFitTheScratch) {
+  // A thin layer (batch x 2048 x 2048) stays one GEMM of its own shape.
+  const auto thin = tile_gemm(gemm(32, 2048, 2048));
+  ASSERT_EQ(thin.size(), 1u);
+  EXPECT_EQ(thin[0].m, 32u);
+  EXPECT_EQ(thin[0].repeats, 1u);
+  // GPT-2's LM head at batch 8, ResNet's conv1 weight gradient, attention: tiles, exact FLOPs.
+  for (const Gemm& big : {gemm(8192, 50257, 768), gemm(64, 147, 32 * 12544), gemm(1024, 1024, 64, 96), gemm(3, 5, 7)}) {
+    double flops = 0;
+    for (const GemmTile& tile : tile_gemm(big)) {
+      EXPECT_LE(tile.m * tile.k, kMaxOperandElements);
+      EXPECT_LE(tile.k * tile.n, kMaxOperandElements);
+      EXPECT_LE(tile.m * tile.n, kMaxOperandElements);
+      flops += 2.0 * static_cast<double>(tile.m) * static_cast<double>(tile.n) * static_cast<double>(tile.k) * static_cast<double>(tile.repeats);
+    }
+    EXPECT_DOUBLE_EQ(flops, big.flops()) << big.m << "x" << big.n << "x" << big.k;
+  }
+  EXPECT_TRUE(tile_gemm(Gemm{}).empty());
 }
 
 // ===== Model files ===========================================================================
 
 TEST(DdpModelFiles, JsonAndCsvGiveTheSameModel) {
   const Model json = parse_model_json(
-      R"({"name": "m", "tensors": [{"name": "w", "elements": 6, "forward_flops": 12}, {"name": "b", "elements": 2, "forward_flops": 0, "backward_flops": 5}]})",
+      R"({"name": "m", "layers": [{"name": "fc", "params": [{"name": "fc.weight", "elements": 6}, {"name": "fc.bias", "elements": 2}],
+          "forward": "B*1x2x3", "input_grad": "B*1x3x2", "weight_grad": "2x3xB*1", "forward_bytes": "B*8", "backward_bytes": "B*8+24"}]})",
       "m.json");
-  const Model csv = parse_model_csv("name,elements,forward_flops,backward_flops\nw,6,12\n# comment\nb,2,0,5\n", "m.csv");
+  const Model csv = parse_model_csv("layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes\n# comment\n"
+                                    "fc,fc.weight:6;fc.bias:2,B*1x2x3,B*1x3x2,2x3xB*1,B*8,B*8+24\n",
+                                    "m.csv");
   for (const Model* model : {&json, &csv}) {
+    ASSERT_EQ(model->layers.size(), 1u);
     ASSERT_EQ(model->tensors.size(), 2u);
     EXPECT_EQ(model->parameter_count(), 8u);
-    EXPECT_DOUBLE_EQ(model->tensors[0].backward_flops_per_sample, 24);  // twice forward by default
-    EXPECT_DOUBLE_EQ(model->tensors[1].backward_flops_per_sample, 5);
+    EXPECT_EQ(model->tensors[1].name, "fc.bias");
+    EXPECT_EQ(model->tensors[1].layer, 0);
+    EXPECT_EQ(model->layers[0].weight_grad.text(), "2x3xB*1");
+    EXPECT_DOUBLE_EQ(model->layers[0].backward_bytes.fixed, 24);
+    EXPECT_DOUBLE_EQ(model->forward_flops_per_sample(), 12);
   }
 }
 
 TEST(DdpModelFiles, BadFilesAreUsageErrors) {
+  const std::string header = "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes\n";
   EXPECT_THROW(parse_model_json("{not json", "x.json"), UsageError);
-  EXPECT_THROW(parse_model_json(R"({"tensors": []})", "x.json"), UsageError);
-  EXPECT_THROW(parse_model_json(R"({"tensors": [{"elements": 0}]})", "x.json"), UsageError);
-  EXPECT_THROW(parse_model_json(R"({"tensors": [{"elements": 4, "forward_flops": -1}]})", "x.json"), UsageError);
-  EXPECT_THROW(parse_model_csv("w,4\n", "x.csv"), UsageError);
-  EXPECT_THROW(parse_model_csv("w,four,1\n", "x.csv"), UsageError);
+  EXPECT_THROW(parse_model_json(R"({"layers": []})", "x.json"), UsageError);
+  EXPECT_THROW(parse_model_json(R"({"layers": [{"name": "a", "params": [{"name": "w", "elements": 0}]}]})", "x.json"), UsageError);
   EXPECT_THROW(parse_model_csv("", "x.csv"), UsageError);
+  EXPECT_THROW(parse_model_csv(header + "fc,fc.weight:4,B*1x2x2\n", "x.csv"), UsageError);           // too few fields
+  EXPECT_THROW(parse_model_csv(header + "fc,fc.weight:four,,,,0,0\n", "x.csv"), UsageError);        // bad count
+  EXPECT_THROW(parse_model_csv(header + "fc,,B*1x2x2,,,0,0\n", "x.csv"), UsageError);               // no parameters at all
+  EXPECT_THROW(parse_model_csv(header + "fc,w:4,,,,0,0\nfc,v:4,,,,0,0\n", "x.csv"), UsageError);    // a layer twice
+  EXPECT_THROW(parse_model_csv(header + "a,w:4,,,,0,0\nb,w:4,,,,0,0\n", "x.csv"), UsageError);      // a tensor twice
+  EXPECT_THROW(parse_model_csv(header + "fc,w:4,2x2x2,,,0,0\n", "x.csv"), UsageError);              // no batch factor
+  EXPECT_THROW(load_model(COLLBENCH_DDP_TEST_DATA "/old_format_model.csv"), UsageError);
+  EXPECT_THROW(load_model(COLLBENCH_DDP_TEST_DATA "/infinite_bytes_model.csv"), UsageError);
+  try {
+    parse_model_csv(header + "a\x1b[31m,w:4,,,,0,0\na\x1b[31m,v:4,,,,0,0\n", "x.csv");
+    FAIL() << "a repeated layer was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\x1b'), std::string::npos) << "file text reached the message unescaped";
+  }
+}
+
+// ===== Compute profiles ======================================================================
+
+TEST(DdpComputeProfile, ReadsLayerTimesByName) {
+  const Model model = small_model();
+  const ComputeProfile profile = load_compute_profile(COLLBENCH_DDP_TEST_DATA "/small_profile.csv", model);
+  EXPECT_EQ(profile.layers_timed, 4);
+  EXPECT_EQ(profile.forward_us, (std::vector<double>{50, 200, 30, 800, 0}));   // head has no line
+  EXPECT_EQ(profile.backward_us, (std::vector<double>{120, 400, 60, 1600, 0}));
+}
+
+TEST(DdpComputeProfile, BadProfilesAreUsageErrorsWithPrintableText) {
+  const Model model = small_model();
+  for (const char* file : {"profile_repeated_layer.csv", "profile_negative_time.csv", "profile_two_fields.csv", "profile_empty.csv",
+                           "profile_escape_in_name.csv", "no_such_profile.csv"}) {
+    try {
+      load_compute_profile(std::string(COLLBENCH_DDP_TEST_DATA "/") + file, model);
+      ADD_FAILURE() << file << " was accepted";
+    } catch (const UsageError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.rfind("compute profile ", 0), 0u) << message;
+      EXPECT_EQ(message.find_first_of("\x1b\x07\n"), std::string::npos) << file << ": " << message;
+    }
+  }
+  EXPECT_THROW(parse_compute_profile_csv("layer,forward_us,backward_us\nblock.0,nan,1\n", "p.csv", model), UsageError);
+  EXPECT_THROW(parse_compute_profile_csv("block.0,1,2e12\n", "p.csv", model), UsageError);
 }
 
 // ===== Closed-form gradients =================================================================
@@ -216,18 +419,6 @@ TEST(DdpGradients, TheBoundCatchesTheSmallestError) {
   EXPECT_LT(gradient_error_bound(DType::kFloat16, 4, 8), gradient_error_bound(DType::kBfloat16, 4, 8));
 }
 
-// ===== GEMM sizing ===========================================================================
-
-TEST(DdpGemm, PlansComeCloseToTheRequestedFlops) {
-  for (double flops : {2e3, 1.3e6, 7.7e8, 3.1e10, 5e11}) {
-    const GemmPlan plan = plan_gemm(flops);
-    EXPECT_NEAR(plan.flops(), flops, 0.05 * flops) << flops;
-    EXPECT_LE(plan.side, kMaxGemmSide);
-    EXPECT_LE(plan.depth, kMaxGemmDepth);
-  }
-  EXPECT_EQ(plan_gemm(0).repeats, 0);
-}
-
 // ===== Options and batches ===================================================================
 
 TEST(DdpOptionsTest, ListsAndDefaults) {
@@ -247,7 +438,8 @@ TEST(DdpOptionsTest, BadValuesAreUsageErrors) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--bucket-mb", "0"}, {"--bucket-mb", "-5"}, {"--bucket-mb", "25,"}, {"--bucket-mb", "lots"},
            {"--model", "resnet51"}, {"--grad-dtype", "int8"}, {"--overlap", "maybe"}, {"--accumulate", "0"},
-           {"--backend", "nccl"}, {"--compute-scale", "0"}, {"--batch", "4", "--global-batch", "8"}, {"--rank-weights", "1,0"}}) {
+           {"--backend", "nccl"}, {"--compute-scale", "0"}, {"--memory-gbps", "0"},
+           {"--compute-profile", COLLBENCH_DDP_TEST_DATA "/profile_empty.csv"}, {"--batch", "4", "--global-batch", "8"}, {"--rank-weights", "1,0"}}) {
     EXPECT_THROW(parse_ddp_options(args), UsageError) << args[0] << " " << args[1];
   }
 }

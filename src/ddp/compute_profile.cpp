@@ -1,0 +1,66 @@
+#include "ddp/compute_profile.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/flag_values.h"
+#include "core/printable.h"
+
+namespace collbench::ddp {
+namespace {
+
+constexpr double kMaxLayerMicroseconds = 1e9;
+
+[[noreturn]] void bad_profile(const std::string& what, const std::string& problem) {
+  throw UsageError("compute profile " + printable(what) + ": " + problem);
+}
+
+std::string shown(const std::string& text) {
+  return "'" + printable(text.size() > 80 ? text.substr(0, 80) + "..." : text) + "'";
+}
+
+}  // namespace
+
+ComputeProfile parse_compute_profile_csv(const std::string& text, const std::string& what, const Model& model) {
+  ComputeProfile profile;
+  profile.path = what;
+  profile.forward_us.assign(model.layers.size(), 0);
+  profile.backward_us.assign(model.layers.size(), 0);
+  std::vector<bool> seen(model.layers.size(), false);
+  std::istringstream lines(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#' || (profile.layers_timed == 0 && line.rfind("layer,", 0) == 0)) continue;
+    const std::string where = "line " + std::to_string(number);
+    const std::vector<std::string> fields = split_list(line);
+    if (fields.size() != 3) bad_profile(what, where + ": expected layer,forward_us,backward_us");
+    const int layer = model.find_layer(fields[0]);
+    if (layer < 0) bad_profile(what, where + ": the model " + shown(model.name) + " has no layer " + shown(fields[0]));
+    const auto index = static_cast<std::size_t>(layer);
+    if (seen[index]) bad_profile(what, where + ": layer " + shown(fields[0]) + " appears twice");
+    seen[index] = true;
+    try {
+      profile.forward_us[index] = parse_real(fields[1], where + " forward_us", 0, kMaxLayerMicroseconds);
+      profile.backward_us[index] = parse_real(fields[2], where + " backward_us", 0, kMaxLayerMicroseconds);
+    } catch (const UsageError& e) {
+      bad_profile(what, e.what());
+    }
+    ++profile.layers_timed;
+  }
+  if (profile.layers_timed == 0) bad_profile(what, "has no layer,forward_us,backward_us line");
+  return profile;
+}
+
+ComputeProfile load_compute_profile(const std::string& path, const Model& model) {
+  std::ifstream in(path);
+  if (!in) bad_profile(path, "cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_compute_profile_csv(text.str(), path, model);
+}
+
+}  // namespace collbench::ddp
