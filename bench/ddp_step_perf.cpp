@@ -1,4 +1,4 @@
-// ddp_step_perf: see src/ddp/ and `ddp_step_perf --help`.
-#include "ddp/ddp_program.h"
+// ddp_step_perf: see src/workloads/ddp/ and `ddp_step_perf --help`.
+#include "workloads/ddp/ddp_program.h"
 
 int main(int argc, char** argv) { return collbench::ddp::run_ddp_step_perf(argc, argv); }

@@ -8,12 +8,12 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "ddp/buckets.h"
-#include "ddp/compute_profile.h"
-#include "ddp/ddp_options.h"
-#include "ddp/gradients.h"
-#include "ddp/layer_gemm.h"
-#include "ddp/model.h"
+#include "workloads/ddp/buckets.h"
+#include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/ddp_options.h"
+#include "workloads/ddp/gradients.h"
+#include "workloads/ddp/layer_gemm.h"
+#include "workloads/ddp/model.h"
 #include "report/report_json.h"
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
@@ -21,7 +21,7 @@
 namespace collbench::ddp {
 namespace {
 
-// The presets, from their data files (src/ddp/presets/*.csv) as the program embeds them.
+// The presets, from their data files (src/workloads/ddp/presets/*.csv) as the program embeds them.
 Model linear_1024() { return load_model("linear-1024"); }
 Model resnet50() { return load_model("resnet50"); }
 Model bert_large() { return load_model("bert-large"); }

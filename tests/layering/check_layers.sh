@@ -19,7 +19,6 @@ declare -A may_include=(
   [engines]="core cuda engines"
   [harness]="core report backends engines harness"
   [workloads]="core report cuda backends engines harness workloads"
-  [ddp]="core report backends engines harness workloads ddp"
   [summarize]="core report summarize"
 )
 

@@ -1,4 +1,4 @@
-#include "ddp/communication_thread.h"
+#include "workloads/ddp/communication_thread.h"
 
 namespace collbench::ddp {
 

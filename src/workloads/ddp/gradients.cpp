@@ -1,4 +1,4 @@
-#include "ddp/gradients.h"
+#include "workloads/ddp/gradients.h"
 
 namespace collbench::ddp {
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes ddp_step_perf's model presets (src/ddp/presets/*.csv) from the architectures.
+"""Writes ddp_step_perf's model presets (src/workloads/ddp/presets/*.csv) from the architectures.
 
-Run from anywhere: python3 src/ddp/presets/make_presets.py. The CSV files are the product and are
-committed; the build embeds them (src/ddp/CMakeLists.txt). This script is how their numbers were
+Run from anywhere: python3 src/workloads/ddp/presets/make_presets.py. The CSV files are the product and are
+committed; the build embeds them (src/workloads/ddp/CMakeLists.txt). This script is how their numbers were
 derived, so a reviewer can follow every figure back to an architecture table.
 
 One line per layer in forward (execution) order; its parameter tensors in registration order

@@ -1,10 +1,10 @@
-#include "ddp/ddp_step.h"
+#include "workloads/ddp/ddp_step.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 
-#include "ddp/gradients.h"
+#include "workloads/ddp/gradients.h"
 
 namespace collbench::ddp {
 namespace {

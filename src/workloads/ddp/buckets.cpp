@@ -1,4 +1,4 @@
-#include "ddp/buckets.h"
+#include "workloads/ddp/buckets.h"
 
 namespace collbench::ddp {
 

@@ -1,4 +1,4 @@
-#include "ddp/compute_profile.h"
+#include "workloads/ddp/compute_profile.h"
 
 #include <fstream>
 #include <sstream>

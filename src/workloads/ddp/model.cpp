@@ -1,4 +1,4 @@
-#include "ddp/model.h"
+#include "workloads/ddp/model.h"
 
 #include <cctype>
 #include <cmath>
@@ -14,7 +14,7 @@
 
 namespace collbench::ddp {
 
-// The presets' CSV text, generated from src/ddp/presets/*.csv by src/ddp/CMakeLists.txt.
+// The presets' CSV text, generated from src/workloads/ddp/presets/*.csv by src/workloads/ddp/CMakeLists.txt.
 const std::vector<std::pair<std::string, std::string>>& embedded_presets();
 
 namespace {

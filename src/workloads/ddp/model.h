@@ -2,7 +2,7 @@
 // forward pass and of its two gradients (m, n, k; one factor grows with the batch), the bytes its
 // elementwise work touches, and its parameter tensors. The tensors over all layers, in order, are
 // model.parameters() in registration order. Built-in presets are data files
-// (src/ddp/presets/*.csv, derived by make_presets.py there, embedded at build time); --model FILE
+// (src/workloads/ddp/presets/*.csv, derived by make_presets.py there, embedded at build time); --model FILE
 // reads the same format, or JSON.
 #pragma once
 

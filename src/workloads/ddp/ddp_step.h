@@ -19,12 +19,12 @@
 
 #include "backends/backend.h"
 #include "core/dtype.h"
-#include "ddp/buckets.h"
-#include "ddp/communication_thread.h"
-#include "ddp/compute_profile.h"
-#include "ddp/ddp_options.h"
-#include "ddp/layer_gemm.h"
-#include "ddp/model.h"
+#include "workloads/ddp/buckets.h"
+#include "workloads/ddp/communication_thread.h"
+#include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/ddp_options.h"
+#include "workloads/ddp/layer_gemm.h"
+#include "workloads/ddp/model.h"
 
 namespace collbench::ddp {
 

@@ -1,4 +1,4 @@
-#include "ddp/ddp_options.h"
+#include "workloads/ddp/ddp_options.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
-#include "ddp/compute_profile.h"
-#include "ddp/model.h"
+#include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/model.h"
 
 namespace collbench::ddp {
 namespace {
@@ -44,7 +44,7 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   start_section(app, "Model and compute");
   add_text(app, "--model", "NAME|FILE",
            "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file (README: one layer a line,\n"
-           "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes; src/ddp/presets/ for examples)",
+           "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes; src/workloads/ddp/presets/ for examples)",
            o.model);
   auto* batch = add_integer(app, "--batch", "samples per rank per step (default 32; weak scaling)", o.batch, 1, 1 << 20);
   auto* global = add_integer(app, "--global-batch", "samples per step for the whole job, split over ranks (strong scaling)",

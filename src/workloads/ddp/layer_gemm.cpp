@@ -1,4 +1,4 @@
-#include "ddp/layer_gemm.h"
+#include "workloads/ddp/layer_gemm.h"
 
 #include <cblas.h>
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ddp/model.h"
+#include "workloads/ddp/model.h"
 
 namespace collbench::ddp {
 

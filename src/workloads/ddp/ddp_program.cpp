@@ -1,6 +1,6 @@
 // ddp_step_perf: the DDP step (ddp/ddp_step.h) in the harness's program shell, one row per
 // (bucket_mb, overlap, grad_dtype, accumulate), timed by the one measurement loop.
-#include "ddp/ddp_program.h"
+#include "workloads/ddp/ddp_program.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,14 +16,14 @@
 #include "engines/openblas_info.h"
 #include "core/error.h"
 #include "core/printable.h"
-#include "ddp/compute_profile.h"
-#include "ddp/buckets.h"
-#include "ddp/communication_thread.h"
-#include "ddp/ddp_options.h"
-#include "ddp/ddp_step.h"
-#include "ddp/gradients.h"
-#include "ddp/layer_gemm.h"
-#include "ddp/model.h"
+#include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/buckets.h"
+#include "workloads/ddp/communication_thread.h"
+#include "workloads/ddp/ddp_options.h"
+#include "workloads/ddp/ddp_step.h"
+#include "workloads/ddp/gradients.h"
+#include "workloads/ddp/layer_gemm.h"
+#include "workloads/ddp/model.h"
 #include "harness/context.h"
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
