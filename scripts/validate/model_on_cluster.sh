@@ -17,7 +17,9 @@
 #
 # usage: scripts/validate/model_on_cluster.sh [--out DIR] [--bin-dir DIR] [--rate 100mbit]
 #          [--fit-delay-ms 5] [--new-delay-ms 10] [--reps 3] [--iters 5] [--sizes 8,64,...,4M]
-#          [--only-measure|--only-compare]
+#          [--eager-limit BYTES] [--only-measure|--only-compare]
+# --eager-limit sets Open MPI's TCP eager limit and send size (btl_tcp_eager_limit,
+# btl_tcp_max_send_size; default 64 KiB and 128 KiB), so that messages up to it need no rendezvous.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -25,7 +27,7 @@ root="$(cd "$here/../.." && pwd)"
 . "$root/scripts/cluster/lib.sh"
 
 out="" bin_dir="$root/build/bin" rate=100mbit fit_delay=5 new_delay=10 reps=3 iters=5 measure=1 compare=1
-sizes=8,64,512,4K,32K,128K,512K,1M,2M,4M
+sizes=8,64,512,4K,32K,128K,512K,1M,2M,4M eager_limit=""
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
+    --eager-limit) eager_limit=$2; shift 2 ;;
     --only-measure) compare=0; shift ;;
     --only-compare) measure=0; shift ;;
     *) echo "model_on_cluster.sh: unknown argument $1 (see the usage at the top of $0)" >&2; exit 2 ;;
@@ -93,12 +96,14 @@ run_one() {
   fi
   echo "$(date -u +%FT%TZ) $link_name/$cname/$name r$rep: $(uptime)" >>"$out/load.txt"
   log "$link_name $cname $name r$rep"
-  local status=0
+  local status=0 mca=()
+  if [ -n "$eager_limit" ]; then mca=(-x OMPI_MCA_btl_tcp_eager_limit -x OMPI_MCA_btl_tcp_max_send_size); fi
   (
     export OMPI_MCA_coll_tuned_use_dynamic_rules=1 "${env?}"
+    if [ -n "$eager_limit" ]; then export OMPI_MCA_btl_tcp_eager_limit="$eager_limit" OMPI_MCA_btl_tcp_max_send_size="$eager_limit"; fi
     # shellcheck disable=SC2016  # expanded by the inner bash
     timeout -k 10 "$run_timeout" bash -c '. "$1/lib.sh"; star_names 4; shift; star_mpirun "$@"' validate "$root/scripts/cluster" \
-      "$np" "$per_host" "$link" "$work" -- -x OMPI_MCA_coll_tuned_use_dynamic_rules -x "${env%%=*}" \
+      "$np" "$per_host" "$link" "$work" -- -x OMPI_MCA_coll_tuned_use_dynamic_rules -x "${env%%=*}" "${mca[@]}" \
       "$bin_dir/$program" "${flags[@]}" -T 120 --tag link="$link_name" --tag rep="$rep" --tag config="$cname" -J "$report.tmp"
   ) >"$logfile" 2>&1 &
   MPIRUN_PID=$!
@@ -127,6 +132,7 @@ if [ "$measure" -eq 1 ]; then
     echo "kernel: $(uname -r); $(mpirun --version 2>&1 | head -1)"
     echo "collbench: $("$bin_dir/all_reduce_perf" --version 2>&1 | head -1)"
     echo "rate $rate per host and direction; fit delay $fit_delay ms, new delay $new_delay ms host to host; reps $reps; iters $iters"
+    echo "Open MPI TCP eager limit and send size: ${eager_limit:-default (65536 and 131072)}"
   } >"$out/machine.txt"
   ddp="ddp-ring|OMPI_MCA_coll_tuned_allreduce_algorithm=4|ddp_step_perf|"
   for ((rep = 1; rep <= reps; rep++)); do
