@@ -9,6 +9,9 @@
 # Addresses and routes live only in the two namespaces (the subnets may repeat across runs with
 # other prefixes), so nothing reaches or leaves the machine's real interfaces.
 
+# This folder (rsh-agent.sh lives here), whoever sources this file.
+CLUSTER_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
 # Everything is named from one prefix so two runs (ctest and a person) never share a namespace.
 cluster_names() {
   local prefix=${CB_CLUSTER_PREFIX:-cb}
@@ -134,5 +137,199 @@ cluster_link_stats() {
   for ns in "$NS_A" "$NS_B"; do
     echo "== $ns: tc -s qdisc show dev $TUN"
     ip netns exec "$ns" tc -s qdisc show dev "$TUN" 2>&1 || true
+  done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Star cluster: 2 to 4 hosts (namespaces <prefix>-host-a ... -d) around a switch namespace
+# (<prefix>-switch), as hosts on one top-of-rack switch:
+#   plain:  a veth per host (cbveth, 10.213.0.N/24) into a bridge in the switch, no shaping;
+#   shaped: a TUN per host (cbtun, 10.213.1.N/24) joined by one tun_forwarder each to a TUN in the
+#           switch (cbtun-a ...), which routes between them. Each host's uplink is rate-limited
+#           (tbf on the host's TUN egress) and so is its downlink (tbf on the switch's TUN egress
+#           towards it); each forwarder holds packets half the host-to-host delay, so a packet
+#           between two hosts crosses two forwarders and waits the whole delay once.
+# A host's ranks share its uplink as on a real node; the run.sh two-host cluster above is the
+# direct-link variant and stays as it was.
+# ---------------------------------------------------------------------------------------------
+
+# Names for a star of $1 hosts: STAR_HOSTS (namespaces), STAR_SWITCH, STAR_PLAIN and STAR_SHAPED
+# (addresses, one per host), the plain and shaped subnets, and the devices.
+star_names() {
+  local count=$1 prefix=${CB_CLUSTER_PREFIX:-cb} letters=(a b c d) i
+  cluster_names
+  STAR_SWITCH="$prefix-switch"
+  STAR_HOSTS=() STAR_PLAIN=() STAR_SHAPED=()
+  for ((i = 0; i < count; i++)); do
+    STAR_HOSTS+=("$prefix-host-${letters[$i]}")
+    STAR_PLAIN+=("10.213.0.$((i + 1))")
+    STAR_SHAPED+=("10.213.1.$((i + 1))")
+  done
+  STAR_BRIDGE=cbbridge
+}
+
+# Creates the switch, the hosts, the plain bridge and the TUN devices (not yet shaped or joined).
+# Args: HOSTS (2 to 4). Uses MTU.
+star_up() {
+  local count=$1 i ns letter
+  if [ "$count" -lt 2 ] || [ "$count" -gt 4 ]; then log "star: 2 to 4 hosts, not $count"; return 2; fi
+  star_names "$count"
+  for ns in "$STAR_SWITCH" "${STAR_HOSTS[@]}"; do
+    if [ -e "/run/netns/$ns" ]; then
+      log "namespace $ns exists (another run, or a leftover: scripts/cluster/down.sh with CB_CLUSTER_PREFIX=${CB_CLUSTER_PREFIX:-cb})"
+      return 1
+    fi
+  done
+  ip netns add "$STAR_SWITCH"
+  ip -n "$STAR_SWITCH" link set lo up
+  ip -n "$STAR_SWITCH" link add "$STAR_BRIDGE" type bridge
+  ip -n "$STAR_SWITCH" link set "$STAR_BRIDGE" mtu "$MTU" up
+  ip netns exec "$STAR_SWITCH" sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+    net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
+  for ((i = 0; i < count; i++)); do
+    ns=${STAR_HOSTS[$i]} letter=${ns##*-}
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    ip -n "$ns" link add "$VETH" type veth peer name "$VETH-$letter" netns "$STAR_SWITCH"
+    ip -n "$ns" link set "$VETH" mtu "$MTU" up
+    ip -n "$ns" addr add "${STAR_PLAIN[$i]}/24" dev "$VETH"
+    ip -n "$STAR_SWITCH" link set "$VETH-$letter" mtu "$MTU" master "$STAR_BRIDGE" up
+    ip -n "$ns" tuntap add dev "$TUN" mode tun
+    ip -n "$ns" link set "$TUN" mtu "$MTU" txqueuelen 10000 up
+    ip -n "$ns" addr add "${STAR_SHAPED[$i]}/24" dev "$TUN"
+    ip -n "$STAR_SWITCH" tuntap add dev "$TUN-$letter" mode tun
+    ip -n "$STAR_SWITCH" link set "$TUN-$letter" mtu "$MTU" txqueuelen 10000 up
+    ip -n "$STAR_SWITCH" route add "${STAR_SHAPED[$i]}/32" dev "$TUN-$letter"
+    # Socket buffers start at 4 MiB, above the shaped link's bandwidth-delay product (1gbit x 20 ms
+    # = 2.5 MB): with Linux's 128 KiB start, a connection's first messages are bounded by its
+    # window, not by the link, and more so the longer the delay.
+    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_rmem="4096 4194304 67108864" net.ipv4.tcp_wmem="4096 4194304 67108864"
+    ip netns exec "$ns" sysctl -q -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 2>/dev/null || true
+    # A collective's connections sit idle between iterations longer than an RTO; restarting slow
+    # start after each pause would make a message's time depend on the gap before it.
+    ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_slow_start_after_idle=0
+  done
+  log "star up: ${STAR_HOSTS[*]} around $STAR_SWITCH (plain 10.213.0.0/24, shaped 10.213.1.0/24), MTU $MTU"
+}
+
+STAR_FORWARDER_PIDS=()
+
+# Shapes the star's links: RATE (tc syntax, per host and direction), DELAY_MS host to host one
+# way, LOSS per forwarder crossing, FORWARDER binary, LOGDIR for the forwarders' logs, BURST (tbf,
+# default two frames or 1 ms at the rate, whichever is larger: a large burst lets messages up to
+# its size past the rate limit and bends the time-per-byte line). Replaces an earlier shaping.
+star_shape() {
+  local rate=$1 delay_ms=$2 loss=$3 forwarder=$4 logdir=$5 burst=${6:-} count=${#STAR_HOSTS[@]} i ns letter
+  star_unshape
+  if [ -z "$burst" ]; then
+    local bits
+    bits=$(tc_rate_bits "$rate") || { log "star: cannot read rate $rate"; return 2; }
+    burst=$((bits / 8 / 1000))
+    [ "$burst" -lt $((2 * MTU)) ] && burst=$((2 * MTU))
+  fi
+  local half
+  half=$(awk -v d="$delay_ms" 'BEGIN { printf "%.6g", d / 2 }')
+  local rt=(chrt -f 50)
+  if ! chrt -f 50 true 2>/dev/null; then
+    log "warning: cannot use real-time priority here (chrt -f failed); delay figures will be noisy"
+    rt=(nice -n -20)
+  fi
+  for ((i = 0; i < count; i++)); do
+    ns=${STAR_HOSTS[$i]} letter=${ns##*-}
+    # latency 200ms: the queue a host's burst may build before tbf drops (a deep switch buffer).
+    ip netns exec "$ns" tc qdisc replace dev "$TUN" root tbf rate "$rate" burst "$burst" latency 200ms
+    ip netns exec "$STAR_SWITCH" tc qdisc replace dev "$TUN-$letter" root tbf rate "$rate" burst "$burst" latency 200ms
+    "${rt[@]}" "$forwarder" --netns-a "/run/netns/$ns" --dev-a "$TUN" --netns-b "/run/netns/$STAR_SWITCH" --dev-b "$TUN-$letter" \
+      --delay-ms "$half" --loss "$loss" --seed $((i + 1)) 2>"$logdir/tun_forwarder-$letter.log" &
+    STAR_FORWARDER_PIDS+=($!)
+  done
+  local tries up
+  for ((tries = 0; tries < 50; tries++)); do
+    up=0
+    for ((i = 0; i < count; i++)); do
+      kill -0 "${STAR_FORWARDER_PIDS[$i]}" 2>/dev/null || { log "tun_forwarder for ${STAR_HOSTS[$i]} exited"; return 1; }
+      ns=${STAR_HOSTS[$i]} letter=${ns##*-}
+      ip -n "$ns" -o link show "$TUN" | grep -q LOWER_UP && ip -n "$STAR_SWITCH" -o link show "$TUN-$letter" | grep -q LOWER_UP && up=$((up + 1))
+    done
+    if [ "$up" -eq "$count" ]; then
+      log "star shaped: $rate per host and direction (tbf burst $burst B), $delay_ms ms host to host ($half ms per forwarder), loss $loss per crossing"
+      return 0
+    fi
+    sleep 0.1
+  done
+  log "star: shaped links did not come up"
+  return 1
+}
+
+# Stops the star's forwarders (they print their counts into their logs).
+star_unshape() {
+  local pid
+  for pid in "${STAR_FORWARDER_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+    timeout 5 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  done
+  STAR_FORWARDER_PIDS=()
+}
+
+# Bits per second of a tc rate (100mbit, 1gbit, 500kbit, 12500000bit).
+tc_rate_bits() {
+  awk -v r="$1" 'BEGIN {
+    n = r + 0; u = tolower(substr(r, length(n "") + 1))
+    m = (u == "bit" || u == "") ? 1 : (u == "kbit") ? 1e3 : (u == "mbit") ? 1e6 : (u == "gbit") ? 1e9 : -1
+    if (n <= 0 || m < 0) exit 1
+    printf "%d", n * m }'
+}
+
+# Removes the star's forwarders, host namespaces and switch (hosts a to d). Never fails.
+star_down() {
+  star_unshape
+  star_names 4
+  local ns
+  for ns in "${STAR_HOSTS[@]}" "$STAR_SWITCH"; do
+    [ -e "/run/netns/$ns" ] || continue
+    kill_namespace_pids "$ns"
+    if ip netns del "$ns" 2>/dev/null; then log "removed $ns"; else log "warning: could not delete namespace $ns"; fi
+  done
+}
+
+# Runs a command on the star as mpirun from host a (under that host's name), with RANKS_PER_HOST
+# ranks on each of the first NP/RANKS_PER_HOST hosts in blocks (mpirun's default by-slot mapping:
+# ranks 0..R-1 on host a, ...), MPI traffic on the shaped or plain subnet, the launch on the plain one.
+# Args: NP RANKS_PER_HOST LINK(shaped|plain) WORKDIR -- PROGRAM ARGS...
+# Ranks are not bound (every "host" is this machine) and yield when idle: with more ranks than
+# cores, busy-polling ranks would take the cores from the ranks that have data.
+star_mpirun() {
+  local np=$1 per_host=$2 link=$3 workdir=$4 i hosts network map=""
+  shift 4
+  [ "${1:-}" = -- ] && shift
+  hosts=$((np / per_host))
+  if [ $((hosts * per_host)) -ne "$np" ] || [ "$hosts" -gt "${#STAR_HOSTS[@]}" ] || [ "$hosts" -lt 1 ]; then
+    log "star_mpirun: $np ranks at $per_host per host do not fit ${#STAR_HOSTS[@]} hosts"
+    return 2
+  fi
+  : >"$workdir/hostfile"
+  for ((i = 0; i < hosts; i++)); do
+    printf '%s slots=%d\n' "${STAR_PLAIN[$i]}" "$per_host" >>"$workdir/hostfile"
+    map+="${STAR_PLAIN[$i]}=${STAR_HOSTS[$i]} "
+  done
+  if [ "$link" = shaped ]; then network=10.213.1.0/24; else network=10.213.0.0/24; fi
+  # shellcheck disable=SC2016  # expanded by the inner sh
+  CB_CLUSTER_HOSTS="$map" ip netns exec "${STAR_HOSTS[0]}" unshare --uts -- \
+    sh -c 'hostname "$1" && shift && exec "$@"' star "${STAR_HOSTS[0]}" \
+    mpirun --allow-run-as-root -np "$np" --hostfile "$workdir/hostfile" --map-by slot --bind-to none \
+    --mca plm_rsh_agent "$CLUSTER_SCRIPTS/rsh-agent.sh" --mca mpi_yield_when_idle 1 \
+    --mca btl tcp,self --mca btl_tcp_if_include "$network" --mca oob_tcp_if_include 10.213.0.0/24 \
+    "$@"
+}
+
+# The star's shaped links' counters, for the record of a run.
+star_link_stats() {
+  local ns letter
+  for ns in "${STAR_HOSTS[@]}"; do
+    letter=${ns##*-}
+    echo "== $ns: tc -s qdisc show dev $TUN"
+    ip netns exec "$ns" tc -s qdisc show dev "$TUN" 2>&1 || true
+    echo "== $STAR_SWITCH: tc -s qdisc show dev $TUN-$letter"
+    ip netns exec "$STAR_SWITCH" tc -s qdisc show dev "$TUN-$letter" 2>&1 || true
   done
 }
