@@ -112,7 +112,8 @@ struct BitwiseDifference {
   std::int64_t elements = 0;          // differing elements of this kind, over ranks and repeats
   int rank = 0;                       // whose output differs
   int repeat = 0;                     // in which repeat (0-based)
-  int reference_rank = 0;             // compared with: this rank (repeats) or rank 0 (ranks)
+  int reference_rank = 0;             // compared with: this rank (repeats), or the first rank whose whole
+                                      // output is checked (ranks: rank 0, but for broadcast's out-of-place root)
   int reference_repeat = 0;           // compared with: repeat 0 (repeats) or the same repeat (ranks)
   std::uint64_t element = 0;          // index into the output buffer
   std::string reference_bits;         // "0x3f800000"

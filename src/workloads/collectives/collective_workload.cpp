@@ -482,8 +482,9 @@ std::string describe_difference(std::int64_t differing, std::size_t element, con
 }
 
 // The first rank's difference of every rank's descriptions, with the count summed over ranks.
+// `reference_rank` < 0: each rank was compared with its own first repeat.
 std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std::string>& descriptions, const char* between,
-                                                          bool against_rank_zero) {
+                                                          int reference_rank) {
   std::optional<report::BitwiseDifference> first;
   std::int64_t total = 0;
   for (std::size_t rank = 0; rank < descriptions.size(); ++rank) {
@@ -496,8 +497,8 @@ std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std:
     if (first) continue;
     difference.between = between;
     difference.rank = static_cast<int>(rank);
-    difference.reference_rank = against_rank_zero ? 0 : static_cast<int>(rank);
-    difference.reference_repeat = against_rank_zero ? difference.repeat : 0;
+    difference.reference_rank = reference_rank >= 0 ? reference_rank : static_cast<int>(rank);
+    difference.reference_repeat = reference_rank >= 0 ? difference.repeat : 0;
     first = difference;
   }
   if (first) first->elements = total;
@@ -509,8 +510,8 @@ std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std:
 // -B N: the case's call N more times with the same inputs (refilled each time: in place, the
 // output overwrote them), each rank's outputs compared with its first repeat a staging piece at a
 // time, then, where every rank must hold the same result, the first repeat's bits compared across
-// ranks: a hash from each rank, and only when they differ rank 0's outputs sent to the others to
-// find the first differing element. Compares only the elements the check would check.
+// ranks: a hash from each rank, and only when they differ the reference rank's outputs sent to the
+// others to find the first differing element. Compares only the elements the check would check.
 CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(const Case& one_case, TimedOperation& operation) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
@@ -562,29 +563,41 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
   }
 
   BitwiseResult result;
-  if (auto first = first_over_ranks(world_->gather_strings(repeat_description), "repeats", false)) {
+  if (auto first = first_over_ranks(world_->gather_strings(repeat_description), "repeats", -1)) {
     result.differing += first->elements;
     result.first.push_back(*first);
   }
   if (!collective_.same_output_on_every_rank || world_->size() < 2) return result;
 
+  // Only ranks whose every output element is checked take part: out of place, broadcast's root
+  // keeps its data in its send buffer and its receive buffer holds no output. The first of them is
+  // the reference.
+  bool whole_output = true;
+  for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
   char hash[24];
   std::snprintf(hash, sizeof(hash), "%016llx",
                 static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
-  const std::vector<std::string> hashes = world_->gather_strings(hash);
-  if (std::all_of(hashes.begin(), hashes.end(), [&hashes](const std::string& h) { return h == hashes.front(); })) return result;
-  // Rare: rank 0's outputs go to every rank, which finds its own first difference from them.
-  const std::string rank_zero = world_->broadcast_string(
-      rank == 0 ? std::string(first_repeat.begin(), first_repeat.end()) : std::string());
+  const std::vector<std::string> hashes = world_->gather_strings(whole_output ? std::string(hash) : std::string("-"));
+  const auto reference = std::find_if(hashes.begin(), hashes.end(), [](const std::string& h) { return h != "-"; });
+  if (reference == hashes.end()) return result;
+  const int reference_rank = static_cast<int>(reference - hashes.begin());
+  if (std::all_of(hashes.begin(), hashes.end(), [&reference](const std::string& h) { return h == "-" || h == *reference; })) {
+    return result;
+  }
+  // Rare: the reference rank's outputs go to every rank, which finds its own first difference from them.
+  const std::vector<std::string> exchanged =
+      world_->gather_strings(rank == reference_rank ? std::string(first_repeat.begin(), first_repeat.end()) : std::string());
+  const std::string& reference_bytes = exchanged[static_cast<std::size_t>(reference_rank)];
   std::string rank_description;
-  if (rank != 0 && rank_zero.size() == first_repeat.size()) {
-    const BitComparison found = compare_bits(rank_zero.data(), first_repeat.data(), layout.recv_count, element, 0, compared);
+  if (whole_output && rank != reference_rank && reference_bytes.size() == first_repeat.size()) {
+    const BitComparison found = compare_bits(reference_bytes.data(), first_repeat.data(), layout.recv_count, element);
     if (found.differing > 0) {
-      rank_description = describe_difference(found.differing, *found.first, element_bits_hex(rank_zero.data(), *found.first, element),
+      rank_description = describe_difference(found.differing, *found.first,
+                                             element_bits_hex(reference_bytes.data(), *found.first, element),
                                              element_bits_hex(first_repeat.data(), *found.first, element), 0);
     }
   }
-  if (auto first = first_over_ranks(world_->gather_strings(rank_description), "ranks", true)) {
+  if (auto first = first_over_ranks(world_->gather_strings(rank_description), "ranks", reference_rank)) {
     result.differing += first->elements;
     result.first.push_back(*first);
   }
