@@ -152,6 +152,10 @@ struct ResultRow {
   int bitwise_repeats = 0;
   std::optional<std::int64_t> bitdiff;
   std::vector<BitwiseDifference> first_bitdiff;
+  // FNV-1a (hex) of the first repeat's outputs on rank 0 (on the first rank whose whole output is
+  // checked, for the cross-rank collectives): equal hashes in two runs mean the same bits, so runs
+  // under different algorithms or libraries can be compared without keeping their outputs.
+  std::string bitwise_hash;
   std::vector<double> samples_us;     // only with --samples
 };
 

@@ -43,6 +43,7 @@ json row_to_json(const ResultRow& row) {
       {"bitdiff", row.bitdiff ? json(*row.bitdiff) : json(nullptr)},
   };
   if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
+  if (!row.bitwise_hash.empty()) out["bitwise_hash"] = row.bitwise_hash;
   if (!row.first_bitdiff.empty()) {
     json differences = json::array();
     for (const BitwiseDifference& d : row.first_bitdiff) {
@@ -217,6 +218,7 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
   // -B: absent in reports from before it, null where not checked.
   if (object.contains("bitdiff") && !object["bitdiff"].is_null()) row.bitdiff = reader.integer(object, "bitdiff");
+  if (object.contains("bitwise_hash")) row.bitwise_hash = reader.string(object, "bitwise_hash");
   if (object.contains("bitwise_repeats")) row.bitwise_repeats = static_cast<int>(reader.integer(object, "bitwise_repeats"));
   if (object.contains("first_bitdiff")) {
     const json& differences = reader.field(object, "first_bitdiff");

@@ -1,7 +1,10 @@
 #include "workloads/collectives/bitwise.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+
+#include "core/values.h"
 
 namespace collbench {
 
@@ -37,6 +40,13 @@ std::string element_bits_hex(const void* base, std::size_t index, std::size_t el
     text += digits;
   }
   return text;
+}
+
+double rounding_input(std::uint64_t seed, int rank, std::uint64_t index) {
+  const std::uint64_t bits = mix_bits(mix_bits(seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(rank)) ^ index);
+  const double fraction = static_cast<double>(bits >> 11) * 0x1.0p-53;  // [0, 1), 53 random bits
+  const double magnitude = std::ldexp(1.0 + fraction, (bits & 1u) ? -1 : 0);  // [0.5, 1) or [1, 2)
+  return (bits & 2u) ? -magnitude : magnitude;
 }
 
 std::uint64_t fnv1a_64(const void* data, std::size_t bytes, std::uint64_t hash) {

@@ -28,6 +28,12 @@ BitComparison compare_bits(const void* reference, const void* actual, std::size_
 // byte order, so the text reads as the value's encoding, not its bytes in memory).
 std::string element_bits_hex(const void* base, std::size_t index, std::size_t element_bytes);
 
+// The inputs of -B's repeats for floating types: +-[0.5, 2) with every significand bit random,
+// a function of (seed, rank, index). The checks' inputs (core/values.h) are small integers whose
+// sums are exact in any order, so they cannot show a result that depends on the order of the
+// additions; these round at every addition, so two reduction orders give different bits.
+double rounding_input(std::uint64_t seed, int rank, std::uint64_t index);
+
 // FNV-1a over the bytes: what ranks exchange first, so that identical outputs cost one string each.
 std::uint64_t fnv1a_64(const void* data, std::size_t bytes, std::uint64_t hash = 14695981039346656037ull);
 

@@ -194,11 +194,13 @@ class CollectiveWorkload final : public Workload {
     backend_.reset();
   }
 
-  void fill_inputs(const Case& one_case, CollectiveCall& call);
+  // `rounding`: -B's inputs for floating types (bitwise.h rounding_input) instead of the checks'.
+  void fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding = false);
   std::int64_t count_wrong(const Case& one_case);
   struct BitwiseResult {
     std::int64_t differing = 0;  // over ranks, repeats and ranks together
     std::vector<report::BitwiseDifference> first;
+    std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
   };
   BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
   report::ResultRow make_row(const Case& one_case, int cycle, LoopResult& timed);
@@ -346,6 +348,7 @@ CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
       last_row_->bitwise_repeats = options_.bitwise_repeats;
       last_row_->bitdiff = bitwise.differing;
       last_row_->first_bitdiff = std::move(bitwise.first);
+      last_row_->bitwise_hash = std::move(bitwise.hash);
       bitdiff_total_ += bitwise.differing;
       ++bitwise_rows_;
     }
@@ -364,7 +367,7 @@ void CollectiveWorkload::case_done(std::size_t index) {
 
 // Poisons the outputs and writes this rank's inputs, a staging piece at a time, so host memory
 // stays at the buffers the collective needs plus one piece (not a third copy of the largest message).
-void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call) {
+void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const std::size_t rank = static_cast<std::size_t>(world_->rank());
@@ -394,7 +397,13 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call)
   const std::size_t piece = host_.size() / element;
   for (std::size_t first = 0; first < layout.send_count; first += piece) {
     const std::size_t count = std::min(piece, layout.send_count - first);
-    collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    if (rounding && dtype_info(one_case.dtype).is_floating) {
+      for (std::size_t i = 0; i < count; ++i) {
+        store_element(one_case.dtype, host_.data(), i, rounding_input(options_.seed, world_->rank(), first + i));
+      }
+    } else {
+      collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    }
     inputs->copy_from_host(host_.data(), input_offset + first * element, count * element);
   }
 }
@@ -532,7 +541,7 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
   std::int64_t repeat_differing = 0;
   std::string repeat_description;
   for (int repeat = 0; repeat < options_.bitwise_repeats; ++repeat) {
-    fill_inputs(one_case, call_);
+    fill_inputs(one_case, call_, true);
     world_->barrier();
     operation.issue_check();
     operation.wait();
@@ -567,20 +576,27 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
     result.differing += first->elements;
     result.first.push_back(*first);
   }
-  if (!collective_.same_output_on_every_rank || world_->size() < 2) return result;
+  char hash[24];
+  std::snprintf(hash, sizeof(hash), "%016llx",
+                static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
+  if (!collective_.same_output_on_every_rank || world_->size() < 2) {
+    result.hash = world_->broadcast_string(hash);
+    return result;
+  }
 
   // Only ranks whose every output element is checked take part: out of place, broadcast's root
   // keeps its data in its send buffer and its receive buffer holds no output. The first of them is
   // the reference.
   bool whole_output = true;
   for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
-  char hash[24];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
   const std::vector<std::string> hashes = world_->gather_strings(whole_output ? std::string(hash) : std::string("-"));
   const auto reference = std::find_if(hashes.begin(), hashes.end(), [](const std::string& h) { return h != "-"; });
-  if (reference == hashes.end()) return result;
+  if (reference == hashes.end()) {
+    result.hash = hashes.front();
+    return result;
+  }
   const int reference_rank = static_cast<int>(reference - hashes.begin());
+  result.hash = *reference;
   if (std::all_of(hashes.begin(), hashes.end(), [&reference](const std::string& h) { return h == "-" || h == *reference; })) {
     return result;
   }
