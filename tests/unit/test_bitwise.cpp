@@ -2,6 +2,7 @@
 // element with both values' bits, and the row's fields survive the report's writer and reader.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -82,6 +83,23 @@ TEST(Bitwise, HashSeesOneBit) {
   EXPECT_NE(fnv1a_64(a.data(), a.size() * 4), fnv1a_64(b.data(), b.size() * 4));
 }
 
+// -B's inputs must make the order of additions visible, or every algorithm would pass trivially.
+TEST(Bitwise, RoundingInputsMakeTheOrderOfAdditionsVisible) {
+  int order_dependent = 0;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const float a = static_cast<float>(rounding_input(1, 0, i)), b = static_cast<float>(rounding_input(1, 1, i)),
+                c = static_cast<float>(rounding_input(1, 2, i));
+    for (float v : {a, b, c}) {
+      EXPECT_GE(std::fabs(v), 0.5f);
+      EXPECT_LE(std::fabs(v), 2.0f);
+    }
+    if ((a + b) + c != a + (b + c)) ++order_dependent;
+  }
+  EXPECT_GT(order_dependent, 100);  // about a third of the triples
+  EXPECT_EQ(rounding_input(1, 2, 3), rounding_input(1, 2, 3));
+  EXPECT_NE(rounding_input(1, 2, 3), rounding_input(2, 2, 3));
+}
+
 TEST(Bitwise, RowFieldsRoundTripAndAreNullWhenNotChecked) {
   report::ResultRow row;
   row.bytes = 1024;
@@ -100,6 +118,7 @@ TEST(Bitwise, RowFieldsRoundTripAndAreNullWhenNotChecked) {
   row.bitwise_repeats = 3;
   row.bitdiff = 2;
   row.first_bitdiff.push_back({"ranks", 2, 1, 0, 0, 0, 17, "0x3f800000", "0x3f800001"});
+  row.bitwise_hash = "0123456789abcdef";
   report::Report document;
   document.benchmark = "all_reduce";
   document.results.push_back(row);
@@ -114,6 +133,7 @@ TEST(Bitwise, RowFieldsRoundTripAndAreNullWhenNotChecked) {
   EXPECT_EQ(read.first_bitdiff[0].rank, 1);
   EXPECT_EQ(read.first_bitdiff[0].element, 17u);
   EXPECT_EQ(read.first_bitdiff[0].bits, "0x3f800001");
+  EXPECT_EQ(read.bitwise_hash, "0123456789abcdef");
 }
 
 }  // namespace
