@@ -157,8 +157,10 @@ class CollectiveWorkload final : public Workload {
   MemoryNeed memory_need(int world_size) const override {
     // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
     // backend keeps its buffers in host memory; GPU backends need the staging only.
+    // -B keeps the first repeat's outputs on the host (and, when ranks differ, one rank's copy).
     const BufferBytes largest = largest_buffers(collective_, options_, world_size);
-    return {options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared};
+    const std::uint64_t bitwise = options_.bitwise_repeats > 0 ? 2 * largest.shared : 0;
+    return {(options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared) + bitwise};
   }
 
  private:
