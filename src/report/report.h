@@ -105,6 +105,21 @@ struct RankTimeViews {
   double mean_us = 0, max_us = 0, min_us = 0;
 };
 
+// -B N: the first element whose bits differ, between two repeats on one rank or between a rank
+// and rank 0 (the same repeat), with both values' bits in hex.
+struct BitwiseDifference {
+  std::string between;                // "repeats" or "ranks"
+  std::int64_t elements = 0;          // differing elements of this kind, over ranks and repeats
+  int rank = 0;                       // whose output differs
+  int repeat = 0;                     // in which repeat (0-based)
+  int reference_rank = 0;             // compared with: this rank (repeats), or the first rank whose whole
+                                      // output is checked (ranks: rank 0, but for broadcast's out-of-place root)
+  int reference_repeat = 0;           // compared with: repeat 0 (repeats) or the same repeat (ranks)
+  std::uint64_t element = 0;          // index into the output buffer
+  std::string reference_bits;         // "0x3f800000"
+  std::string bits;
+};
+
 struct ResultRow {
   std::uint64_t bytes = 0;            // the nccl-tests "size" of the row
   std::uint64_t requested_bytes = 0;  // the size asked for, before rounding to whole elements per rank
@@ -132,6 +147,15 @@ struct ResultRow {
   std::optional<double> busbw_gbps;   // null on one rank: no data crosses ranks
   int check_iterations = 0;
   std::optional<std::int64_t> wrong;  // null when no check ran (-c 0)
+  // -B N: repeats compared bit for bit; bitdiff counts differing elements over ranks and repeats
+  // (null when not checked), first_bitdiff holds the first of each kind found.
+  int bitwise_repeats = 0;
+  std::optional<std::int64_t> bitdiff;
+  std::vector<BitwiseDifference> first_bitdiff;
+  // FNV-1a (hex) of the first repeat's outputs on rank 0 (on the first rank whose whole output is
+  // checked, for the cross-rank collectives): equal hashes in two runs mean the same bits, so runs
+  // under different algorithms or libraries can be compared without keeping their outputs.
+  std::string bitwise_hash;
   std::vector<double> samples_us;     // only with --samples
 };
 

@@ -40,7 +40,19 @@ json row_to_json(const ResultRow& row) {
       {"busbw_gbps", optional_number(row.busbw_gbps)},
       {"check_iterations", row.check_iterations},
       {"wrong", row.wrong ? json(*row.wrong) : json(nullptr)},
+      {"bitdiff", row.bitdiff ? json(*row.bitdiff) : json(nullptr)},
   };
+  if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
+  if (!row.bitwise_hash.empty()) out["bitwise_hash"] = row.bitwise_hash;
+  if (!row.first_bitdiff.empty()) {
+    json differences = json::array();
+    for (const BitwiseDifference& d : row.first_bitdiff) {
+      differences.push_back({{"between", d.between}, {"elements", d.elements}, {"rank", d.rank}, {"repeat", d.repeat},
+                             {"reference_rank", d.reference_rank}, {"reference_repeat", d.reference_repeat},
+                             {"element", d.element}, {"reference_bits", d.reference_bits}, {"bits", d.bits}});
+    }
+    out["first_bitdiff"] = differences;
+  }
   if (row.time_over_ranks_us) {
     out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us},
                                  {"max", row.time_over_ranks_us->max_us},
@@ -204,6 +216,31 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   row.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
   const json& wrong = reader.field(object, "wrong");
   if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
+  // -B: absent in reports from before it, null where not checked.
+  if (object.contains("bitdiff") && !object["bitdiff"].is_null()) row.bitdiff = reader.integer(object, "bitdiff");
+  if (object.contains("bitwise_hash")) row.bitwise_hash = reader.string(object, "bitwise_hash");
+  if (object.contains("bitwise_repeats")) row.bitwise_repeats = static_cast<int>(reader.integer(object, "bitwise_repeats"));
+  if (object.contains("first_bitdiff")) {
+    const json& differences = reader.field(object, "first_bitdiff");
+    if (!differences.is_array()) reader.fail(".first_bitdiff", "expected an array of differences");
+    for (std::size_t i = 0; i < differences.size(); ++i) {
+      const Reader inner = reader.at(".first_bitdiff[" + std::to_string(i) + "]");
+      const json& d = differences[i];
+      if (!d.is_object()) inner.fail("", "expected an object");
+      BitwiseDifference difference;
+      difference.between = inner.string(d, "between");
+      if (difference.between != "repeats" && difference.between != "ranks") inner.fail(".between", "expected \"repeats\" or \"ranks\"");
+      difference.elements = inner.integer(d, "elements");
+      difference.rank = static_cast<int>(inner.integer(d, "rank"));
+      difference.repeat = static_cast<int>(inner.integer(d, "repeat"));
+      difference.reference_rank = static_cast<int>(inner.integer(d, "reference_rank"));
+      difference.reference_repeat = static_cast<int>(inner.integer(d, "reference_repeat"));
+      difference.element = inner.unsigned_integer(d, "element");
+      difference.reference_bits = inner.string(d, "reference_bits");
+      difference.bits = inner.string(d, "bits");
+      row.first_bitdiff.push_back(std::move(difference));
+    }
+  }
   if (object.contains("time_over_ranks_us")) {
     const json& views = reader.field(object, "time_over_ranks_us");
     if (!views.is_object()) reader.fail(".time_over_ranks_us", "expected an object with mean, max and min");

@@ -5,9 +5,16 @@
 namespace collbench::report {
 namespace {
 
-void print_half(std::FILE* out, const ResultRow* row, bool issue_time) {
+void print_bitdiff(std::FILE* out, const ResultRow* row, bool bitdiff_column) {
+  if (!bitdiff_column) return;
+  if (row && row->bitdiff) std::fprintf(out, "  %8lld", static_cast<long long>(*row->bitdiff));
+  else std::fprintf(out, "  %8s", row ? "N/A" : "-");
+}
+
+void print_half(std::FILE* out, const ResultRow* row, bool issue_time, bool bitdiff_column) {
   if (!row) {
     std::fprintf(out, "  %9s  %7s  %7s  %6s", "-", "-", "-", "-");
+    print_bitdiff(out, row, bitdiff_column);
     return;
   }
   char busbw[32], wrong[32];
@@ -17,14 +24,16 @@ void print_half(std::FILE* out, const ResultRow* row, bool issue_time) {
   else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
   if (issue_time && !row->issue_us) {
     std::fprintf(out, "  %9s  %7.2f  %s  %s", "n/a", row->algbw_gbps, busbw, wrong);
+    print_bitdiff(out, row, bitdiff_column);
     return;
   }
   std::fprintf(out, "  %9.2f  %7.2f  %s  %s", issue_time ? *row->issue_us : row->time_us.mean, row->algbw_gbps, busbw, wrong);
+  print_bitdiff(out, row, bitdiff_column);
 }
 
-// One placement's columns ("  time  algbw  busbw  #wrong") are 37 characters wide.
-std::string centered_over_half(const std::string& label) {
-  constexpr std::size_t kHalfWidth = 37;
+// One placement's columns ("  time  algbw  busbw  #wrong") are 37 characters wide, 47 with "  #bitdiff".
+std::string centered_over_half(const std::string& label, bool bitdiff_column) {
+  const std::size_t kHalfWidth = bitdiff_column ? 47 : 37;
   const std::size_t left = (kHalfWidth - label.size()) / 2;
   return std::string(left, ' ') + label + std::string(kHalfWidth - left - label.size(), ' ');
 }
@@ -53,12 +62,21 @@ void TableWriter::header(const Report& report, const std::string& sweep_descript
   if (columns_.issue_time) {
     std::fprintf(out_, "# time: the host's time to issue one call (-C 1), not its completion; algbw and busbw use the completion time\n");
   }
-  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s%s%s\n", "", "", "", "", "", centered_over_half("out-of-place").c_str(),
-               centered_over_half("in-place").c_str());
-  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "size", "count", "type",
-               "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
-  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "(B)", "(elements)", "",
-               "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  const bool bits = columns_.bitdiff;
+  std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s%s%s\n", "", "", "", "", "", centered_over_half("out-of-place", bits).c_str(),
+               centered_over_half("in-place", bits).c_str());
+  if (!bits) {
+    std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "size", "count", "type",
+                 "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %9s  %7s  %7s  %6s\n", "(B)", "(elements)", "",
+                 "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+  } else {
+    std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %8s  %9s  %7s  %7s  %6s  %8s\n", "size", "count",
+                 "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "#bitdiff", "time", "algbw", "busbw", "#wrong",
+                 "#bitdiff");
+    std::fprintf(out_, "# %10s  %12s  %8s  %6s  %5s  %9s  %7s  %7s  %6s  %8s  %9s  %7s  %7s  %6s  %8s\n", "(B)",
+                 "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "", "(us)", "(GB/s)", "(GB/s)", "", "");
+  }
   std::fflush(out_);
 }
 
@@ -67,8 +85,8 @@ void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place)
   if (!any) return;
   std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", static_cast<unsigned long long>(any->bytes),
                static_cast<unsigned long long>(any->count), printable(any->dtype).c_str(), printable(any->op).c_str(), any->root);
-  print_half(out_, out_of_place, columns_.issue_time);
-  print_half(out_, in_place, columns_.issue_time);
+  print_half(out_, out_of_place, columns_.issue_time, columns_.bitdiff);
+  print_half(out_, in_place, columns_.issue_time, columns_.bitdiff);
   if (columns_.timestamps) std::fprintf(out_, "  %s", printable((in_place ? in_place : any)->timestamp).c_str());
   std::fprintf(out_, "\n");
   std::fflush(out_);

@@ -18,6 +18,7 @@ using collbench::printable;
 struct TableColumns {
   bool issue_time = false;
   bool timestamps = false;
+  bool bitdiff = false;  // -B: a #bitdiff column after #wrong (off: nccl-tests' table exactly)
 };
 
 class TableWriter {

@@ -9,6 +9,6 @@ Expected expected(const OutputContext&, std::size_t i) { return Expected::reduct
 
 }  // namespace
 
-extern const Collective collective_all_reduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected};
+extern const Collective collective_all_reduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected, true};
 
 }  // namespace collbench

@@ -12,6 +12,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_broadcast{"broadcast", false, true, factor_one, whole_buffer_layout, expected};
+extern const Collective collective_broadcast{"broadcast", false, true, factor_one, whole_buffer_layout, expected, true};
 
 }  // namespace collbench

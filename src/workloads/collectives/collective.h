@@ -56,6 +56,8 @@ struct Collective {
   // and rows have nccl-tests' sizes at any rank count.
   BufferLayout (*layout)(std::size_t row_count, int ranks, std::size_t element_bytes);
   Expected (*expected_output)(const OutputContext& where, std::size_t output_index);
+  // Every rank must end with the same bits (all_reduce, all_gather, broadcast): -B compares ranks too.
+  bool same_output_on_every_rank = false;
 };
 
 // Layouts shared by several collectives.

@@ -85,6 +85,21 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "-u,--unalign", "N", "buffers start N elements past an aligned address (default 0)", [&o](Text& v, Text& f) {
     o.unaligned_elements = static_cast<int>(parse_integer(v, f, 0, 4096));
   });
+  add_value(app, "-B,--bitwise", "N", "run each case N more times (N >= 2) after timing and checks, same inputs;\n"
+            "compare outputs bit for bit across repeats and (all_reduce, all_gather,\n"
+            "broadcast) across ranks: #bitdiff column, exit 3 on any difference (default 0 = off)",
+            [&o](Text& v, Text& f) {
+              o.bitwise_repeats = static_cast<int>(parse_integer(v, f, 0, 1000000));
+              if (o.bitwise_repeats == 1) {
+                throw UsageError(f + " 1: a bitwise check needs at least 2 repeats to compare (use 2 or more; 0 = off)");
+              }
+            });
+  add_value(app, "--inject-bitwise-diff", "repeat|rank", "testing aid: the last rank flips one output bit in the last\n"
+            "repeat (repeat) or in every repeat (rank), so -B must report it (expect exit 3)",
+            [&o](Text& v, Text& f) {
+              if (v != "repeat" && v != "rank") throw UsageError("unknown value '" + v + "' for " + f + " (use repeat or rank)");
+              o.inject_bitwise_difference = v;
+            });
   add_value(app, "--min-busbw", "GB/s", "exit 1 when the average bus bandwidth is below this (also NCCL_TESTS_MIN_BW)",
             [&o](Text& v, Text& f) { o.min_busbw_gbps = parse_real(v, f, 0.0); });
   add_run_flags(app, o);
@@ -141,6 +156,9 @@ Options parse_options(const std::vector<std::string>& args) {
   if (options.per_iteration_marks && options.graph_launches > 0) {
     throw UsageError("-I 1 and -G cannot be combined: a replayed graph has one set of CUDA events");
   }
+  if (!options.inject_bitwise_difference.empty() && options.bitwise_repeats == 0) {
+    throw UsageError("--inject-bitwise-diff needs -B N (N >= 2): without it no output is compared bit for bit");
+  }
   if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
     options.requested_sizes();  // validates the sweep now, so every rank rejects it at once
   }
@@ -176,6 +194,8 @@ nlohmann::json options_as_json(const Options& options) {
   if (options.per_iteration_marks) out["per_iteration_timing"] = true;
   if (options.registration != 0) out["registration"] = options.registration;
   if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
+  if (options.bitwise_repeats != 0) out["bitwise_repeats"] = options.bitwise_repeats;
+  if (!options.inject_bitwise_difference.empty()) out["inject_bitwise_difference"] = options.inject_bitwise_difference;
   if (options.explicit_sizes.empty()) {
     out["min_bytes"] = options.sweep.min_bytes;
     out["max_bytes"] = options.sweep.max_bytes;

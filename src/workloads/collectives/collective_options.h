@@ -53,6 +53,14 @@ struct Options : RunFlags {
   bool capture_nccl_algorithm = false;
   // --gloo-iface: the network interface Gloo's TCP transport binds (empty: the one routing to rank 0).
   std::string gloo_iface;
+  // -B N: after timing and checks, each case runs N more times with the same inputs and the outputs
+  // are compared bit for bit across the repeats and, where every rank must hold the same result
+  // (all_reduce, all_gather, broadcast), across ranks. 0: off.
+  int bitwise_repeats = 0;
+  // --inject-bitwise-diff repeat|rank, a testing aid: the last rank flips the lowest bit of its
+  // middle output element in the last repeat (repeat) or in every repeat (rank), so that a test can
+  // see -B catch it (exit 3).
+  std::string inject_bitwise_difference;
 
   std::vector<std::uint64_t> requested_sizes() const;
   // The GPU-only flags this run sets, as the user wrote them ("-G 4", "-I 1"); empty if none.

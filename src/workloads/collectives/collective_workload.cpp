@@ -14,8 +14,10 @@
 #include "core/values.h"
 #include "harness/context.h"
 #include "harness/input_checks.h"
+#include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "workloads/collectives/bitwise.h"
 
 namespace collbench {
 namespace {
@@ -142,7 +144,7 @@ class CollectiveWorkload final : public Workload {
         name_(std::string(collective.name) + "_perf"),
         options_(std::move(options)),
         make_backend_(std::move(make_backend)),
-        table_(stdout, {options_.report_issue_time, options_.report_timestamps}) {}
+        table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {}
 
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return usage_text(name_); }
@@ -155,8 +157,10 @@ class CollectiveWorkload final : public Workload {
   MemoryNeed memory_need(int world_size) const override {
     // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
     // backend keeps its buffers in host memory; GPU backends need the staging only.
+    // -B keeps the first repeat's outputs on the host (and, when ranks differ, one rank's copy).
     const BufferBytes largest = largest_buffers(collective_, options_, world_size);
-    return {options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared};
+    const std::uint64_t bitwise = options_.bitwise_repeats > 0 ? 2 * largest.shared : 0;
+    return {(options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared) + bitwise};
   }
 
  private:
@@ -192,8 +196,15 @@ class CollectiveWorkload final : public Workload {
     backend_.reset();
   }
 
-  void fill_inputs(const Case& one_case, CollectiveCall& call);
+  // `rounding`: -B's inputs for floating types (bitwise.h rounding_input) instead of the checks'.
+  void fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding = false);
   std::int64_t count_wrong(const Case& one_case);
+  struct BitwiseResult {
+    std::int64_t differing = 0;  // over ranks, repeats and ranks together
+    std::vector<report::BitwiseDifference> first;
+    std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
+  };
+  BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
   report::ResultRow make_row(const Case& one_case, int cycle, LoopResult& timed);
   std::size_t unaligned_bytes(DType dtype) const {  // -u
     return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
@@ -204,6 +215,7 @@ class CollectiveWorkload final : public Workload {
   Options options_;
   BackendMaker make_backend_;
   World* world_ = nullptr;
+  Watchdog* watchdog_ = nullptr;  // -T: hears the -B repeats' progress
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
   std::vector<Case> cases_;
@@ -217,6 +229,8 @@ class CollectiveWorkload final : public Workload {
   report::Report report_;  // the envelope the table's header and footer read
   report::SummaryBuilder summary_;
   std::optional<report::ResultRow> last_row_, out_of_place_, in_place_;  // the current size's rows
+  std::int64_t bitdiff_total_ = 0;  // -B: over every row, the same on every rank
+  int bitwise_rows_ = 0;
 };
 
 // A valid root and backend, and a backend every host can run: a built one that some host cannot
@@ -253,6 +267,7 @@ std::string CollectiveWorkload::check_for_world(World& world) {
 nlohmann::json CollectiveWorkload::start(RunContext& run) {
   World& world = run.world;
   world_ = &world;
+  watchdog_ = run.watchdog;
   backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
   entry_ = backend_->entry_for(collective_.name);
   report_.benchmark = std::string(collective_.name);
@@ -327,8 +342,18 @@ CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
   check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
   check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
   prepared.check = std::move(check);
-  prepared.row = [this, &one_case, cycle](LoopResult& timed) {
+  TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
+  prepared.row = [this, &one_case, cycle, operation](LoopResult& timed) {
     last_row_ = make_row(one_case, cycle, timed);
+    if (options_.bitwise_repeats > 0) {  // after timing and checks, untimed, every rank
+      BitwiseResult bitwise = compare_repeats_bitwise(one_case, *operation);
+      last_row_->bitwise_repeats = options_.bitwise_repeats;
+      last_row_->bitdiff = bitwise.differing;
+      last_row_->first_bitdiff = std::move(bitwise.first);
+      last_row_->bitwise_hash = std::move(bitwise.hash);
+      bitdiff_total_ += bitwise.differing;
+      ++bitwise_rows_;
+    }
     (one_case.placement == Placement::kInPlace ? in_place_ : out_of_place_) = last_row_;
     return report::to_json(*last_row_);
   };
@@ -344,7 +369,7 @@ void CollectiveWorkload::case_done(std::size_t index) {
 
 // Poisons the outputs and writes this rank's inputs, a staging piece at a time, so host memory
 // stays at the buffers the collective needs plus one piece (not a third copy of the largest message).
-void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call) {
+void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const std::size_t rank = static_cast<std::size_t>(world_->rank());
@@ -374,7 +399,13 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call)
   const std::size_t piece = host_.size() / element;
   for (std::size_t first = 0; first < layout.send_count; first += piece) {
     const std::size_t count = std::min(piece, layout.send_count - first);
-    collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    if (rounding && dtype_info(one_case.dtype).is_floating) {
+      for (std::size_t i = 0; i < count; ++i) {
+        store_element(one_case.dtype, host_.data(), i, rounding_input(options_.seed, world_->rank(), first + i));
+      }
+    } else {
+      collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    }
     inputs->copy_from_host(host_.data(), input_offset + first * element, count * element);
   }
 }
@@ -451,16 +482,162 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
   return wrong;
 }
 
+namespace {
+
+// "index bits bits" for a difference found on this rank, "" for none: what ranks exchange.
+std::string describe_difference(std::int64_t differing, std::size_t element, const std::string& reference_bits,
+                                const std::string& bits, int repeat) {
+  if (differing == 0) return "";
+  return std::to_string(differing) + " " + std::to_string(element) + " " + reference_bits + " " + bits + " " +
+         std::to_string(repeat);
+}
+
+// The first rank's difference of every rank's descriptions, with the count summed over ranks.
+// `reference_rank` < 0: each rank was compared with its own first repeat.
+std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std::string>& descriptions, const char* between,
+                                                          int reference_rank) {
+  std::optional<report::BitwiseDifference> first;
+  std::int64_t total = 0;
+  for (std::size_t rank = 0; rank < descriptions.size(); ++rank) {
+    if (descriptions[rank].empty()) continue;
+    std::istringstream fields(descriptions[rank]);
+    std::int64_t differing = 0;
+    report::BitwiseDifference difference;
+    fields >> differing >> difference.element >> difference.reference_bits >> difference.bits >> difference.repeat;
+    total += differing;
+    if (first) continue;
+    difference.between = between;
+    difference.rank = static_cast<int>(rank);
+    difference.reference_rank = reference_rank >= 0 ? reference_rank : static_cast<int>(rank);
+    difference.reference_repeat = reference_rank >= 0 ? difference.repeat : 0;
+    first = difference;
+  }
+  if (first) first->elements = total;
+  return first;
+}
+
+}  // namespace
+
+// -B N: the case's call N more times with the same inputs (refilled each time: in place, the
+// output overwrote them), each rank's outputs compared with its first repeat a staging piece at a
+// time, then, where every rank must hold the same result, the first repeat's bits compared across
+// ranks: a hash from each rank, and only when they differ the reference rank's outputs sent to the
+// others to find the first differing element. Compares only the elements the check would check.
+CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(const Case& one_case, TimedOperation& operation) {
+  const BufferLayout& layout = one_case.size.layout;
+  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
+  const int rank = world_->rank();
+  const bool in_place = one_case.placement == Placement::kInPlace;
+  const OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place};
+  std::size_t output_offset = unaligned_bytes(one_case.dtype);
+  if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
+    output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
+  }
+  const auto compared = [this, &where](std::size_t index) {
+    return collective_.expected_output(where, index).kind != Expected::Kind::kUnchecked;
+  };
+  const bool last_rank = rank == world_->size() - 1;
+  const std::size_t injected_element = layout.recv_count / 2;
+  const std::size_t piece = host_.size() / element;
+  std::vector<unsigned char> first_repeat(layout.recv_count * element);
+  std::int64_t repeat_differing = 0;
+  std::string repeat_description;
+  for (int repeat = 0; repeat < options_.bitwise_repeats; ++repeat) {
+    fill_inputs(one_case, call_, true);
+    world_->barrier();
+    operation.issue_check();
+    operation.wait();
+    for (std::size_t first = 0; first < layout.recv_count; first += piece) {
+      const std::size_t count = std::min(piece, layout.recv_count - first);
+      recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
+      const bool inject = last_rank && injected_element >= first && injected_element < first + count &&
+                          ((options_.inject_bitwise_difference == "repeat" && repeat == options_.bitwise_repeats - 1) ||
+                           options_.inject_bitwise_difference == "rank");
+      if (inject) host_[(injected_element - first) * element] ^= 1u;  // the lowest bit on a little-endian host
+      unsigned char* kept = first_repeat.data() + first * element;
+      if (repeat == 0) {
+        std::copy(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(count * element), kept);
+        continue;
+      }
+      const BitComparison found = compare_bits(kept, host_.data(), count, element, first, compared);
+      if (found.differing == 0) continue;
+      if (repeat_description.empty()) {
+        repeat_description = describe_difference(1, *found.first, element_bits_hex(first_repeat.data(), *found.first, element),
+                                                 element_bits_hex(host_.data(), *found.first - first, element), repeat);
+      }
+      repeat_differing += found.differing;
+    }
+    if (watchdog_) watchdog_->progress();
+  }
+  if (!repeat_description.empty()) {  // the count, as the first field, is over every repeat
+    repeat_description = std::to_string(repeat_differing) + repeat_description.substr(repeat_description.find(' '));
+  }
+
+  BitwiseResult result;
+  if (auto first = first_over_ranks(world_->gather_strings(repeat_description), "repeats", -1)) {
+    result.differing += first->elements;
+    result.first.push_back(*first);
+  }
+  char hash[24];
+  std::snprintf(hash, sizeof(hash), "%016llx",
+                static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
+  if (!collective_.same_output_on_every_rank || world_->size() < 2) {
+    result.hash = world_->broadcast_string(hash);
+    return result;
+  }
+
+  // Only ranks whose every output element is checked take part: out of place, broadcast's root
+  // keeps its data in its send buffer and its receive buffer holds no output. The first of them is
+  // the reference.
+  bool whole_output = true;
+  for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
+  const std::vector<std::string> hashes = world_->gather_strings(whole_output ? std::string(hash) : std::string("-"));
+  const auto reference = std::find_if(hashes.begin(), hashes.end(), [](const std::string& h) { return h != "-"; });
+  if (reference == hashes.end()) {
+    result.hash = hashes.front();
+    return result;
+  }
+  const int reference_rank = static_cast<int>(reference - hashes.begin());
+  result.hash = *reference;
+  if (std::all_of(hashes.begin(), hashes.end(), [&reference](const std::string& h) { return h == "-" || h == *reference; })) {
+    return result;
+  }
+  // Rare: the reference rank's outputs go to every rank, which finds its own first difference from them.
+  const std::vector<std::string> exchanged =
+      world_->gather_strings(rank == reference_rank ? std::string(first_repeat.begin(), first_repeat.end()) : std::string());
+  const std::string& reference_bytes = exchanged[static_cast<std::size_t>(reference_rank)];
+  std::string rank_description;
+  if (whole_output && rank != reference_rank && reference_bytes.size() == first_repeat.size()) {
+    const BitComparison found = compare_bits(reference_bytes.data(), first_repeat.data(), layout.recv_count, element);
+    if (found.differing > 0) {
+      rank_description = describe_difference(found.differing, *found.first,
+                                             element_bits_hex(reference_bytes.data(), *found.first, element),
+                                             element_bits_hex(first_repeat.data(), *found.first, element), 0);
+    }
+  }
+  if (auto first = first_over_ranks(world_->gather_strings(rank_description), "ranks", reference_rank)) {
+    result.differing += first->elements;
+    result.first.push_back(*first);
+  }
+  return result;
+}
+
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {
   World& world = run.world;
   const bool leader = world.rank() == 0;
   report_.summary = summary_.summary();
   if (leader) {
     report["summary"] = report::to_json(report_.summary);
+    if (options_.bitwise_repeats > 0) {
+      report["summary"]["bitdiff_total"] = bitdiff_total_;
+      std::printf("# Bitwise differences : %lld %s (-B %d: %d row(s) repeated, compared across repeats%s)\n",
+                  static_cast<long long>(bitdiff_total_), bitdiff_total_ == 0 ? "OK" : "FAILED", options_.bitwise_repeats,
+                  bitwise_rows_, collective_.same_output_on_every_rank ? " and ranks" : "");
+    }
     table_.footer(report_, options_.report_path);
   }
   if (options_.memory_report) report_peak_memory(world);
-  if (wrong_total > 0) return static_cast<int>(ExitCode::kWrongResults);
+  if (wrong_total > 0 || bitdiff_total_ > 0) return static_cast<int>(ExitCode::kWrongResults);
   // Rank 0 holds the rows and judges; every rank exits the same way.
   const bool below = world.sum(leader && below_min_busbw(report_.summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
   return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
