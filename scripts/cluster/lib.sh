@@ -12,6 +12,22 @@
 # This folder (rsh-agent.sh lives here), whoever sources this file.
 CLUSTER_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
+# Why this machine cannot host the simulated cluster, or nothing when it can: root, `ip netns`, a
+# TUN device, UTS namespaces and the programs named. The cluster tests skip (exit 77) with it.
+cluster_unavailable() {
+  [ "$(id -u)" -eq 0 ] || { echo "needs root (network namespaces)"; return; }
+  command -v ip >/dev/null || { echo "needs iproute2 (ip)"; return; }
+  ip netns list >/dev/null 2>&1 || { echo "'ip netns' is unavailable"; return; }
+  [ -c /dev/net/tun ] || { echo "no /dev/net/tun for the shaped link"; return; }
+  local program
+  for program in "$@"; do command -v "$program" >/dev/null || { echo "needs $program"; return; }; done
+  # A container may be root without the right to make namespaces; find out before building anything.
+  local probe="cbprobe$$"
+  ip netns add "$probe" 2>/dev/null || { echo "cannot create a network namespace here"; return; }
+  ip netns del "$probe"
+  unshare --uts true 2>/dev/null || echo "cannot create a UTS namespace here (unshare --uts)"
+}
+
 # Everything is named from one prefix so two runs (ctest and a person) never share a namespace.
 cluster_names() {
   local prefix=${CB_CLUSTER_PREFIX:-cb}

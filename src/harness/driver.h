@@ -50,6 +50,10 @@ struct CasePlan {
 
   static CasePlan run(PreparedCase prepared) { return {std::move(prepared), {}, false}; }
   static CasePlan skip(nlohmann::json record, std::string text) { return {std::nullopt, {std::move(record), std::move(text)}, false}; }
+  // The skip of every kind but the collectives': {"what", "reason"}, printed "what: reason".
+  static CasePlan skip_what(const std::string& what, const std::string& reason) {
+    return skip({{"what", what}, {"reason", reason}}, what + ": " + reason);
+  }
   static CasePlan none() { return {std::nullopt, {}, true}; }
 };
 

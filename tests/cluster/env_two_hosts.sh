@@ -9,18 +9,10 @@
 set -uo pipefail
 source_dir=$1 bin_dir=$2
 skip() { echo "SKIP: simulated two-host cluster: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-command -v ip >/dev/null || skip "needs iproute2 (ip)"
-ip netns list >/dev/null 2>&1 || skip "'ip netns' is unavailable"
-[ -c /dev/net/tun ] || skip "no /dev/net/tun (the cluster's shaped link)"
-for program in unshare timeout; do command -v "$program" >/dev/null || skip "needs $program"; done
-probe="cbprobe$$"
-ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here"
-ip netns del "$probe"
-unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace here (unshare --uts)"
-
 # shellcheck source=../../scripts/cluster/lib.sh
 source "$source_dir/scripts/cluster/lib.sh"
+why=$(cluster_unavailable unshare timeout)
+[ -z "$why" ] || skip "$why"
 export CB_CLUSTER_PREFIX="cbe$$"  # own namespace names: a person's cluster is left alone
 MTU=1500
 work=$(mktemp -d)

@@ -10,19 +10,12 @@
 set -uo pipefail
 source_dir=$1 bin_dir=$2
 skip() { echo "SKIP: simulated cluster: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-command -v ip >/dev/null || skip "needs iproute2 (ip)"
-ip netns list >/dev/null 2>&1 || skip "'ip netns' is unavailable"
-[ -c /dev/net/tun ] || skip "no /dev/net/tun for the shaped link"
-for program in mpirun unshare timeout tc; do command -v "$program" >/dev/null || skip "needs $program"; done
-probe="cbprobe$$"
-ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here"
-ip netns del "$probe"
-unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace here (unshare --uts)"
-[ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
-
 # shellcheck source=../../scripts/cluster/lib.sh
 source "$source_dir/scripts/cluster/lib.sh"
+why=$(cluster_unavailable mpirun unshare timeout tc)
+[ -z "$why" ] || skip "$why"
+[ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
+
 export CB_CLUSTER_PREFIX="cbm$$"  # own namespace names: a person's cluster is left alone
 # shellcheck disable=SC2034  # read by lib.sh
 MTU=9000

@@ -6,16 +6,10 @@
 set -uo pipefail
 source_dir=$1 bin_dir=$2
 skip() { echo "SKIP: simulated two-host cluster: $*"; exit 77; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces)"
-command -v ip >/dev/null || skip "needs iproute2 (ip)"
-ip netns list >/dev/null 2>&1 || skip "'ip netns' is unavailable"
-[ -c /dev/net/tun ] || skip "no /dev/net/tun for the shaped link"
-for program in mpirun unshare timeout tc; do command -v "$program" >/dev/null || skip "needs $program"; done
-# A container may be root without the right to make namespaces; find out before building anything.
-probe="cbprobe$$"
-ip netns add "$probe" 2>/dev/null || skip "cannot create a network namespace here"
-ip netns del "$probe"
-unshare --uts true 2>/dev/null || skip "cannot create a UTS namespace here (unshare --uts)"
+# shellcheck source=../../scripts/cluster/lib.sh
+source "$source_dir/scripts/cluster/lib.sh"
+why=$(cluster_unavailable mpirun unshare timeout tc)
+[ -z "$why" ] || skip "$why"
 [ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
 
 prefix="cbt$$"  # own namespace names: a person's run with the default prefix is left alone

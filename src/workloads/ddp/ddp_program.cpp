@@ -199,7 +199,7 @@ CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
   const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
   if (!reason.empty()) {
     const std::string dtype(to_string(one_case.grad_dtype));
-    return CasePlan::skip({{"what", dtype}, {"reason", reason}}, dtype + ": " + reason);
+    return CasePlan::skip_what(dtype, reason);
   }
   World& world = *world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,

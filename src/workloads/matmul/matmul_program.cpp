@@ -125,7 +125,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
   const GemmCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.type);
   if (!reason.empty()) {
-    return CasePlan::skip({{"what", to_string(one_case.type)}, {"reason", reason}}, to_string(one_case.type) + ": " + reason);
+    return CasePlan::skip_what(to_string(one_case.type), reason);
   }
   const int sets = rotation_sets(options_, set_bytes(one_case.shape, one_case.type), engine_->cache_bytes());
   // A shape the library has no algorithm for is a skipped row, not the end of the run.
@@ -133,7 +133,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
     engine_->prepare(one_case.shape, one_case.type, options_.seed, sets);
   } catch (const ShapeUnsupported& error) {
     const std::string what = to_string(one_case.type) + " " + shape_text(one_case.shape);
-    return CasePlan::skip({{"what", what}, {"reason", error.what()}}, what + ": " + error.what());
+    return CasePlan::skip_what(what, error.what());
   }
   const double bound = relative_error_bound(one_case.type, one_case.shape.k);
   PreparedCase prepared;

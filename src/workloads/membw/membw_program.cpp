@@ -92,7 +92,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
   const StreamCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.kernel);
   if (!reason.empty()) {
-    return CasePlan::skip({{"what", to_string(one_case.kernel)}, {"reason", reason}}, to_string(one_case.kernel) + ": " + reason);
+    return CasePlan::skip_what(to_string(one_case.kernel), reason);
   }
   if (prepared_elements_ != one_case.elements) {  // a new size, or the check's pattern is in the arrays
     engine_->prepare(one_case.elements);
