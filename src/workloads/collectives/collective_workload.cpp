@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "backends/registry.h"
 #include "core/error.h"
@@ -541,7 +542,8 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
   const std::size_t piece = host_.size() / element;
   std::vector<unsigned char> first_repeat(layout.recv_count * element);
   std::int64_t repeat_differing = 0;
-  std::string repeat_description;
+  // The first difference from the first repeat: element, its two values' bits, the repeat.
+  std::optional<std::tuple<std::size_t, std::string, std::string, int>> first_difference;
   for (int repeat = 0; repeat < options_.bitwise_repeats; ++repeat) {
     fill_inputs(one_case, call_, true);
     world_->barrier();
@@ -561,16 +563,18 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
       }
       const BitComparison found = compare_bits(kept, host_.data(), count, element, first, compared);
       if (found.differing == 0) continue;
-      if (repeat_description.empty()) {
-        repeat_description = describe_difference(1, *found.first, element_bits_hex(first_repeat.data(), *found.first, element),
-                                                 element_bits_hex(host_.data(), *found.first - first, element), repeat);
+      if (!first_difference) {
+        first_difference.emplace(*found.first, element_bits_hex(first_repeat.data(), *found.first, element),
+                                 element_bits_hex(host_.data(), *found.first - first, element), repeat);
       }
       repeat_differing += found.differing;
     }
     if (watchdog_) watchdog_->progress();
   }
-  if (!repeat_description.empty()) {  // the count, as the first field, is over every repeat
-    repeat_description = std::to_string(repeat_differing) + repeat_description.substr(repeat_description.find(' '));
+  std::string repeat_description;  // the count is over every repeat
+  if (first_difference) {
+    const auto& [index, reference_bits, bits, repeat] = *first_difference;
+    repeat_description = describe_difference(repeat_differing, index, reference_bits, bits, repeat);
   }
 
   BitwiseResult result;
