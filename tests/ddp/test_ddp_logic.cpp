@@ -243,14 +243,14 @@ TEST(DdpComputePlan, ConvolutionsAreImplicitGemms) {
   const Layer& conv = model.layers[static_cast<std::size_t>(index)];
   ASSERT_EQ(conv.tensors.size(), 1u);
   EXPECT_EQ(model.tensors[static_cast<std::size_t>(conv.tensors[0])].elements, 128u * 128 * 9);
-  const LayerWork& work = plan_compute(model, 8, 1.0).layers[static_cast<std::size_t>(index)];
+  const LayerWork work = plan_compute(model, 8, 1.0).layers[static_cast<std::size_t>(index)];
   expect_gemm(work.forward, gemm(8 * 784, 128, 1152), "forward");
   expect_gemm(work.input_grad, gemm(8 * 784, 1152, 128), "input gradient");
   expect_gemm(work.weight_grad, gemm(128, 1152, 8 * 784), "weight gradient");
   // The stem: 7x7/2, 3 -> 64 channels, 224 -> 112.
   expect_gemm(plan_compute(model, 2, 1.0).layers[0].forward, gemm(2 * 12544, 64, 147), "conv1 forward");
   // Batch norm is elementwise only: bytes, no GEMM.
-  const LayerWork& bn = plan_compute(model, 1, 1.0).layers[1];
+  const LayerWork bn = plan_compute(model, 1, 1.0).layers[1];
   EXPECT_TRUE(bn.forward.empty());
   EXPECT_GT(bn.forward_bytes, 0);
 }

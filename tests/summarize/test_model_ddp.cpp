@@ -85,7 +85,7 @@ TEST(ModelDdp, ASlowLinkBetweenHostsAndTheMeasuredStep) {
   options.bucket_mb = {25};
   options.grad_dtypes = {"float32"};
   options.accumulate = {1};
-  const DdpSetting& slow = what_if(options).settings.at(0);
+  const DdpSetting slow = what_if(options).settings.at(0);
   // Every ring step crosses the 5 ms, 10 Gbit/s link: 14 * 5000 + 1.75 * 25 MiB / 1250 per bucket.
   const double bucket = 14 * 5000 + 1.75 * 26214400 / 1250.0;
   EXPECT_NEAR(slow.exposed_comm_us, 5000 + 4 * bucket - 20000, 1e-6);
