@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "harness/watchdog.h"
+#include "report/report_json.h"
+#include "report/table.h"
 
 namespace collbench {
 namespace {
@@ -24,6 +26,12 @@ std::optional<SkippedCase> skip_agreed(World& world, const CasePlan& plan) {
 }
 
 }  // namespace
+
+void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
+
+void Workload::print_row(const nlohmann::json& row) {
+  report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).line(report::row_from_json(row, row_kind()));
+}
 
 void Workload::print_skipped(const SkippedCase& skipped) {
   std::printf("# skipped %s\n", skipped.text.c_str());
@@ -51,7 +59,10 @@ int Workload::measure(RunContext& run) {
     nlohmann::json report = start(run);
     report["status"] = "partial";
     report["results"] = nlohmann::json::array();
-    if (leader) print_header(report);
+    if (leader) {
+      print_header(report);
+      print_columns();
+    }
     // A partial report exists from the start, so even an early failure leaves one. The writer
     // holds it from here on, rows and all; the driver keeps no second copy.
     run.report.save(std::move(report));

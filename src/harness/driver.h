@@ -21,6 +21,7 @@
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
 #include "harness/program_shell.h"
+#include "report/report.h"
 
 namespace collbench {
 
@@ -70,14 +71,20 @@ class Workload : public Program {
   // without rows: benchmark, context and the kind's own fields. A "skipped" array in it asks the
   // driver to record skipped cases there.
   virtual nlohmann::json start(RunContext& run) = 0;
-  // Rank 0: the live table's header, once the report has its context.
+  // The kind of the rows it writes: their live table is the kind's (report/table.h).
+  virtual report::RowKind row_kind() const = 0;
+  // Rank 0: the lines above the live table, once the report has its context (what ran, where,
+  // how the figures are made); the columns' header follows from print_columns.
   virtual void print_header(const nlohmann::json& report) = 0;
+  // Rank 0: the live table's column header and one row's line. By default the row kind's table,
+  // drawn by the renderer `collbench table` uses; the collectives print nccl-tests' table.
+  virtual void print_columns();
   // The cases of one cycle, in order; the driver asks for them after start().
   virtual std::size_t case_count() const = 0;
   virtual CasePlan prepare(std::size_t index, int cycle) = 0;
   virtual LoopSettings loop_settings() const = 0;
-  // Rank 0: one row's line of the live table, and one skipped case's.
-  virtual void print_row(const nlohmann::json& row) = 0;
+  virtual void print_row(const nlohmann::json& row);
+  // Rank 0: one skipped case's line.
   virtual void print_skipped(const SkippedCase& skipped);
   // Every rank, after each case (run, skipped or vanished): where a table line spans cases.
   virtual void case_done(std::size_t /*index*/) {}

@@ -8,6 +8,15 @@ std::string schema_version() { return std::to_string(kSchemaMajor) + "." + std::
 
 namespace {
 
+using Style = TableColumnSpec::Style;
+
+// The columns every timed kind's table shares after its own: the mean, fastest and slowest time.
+const TableColumnSpec kMeanUs{"time_us.mean", "mean_us", Style::kFixed, 1, 12};
+const TableColumnSpec kMinUs{"time_us.min", "min_us", Style::kFixed, 1, 12};
+const TableColumnSpec kMaxUs{"time_us.max", "max_us", Style::kFixed, 1, 12};
+const TableColumnSpec kSpread{"spread.ratio", "spread", Style::kRatio, 3, 9};
+const TableColumnSpec kWrong{"wrong", "#wrong", Style::kInteger, 0, 6};
+
 // Time is lower-is-better and comes from time_path; these are the rates. A collective's headline is
 // the bus bandwidth, as in nccl-tests' footer; a probe row (envcheck, one per rank) has no timings.
 const std::vector<RowKindSpec>& row_kind_table() {
@@ -16,15 +25,35 @@ const std::vector<RowKindSpec>& row_kind_table() {
        "size (bytes)", true, "time_us",
        {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}}},
       {RowKind::kGemm, "gemm", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", true, "time_us",
-       {{"tflops", "tflops", "TFLOP/s", true}}},
+       {{"tflops", "tflops", "TFLOP/s", true}},
+       false,
+       {{"m", "m", Style::kInteger, 0, 7}, {"n", "n", Style::kInteger, 0, 7}, {"k", "k", Style::kInteger, 0, 7},
+        {"dtype", "dtype", Style::kText, 0, 9}, kMeanUs, kMinUs, kMaxUs, {"tflops", "TFLOP/s", Style::kFixed, 4, 10},
+        {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, {"relative_error", "rel_err", Style::kScientific, 2, 10}, kSpread,
+        kWrong}},
       {RowKind::kStream, "stream", {"kernel", "device"}, {"bytes"}, "bytes", "array size (bytes)", true, "time_us",
-       {{"gbps", "gbps", "bandwidth (GB/s)", true}}},
+       {{"gbps", "gbps", "bandwidth (GB/s)", true}},
+       false,
+       {{"bytes", "bytes/array", Style::kInteger, 0, 14}, {"kernel", "kernel", Style::kText, 0, 8}, kMeanUs, kMinUs, kMaxUs,
+        {"gbps", "GB/s", Style::kFixed, 2, 10}, {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, kSpread, kWrong}},
       {RowKind::kCopy, "copy", {"mode", "memory", "engine", "direction", "src_device", "dst_device"}, {"bytes"}, "bytes",
-       "copy size (bytes)", true, "time_us", {{"gbps", "gbps", "bandwidth (GB/s)", true}}},
+       "copy size (bytes)", true, "time_us", {{"gbps", "gbps", "bandwidth (GB/s)", true}},
+       false,
+       {{"mode", "mode", Style::kText, 0, 8}, {"memory", "memory", Style::kText, 0, 8}, {"engine", "eng", Style::kText, 0, 4},
+        {"direction", "dir", Style::kText, 0, 4}, {"src_device", "src", Style::kInteger, 0, 4},
+        {"dst_device", "dst", Style::kInteger, 0, 4}, {"bytes", "bytes", Style::kInteger, 0, 12}, kMeanUs, kMinUs, kMaxUs,
+        {"gbps", "GB/s", Style::kFixed, 2, 10}, kWrong}},
       {RowKind::kProbe, "probe", {"inventory.host", "probes.device"}, {"rank"}, "rank", "rank", false, nullptr,
        {{"probes.gemm_gflops", "gemm_gflops", "GEMM probe (GFLOP/s)", true},
         {"probes.triad_gbps", "triad_gbps", "triad probe (GB/s)", true},
-        {"relative_speed", "relative_speed", "relative speed", true}}},
+        {"relative_speed", "relative_speed", "relative speed", true}},
+       false,
+       {{"rank", "rank", Style::kInteger, 0, 5}, {"inventory.host", "host", Style::kText, 0, 16},
+        {"inventory.cpu_model", "cpu", Style::kText, 0, 28}, {"inventory.online_cores", "cores", Style::kInteger, 0, 6},
+        {"inventory.affinity", "affinity", Style::kText, 0, 9}, {"inventory.numa_node", "numa", Style::kInteger, 0, 5},
+        {"inventory.openblas_corename", "openblas", Style::kText, 0, 12}, {"inventory.gpu.name", "gpu", Style::kText, 0, 24},
+        {"probes.gemm_gflops", "GFLOP/s", Style::kFixed, 2, 10}, {"probes.triad_gbps", "GB/s", Style::kFixed, 2, 9},
+        {"relative_speed", "speed", Style::kFixed, 3, 8}, {"slow", "slow", Style::kFlag, 0, 5}}},
       {RowKind::kDdpStep, "ddp_step",
        {"model", "backend", "scaling", "bucket_mb", "overlap", "grad_dtype", "accumulate", "compute_scale"}, {"batch"}, "batch",
        "batch held fixed (per rank: weak scaling; job: strong)", false, "time_us",
@@ -34,7 +63,14 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"overlap_fraction", "overlap_fraction", "overlap fraction", true},
         {"comm_compute_ratio", "comm_compute_ratio", "communication/computation", false},
         {"compute_us", "compute_us", "forward + backward compute (us)", false}},
-       true},
+       true,
+       {{"bucket_mb", "bucket_mb", Style::kFixed, 2, 9}, {"overlap", "overlap", Style::kText, 0, 7},
+        {"grad_dtype", "dtype", Style::kText, 0, 8}, {"accumulate", "accum", Style::kInteger, 0, 5},
+        {"buckets", "buckets", Style::kInteger, 0, 7}, {"allreduce_bytes", "MB/step", Style::kFixed, 2, 9, 1e-6},
+        {"time_us.mean", "step_us", Style::kFixed, 1, 11}, {"forward_us", "fwd_us", Style::kFixed, 1, 10},
+        {"backward_compute_us", "bwd_us", Style::kFixed, 1, 10}, {"comm_us", "comm_us", Style::kFixed, 1, 10},
+        {"exposed_comm_us", "exposed_us", Style::kFixed, 1, 10}, {"overlap_fraction", "overlap", Style::kFixed, 3, 7},
+        {"comm_compute_ratio", "ratio", Style::kFixed, 3, 6}, {"samples_per_s", "samples/s", Style::kFixed, 1, 10}, kWrong}},
   };
   return table;
 }

@@ -37,6 +37,18 @@ struct FigureSpec {
   bool higher_is_better;
 };
 
+// One column of a kind's text table: the live table a program prints as rows complete and
+// `collbench table`'s text form, both drawn by report/table.h's KindTableWriter.
+struct TableColumnSpec {
+  enum class Style { kText, kInteger, kFixed, kScientific, kRatio, kFlag };
+  const char* path;    // where the row holds it: "time_us.mean", "spread.ratio"
+  const char* header;  // "mean_us"
+  Style style = Style::kFixed;
+  int precision = 2;   // digits after the point (kFixed, kScientific, kRatio)
+  int width = 0;       // 0: the header's width, at least 8; text longer than it is cut
+  double scale = 1;    // shown value = stored value x scale (bytes shown as MB: 1e-6)
+};
+
 struct RowKindSpec {
   RowKind kind;
   const char* name;                         // the rows' "kind" value
@@ -50,6 +62,7 @@ struct RowKindSpec {
   // The headline rate is the whole job's throughput (ddp_step: samples/s), so scaling's speedup is
   // the rate's ratio, which also holds when the work per rank changes with the world size.
   bool headline_is_job_throughput = false;
+  std::vector<TableColumnSpec> table;  // the kind's text table, in order (empty for collectives: nccl-tests' table)
 };
 
 const RowKindSpec& row_kind_spec(RowKind kind);
@@ -70,6 +83,7 @@ struct Row {
   std::vector<double> samples_us;
   std::vector<std::optional<double>> figures;  // in the kind's figure order; null where undefined
   std::optional<std::int64_t> wrong;
+  std::vector<nlohmann::json> table_cells;  // the kind's table columns as the row holds them; null where absent
 };
 
 struct RankInfo {

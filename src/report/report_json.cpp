@@ -383,6 +383,11 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
   }
   if (const json* wrong = find_path(object, "wrong"); wrong && !wrong->is_null()) row.wrong = reader.integer(object, "wrong");
   row.samples_us = samples_from_json(reader, object);
+  // The table's cells as they are: the table writer shows what it cannot format as "n/a".
+  for (const auto& column : spec.table) {
+    const json* value = find_path(object, column.path);
+    row.table_cells.push_back(value ? *value : json(nullptr));
+  }
   return row;
 }
 
@@ -522,6 +527,8 @@ json read_report_json(const std::string& path) {
 }
 
 }  // namespace
+
+Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("row"), row, row_kind_spec(kind)); }
 
 Report read_report_file(const std::string& path) {
   const json document = read_report_json(path);

@@ -29,6 +29,8 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
 Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
 Report read_report_file(const std::string& path);         // throws ReportFormatError
+// One row as the summarizer sees it, read through its kind's spec (a live table's row).
+Row row_from_json(const nlohmann::json& row, RowKind kind);  // throws ReportFormatError
 // Compute and memory throughput rows (matmul_perf, membw_perf) and envcheck's spreads.
 nlohmann::json to_json(const MatmulRow& row);
 nlohmann::json to_json(const MembwRow& row);

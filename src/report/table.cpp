@@ -1,5 +1,6 @@
 #include "report/table.h"
 
+#include <algorithm>
 #include <string>
 
 namespace collbench::report {
@@ -114,6 +115,71 @@ void TableWriter::footer(const Report& report, const std::string& report_path) {
   }
   if (!report_path.empty()) std::fprintf(out_, "# Report               : %s\n", printable(report_path).c_str());
   std::fprintf(out_, "#\n");
+  std::fflush(out_);
+}
+
+namespace {
+
+int column_width(const TableColumnSpec& column) {
+  return std::max<int>(column.width > 0 ? column.width : 8, static_cast<int>(std::string(column.header).size()));
+}
+
+// One cell as text. A value the column cannot show (absent, null, a string in a number column) is
+// "n/a", or "N/A" for #wrong as nccl-tests prints an unchecked row.
+std::string cell_text(const TableColumnSpec& column, const nlohmann::json& value) {
+  using Style = TableColumnSpec::Style;
+  const int width = column_width(column);
+  const char* missing = std::string(column.path) == "wrong" ? "N/A" : "n/a";
+  char text[64];
+  switch (column.style) {
+    case Style::kText: {
+      if (!value.is_string() && !value.is_number()) return missing;
+      const std::string shown = printable(value.is_string() ? value.get<std::string>() : value.dump());
+      return shown.substr(0, static_cast<std::size_t>(width));
+    }
+    case Style::kFlag:
+      return value.is_boolean() ? (value.get<bool>() ? "yes" : "no") : missing;
+    case Style::kInteger:
+      if (!value.is_number()) return missing;
+      std::snprintf(text, sizeof text, "%.0f", value.get<double>() * column.scale);
+      return text;
+    case Style::kFixed:
+    case Style::kScientific:
+    case Style::kRatio:
+      if (!value.is_number()) return missing;
+      std::snprintf(text, sizeof text, column.style == Style::kScientific ? "%.*e" : "%.*f", column.precision,
+                    value.get<double>() * column.scale);
+      return column.style == Style::kRatio ? std::string(text) + "x" : std::string(text);
+  }
+  return missing;
+}
+
+}  // namespace
+
+// Text columns are left-aligned, numbers right-aligned, each at least its header's width.
+void KindTableWriter::header() {
+  std::string line = "#";
+  for (const auto& column : kind_.table) {
+    const bool text = column.style == TableColumnSpec::Style::kText;
+    char cell[80];
+    std::snprintf(cell, sizeof cell, text ? " %-*s" : " %*s", column_width(column), column.header);
+    line += cell;
+  }
+  std::fprintf(out_, "%s\n", line.c_str());
+  std::fflush(out_);
+}
+
+void KindTableWriter::line(const Row& row) {
+  std::string line = " ";
+  for (std::size_t i = 0; i < kind_.table.size(); ++i) {
+    const auto& column = kind_.table[i];
+    const nlohmann::json& value = i < row.table_cells.size() ? row.table_cells[i] : nlohmann::json();
+    const bool text = column.style == TableColumnSpec::Style::kText;
+    char cell[96];
+    std::snprintf(cell, sizeof cell, text ? " %-*s" : " %*s", column_width(column), cell_text(column, value).c_str());
+    line += cell;
+  }
+  std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
 

@@ -35,4 +35,17 @@ class TableWriter {
   TableColumns columns_;
 };
 
+// Every other kind's table, drawn from its spec's columns (RowKindSpec::table): the live table of
+// matmul, membw, copy, envcheck and ddp_step_perf, and `collbench table`'s text for their reports.
+class KindTableWriter {
+ public:
+  KindTableWriter(std::FILE* out, const RowKindSpec& kind) : out_(out), kind_(kind) {}
+  void header();
+  void line(const Row& row);
+
+ private:
+  std::FILE* out_;
+  const RowKindSpec& kind_;
+};
+
 }  // namespace collbench::report

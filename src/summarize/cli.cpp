@@ -98,8 +98,9 @@ int table_command(const Arguments& arguments) {
     print(document, arguments.format);
     return 0;
   }
-  if (arguments.format == Format::kText && reports.front().report.kind == report::RowKind::kCollective) {
-    std::fputs(nccl_table_text(reports).c_str(), stdout);
+  if (arguments.format == Format::kText) {
+    const bool collective = reports.front().report.kind == report::RowKind::kCollective;
+    std::fputs((collective ? nccl_table_text(reports) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
   Document document = nccl_table_document(reports);

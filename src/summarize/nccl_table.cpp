@@ -100,6 +100,29 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
   return text;
 }
 
+std::string kind_table_text(const std::vector<LoadedReport>& reports) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* stream = open_memstream(&buffer, &size);
+  if (!stream) return "";
+  for (const auto& loaded : reports) {
+    const auto& report = loaded.report;
+    std::fprintf(stream, "# %s: %d rank(s), %s; from report %s\n", report::printable(report.benchmark).c_str(),
+                 report.context.world_size, report::printable(report.status).c_str(), report::printable(loaded.path).c_str());
+    report::KindTableWriter writer(stream, report::row_kind_spec(report.kind));
+    writer.header();
+    for (const auto& row : report.rows) writer.line(row);
+    if (loaded.partial()) {
+      std::fprintf(stream, "# PARTIAL report%s\n", report.error.empty() ? "" : (": " + report::printable(report.error)).c_str());
+    }
+    std::fprintf(stream, "#\n");
+  }
+  std::fclose(stream);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
 namespace {
 
 nlohmann::json optional_cell(const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }

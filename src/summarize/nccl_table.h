@@ -11,6 +11,8 @@ namespace collbench::summarize {
 
 // The text form is exactly what the *_perf executable printed (same writer), one block per report.
 std::string nccl_table_text(const std::vector<LoadedReport>& reports);
+// Any other kind's text table, as its program printed it live (report::KindTableWriter).
+std::string kind_table_text(const std::vector<LoadedReport>& reports);
 
 // The same rows as a table for Markdown, CSV and JSON: one group per report. Reports of other
 // kinds (every format, text included) get the kind's columns: key fields, size, time, figures, #wrong.

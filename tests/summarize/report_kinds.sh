@@ -24,15 +24,23 @@ case "$scenario" in
     echo "ok: $count reports under results/ read"
     ;;
   runs)
-    "$bin/matmul_perf" --shapes 32x32x32,48x16x64 -d float32,float64 -n 3 -w 1 --threads 1 -J "$work/matmul.json" > /dev/null \
+    # The kind table's lines: its column header (the line naming mean_us) and the rows under it.
+    table_lines() { awk '/ mean_us /{on = 1; print; next} on && /^#/{on = 0} on' "$1"; }
+    "$bin/matmul_perf" --shapes 32x32x32,48x16x64 -d float32,float64 -n 3 -w 1 --threads 1 -J "$work/matmul.json" > "$work/matmul.live" \
       || fail "matmul_perf"
-    "$bin/membw_perf" -b 64K -e 256K -f 4 -n 3 -w 1 --threads 1 -J "$work/membw.json" > /dev/null || fail "membw_perf"
-    CUDA_VISIBLE_DEVICES= "$bin/copy_perf" -b 8 -e 4K -f 8 -n 3 -w 1 -J "$work/copy.json" > /dev/null || fail "copy_perf"
+    "$bin/membw_perf" -b 64K -e 256K -f 4 -n 3 -w 1 --threads 1 -J "$work/membw.json" > "$work/membw.live" || fail "membw_perf"
+    CUDA_VISIBLE_DEVICES= "$bin/copy_perf" -b 8 -e 4K -f 8 -n 3 -w 1 -J "$work/copy.json" > "$work/copy.live" || fail "copy_perf"
     for kind in matmul membw copy; do
       report="$work/$kind.json"
       grep -q '"schema_version": "2\.' "$report" || fail "$kind: not a 2.x report"
       "$bin/collbench" table "$report" > "$work/$kind.table" || fail "table $kind"
-      grep -q "rows)" "$work/$kind.table" || fail "table $kind: $(head -3 "$work/$kind.table")"
+      # The text table is the live one, drawn by the same renderer: the column header and a line a row.
+      table_lines "$work/$kind.live" > "$work/$kind.live.lines"
+      table_lines "$work/$kind.table" > "$work/$kind.table.lines"
+      diff "$work/$kind.live.lines" "$work/$kind.table.lines" > /dev/null \
+        || fail "table $kind is not the live table: $(diff "$work/$kind.live.lines" "$work/$kind.table.lines" | head -4)"
+      rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$report")
+      [ "$(grep -vc '^#' "$work/$kind.table.lines")" -eq "$rows" ] || fail "table $kind: not one line for each of $rows rows"
       # One run a side: every row UNKNOWN (no spread measured), exit 0.
       "$bin/collbench" compare "$report" "$report" --format csv > "$work/$kind.csv" || fail "compare $kind with itself"
       rows=$(grep -c ',UNKNOWN$' "$work/$kind.csv")

@@ -180,6 +180,8 @@ class CollectiveWorkload final : public Workload {
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index, int cycle) override;
   LoopSettings loop_settings() const override;
+  report::RowKind row_kind() const override { return report::RowKind::kCollective; }
+  void print_columns() override {}                   // nccl-tests' header, printed with the description
   void print_row(const nlohmann::json&) override {}  // one line per size, both placements: case_done
   void print_skipped(const SkippedCase& skipped) override {
     const nlohmann::json& record = skipped.record;

@@ -114,8 +114,8 @@ class CopyWorkload final : public Workload {
     if (const auto& unavailable = report["context"].value("gpu_modes_unavailable", ""); !unavailable.empty()) {
       std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
     }
-    std::printf("# %-8s %-8s %-3s %-3s %4s %4s %12s %12s %10s\n", "mode", "memory", "eng", "dir", "src", "dst", "size", "time(us)", "GB/s");
   }
+  report::RowKind row_kind() const override { return report::RowKind::kCopy; }
 
   std::size_t case_count() const override { return cases_.size(); }
 
@@ -152,14 +152,6 @@ class CopyWorkload final : public Workload {
 
   // One process: the same figure under any estimator.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-
-  void print_row(const nlohmann::json& row) override {
-    std::printf("  %-8s %-8s %-3s %-3s %4d %4d %12llu %12.2f %10.2f\n", row["mode"].get<std::string>().c_str(),
-                row["memory"].get<std::string>().c_str(), row["engine"].get<std::string>().c_str(),
-                row["direction"].get<std::string>().c_str(), row["src_device"].get<int>(), row["dst_device"].get<int>(),
-                row["bytes"].get<unsigned long long>(), row["time_us"]["mean"].get<double>(), row["gbps"].get<double>());
-    std::fflush(stdout);
-  }
 
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
     summary_.add(row);

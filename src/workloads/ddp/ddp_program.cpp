@@ -144,7 +144,7 @@ class DdpStepProgram final : public Workload {
   CasePlan prepare(std::size_t index, int cycle) override;
   // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-  void print_row(const nlohmann::json& row) override;
+  report::RowKind row_kind() const override { return report::RowKind::kDdpStep; }
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
     summary_.add(row);
     return summary_.to_json();
@@ -405,22 +405,6 @@ void DdpStepProgram::print_header(const nlohmann::json& report) {
                 options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
   }
   std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
-  std::printf("#%9s %7s %8s %5s %7s %9s %11s %10s %10s %10s %10s %7s %6s %10s %6s\n", "bucket_mb", "overlap", "dtype", "accum",
-              "buckets", "MB/step", "step_us", "fwd_us", "bwd_us", "comm_us", "exposed_us", "overlap", "ratio", "samples/s",
-              "#wrong");
-  std::fflush(stdout);
-}
-
-void DdpStepProgram::print_row(const nlohmann::json& row) {
-  char ratio[16] = "n/a", overlap_text[16] = "n/a", wrong[24] = "N/A";
-  if (row["comm_compute_ratio"].is_number()) std::snprintf(ratio, sizeof ratio, "%.3f", row["comm_compute_ratio"].get<double>());
-  if (row["overlap_fraction"].is_number()) std::snprintf(overlap_text, sizeof overlap_text, "%.3f", row["overlap_fraction"].get<double>());
-  if (row["wrong"].is_number()) std::snprintf(wrong, sizeof wrong, "%lld", row["wrong"].get<long long>());
-  std::printf(" %9g %7s %8s %5d %7d %9.2f %11.1f %10.1f %10.1f %10.1f %10.1f %7s %6s %10.1f %6s\n", row["bucket_mb"].get<double>(),
-              row["overlap"].get<std::string>().c_str(), row["grad_dtype"].get<std::string>().c_str(), row["accumulate"].get<int>(),
-              row["buckets"].get<int>(), row["allreduce_bytes"].get<double>() / 1e6, row["time_us"]["mean"].get<double>(),
-              row["forward_us"].get<double>(), row["backward_compute_us"].get<double>(), row["comm_us"].get<double>(),
-              row["exposed_comm_us"].get<double>(), overlap_text, ratio, row["samples_per_s"].get<double>(), wrong);
   std::fflush(stdout);
 }
 

@@ -19,6 +19,7 @@
 #include "harness/context.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
+#include "report/table.h"
 
 namespace collbench::compute {
 namespace {
@@ -67,7 +68,10 @@ class EnvcheckBenchmark final : public Workload {
 
  private:
   nlohmann::json start(RunContext& run) override;
+  report::RowKind row_kind() const override { return report::RowKind::kProbe; }
+  // The table is one row per rank, printed once every rank has measured (finish).
   void print_header(const nlohmann::json&) override {}
+  void print_columns() override {}
   std::size_t case_count() const override { return 2; }
   CasePlan prepare(std::size_t index, int cycle) override;
   // Every rank measures its own device at once; the samples stay per rank (mine_us).
@@ -245,21 +249,9 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
     std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
                 world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
                 options.iterations, options.probe_ms);
-    std::printf("#%5s %-16s %-28s %6s %9s %5s %-12s %-24s %10s %9s %8s %5s\n", "rank", "host", "cpu", "cores", "affinity",
-                "numa", "openblas", "gpu", "GFLOP/s", "GB/s", "speed", "slow");
-    for (const auto& row : results) {
-      const auto& inventory = row["inventory"];
-      const auto& gpu_row = inventory["gpu"];
-      const std::string gpu_text = gpu_row["present"].get<bool>()
-                                       ? gpu_row["name"].get<std::string>() + " cc" + gpu_row["compute_capability"].get<std::string>()
-                                       : "none";
-      std::printf(" %5d %-16.16s %-28.28s %6d %9s %5d %-12.12s %-24.24s %10.2f %9.2f %8.3f %5s\n", row["rank"].get<int>(),
-                  inventory["host"].get<std::string>().c_str(), inventory["cpu_model"].get<std::string>().c_str(),
-                  inventory["online_cores"].get<int>(), inventory["affinity"].get<std::string>().c_str(),
-                  inventory["numa_node"].get<int>(), inventory["openblas_corename"].get<std::string>().c_str(), gpu_text.c_str(),
-                  row["probes"]["gemm_gflops"].get<double>(), row["probes"]["triad_gbps"].get<double>(),
-                  row["relative_speed"].get<double>(), row["slow"].get<bool>() ? "SLOW" : "no");
-    }
+    report::KindTableWriter table(stdout, report::row_kind_spec(report::RowKind::kProbe));
+    table.header();
+    for (const auto& row : results) table.line(report::row_from_json(row, report::RowKind::kProbe));
     std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
     if (slow.empty()) std::printf(" none");
     for (int rank : slow) std::printf(" %d", rank);

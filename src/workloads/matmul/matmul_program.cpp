@@ -78,34 +78,18 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   void print_header(const nlohmann::json&) override {
     std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_size_, engine_->device().c_str(), engine_->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
-    std::printf("#%7s %7s %7s %9s %12s %12s %12s %10s %8s %10s %9s %6s\n", "m", "n", "k", "dtype", "mean_us", "min_us",
-                "max_us", "TFLOP/s", "%peak", "rel_err", "spread", "#wrong");
+    if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
   }
+  report::RowKind row_kind() const override { return report::RowKind::kGemm; }
 
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index, int cycle) override;
 
-  void print_row(const nlohmann::json& row) override {
-    char percent[16] = "n/a", error[16] = "n/a", wrong[16] = "N/A";
-    if (row["percent_of_peak"].is_number()) {
-      std::snprintf(percent, sizeof(percent), "%.1f%s", row["percent_of_peak"].get<double>(),
-                    row["peak_is_estimate"].get<bool>() ? "~" : "");
-    }
-    if (row["relative_error"].is_number()) std::snprintf(error, sizeof(error), "%.2e", row["relative_error"].get<double>());
-    if (row["wrong"].is_number()) std::snprintf(wrong, sizeof(wrong), "%lld", row["wrong"].get<long long>());
-    const auto& time = row["time_us"];
-    std::printf(" %7lld %7lld %7lld %9s %12.1f %12.1f %12.1f %10.4f %8s %10s %8.3fx %6s\n", row["m"].get<long long>(),
-                row["n"].get<long long>(), row["k"].get<long long>(), row["dtype"].get<std::string>().c_str(),
-                time["mean"].get<double>(), time["min"].get<double>(), time["max"].get<double>(), row["tflops"].get<double>(),
-                percent, error, row["spread"]["ratio"].is_number() ? row["spread"]["ratio"].get<double>() : NAN, wrong);
-    std::fflush(stdout);
-  }
-
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)%s\n", summary_.rows(),
-                static_cast<long long>(wrong_total), on_cpu_ ? "; ~ = peak estimated from cores x clock x FLOPs/cycle" : "");
+    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)\n", summary_.rows(),
+                static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }

@@ -51,25 +51,12 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
     std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world_->size(), engine_->device().c_str(),
                 on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "");
     std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
-    std::printf("#%14s %8s %12s %12s %12s %10s %8s %9s %8s\n", "bytes/array", "kernel", "mean_us", "min_us", "max_us",
-                "GB/s", "%peak", "spread", "#wrong");
   }
+  report::RowKind row_kind() const override { return report::RowKind::kStream; }
 
   std::size_t case_count() const override { return cases_.size(); }
 
   CasePlan prepare(std::size_t index, int cycle) override;
-
-  void print_row(const nlohmann::json& row) override {
-    char percent[16] = "n/a", wrong[24] = "N/A";
-    if (row["percent_of_peak"].is_number()) std::snprintf(percent, sizeof(percent), "%.1f", row["percent_of_peak"].get<double>());
-    if (row["wrong"].is_number()) std::snprintf(wrong, sizeof(wrong), "%lld", row["wrong"].get<long long>());
-    const auto& time = row["time_us"];
-    std::printf(" %14llu %8s %12.1f %12.1f %12.1f %10.2f %8s %8.3fx %8s\n", row["bytes"].get<unsigned long long>(),
-                row["kernel"].get<std::string>().c_str(), time["mean"].get<double>(), time["min"].get<double>(),
-                time["max"].get<double>(), row["gbps"].get<double>(), percent,
-                row["spread"]["ratio"].is_number() ? row["spread"]["ratio"].get<double>() : NAN, wrong);
-    std::fflush(stdout);
-  }
 
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
