@@ -50,7 +50,7 @@ struct CompareLine {
   double threshold = 0;                  // the smallest change that counted for this row (fraction)
   std::size_t base_runs = 0, new_runs = 0;
   // The smallest change these runs could call SLOWER (80 % power, the measured spread, alpha);
-  // infinite with too few pairs for the sign test.
+  // infinite with too few pairs for the signed-rank test.
   std::optional<double> detectable;
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
