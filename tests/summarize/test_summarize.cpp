@@ -553,6 +553,115 @@ TEST(History, OneWildRunDoesNotHideAStep) {
   EXPECT_EQ(run_cli({"history", "--exponent", "1", data("history/flat")}), 0);
 }
 
+// Synthetic histories: twelve dated runs of four row series (the CI suite's 64 KiB and 256 KiB,
+// in and out of place), each run's figure drawn as level x lognormal(3 %), and a share of a row's
+// runs disturbed 1.5-2.7x (a job beside it for the whole run). `step` multiplies every row from run
+// `step_at` on. A fixed seed: the same histories every time.
+class SyntheticHistories {
+ public:
+  SyntheticHistories(std::uint64_t seed, double disturbed_share) : state_(seed), disturbed_share_(disturbed_share) {}
+
+  std::vector<LoadedReport> make(double step, std::size_t step_at) {
+    const auto fixture = load_reports({data("history/flat/run-00.json")}).front();
+    std::vector<report::Row> rows;
+    for (const auto& row : fixture.report.rows) {
+      for (const char* placement : {"out", "in"}) {
+        report::Row copy = row;
+        for (auto& [field, value] : copy.keys) value = field == "placement" ? placement : value;
+        rows.push_back(copy);
+      }
+    }
+    std::vector<LoadedReport> runs;
+    for (std::size_t run = 0; run < 12; ++run) {
+      LoadedReport loaded = fixture;
+      loaded.path = "synthetic/run-" + std::to_string(run) + ".json";
+      loaded.report.context.start_time = "2026-10-01T" + std::string(run < 10 ? "0" : "") + std::to_string(run) + ":00:00Z";
+      loaded.report.rows = rows;
+      for (auto& row : loaded.report.rows) {
+        double figure = static_cast<double>(row.size) / 1000 * std::exp(0.03 * normal()) * (run >= step_at ? step : 1.0);
+        if (uniform() < disturbed_share_) figure *= 1.5 + 1.2 * uniform();
+        row.samples_us.assign(20, figure);  // p10 of twenty equal samples: the figure itself
+        row.time_statistics.clear();
+      }
+      runs.push_back(std::move(loaded));
+    }
+    return runs;
+  }
+
+ private:
+  double uniform() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state_ >> 11) + 0.5) / 9007199254740992.0;
+  }
+  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::acos(-1.0) * uniform()); }
+  std::uint64_t state_;
+  double disturbed_share_;
+};
+
+TEST(History, FlatSeriesWithDisturbedRunsPassAfterHolmOverTheSeries) {
+  // Twenty flat histories of four series: at most one may end in a regression (issue 20's 19 of 20).
+  SyntheticHistories histories(20261125, 0.1);
+  std::size_t failing = 0, failing_uncorrected = 0;
+  HistoryOptions per_series;
+  per_series.holm = false;
+  for (int history = 0; history < 20; ++history) {
+    const auto runs = histories.make(1.0, 12);
+    const auto result = compute_history(runs, HistoryOptions{});
+    ASSERT_EQ(result.series.size(), 4u);
+    EXPECT_EQ(result.series_judged, 4u);
+    failing += result.regressions() > 0 ? 1 : 0;
+    failing_uncorrected += compute_history(runs, per_series).regressions() > 0 ? 1 : 0;
+  }
+  EXPECT_LE(failing, 1u);
+  EXPECT_LE(failing, failing_uncorrected);  // the correction only ever takes regressions away
+}
+
+TEST(History, AStepIsFoundWithinOneRunOfIt) {
+  // +10 % from run 8 (index 7) on, five runs after it: a regression at index 6..8. Counted over
+  // twenty histories with and without one run in ten disturbed.
+  const auto found_near_the_step = [](double disturbed_share, std::uint64_t seed, bool holm) {
+    SyntheticHistories histories(seed, disturbed_share);
+    HistoryOptions options;
+    options.holm = holm;
+    std::size_t found = 0;
+    for (int history = 0; history < 20; ++history) {
+      const auto result = compute_history(histories.make(1.10, 7), options);
+      bool near = false;
+      for (const auto& series : result.series) {
+        if (series.regressed()) near = near || (series.changes.back().index >= 6 && series.changes.back().index <= 8);
+      }
+      found += near ? 1 : 0;
+    }
+    return found;
+  };
+  EXPECT_GE(found_near_the_step(0.0, 20261126, true), 19u);
+  // With disturbed runs the energy statistic's permutation p-values of a 7 | 5 split spread to
+  // 0.01-0.04, and Holm's first step over four series asks for 0.0125: 16 of these 20 are found
+  // (19 or more per series, uncorrected). Below issue 20's 19 of 20; asserted so that a change of the
+  // method shows, not as a goal.
+  EXPECT_GE(found_near_the_step(0.1, 20261126, true), 16u);
+  EXPECT_GE(found_near_the_step(0.1, 20261126, false), 19u);
+}
+
+TEST(History, AChangeMustHoldForMinSegmentRuns) {
+  // Twelve flat runs, the last two 30 % slower: two runs are not a change at --min-segment 3 (the
+  // default), and are at 2; three are at 3.
+  std::vector<double> values(12, 100.0);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] += (i % 3) * 0.5;
+  values[10] *= 1.3;
+  values[11] *= 1.3;
+  HistoryOptions options;
+  EXPECT_TRUE(find_change_points(values, options, false).empty());
+  options.min_segment = 2;
+  ASSERT_EQ(find_change_points(values, options, false).size(), 1u);
+  EXPECT_EQ(find_change_points(values, options, false)[0].index, 10u);
+  values[9] *= 1.3;
+  const auto three = find_change_points(values, HistoryOptions{}, false);
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0].index, 9u);
+  EXPECT_EQ(run_cli({"history", "--correction", "maybe", data("history/flat")}), 2);
+}
+
 TEST(Malformed, EveryBadInputIsExitTwo) {
   for (const std::string command : {"table", "scaling"}) {
     EXPECT_EQ(run_cli({command, data("bad/not_json.json")}), 2) << command;
