@@ -436,10 +436,20 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
                 result.figure.c_str(), result.paired ? "Hodges-Lehmann pair ratio, Wilcoxon signed-rank interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
                 options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
+  const auto judged = static_cast<std::size_t>(
+      std::count_if(result.lines.begin(), result.lines.end(), [](const CompareLine& line) { return line.p_slower.has_value(); }));
+  const bool over_rows = options.holm && judged > 1;
   if (const auto detectable = result.detectable()) {
     char text[200];
     std::snprintf(text, sizeof text, "smallest change these runs could find: %.3g%% (measured spread, alpha %.3g%s, 80%% power)", 100 * *detectable,
-                  options.alpha, options.holm && result.lines.size() > 1 ? " over the rows (Holm)" : "");
+                  options.alpha, over_rows ? " over the rows (Holm)" : "");
+    document.notes.push_back(text);
+  } else if (result.paired && judged > 0) {
+    // Say why there is no number: the signed-rank test's least p is 2^-pairs.
+    char text[200];
+    std::snprintf(text, sizeof text, "smallest change these runs could find: none yet (the signed-rank test needs %zu pairs at alpha %.3g%s)",
+                  fewest_pairs_for(over_rows ? options.alpha / static_cast<double>(judged) : options.alpha), options.alpha,
+                  over_rows ? " over the rows (Holm)" : "");
     document.notes.push_back(text);
   }
   for (const auto& note : result.notes) document.notes.push_back(note);

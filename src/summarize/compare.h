@@ -58,7 +58,7 @@ struct CompareLine {
   // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster); set
   // when the row had enough runs to be judged.
   std::optional<double> p_slower, p_faster;
-  LogRatioInterval interval;             // for the runs-needed estimate after the correction
+  LogRatioInterval interval;             // for the runs-needed estimate and the detectable change after the correction
   // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row
   // both sides share. Rows of one run move together, so this figure is steadier than any one row.
   bool overall = false;

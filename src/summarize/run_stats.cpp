@@ -50,7 +50,7 @@ double student_t_upper_tail(double t, double degrees_of_freedom) {
 }
 
 double signed_rank_cdf(double t, std::size_t n) {
-  if (t < 0) return 0;
+  if (!(t >= 0)) return 0;  // NaN too: it must not reach the cast to an index below
   const double most = static_cast<double>(n * (n + 1) / 2);
   if (t >= most) return 1;
   if (n > kExactSignedRankPairs) return signed_rank_normal_cdf(std::floor(t), static_cast<double>(n), 0);

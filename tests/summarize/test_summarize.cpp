@@ -382,7 +382,16 @@ TEST(Compare, SaysTheSmallestChangeItCouldFind) {
   // Three pairs are too few for the signed-rank test at alpha 0.05: nothing finite to promise.
   const auto three = compare_folders("runs/aa_base", "runs/aa_new", options);
   EXPECT_FALSE(three.detectable().has_value());
-  EXPECT_TRUE(compare_document(three, options).extra.at("detectable_change").is_null());
+  const auto three_document = compare_document(three, options);
+  EXPECT_TRUE(three_document.extra.at("detectable_change").is_null());
+  // ... and the note says what it would take: 6 pairs at 0.05 / 3 rows (2^-6 < 0.0167 < 2^-5).
+  EXPECT_NE(std::find(three_document.notes.begin(), three_document.notes.end(),
+                      "smallest change these runs could find: none yet (the signed-rank test needs 6 pairs at alpha 0.05 over the rows (Holm))"),
+            three_document.notes.end());
+  // Eight pairs over three rows: judged at 0.05 / 3, so more than at 0.05 per row.
+  CompareOptions per_row = options;
+  per_row.holm = false;
+  EXPECT_GT(*result.detectable(), *compare_folders("runs/state8_base", "runs/state8_aa", per_row).detectable());
 }
 
 TEST(Compare, FigureChoiceAndFallbackToTheMinimum) {
