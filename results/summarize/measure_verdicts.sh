@@ -31,6 +31,7 @@ pairs=$(( aa > s10 ? aa : s10 ))
 # run k + 1 of any, as runs of a real history lie apart; the same runs, programs and load.
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
 history_order="${HISTORY_ORDER:-consecutive}"
+rm -rf "$work/history" "$work/history.txt"  # a second use of WORK must not mix its series with the first's
 case "$history_order" in consecutive|interleaved) ;; *) echo "HISTORY_ORDER: consecutive or interleaved, not '$history_order'" >&2; exit 2 ;; esac
 history_run() {  # history_run KIND SERIES RUN
   local dir="$work/history/$1-$2" extra=()
