@@ -13,7 +13,7 @@
 # Environment: BUILD_DIR (default build; built when collbench is missing), BASELINE (folder),
 # OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5%), FIGURE (default
 # p10), NP, RUNS (default 3), BASELINE_RUNS (default 5), MAX_RUNS (--base-build, default 10: the
-# paired sign test needs 5-6 pairs before it can call a row SLOWER). The Markdown ends with the
+# paired signed-rank test needs 5-7 pairs before it can call a row SLOWER). The Markdown ends with the
 # smallest change the runs could have found.
 # A baseline holds only on the machine that recorded it: its fingerprint.txt (CPU model, cores, MPI,
 # NCCL and driver where present) is checked, and another machine's baseline gives UNKNOWN, not SLOWER.

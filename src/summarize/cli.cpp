@@ -416,7 +416,7 @@ const Command kCommands[] = {
      ab_command},
     {"history", "REPORT|DIR... [options]",
      "change points over dated runs (context.start_time), per row series;\n"
-     "exit 1 when a series' latest change is a slowdown",
+     "exit 1 when a series' latest change is a slowdown (after Holm's correction over the series)",
      [](CLI::App& command, Arguments& a) {
        HistoryOptions& o = a.history;
        add_figure_flag(command, o.figure);
@@ -425,8 +425,12 @@ const Command kCommands[] = {
        add_value(command, "--alpha", "P", "false-change rate of each split's permutation test (default 0.05)",
                  [&o](Text& v, Text& f) { o.alpha = parse_fraction(v, f); });
        add_integer(command, "--permutations", "permutations per test (default 999)", o.permutations, 19, 1000000);
-       add_value(command, "--min-segment", "N", "runs on each side of a change (default 3)",
+       add_value(command, "--min-segment", "N", "runs a change must hold, and runs before it (default 3: the fewest whose median one odd run cannot move)",
                  [&o](Text& v, Text& f) { o.min_segment = static_cast<std::size_t>(parse_integer(v, f, 1, 1000000)); });
+       add_value(command, "--correction", "holm|none", "over the series, for the exit code (default holm)", [&o](Text& v, Text& f) {
+         if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
+         o.holm = v == "holm";
+       });
        add_value(command, "--exponent", "A", "E-divisive's distance |x - y|^A, 0 < A < 2 (default 0.5)", [&o](Text& v, Text& f) {
          o.exponent = parse_real(v, f, 0, 2);
          if (!(o.exponent > 0 && o.exponent < 2)) throw UsageError(f + " must lie strictly between 0 and 2, got '" + v + "'");

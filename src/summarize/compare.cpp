@@ -128,23 +128,21 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
     line.more_runs = options.min_runs - fewest;
     return line;
   }
-  // Paired: the median pair's ratio, which a pair straddling a change of the machine's state
-  // (another job took a core between A's run and B's: 2-3x off) cannot drag.
-  std::vector<double> pair_ratios;
-  if (paired) {
-    pair_ratios = pair_log_ratios(base, candidate, higher_is_better);
-    line.change = std::expm1(median_value(pair_ratios));
-  }
+  // Paired: the pairs' Hodges-Lehmann ratio, which a pair straddling a change of the machine's
+  // state (another job took a core between A's run and B's: 2-3x off) cannot drag.
+  const std::vector<double> pair_ratios = paired ? pair_log_ratios(base, candidate, higher_is_better) : std::vector<double>{};
   const std::size_t usable = paired ? pair_ratios.size() : fewest;
   const LogRatioInterval interval = paired ? paired_log_ratio_interval(pair_ratios, options.alpha)
                                            : log_ratio_interval(base_logs, new_logs, options.alpha);
+  if (paired) line.change = std::expm1(interval.estimate);
+  line.interval = interval;
   // A row that varies more from run to run than the minimum effect cannot show a change smaller
   // than its own noise: the run-to-run spread (about the runs' coefficient of variation) is the
   // least that counts.
   threshold = std::max(threshold, interval.base_spread);
   line.detectable = std::expm1(detectable_change(interval, usable, threshold, options.alpha));
   line.threshold = std::expm1(threshold);
-  // Too few pairs for the sign test: no finite bound to show (null in JSON).
+  // Too few pairs for the signed-rank test: no finite bound to show (null in JSON).
   if (std::isfinite(interval.low)) line.change_low = std::expm1(interval.low);
   if (std::isfinite(interval.high)) line.change_high = std::expm1(interval.high);
   if (usable < options.min_runs) {
@@ -155,7 +153,6 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
     return line;
   }
   line.verdict = decide(interval, threshold);
-  line.interval = interval;
   line.p_slower = p_value_above(interval, threshold);
   line.p_faster = p_value_above(mirrored(interval), threshold);
   if (line.verdict == Verdict::kUnknown) {
@@ -213,6 +210,18 @@ void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) 
       line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, threshold,
                                            options.alpha / static_cast<double>(judged.size()));
     }
+  }
+}
+
+// With Holm's correction a lone change must reach alpha / rows (its first step), so the smallest
+// change the runs could find is judged at that level.
+void detectable_after_holm(std::vector<CompareLine>& lines, const CompareOptions& options) {
+  const auto judged = static_cast<std::size_t>(std::count_if(lines.begin(), lines.end(), [](const CompareLine& line) { return line.p_slower.has_value(); }));
+  if (judged < 2) return;
+  for (auto& line : lines) {
+    if (!line.detectable) continue;
+    const std::size_t usable = line.interval.paired ? line.interval.log_ratios.size() : std::min(line.base_runs, line.new_runs);
+    line.detectable = std::expm1(detectable_change(line.interval, usable, std::log1p(line.threshold), options.alpha / static_cast<double>(judged)));
   }
 }
 
@@ -338,7 +347,10 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     result.lines.push_back(compare_sides(key, side, it->second, options, higher_is_better, paired && pairs_line_up(side, it->second)));
     result.lines.back().overall = true;
   }
-  if (options.holm) apply_holm(result.lines, options);
+  if (options.holm) {
+    apply_holm(result.lines, options);
+    detectable_after_holm(result.lines, options);
+  }
   // Keys hold text, so order by size as a number: 8192 before 65536.
   std::stable_sort(result.lines.begin(), result.lines.end(), [&](const CompareLine& a, const CompareLine& b) {
     if (a.overall != b.overall) return b.overall;  // the benchmark as a whole after its rows
@@ -421,13 +433,23 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
                 "run-level: %s; low..high: %s (%.3g%% confidence); a change counts above "
                 "max(%.3g%%, the %s run-to-run spread); SLOWER/FASTER also %s; at least %zu runs a side; rows "
                 "'* all': the benchmark as a whole (each run's geometric mean over the rows)",
-                result.figure.c_str(), result.paired ? "median pair ratio, sign-test interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
+                result.figure.c_str(), result.paired ? "Hodges-Lehmann pair ratio, Wilcoxon signed-rank interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
                 options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
+  const auto judged = static_cast<std::size_t>(
+      std::count_if(result.lines.begin(), result.lines.end(), [](const CompareLine& line) { return line.p_slower.has_value(); }));
+  const bool over_rows = options.holm && judged > 1;
   if (const auto detectable = result.detectable()) {
     char text[200];
-    std::snprintf(text, sizeof text, "smallest change these runs could find: %.3g%% (measured spread, alpha %.3g, 80%% power)", 100 * *detectable,
-                  options.alpha);
+    std::snprintf(text, sizeof text, "smallest change these runs could find: %.3g%% (measured spread, alpha %.3g%s, 80%% power)", 100 * *detectable,
+                  options.alpha, over_rows ? " over the rows (Holm)" : "");
+    document.notes.push_back(text);
+  } else if (result.paired && judged > 0) {
+    // Say why there is no number: the signed-rank test's least p is 2^-pairs.
+    char text[200];
+    std::snprintf(text, sizeof text, "smallest change these runs could find: none yet (the signed-rank test needs %zu pairs at alpha %.3g%s)",
+                  fewest_pairs_for(over_rows ? options.alpha / static_cast<double>(judged) : options.alpha), options.alpha,
+                  over_rows ? " over the rows (Holm)" : "");
     document.notes.push_back(text);
   }
   for (const auto& note : result.notes) document.notes.push_back(note);

@@ -50,7 +50,7 @@ struct CompareLine {
   double threshold = 0;                  // the smallest change that counted for this row (fraction)
   std::size_t base_runs = 0, new_runs = 0;
   // The smallest change these runs could call SLOWER (80 % power, the measured spread, alpha);
-  // infinite with too few pairs for the sign test.
+  // infinite with too few pairs for the signed-rank test.
   std::optional<double> detectable;
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
@@ -58,7 +58,7 @@ struct CompareLine {
   // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster); set
   // when the row had enough runs to be judged.
   std::optional<double> p_slower, p_faster;
-  LogRatioInterval interval;             // for the runs-needed estimate after the correction
+  LogRatioInterval interval;             // for the runs-needed estimate and the detectable change after the correction
   // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row
   // both sides share. Rows of one run move together, so this figure is steadier than any one row.
   bool overall = false;

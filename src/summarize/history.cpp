@@ -10,6 +10,7 @@
 
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
+#include "summarize/run_stats.h"
 
 namespace collbench::summarize {
 namespace {
@@ -217,6 +218,15 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
     const SeriesKey a_rest(a.key.begin(), a.key.end() - 1), b_rest(b.key.begin(), b.key.end() - 1);
     return a_rest != b_rest ? a_rest < b_rest : a.size < b.size;
   });
+  // The family: every series. One whose latest change is not a slowdown takes part with p = 1.
+  std::vector<double> p_values;
+  for (const auto& series : result.series) p_values.push_back(series.latest_is_slower() ? series.changes.back().p_value : 1.0);
+  result.series_judged = p_values.size();
+  const auto rejected = options.holm ? holm_rejections(p_values, options.alpha) : std::vector<bool>{};
+  for (std::size_t i = 0; i < result.series.size(); ++i) {
+    auto& series = result.series[i];
+    series.regression = series.latest_is_slower() && (options.holm ? static_cast<bool>(rejected[i]) : true);
+  }
   return result;
 }
 
@@ -262,20 +272,32 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                            std::to_string(result.reports) + " reports (" + first + " .. " + last + ")");
   if (result.machine_mismatch) document.notes.push_back("verdict: UNKNOWN -- " + *result.machine_mismatch);
   for (const auto& series : result.series) {
-    if (series.regressed() && !result.machine_mismatch) {
-      document.notes.push_back("regression: the latest change of " + describe_key(series.key) + " is " +
-                               percent_text(series.changes.back().change) + " slower (since " +
-                               series.points[series.changes.back().index].time + ")");
-    }
+    if (!series.latest_is_slower() || result.machine_mismatch) continue;
+    const auto& latest = series.changes.back();
+    char p_text[32];
+    std::snprintf(p_text, sizeof p_text, "%.3g", latest.p_value);
+    const std::string what = "the latest change of " + describe_key(series.key) + " is " + percent_text(latest.change) + " slower (since " +
+                             series.points[latest.index].time + ", p = " + p_text + ")";
+    document.notes.push_back(series.regressed() ? "regression: " + what
+                                                : "not a regression: " + what + ", not after Holm's correction over " +
+                                                      std::to_string(result.series_judged) + " series");
   }
-  char rule[300];
+  char rule[400];
   std::snprintf(rule, sizeof rule,
                 "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
-                "the medians either side differ by at least %s; at least %zu runs between changes",
-                result.figure.c_str(), options.exponent, options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment);
+                "the medians either side differ by at least %s; a change holds for at least %zu runs; a latest slowdown is a regression %s",
+                result.figure.c_str(), options.exponent, options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment,
+                options.holm ? "after Holm's correction over the series" : "per series, uncorrected");
   document.notes.push_back(rule);
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();
+  // Where each regression starts (its first slower run's report), for scripts that check the place.
+  nlohmann::json regression_reports = nlohmann::json::array();
+  for (const auto& series : result.series) {
+    if (series.regressed() && !result.machine_mismatch) regression_reports.push_back(series.points[series.changes.back().index].path);
+  }
+  document.extra["regression_reports"] = regression_reports;
+  document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
   return document;

@@ -1,6 +1,9 @@
 // collbench history: dated runs of the same benchmark in, the points where a row's figure changed
 // out. One figure per run and row (as compare uses), ordered by the run's start time; change
-// points by E-divisive (energy statistic), each change confirmed by a permutation test.
+// points by E-divisive (energy statistic), each change confirmed by a permutation test. A series
+// whose latest change is a slowdown is a regression only when that change's p-value also passes
+// Holm's correction over every series, as compare corrects over rows: one report holds many
+// series, and at alpha each, four of them would cry wolf in up to 1 - 0.95^4 = 19 % of flat histories.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +22,11 @@ struct HistoryOptions {
   double min_change = 0.05;      // a split whose segments' medians differ by less is not a change
   double alpha = 0.05;           // each change's permutation-test level: the false-change rate per kept change
   int permutations = 999;
-  std::size_t min_segment = 3;   // runs on each side of a change: one odd run is never a change
+  // Runs on each side of a change, so a change must hold this long before it is reported. 3: a
+  // segment's level is its median, and 3 is the fewest runs whose median one disturbed run cannot
+  // move beyond the others (with 2, one wild run moves it halfway); one odd run is never a change.
+  std::size_t min_segment = 3;
+  bool holm = true;              // regressions pass Holm's correction over the series (--correction none: per series)
   // E-divisive's distance |x - y|^exponent, 0 < exponent < 2. Below 1 one wild run weighs less
   // against a step: 0.5 found a 10 % step in 45 of 50 series with 10 % wild runs, 1 in 23 of 50
   // (results/summarize/README.md), and no more changes in flat series.
@@ -45,7 +52,10 @@ struct HistorySeries {
   std::uint64_t size = 0;
   std::vector<HistoryPoint> points;  // by time
   std::vector<HistoryChange> changes;  // by index
-  bool regressed() const { return !changes.empty() && changes.back().change > 0; }
+  bool latest_is_slower() const { return !changes.empty() && changes.back().change > 0; }
+  // The latest change is a slowdown and passed Holm's correction over the series (compute_history).
+  bool regression = false;
+  bool regressed() const { return regression; }
 };
 
 struct HistoryResult {
@@ -55,7 +65,8 @@ struct HistoryResult {
   std::size_t reports = 0;
   // Set when the runs come from different machines (fingerprint.h): every verdict is UNKNOWN.
   std::optional<std::string> machine_mismatch;
-  std::size_t regressions() const;  // series whose latest change is a slowdown; 0 on a machine mismatch
+  std::size_t series_judged = 0;  // the family Holm's correction ran over
+  std::size_t regressions() const;  // series whose latest change is a slowdown, after Holm; 0 on a machine mismatch
 };
 
 // Change points of one series of positive values, on the log scale. Deterministic: the

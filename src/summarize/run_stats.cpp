@@ -5,7 +5,6 @@
 #include <limits>
 #include <stdexcept>
 
-#include <boost/math/distributions/binomial.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
@@ -21,6 +20,27 @@ double welch_degrees_of_freedom(double base_variance_of_mean, double new_varianc
   return total * total / denominator;
 }
 
+// The number of subsets of {1..n} with each rank sum 0..n(n+1)/2: T+'s null distribution times 2^n.
+// Doubles hold these counts exactly up to n = 25 (at most 2^25).
+std::vector<double> signed_rank_counts(std::size_t n) {
+  const std::size_t most = n * (n + 1) / 2;
+  std::vector<double> counts(most + 1, 0.0);
+  counts[0] = 1;
+  for (std::size_t rank = 1; rank <= n; ++rank) {
+    for (std::size_t sum = rank * (rank + 1) / 2; sum >= rank; --sum) counts[sum] += counts[sum - rank];
+  }
+  return counts;
+}
+
+// P(T+ <= t) by the normal approximation: mean n(n+1)/4, variance n(n+1)(2n+1)/24 less the ties'
+// share, a continuity correction of 1/2.
+double signed_rank_normal_cdf(double t, double n, double tie_correction) {
+  const double mean = n * (n + 1) / 4;
+  const double variance = n * (n + 1) * (2 * n + 1) / 24 - tie_correction / 48;
+  if (!(variance > 0)) return t >= mean ? 1 : 0;
+  return boost::math::cdf(boost::math::normal(), (t + 0.5 - mean) / std::sqrt(variance));
+}
+
 }  // namespace
 
 double student_t_upper_tail(double t, double degrees_of_freedom) {
@@ -29,10 +49,46 @@ double student_t_upper_tail(double t, double degrees_of_freedom) {
   return boost::math::cdf(boost::math::complement(boost::math::students_t(degrees_of_freedom), t));
 }
 
-double sign_test_upper_p(std::size_t above, std::size_t pairs) {
-  if (above == 0) return 1;
-  // P(B >= above) for B ~ Binomial(pairs, 1/2): how often as many pairs lie above by chance.
-  return boost::math::cdf(boost::math::complement(boost::math::binomial(static_cast<double>(pairs), 0.5), static_cast<double>(above - 1)));
+double signed_rank_cdf(double t, std::size_t n) {
+  if (!(t >= 0)) return 0;  // NaN too: it must not reach the cast to an index below
+  const double most = static_cast<double>(n * (n + 1) / 2);
+  if (t >= most) return 1;
+  if (n > kExactSignedRankPairs) return signed_rank_normal_cdf(std::floor(t), static_cast<double>(n), 0);
+  const auto counts = signed_rank_counts(n);
+  double below = 0;
+  for (std::size_t sum = 0; sum <= static_cast<std::size_t>(t); ++sum) below += counts[sum];
+  return std::ldexp(below, -static_cast<int>(n));
+}
+
+double signed_rank_upper_p(const std::vector<double>& values) {
+  std::vector<double> magnitudes;
+  std::vector<bool> positive;
+  for (double value : values) {
+    if (value == 0) continue;  // Wilcoxon's rule: a zero says nothing about the direction
+    magnitudes.push_back(std::fabs(value));
+    positive.push_back(value > 0);
+  }
+  const std::size_t n = magnitudes.size();
+  if (n == 0) return 1;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return magnitudes[a] < magnitudes[b]; });
+  // Ranks 1..n, tied magnitudes sharing their mean rank; sum of (t^3 - t) over the tie groups.
+  double positive_ranks = 0, tie_correction = 0;
+  for (std::size_t first = 0; first < n;) {
+    std::size_t last = first;
+    while (last + 1 < n && magnitudes[order[last + 1]] == magnitudes[order[first]]) ++last;
+    const double tied = static_cast<double>(last - first + 1);
+    const double mean_rank = static_cast<double>(first + last) / 2 + 1;
+    for (std::size_t i = first; i <= last; ++i) positive_ranks += positive[order[i]] ? mean_rank : 0;
+    tie_correction += tied * tied * tied - tied;
+    first = last + 1;
+  }
+  const double pairs = static_cast<double>(n);
+  const double most = pairs * (pairs + 1) / 2;
+  // P(T+ >= observed) = P(T+ <= most - observed), T+ being symmetric about most / 2.
+  if (tie_correction == 0 && n <= kExactSignedRankPairs) return signed_rank_cdf(most - positive_ranks, n);
+  return 1 - signed_rank_normal_cdf(positive_ranks - 1, pairs, tie_correction);
 }
 
 std::size_t fewest_pairs_for(double one_sided_error) {
@@ -43,9 +99,9 @@ std::size_t fewest_pairs_for(double one_sided_error) {
 
 double p_value_above(const LogRatioInterval& interval, double threshold) {
   if (interval.paired) {
-    std::size_t above = 0;
-    for (double ratio : interval.log_ratios) above += ratio > threshold ? 1 : 0;
-    return sign_test_upper_p(above, interval.log_ratios.size());
+    std::vector<double> beyond;
+    for (double ratio : interval.log_ratios) beyond.push_back(ratio - threshold);
+    return signed_rank_upper_p(beyond);
   }
   if (interval.standard_error <= 0) return interval.estimate > threshold ? 0 : 1;
   return student_t_upper_tail((interval.estimate - threshold) / interval.standard_error, interval.degrees_of_freedom);
@@ -125,47 +181,64 @@ double median_value(std::vector<double> values) {
   return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
 }
 
+namespace {
+
+// The signed-rank test's standard error of the Hodges-Lehmann estimate, from the pairs' spread:
+// that of a mean over pairs * 3 / pi pairs (the test's efficiency against t for normal spreads).
+double hodges_lehmann_standard_error(double pair_spread, double pairs) { return pair_spread * std::sqrt(std::acos(-1.0) / (3 * pairs)); }
+
+}  // namespace
+
 LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error) {
   if (log_ratios.size() < 2) throw std::invalid_argument("paired_log_ratio_interval: needs 2 pairs");
   LogRatioInterval interval;
   interval.paired = true;
   interval.log_ratios = log_ratios;
-  std::vector<double> sorted = log_ratios;
-  std::sort(sorted.begin(), sorted.end());
-  const std::size_t n = sorted.size();
-  interval.estimate = median_value(sorted);
-  interval.pair_spread = robust_spread(sorted);
+  const std::size_t n = log_ratios.size();
+  std::vector<double> walsh_averages;
+  walsh_averages.reserve(n * (n + 1) / 2);
+  for (std::size_t i = 0; i < n; ++i) {
+    // Halves first, as median_value: no overflow for ratios near the largest double.
+    for (std::size_t j = i; j < n; ++j) walsh_averages.push_back(log_ratios[i] / 2 + log_ratios[j] / 2);
+  }
+  std::sort(walsh_averages.begin(), walsh_averages.end());
+  const std::size_t averages = walsh_averages.size();
+  interval.estimate = median_value(walsh_averages);
+  interval.pair_spread = robust_spread(log_ratios);
   interval.base_spread = interval.new_spread = interval.pair_spread / std::sqrt(2.0);
   interval.degrees_of_freedom = static_cast<double>(n - 1);
-  // The sign test's interval: the k-th smallest ratio lies below the median with probability
-  // P(Binomial(n, 1/2) >= n - k + 1) = P(Binomial(n, 1/2) <= k - 1); k is the largest order
-  // statistic whose chance of lying above the median is at most the one-sided error.
+  // The number of Walsh averages above a shift s is T+ of the ratios less s (Tukey), so the true
+  // shift lies below the k-th smallest average with probability P(T+ >= N - k + 1) = P(T+ <= k - 1)
+  // for N averages. k is the largest with that probability at most the one-sided error.
   std::size_t k = 0;
-  const boost::math::binomial pairs_below(static_cast<double>(n), 0.5);
-  while (k < n / 2 && boost::math::cdf(pairs_below, static_cast<double>(k)) <= one_sided_error) ++k;
+  while (k < averages / 2 && signed_rank_cdf(static_cast<double>(k), n) <= one_sided_error) ++k;
   const double infinity = std::numeric_limits<double>::infinity();
-  interval.low = k ? sorted[k - 1] : -infinity;
-  interval.high = k ? sorted[n - k] : infinity;
-  // For the runs-needed estimate: the median's large-sample standard error (efficiency 2/pi).
-  interval.standard_error = interval.pair_spread * std::sqrt(std::acos(-1.0) / 2 / static_cast<double>(n));
+  interval.low = k ? walsh_averages[k - 1] : -infinity;
+  interval.high = k ? walsh_averages[averages - k] : infinity;
+  interval.standard_error = hodges_lehmann_standard_error(interval.pair_spread, static_cast<double>(n));
   return interval;
 }
 
 double detectable_change(const LogRatioInterval& interval, std::size_t pairs, double threshold, double one_sided_error) {
-  if (pairs < fewest_pairs_for(one_sided_error) || !std::isfinite(interval.standard_error)) return std::numeric_limits<double>::infinity();
-  const double standard_error = interval.paired ? interval.pair_spread * std::sqrt(std::acos(-1.0) / 2 / static_cast<double>(pairs))
-                                                : interval.standard_error;
-  return threshold + (normal_quantile(1 - one_sided_error) + normal_quantile(0.80)) * standard_error;
+  const double infinity = std::numeric_limits<double>::infinity();
+  if (pairs < fewest_pairs_for(one_sided_error) || !std::isfinite(interval.standard_error)) return infinity;
+  if (!interval.paired) return threshold + (normal_quantile(1 - one_sided_error) + normal_quantile(0.80)) * interval.standard_error;
+  // A t test on pairs * 3 / pi pairs has the signed-rank test's power (G*Power's A.R.E. method);
+  // the sum of the two quantiles is the usual approximation of the noncentral t.
+  const double effective_pairs = static_cast<double>(pairs) * 3 / std::acos(-1.0);
+  const double df = std::max(effective_pairs - 1, 1.0);
+  return threshold + (student_t_quantile(1 - one_sided_error, df) + student_t_quantile(0.80, df)) * interval.pair_spread /
+                         std::sqrt(effective_pairs);
 }
 
 double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs, std::size_t extra,
                        double one_sided_error) {
   if (interval.paired) {
     const std::size_t pairs = std::min(base_runs, new_runs) + extra;
-    // Fewer pairs than the sign test needs to reach the error at all: no finite interval.
+    // Fewer pairs than the signed-rank test needs to reach the error at all: no finite interval.
     if (pairs < fewest_pairs_for(one_sided_error)) return std::numeric_limits<double>::infinity();
     if (interval.pair_spread <= 0) return 0;
-    return normal_quantile(1 - one_sided_error) * interval.pair_spread * std::sqrt(std::acos(-1.0) / 2 / static_cast<double>(pairs));
+    return normal_quantile(1 - one_sided_error) * hodges_lehmann_standard_error(interval.pair_spread, static_cast<double>(pairs));
   }
   const std::size_t base_n = base_runs + extra, new_n = new_runs + extra;
   const double base_var = interval.base_spread * interval.base_spread / static_cast<double>(base_n);

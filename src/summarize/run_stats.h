@@ -15,9 +15,18 @@ double student_t_quantile(double probability, double degrees_of_freedom);
 double student_t_upper_tail(double t, double degrees_of_freedom);
 double normal_quantile(double probability);
 
-// The sign test: P(at least `above` of `pairs` lie above the median by chance) = P(Binomial(pairs, 1/2) >= above).
-double sign_test_upper_p(std::size_t above, std::size_t pairs);
-// The fewest pairs whose sign test can reach `one_sided_error` at all (0.05: 5 pairs, 1/32).
+// The Wilcoxon signed-rank test on values symmetric about 0 under the null hypothesis. T+ is the
+// sum of the ranks of |value| over the positive values; zeros are dropped (Wilcoxon's rule) and
+// tied magnitudes share their mean rank. Exact null distribution for up to kExactSignedRankPairs
+// values without ties, else the normal approximation with the tie correction and a continuity
+// correction of 1/2.
+inline constexpr std::size_t kExactSignedRankPairs = 25;
+// P(T+ >= the observed T+): small when the values lie above 0. 1 when every value is 0.
+double signed_rank_upper_p(const std::vector<double>& values);
+// P(T+ <= t) for n values without ties: exact up to kExactSignedRankPairs, normal beyond.
+double signed_rank_cdf(double t, std::size_t n);
+// The fewest values whose signed-rank test can reach `one_sided_error` at all: its least p is
+// 2^-n (all values on one side), so 5 for 0.05 and 7 for 0.01 (0.05 with Holm over 5 rows).
 std::size_t fewest_pairs_for(double one_sided_error);
 
 // A Welch (unequal-variance) t interval on mean(new logs) - mean(base logs): the log of the ratio
@@ -31,16 +40,19 @@ struct LogRatioInterval {
   double standard_error = 0;  // of the estimate
   bool paired = false;      // from pairs of runs made back to back (ab): base_spread = new_spread = pair_spread / sqrt(2)
   double pair_spread = 0;   // the pairs' log ratios' spread: 1.4826 x their median absolute deviation
-  std::vector<double> log_ratios;  // paired: the pairs' log ratios, for the sign test
+  std::vector<double> log_ratios;  // paired: the pairs' log ratios, for the signed-rank test
 };
 // Needs at least 2 values a side.
 LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const std::vector<double>& new_logs, double one_sided_error);
 
 // Paired runs (A B A B ...): `log_ratios` holds log(new / base) of each pair, which share the
-// machine's state, so its drift cancels. The estimate is their median and the interval the sign
-// test's (order statistics, distribution-free): a pair that straddles a change of the machine's
-// state (2-3x off) moves neither, where it would drag a mean and a t interval. Its bounds are
-// infinite until there are enough pairs (fewest_pairs_for). Needs at least 2 pairs.
+// machine's state, so its drift cancels. The estimate is the Hodges-Lehmann estimate (the median
+// of the n(n+1)/2 Walsh averages (r_i + r_j) / 2, i <= j) and the interval the Wilcoxon
+// signed-rank test's (order statistics of the Walsh averages, distribution-free for any symmetric
+// spread): a pair that straddles a change of the machine's state (2-3x off) enters n of the
+// n(n+1)/2 Walsh averages and so moves the estimate and the bounds by a few order positions, not
+// by its size (the estimate's breakdown point is 29 %), where it would drag a mean and a t interval.
+// Its bounds are infinite until there are enough pairs (fewest_pairs_for). Needs at least 2 pairs.
 LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error);
 
 // The same interval seen from the other side (log(base / new)): for the "faster" p-value.
@@ -52,10 +64,15 @@ double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, 
 
 // The smallest change (log) that `pairs` pairs (runs a side) with the measured spread would find
 // SLOWER with 80 % power at `one_sided_error`, beyond `threshold`; infinite with too few pairs.
+// Paired: the signed-rank test is about as powerful as a t test on pairs * 3 / pi pairs (its
+// asymptotic relative efficiency for normal spreads; G*Power's A.R.E. method), so
+//   threshold + (t(1 - error) + t(0.80)) * spread / sqrt(pairs * 3 / pi), df = pairs * 3 / pi - 1.
+// Unpaired: threshold + (z(1 - error) + z(0.80)) * the Welch standard error.
 double detectable_change(const LogRatioInterval& interval, std::size_t pairs, double threshold, double one_sided_error);
 
 // One-sided p-value of "the log ratio is above `threshold`" being false: small when the interval's
-// evidence puts the ratio above it.
+// evidence puts the ratio above it. Paired: the signed-rank test on log_ratios - threshold, so
+// that p < error exactly when the interval's low end is above the threshold (without ties).
 double p_value_above(const LogRatioInterval& interval, double threshold);
 
 // Holm's step-down over a family of p-values: which hypotheses are rejected at family-wise `alpha`.

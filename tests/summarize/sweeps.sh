@@ -52,7 +52,7 @@ case "$scenario" in
     [ $code -eq 0 ] || fail "A/A ab exited $code: $(tail -3 "$work/err.txt")"
     grep -q '| verdict |' "$work/out.md" || fail "no verdict column"
     [ "$(grep -c '| 3/3 |' "$work/out.md")" -eq 5 ] || fail "expected 4 rows and the whole judged on 3 runs a side"
-    grep -q 'sign-test interval (runs paired' "$work/out.md" || fail "ab did not pair its runs"
+    grep -q 'signed-rank interval (runs paired' "$work/out.md" || fail "ab did not pair its runs"
     [ "$(ls "$work/aa/A"/run-*.json | wc -l)" -eq 3 ] && [ "$(ls "$work/aa/B"/run-*.json | wc -l)" -eq 3 ] || fail "not 3 reports a side"
     # The folders compare again by hand, to the same table.
     "$bin/collbench" compare "$work/aa/A" "$work/aa/B" --paired --format markdown > "$work/again.md" || fail "compare of the ab folders"

@@ -156,21 +156,72 @@ TEST(RunStats, WelchAndPairedIntervals) {
   EXPECT_NEAR(welch.estimate, 0.1, 1e-12);
   EXPECT_NEAR(welch.degrees_of_freedom, 4, 1e-9);
   EXPECT_NEAR(welch.high - welch.estimate, student_t_quantile(0.95, 4) * 0.02 * std::sqrt(2.0 / 3), 1e-9);
-  // Paired: the sign test's interval on the median pair. Three pairs cannot reach 5 % (1/8): unbounded.
+  // Paired: the signed-rank test's interval. Three pairs cannot reach 5 % (least p 1/8): unbounded.
   const auto three = paired_log_ratio_interval({0.1, 0.1, 0.1}, 0.05);
   EXPECT_TRUE(std::isinf(three.low) && std::isinf(three.high));
-  // Ten pairs: P(Binomial(10, 1/2) <= 1) = 11/1024 <= 0.05 < P(<= 2) = 56/1024, so the 2nd smallest
-  // and 2nd largest ratios bound it; a wild pair (2.0) moves neither bound nor the median.
+  // Ten pairs: P(T+ <= 10) = 43/1024 <= 0.05 < P(T+ <= 11) = 54/1024 (the tables' critical value
+  // 10), so the 11th smallest and 11th largest of the 55 Walsh averages bound it. The wild pair
+  // (2.0) is in the 10 largest averages only: it moves neither bound nor the estimate (the
+  // median of the Walsh averages, 0.055, the ratios' median here too).
   const auto ten = paired_log_ratio_interval({0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 2.0}, 0.05);
   EXPECT_NEAR(ten.estimate, 0.055, 1e-12);
-  EXPECT_NEAR(ten.low, 0.02, 1e-12);
+  EXPECT_NEAR(ten.low, 0.035, 1e-12);
   EXPECT_NEAR(ten.high, 0.09, 1e-12);
   EXPECT_NEAR(p_value_above(ten, 0.0), 1.0 / 1024, 1e-12);  // all ten above 0
-  EXPECT_NEAR(sign_test_upper_p(9, 10), 11.0 / 1024, 1e-12);
   EXPECT_EQ(fewest_pairs_for(0.05), 5u);
+  EXPECT_EQ(fewest_pairs_for(0.01), 7u);  // 0.05 with Holm over five rows
+  // Five pairs: P(T+ <= 0) = 1/32 <= 0.05 < 2/32: the smallest and largest pair bound it.
+  const auto five = paired_log_ratio_interval({0.3, 0.1, 0.5, 0.2, 0.4}, 0.05);
+  EXPECT_NEAR(five.low, 0.1, 1e-12);
+  EXPECT_NEAR(five.high, 0.5, 1e-12);
+  EXPECT_NEAR(five.estimate, 0.3, 1e-12);
   EXPECT_THROW(student_t_quantile(0.95, std::nan("")), std::invalid_argument);
   // More runs narrow the interval.
   EXPECT_LT(half_width_with(welch, 3, 3, 5, 0.05), half_width_with(welch, 3, 3, 0, 0.05));
+}
+
+TEST(RunStats, WilcoxonSignedRankOnClosedFormCases) {
+  // The null distribution of T+ counts the subsets of the ranks 1..n by their sum (checked
+  // against an enumeration of all 2^n sign patterns).
+  EXPECT_NEAR(signed_rank_cdf(0, 5), 1.0 / 32, 1e-15);
+  EXPECT_NEAR(signed_rank_cdf(1, 5), 2.0 / 32, 1e-15);
+  EXPECT_NEAR(signed_rank_cdf(3, 5), 5.0 / 32, 1e-15);   // {}, {1}, {2}, {3}, {1, 2}
+  EXPECT_NEAR(signed_rank_cdf(2, 7), 3.0 / 128, 1e-15);
+  EXPECT_NEAR(signed_rank_cdf(10, 10), 43.0 / 1024, 1e-15);
+  EXPECT_NEAR(signed_rank_cdf(11, 10), 54.0 / 1024, 1e-15);
+  EXPECT_EQ(signed_rank_cdf(-1, 10), 0);
+  EXPECT_EQ(signed_rank_cdf(55, 10), 1);
+  // P(T+ >= observed). All of five above 0: 1/32. The smallest of ten below: T+ = 54, 2/1024.
+  EXPECT_NEAR(signed_rank_upper_p({1, 2, 3, 4, 5}), 1.0 / 32, 1e-15);
+  EXPECT_NEAR(signed_rank_upper_p({-0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 2.0}), 2.0 / 1024, 1e-15);
+  // The largest below (a state flip against the change) costs the most: T+ = 45, 43/1024; the sign
+  // test would give 11/1024 here, and 1/1024 less than the case above. Ranks weigh how far a pair is off.
+  EXPECT_NEAR(signed_rank_upper_p({0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, -2.0}), 43.0 / 1024, 1e-15);
+  EXPECT_NEAR(signed_rank_upper_p({0.3, -0.1, 0.2, 0.5, -0.4, 0.6, 0.7}), 10.0 / 128, 1e-15);  // T+ = 23
+  // A zero is dropped (Wilcoxon's rule); ties share their mean rank and take the normal
+  // approximation with the tie correction: |1, 1, 2, -3, 4, 4, 5| gives ranks 1.5 1.5 3 4 5.5 5.5 7,
+  // T+ = 24, variance 7 8 15 / 24 - (6 + 6) / 48 = 34.75, P = 1 - Phi((24 - 0.5 - 14) / sqrt(34.75)).
+  EXPECT_NEAR(signed_rank_upper_p({1, 1, 2, -3, 4, 4, 5, 0}), 1 - 0.5 * std::erfc(-(24 - 0.5 - 14) / std::sqrt(34.75) / std::sqrt(2.0)), 1e-12);
+  EXPECT_NEAR(signed_rank_upper_p({1, 1, 2, -3, 4, 4, 5, 0}), 0.0535290, 1e-6);
+  EXPECT_EQ(signed_rank_upper_p({0, 0, 0}), 1);
+  // Beyond 25 pairs: the normal approximation, mean n(n+1)/4 and variance n(n+1)(2n+1)/24.
+  EXPECT_NEAR(signed_rank_cdf(150, 30), 0.5 * std::erfc(-(150.5 - 232.5) / std::sqrt(30.0 * 31 * 61 / 24) / std::sqrt(2.0)), 1e-12);
+
+  // The test and the interval agree: p < alpha exactly when the interval's low end is above the
+  // threshold (no ties), on many random sets of 5 to 30 pairs around it.
+  std::uint64_t state = 12345;
+  const auto uniform = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;
+  };
+  const double threshold = std::log1p(0.05);
+  for (int trial = 0; trial < 400; ++trial) {
+    const std::size_t pairs = 5 + trial % 26;
+    std::vector<double> ratios;
+    for (std::size_t i = 0; i < pairs; ++i) ratios.push_back(0.06 + 0.05 * (uniform() - 0.5) + (uniform() < 0.1 ? -0.5 : 0.0));
+    const auto interval = paired_log_ratio_interval(ratios, 0.05);
+    EXPECT_EQ(p_value_above(interval, threshold) <= 0.05, interval.low > threshold) << trial;
+  }
 }
 
 CompareResult compare_folders(const std::string& base, const std::string& candidate, CompareOptions options = {}) {
@@ -278,22 +329,36 @@ TEST(Compare, PairedRunsCancelSharedDrift) {
 }
 
 TEST(Compare, APairThatStraddlesAChangeOfMachineStateCannotDragTheVerdict) {
-  // Eight pairs; in pair 4 B ran 2.7x slower than its state (another job took a core). The median
-  // pair ratio and the sign test's interval do not move with one pair.
+  // Eight pairs; in pair 4 B ran 2.7x slower than its state (another job took a core). The
+  // Hodges-Lehmann ratio and the signed-rank interval do not move with one pair.
   CompareOptions options;
   options.paired = true;
   const auto slower = compare_folders("runs/state8_base", "runs/state8_slower10", options);
   ASSERT_EQ(slower.lines.size(), 3u);
   for (const auto& line : slower.lines) {
     EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
-    EXPECT_NEAR(line.change, 0.10, 0.03);  // the median pair, not the 2.7x one
+    EXPECT_NEAR(line.change, 0.10, 0.03);  // the pairs' Hodges-Lehmann ratio, not the 2.7x one
   }
-  const auto same = compare_folders("runs/state8_base", "runs/state8_aa", options);
+  // A/A with the 2.7x pair: never SLOWER. With eight pairs the pair is in 8 of the 36 Walsh
+  // averages and the 90 % interval leaves out 5 at each end, so its high end moves and SAME waits
+  // (UNKNOWN, one more run); from ten pairs on (11 left out of 55) it moves nothing.
+  const auto same8 = compare_folders("runs/state8_base", "runs/state8_aa", options);
+  for (const auto& line : same8.lines) {
+    EXPECT_EQ(line.verdict, Verdict::kUnknown) << describe_key(line.key);
+    EXPECT_LT(*line.change_low, 0.05) << describe_key(line.key);
+    EXPECT_NEAR(line.change, 0.0, 0.02) << describe_key(line.key);
+  }
+  const auto same = compare_folders("runs/state10_base", "runs/state10_aa", options);
+  ASSERT_EQ(same.lines.size(), 3u);
   for (const auto& line : same.lines) EXPECT_EQ(line.verdict, Verdict::kSame) << describe_key(line.key);
+  for (const auto& line : compare_folders("runs/state10_base", "runs/state10_slower10", options).lines) {
+    EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_NEAR(line.change, 0.10, 0.03);
+  }
   // Unpaired, the 2.7x run is part of NEW's spread, and a 10 % change cannot be told from it.
   const auto unpaired = compare_folders("runs/state8_base", "runs/state8_slower10");
   for (const auto& line : unpaired.lines) EXPECT_NE(line.verdict, Verdict::kSlower) << describe_key(line.key);
-  // Five pairs cannot pass Holm's correction over three rows (the sign test's least p is 1/32):
+  // Five pairs cannot pass Holm's correction over three rows (the signed-rank test's least p is 1/32):
   // UNKNOWN, asking for more runs, never SLOWER on too little evidence.
   const auto five = compare_folders("runs/state_base", "runs/state_slower10", options);
   for (const auto& line : five.lines) {
@@ -314,10 +379,19 @@ TEST(Compare, SaysTheSmallestChangeItCouldFind) {
   const auto document = compare_document(result, options);
   EXPECT_TRUE(document.extra.at("detectable_change").is_number());
   EXPECT_EQ(document.extra.at("figure"), result.figure);
-  // Three pairs are too few for the sign test at alpha 0.05: nothing finite to promise.
+  // Three pairs are too few for the signed-rank test at alpha 0.05: nothing finite to promise.
   const auto three = compare_folders("runs/aa_base", "runs/aa_new", options);
   EXPECT_FALSE(three.detectable().has_value());
-  EXPECT_TRUE(compare_document(three, options).extra.at("detectable_change").is_null());
+  const auto three_document = compare_document(three, options);
+  EXPECT_TRUE(three_document.extra.at("detectable_change").is_null());
+  // ... and the note says what it would take: 6 pairs at 0.05 / 3 rows (2^-6 < 0.0167 < 2^-5).
+  EXPECT_NE(std::find(three_document.notes.begin(), three_document.notes.end(),
+                      "smallest change these runs could find: none yet (the signed-rank test needs 6 pairs at alpha 0.05 over the rows (Holm))"),
+            three_document.notes.end());
+  // Eight pairs over three rows: judged at 0.05 / 3, so more than at 0.05 per row.
+  CompareOptions per_row = options;
+  per_row.holm = false;
+  EXPECT_GT(*result.detectable(), *compare_folders("runs/state8_base", "runs/state8_aa", per_row).detectable());
 }
 
 TEST(Compare, FigureChoiceAndFallbackToTheMinimum) {
@@ -486,6 +560,115 @@ TEST(History, OneWildRunDoesNotHideAStep) {
   EXPECT_EQ(run_cli({"history", "--exponent", "2", data("history/flat")}), 2);
   EXPECT_EQ(run_cli({"history", "--exponent", "0", data("history/flat")}), 2);
   EXPECT_EQ(run_cli({"history", "--exponent", "1", data("history/flat")}), 0);
+}
+
+// Synthetic histories: twelve dated runs of four row series (the CI suite's 64 KiB and 256 KiB,
+// in and out of place), each run's figure drawn as level x lognormal(3 %), and a share of a row's
+// runs disturbed 1.5-2.7x (a job beside it for the whole run). `step` multiplies every row from run
+// `step_at` on. A fixed seed: the same histories every time.
+class SyntheticHistories {
+ public:
+  SyntheticHistories(std::uint64_t seed, double disturbed_share) : state_(seed), disturbed_share_(disturbed_share) {}
+
+  std::vector<LoadedReport> make(double step, std::size_t step_at) {
+    const auto fixture = load_reports({data("history/flat/run-00.json")}).front();
+    std::vector<report::Row> rows;
+    for (const auto& row : fixture.report.rows) {
+      for (const char* placement : {"out", "in"}) {
+        report::Row copy = row;
+        for (auto& [field, value] : copy.keys) value = field == "placement" ? placement : value;
+        rows.push_back(copy);
+      }
+    }
+    std::vector<LoadedReport> runs;
+    for (std::size_t run = 0; run < 12; ++run) {
+      LoadedReport loaded = fixture;
+      loaded.path = "synthetic/run-" + std::to_string(run) + ".json";
+      loaded.report.context.start_time = "2026-10-01T" + std::string(run < 10 ? "0" : "") + std::to_string(run) + ":00:00Z";
+      loaded.report.rows = rows;
+      for (auto& row : loaded.report.rows) {
+        double figure = static_cast<double>(row.size) / 1000 * std::exp(0.03 * normal()) * (run >= step_at ? step : 1.0);
+        if (uniform() < disturbed_share_) figure *= 1.5 + 1.2 * uniform();
+        row.samples_us.assign(20, figure);  // p10 of twenty equal samples: the figure itself
+        row.time_statistics.clear();
+      }
+      runs.push_back(std::move(loaded));
+    }
+    return runs;
+  }
+
+ private:
+  double uniform() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (static_cast<double>(state_ >> 11) + 0.5) / 9007199254740992.0;
+  }
+  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::acos(-1.0) * uniform()); }
+  std::uint64_t state_;
+  double disturbed_share_;
+};
+
+TEST(History, FlatSeriesWithDisturbedRunsPassAfterHolmOverTheSeries) {
+  // Twenty flat histories of four series: at most one may end in a regression (issue 20's 19 of 20).
+  SyntheticHistories histories(20261125, 0.1);
+  std::size_t failing = 0, failing_uncorrected = 0;
+  HistoryOptions per_series;
+  per_series.holm = false;
+  for (int history = 0; history < 20; ++history) {
+    const auto runs = histories.make(1.0, 12);
+    const auto result = compute_history(runs, HistoryOptions{});
+    ASSERT_EQ(result.series.size(), 4u);
+    EXPECT_EQ(result.series_judged, 4u);
+    failing += result.regressions() > 0 ? 1 : 0;
+    failing_uncorrected += compute_history(runs, per_series).regressions() > 0 ? 1 : 0;
+  }
+  EXPECT_LE(failing, 1u);
+  EXPECT_LE(failing, failing_uncorrected);  // the correction only ever takes regressions away
+}
+
+TEST(History, AStepIsFoundWithinOneRunOfIt) {
+  // +10 % from run 8 (index 7) on, five runs after it: a regression at index 6..8. Counted over
+  // twenty histories with and without one run in ten disturbed.
+  const auto found_near_the_step = [](double disturbed_share, std::uint64_t seed, bool holm) {
+    SyntheticHistories histories(seed, disturbed_share);
+    HistoryOptions options;
+    options.holm = holm;
+    std::size_t found = 0;
+    for (int history = 0; history < 20; ++history) {
+      const auto result = compute_history(histories.make(1.10, 7), options);
+      bool near = false;
+      for (const auto& series : result.series) {
+        if (series.regressed()) near = near || (series.changes.back().index >= 6 && series.changes.back().index <= 8);
+      }
+      found += near ? 1 : 0;
+    }
+    return found;
+  };
+  EXPECT_GE(found_near_the_step(0.0, 20261126, true), 19u);
+  // With disturbed runs the energy statistic's permutation p-values of a 7 | 5 split spread to
+  // 0.01-0.04, and Holm's first step over four series asks for 0.0125: 16 of these 20 are found
+  // (19 or more per series, uncorrected). Below issue 20's 19 of 20; asserted so that a change of the
+  // method shows, not as a goal.
+  EXPECT_GE(found_near_the_step(0.1, 20261126, true), 16u);
+  EXPECT_GE(found_near_the_step(0.1, 20261126, false), 19u);
+}
+
+TEST(History, AChangeMustHoldForMinSegmentRuns) {
+  // Twelve flat runs, the last two 30 % slower: two runs are not a change at --min-segment 3 (the
+  // default), and are at 2; three are at 3.
+  std::vector<double> values(12, 100.0);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] += (i % 3) * 0.5;
+  values[10] *= 1.3;
+  values[11] *= 1.3;
+  HistoryOptions options;
+  EXPECT_TRUE(find_change_points(values, options, false).empty());
+  options.min_segment = 2;
+  ASSERT_EQ(find_change_points(values, options, false).size(), 1u);
+  EXPECT_EQ(find_change_points(values, options, false)[0].index, 10u);
+  values[9] *= 1.3;
+  const auto three = find_change_points(values, HistoryOptions{}, false);
+  ASSERT_EQ(three.size(), 1u);
+  EXPECT_EQ(three[0].index, 9u);
+  EXPECT_EQ(run_cli({"history", "--correction", "maybe", data("history/flat")}), 2);
 }
 
 TEST(Malformed, EveryBadInputIsExitTwo) {
