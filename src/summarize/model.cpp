@@ -1225,11 +1225,14 @@ Document fit_document(const Model& model) {
         levels.rows.push_back({a.form, a.chosen_by_fit ? "yes" : "no", range, link, alpha.value, alpha.low, alpha.high, beta.value,
                                beta.low, beta.high, 100 * a.rms_relative_error});
       };
-      if (a.intra_measured) add(range_of(0), a.inter ? "intra-host" : "one host", a.alpha_us, a.beta_gbps);
+      // A ring's chain can measure the intra-host alpha without its beta: that row says so.
+      const bool alpha_only = !a.intra_measured && a.inter && a.alpha_us.value != a.inter->alpha_us.value;
+      const char* intra_link = alpha_only ? "intra-host (alpha only)" : a.inter ? "intra-host" : "one host";
+      if (a.intra_measured || alpha_only) add(range_of(0), intra_link, a.alpha_us, a.beta_gbps);
       if (a.inter) add(range_of(0), "inter-host", a.inter->alpha_us, a.inter->beta_gbps);
       for (std::size_t k = 0; k < a.larger_messages.size(); ++k) {
         const auto& segment = a.larger_messages[k];
-        if (a.intra_measured) add(range_of(k + 1), segment.inter ? "intra-host" : "one host", segment.alpha_us, segment.beta_gbps);
+        if (a.intra_measured || alpha_only) add(range_of(k + 1), intra_link, segment.alpha_us, segment.beta_gbps);
         if (segment.inter) add(range_of(k + 1), "inter-host", segment.inter->alpha_us, segment.inter->beta_gbps);
       }
       across.groups.push_back(levels);

@@ -430,6 +430,11 @@ TEST(Model, RunsWithOneRankPerHostFitTheLinkBetweenHostsOnly) {
   bool said = false;
   for (const auto& note : model.series.front().notes) said = said || note.find("intra-host bytes are costed with the inter-host beta") != std::string::npos;
   EXPECT_TRUE(said);
+  const Document fitted = fit_document(model);  // by value: the rows below live in it
+  const auto& rows = fitted.tables[1].groups.front().rows;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][3], "intra-host (alpha only)");
+  EXPECT_EQ(rows[1][3], "inter-host");
 }
 
 TEST(Model, TwoHostsThroughTheCommandLine) {
