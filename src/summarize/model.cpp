@@ -902,6 +902,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       WorldSizeFit world_fit;
       world_fit.world_size = world_size;
       world_fit.hosts = hosts;
+      world_fit.measured = times;
       for (const auto& [from, to] : choose_pieces(times)) {
         const auto points = hockney_points(times, from, to);
         const BootstrappedFit fit = bootstrap_fit(points, random);
@@ -1025,7 +1026,9 @@ json model_json(const Model& model) {
                           {"beta_gbps", interval_json(piece.beta_gbps)}, {"points", piece.points},
                           {"rms_relative_error", piece.rms_relative_error}});
       }
-      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}});
+      json measured = json::array();
+      for (const auto& [bytes, time] : world.measured) measured.push_back({bytes, time});
+      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}, {"measured", measured}});
     }
     json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"time_aggregation", one.time_aggregation}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
                   {"per_world_size", worlds}, {"notes", one.notes}};
@@ -1105,6 +1108,12 @@ Model model_from_json(const json& document, const std::string& path) {
           fit.pieces.push_back(one);
         }
         if (fit.pieces.empty()) throw bad("a world size without pieces");
+        for (const auto& point : world.value("measured", json::array())) {
+          if (!point.is_array() || point.size() != 2 || !point[1].is_number() || !(point[1].get<double>() > 0)) {
+            throw bad("a measured point is not [bytes, time above 0]");
+          }
+          fit.measured.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
+        }
         series.per_world_size.push_back(fit);
       }
       if (entry.contains("across_world_sizes")) {
@@ -1406,6 +1415,68 @@ std::vector<std::string> SeriesPredictor::notes() const {
   return notes;
 }
 
+namespace {
+
+// The sizes to predict: the options', else the fitted range in powers of two.
+std::vector<std::uint64_t> prediction_sizes(const SeriesModel& series, const PredictOptions& options) {
+  std::vector<std::uint64_t> sizes = options.sizes;
+  if (sizes.empty()) {
+    for (std::uint64_t bytes = series.smallest_bytes; bytes && bytes <= series.largest_bytes; bytes *= 2) sizes.push_back(bytes);
+  }
+  return sizes;
+}
+
+std::string world_words(const WorldSizeFit& world) {
+  return std::to_string(world.world_size) + " ranks, " + std::to_string(world.hosts) + (world.hosts == 1 ? " host" : " hosts");
+}
+
+}  // namespace
+
+std::vector<ModelPlot> model_plots(const Model& model, const PredictOptions& options) {
+  check_predict_options(options);
+  const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
+  std::vector<ModelPlot> plots;
+  for (const auto& series : model.series) {
+    const SeriesPredictor predictor(series, options);
+    ModelPlot plot;
+    plot.title = describe_key(series.key);
+    plot.predicted.title = "predicted " + std::to_string(options.world_size) + " ranks" +
+                           (spans_hosts ? ", " + std::to_string(options.ranks_per_host) + " per host" : "");
+    for (const std::uint64_t bytes : prediction_sizes(series, options)) {
+      const Prediction prediction = predictor.at(bytes);
+      plot.predicted.sizes.push_back(bytes);
+      plot.predicted.time_us.push_back(prediction.time_us);
+      plot.predicted.low_us.push_back(prediction.low_us);
+      plot.predicted.high_us.push_back(prediction.high_us);
+    }
+    for (const auto& world : series.per_world_size) {
+      PlotSeries measured{"measured " + world_words(world), {}};
+      for (const auto& point : world.measured) measured.points.push_back(point);
+      plot.measured.push_back(measured);
+      // The fit drawn over its own sizes (the measured ones, or its pieces' ends in older files).
+      PlotSeries fitted{"fit " + world_words(world), {}};
+      std::vector<std::uint64_t> sizes;
+      for (const auto& point : world.measured) sizes.push_back(point.first);
+      if (sizes.empty()) {
+        for (const auto& piece : world.pieces) {
+          sizes.push_back(piece.from_bytes);
+          sizes.push_back(piece.to_bytes);
+        }
+      }
+      for (const std::uint64_t bytes : sizes) {
+        const HockneyPiece* piece = &world.pieces.front();
+        for (const auto& candidate : world.pieces) {
+          if (bytes >= candidate.from_bytes) piece = &candidate;
+        }
+        fitted.points.emplace_back(bytes, piece->alpha_us.value + static_cast<double>(bytes) / (piece->beta_gbps.value * 1e3));
+      }
+      plot.fitted.push_back(fitted);
+    }
+    plots.push_back(std::move(plot));
+  }
+  return plots;
+}
+
 Document predict_document(const Model& model, const PredictOptions& options) {
   check_predict_options(options);
   const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
@@ -1418,10 +1489,7 @@ Document predict_document(const Model& model, const PredictOptions& options) {
   for (const auto& series : model.series) {
     const SeriesPredictor predictor(series, options);
     const int p = options.world_size;
-    std::vector<std::uint64_t> sizes = options.sizes;
-    if (sizes.empty()) {
-      for (std::uint64_t bytes = series.smallest_bytes; bytes && bytes <= series.largest_bytes; bytes *= 2) sizes.push_back(bytes);
-    }
+    const std::vector<std::uint64_t> sizes = prediction_sizes(series, options);
     Table::Group group{{describe_key(series.key)}, {}};
     for (std::uint64_t bytes : sizes) {
       const Prediction prediction = predictor.at(bytes);

@@ -32,6 +32,7 @@
 
 #include "summarize/document.h"
 #include "summarize/load.h"
+#include "summarize/plot.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
@@ -53,6 +54,7 @@ struct WorldSizeFit {
   int world_size = 0;
   int hosts = 1;  // the hosts the ranks ran on
   std::vector<HockneyPiece> pieces;  // in size order; breakpoints are the pieces' boundaries
+  std::vector<std::pair<std::uint64_t, double>> measured;  // the fitted (size, time us); empty in older model files
 };
 
 // One step of an algorithm, as its ranks exchange: which rank sends to which, and the share of
@@ -244,6 +246,9 @@ class SeriesPredictor {
 };
 
 Document predict_document(const Model& model, const PredictOptions& options);
+// model predict --plot: per series, each fitted world size's measured points and fit, and the
+// prediction at the options with its interval. Throws InputError as predict_document does.
+std::vector<ModelPlot> model_plots(const Model& model, const PredictOptions& options);
 Document fit_document(const Model& model);
 
 }  // namespace collbench::summarize

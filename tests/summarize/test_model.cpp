@@ -520,6 +520,46 @@ TEST(Model, BadInputFoldersAreOneLineAndExitTwo) {
   EXPECT_THROW(fit_model({load_reports({data("model/two_hosts/ring-np4-2-hosts.json")}).front(), round_robin}), InputError);
 }
 
+// model predict --plot: the measured points and fits of every fitted world size, and the
+// prediction with its band, in the data file gnuplot reads.
+TEST(Model, PredictPlotsMeasuredPointsFitsAndThePrediction) {
+  const Model model = model_from_json(model_json(fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
+                                                             synthetic(4, [](double m) { return ring_time(4, m); }, "ring")})),
+                                      "m.json");
+  PredictOptions options;
+  options.world_size = 16;
+  options.sizes = {8, 1u << 20};
+  const std::vector<ModelPlot> plots = model_plots(model, options);
+  ASSERT_EQ(plots.size(), 1u);
+  const ModelPlot& plot = plots.front();
+  ASSERT_EQ(plot.predicted.sizes.size(), 2u);
+  EXPECT_NEAR(plot.predicted.time_us[1], ring_time(16, 1 << 20), 1e-6);
+  ASSERT_EQ(plot.measured.size(), 2u);  // 2 and 4 ranks, their points kept in the model file
+  ASSERT_EQ(plot.measured[1].points.size(), 10u);
+  EXPECT_EQ(plot.measured[1].points[0].first, 8u);
+  EXPECT_NEAR(plot.measured[1].points[0].second, ring_time(4, 8), 1e-9);
+  ASSERT_EQ(plot.fitted.size(), 2u);
+  EXPECT_NEAR(plot.fitted[1].points.back().second, ring_time(4, 2097152), 1e-6);
+  std::string data_text;
+  const std::string script = model_plot_script_text(plot, "p.dat", "p.png", &data_text);
+  EXPECT_NE(script.find("filledcurves"), std::string::npos);
+  EXPECT_NE(script.find("index 4 using 1:2 with lines"), std::string::npos) << script;  // the last block: the 4-rank fit
+  EXPECT_NE(data_text.find("1048576 "), std::string::npos);
+  // Through the command line, with a gnuplot that is not there: data and script are written, exit 0.
+  const std::string dir = ::testing::TempDir() + "/model_plot";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/model.json";
+  report::write_json_atomically(file, model_json(model));
+  std::string err;
+  EXPECT_EQ(run_cli({"model", "predict", file, "--np", "16", "--plot", dir + "/predict.png", "--gnuplot", dir + "/no-gnuplot"}, &err), 0) << err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/predict.dat"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/predict.gp"));
+  // --plot belongs to predict; an image that is not .png or .svg is refused.
+  EXPECT_EQ(run_cli({"model", "fit", data("model/two_hosts"), "--plot", dir + "/fit.png"}, &err), 2);
+  EXPECT_NE(err.find("--plot draws predictions"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"model", "predict", file, "--np", "16", "--plot", dir + "/predict.txt"}, &err), 2);
+}
+
 // Text from a report or a model file reaches the terminal only through the escaping helper.
 TEST(Model, FileTextIsEscapedOnTheWayOut) {
   const std::string dir = ::testing::TempDir() + "/model_escape";
