@@ -19,8 +19,10 @@
 // algorithm is costed on the link it crosses. A step in which some pair of ranks sits on two hosts
 // is an inter-host step, bounded by the link between hosts; its bytes are multiplied by the number
 // of ranks of one host that send across at once (they share the host's link). The other steps are
-// intra-host steps. Intra-host and inter-host alpha and beta are fitted together (non-negative
-// least squares on relative error), from single-host reports and reports that span hosts.
+// intra-host steps; a ring's steps are one chain, whose hops pay each its own link's alpha (see
+// AlgorithmStep::chained). Intra-host and inter-host alpha and beta are fitted together
+// (non-negative least squares on relative error), from single-host reports and reports that span
+// hosts.
 #pragma once
 
 #include <cstdint>
@@ -162,7 +164,8 @@ Placement block_placement(int world_size, int ranks_per_host);  // ranks_per_hos
 // inter_steps alpha' + inter_bytes m / beta' (the bytes count every sender that shares a host's
 // link). The mixed_* terms are the part of the inter-host steps in which some pairs stay within a
 // host (bytes once per sender, and as inter_bytes counts them): a prediction costs those steps at
-// the slower of the two links.
+// the slower of the two links. A chained step (a ring's) has its latency split between the links
+// already, so only its bytes are mixed.
 struct StepCoefficients {
   double intra_steps = 0, intra_bytes = 0, inter_steps = 0, inter_bytes = 0;
   double mixed_steps = 0, mixed_bytes = 0, mixed_inter_bytes = 0;
@@ -182,7 +185,7 @@ StepCoefficients ompi_binomial_broadcast(const Placement& placement, int root, b
 
 // The form Open MPI actually runs: its ring all_reduce (ompi-tuned-4, -5) falls back to recursive
 // doubling when the count is below the number of ranks (ompi_coll_base_allreduce_intra_ring).
-// `form` itself otherwise.
+// `form` itself otherwise. The result refers to `form` or an element of `forms`.
 const AlgorithmForm& form_run_at(const AlgorithmForm& form, const std::vector<AlgorithmForm>& forms, const std::string& algorithm,
                                  int ranks, double elements);
 // The largest message one step of the form sends, as a share of m: what a protocol switch sees.
