@@ -774,11 +774,10 @@ SegmentedFit fit_segmented(const FormPoints& points, const std::vector<std::pair
   SegmentedFit best = *attempt({});
   double best_score = criterion(best);
   const std::vector<double> sorted(candidates.begin(), candidates.end());
+  // One breakpoint (b == a) or two (a < b).
   for (std::size_t a = 0; a < sorted.size(); ++a) {
-    for (std::size_t b = a; b <= sorted.size(); ++b) {
-      std::vector<double> thresholds{sorted[a]};
-      if (b > a && b < sorted.size()) thresholds.push_back(sorted[b]);
-      if (b > a && b == sorted.size()) continue;
+    for (std::size_t b = a; b < sorted.size(); ++b) {
+      const std::vector<double> thresholds = b == a ? std::vector<double>{sorted[a]} : std::vector<double>{sorted[a], sorted[b]};
       const auto fit = attempt(thresholds);
       if (!fit) continue;
       const double score = criterion(*fit);
