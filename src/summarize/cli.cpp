@@ -241,6 +241,7 @@ double parse_bandwidth_gbps(Text& text, Text& flag) {
 int model_command(const Arguments& arguments) {
   const std::string action = arguments.inputs.empty() ? "" : arguments.inputs.front();
   const std::vector<std::string> rest(arguments.inputs.begin() + (arguments.inputs.empty() ? 0 : 1), arguments.inputs.end());
+  if (!arguments.plot_out.empty() && action != "predict") throw InputError("model: --plot draws predictions: use it with 'model predict'");
   if (action == "fit") {
     if (rest.empty()) throw InputError("model fit: no report given");
     const auto reports = load_reports(rest);
@@ -257,7 +258,9 @@ int model_command(const Arguments& arguments) {
     if (rest.size() != 1) throw InputError("model predict: expected one model file (from collbench model fit --out)");
     const Model model = read_model_file(rest.front());
     if (arguments.predict.world_size < 1) throw InputError("model predict: --np is required");
-    print(predict_document(model, arguments.predict), arguments.format);
+    Document document = predict_document(model, arguments.predict);
+    if (!arguments.plot_out.empty()) add_plot_notes(document, write_model_plots(model_plots(model, arguments.predict), arguments.plot_out, arguments.gnuplot));
+    print(document, arguments.format);
     return 0;
   }
   if (action == "ddp") {
@@ -456,6 +459,7 @@ const Command kCommands[] = {
      "from the all_reduce fit and a ddp_step_perf report, per bucket size, gradient dtype and accumulation",
      [](CLI::App& command, Arguments& a) {
        add_text(command, "--out", "MODEL.json", "fit: write the model here", a.out);
+       add_plot_flags(command, a, "predict: draw each series' measured points, fits and prediction (with its interval) here");
        add_integer(command, "--np", "predict, ddp: ranks", a.predict.world_size, 1, 1 << 24);
        add_integer(command, "--ranks-per-host", "predict, ddp: ranks per host, consecutive (default: all on one)", a.predict.ranks_per_host, 1,
                    1 << 24);

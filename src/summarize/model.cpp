@@ -10,7 +10,9 @@
 #include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
+#include "core/dtype.h"
 #include "summarize/figure.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
@@ -21,6 +23,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kBootstrapDraws = 200;
+constexpr int kModelVersion = 2;  // 2: protocol segments across world sizes, the rows' time aggregation
 // The smallest inverse bandwidth a fit may return (us per byte): 1e6 GB/s, "no bandwidth term".
 constexpr double kSmallestGamma = 1e-9;
 
@@ -43,11 +46,11 @@ std::int64_t power_of_two(int exponent) { return std::int64_t{1} << exponent; }
 
 std::vector<Step> ring_all_reduce_steps_of(int p) {
   if (p <= 1) return {};
-  return {{2.0 * (p - 1), 1.0 / p, Pattern::kShift, 1}};
+  return {{2.0 * (p - 1), 1.0 / p, Pattern::kShift, 1, true}};
 }
 std::vector<Step> ring_steps_of(int p) {  // all_gather, reduce_scatter: p - 1 steps of m/p
   if (p <= 1) return {};
-  return {{p - 1.0, 1.0 / p, Pattern::kShift, 1}};
+  return {{p - 1.0, 1.0 / p, Pattern::kShift, 1, true}};
 }
 std::vector<Step> exchange_steps_of(int p) {  // recursive doubling all_reduce: m in every step
   std::vector<Step> steps;
@@ -266,7 +269,7 @@ std::string form_named_by(const std::string& benchmark, const std::string& algor
     if (tuned == "3") return "recursive_doubling";
     if (algorithm == "halving_doubling" || tuned == "6") return "halving_doubling";
   } else if (benchmark == "broadcast") {
-    if (tuned == "6") return "binomial_tree";
+    if (tuned == "6") return "ompi_binomial";
     if (tuned == "1") return "linear";
     if (tuned == "8" || tuned == "9") return "scatter_allgather";
   } else if (benchmark == "alltoall") {
@@ -336,6 +339,7 @@ std::vector<AlgorithmForm> algorithm_forms(const std::string& benchmark) {
   if (benchmark == "all_reduce") return {ring_all_reduce, recursive_doubling, halving_doubling};
   if (benchmark == "broadcast") {
     return {{"binomial_tree", log2_steps, log2_steps, tree_down_steps_of},
+            {"ompi_binomial", log2_steps, log2_steps, tree_down_steps_of, ompi_binomial_broadcast},
             {"linear", all_but_one, all_but_one, linear_broadcast_steps_of},
             {"scatter_allgather", scatter_allgather_steps, ring_all_reduce_share, scatter_allgather_steps_of}};
   }
@@ -370,7 +374,8 @@ Placement block_placement(int world_size, int ranks_per_host) {
   return placement;
 }
 
-StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& placement, int root) {
+StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& placement, int root, bool mean_over_ranks) {
+  if (form.placed) return form.placed(placement, root, mean_over_ranks);
   const int p = placement.world_size();
   StepCoefficients out;
   const std::vector<Step> steps = form.steps(p);
@@ -387,16 +392,18 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
   for (const auto& step : steps) {
     for (int h : touched) off_host[static_cast<std::size_t>(h)] = 0;
     touched.clear();
-    int sharing = 0;
+    int sharing = 0, crossings = 0, senders = 0;
     bool intra = false, inter = false;
     // Ranks relative to the root, as the algorithms number them.
     const auto host = [&](std::int64_t relative) { return placement.host_of_rank[static_cast<std::size_t>((relative + root_rank) % p)]; };
     const auto send = [&](std::int64_t from, std::int64_t to) {
       const int from_host = host(from);
+      ++senders;
       if (from_host == host(to)) {
         intra = true;
       } else {
         inter = true;
+        ++crossings;
         int& count = off_host[static_cast<std::size_t>(from_host)];
         if (count++ == 0) touched.push_back(from_host);
         sharing = std::max(sharing, count);
@@ -407,8 +414,8 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
       case Pattern::kShift: {
         if (d % p == 0) break;
         // A block placement looks the same from every host under a shift: the first host tells all.
-        const std::int64_t senders = placement.block_ranks_per_host > 0 && root_rank == 0 ? placement.block_ranks_per_host : p;
-        for (std::int64_t r = 0; r < senders; ++r) send(r, (r + d) % p);
+        const std::int64_t first = placement.block_ranks_per_host > 0 && root_rank == 0 ? placement.block_ranks_per_host : p;
+        for (std::int64_t r = 0; r < first; ++r) send(r, (r + d) % p);
         break;
       }
       case Pattern::kExchange:
@@ -434,6 +441,19 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
       out.intra_bytes += step.count * step.share;
       continue;
     }
+    if (step.chained) {
+      // Along the chain, the share of hops that cross hosts pays the inter-host alpha and the rest
+      // the intra-host one; every step's bytes wait for the slowest link (mixed bytes only).
+      const double crossing_share = static_cast<double>(crossings) / senders;
+      out.inter_steps += step.count * crossing_share;
+      out.intra_steps += step.count * (1 - crossing_share);
+      out.inter_bytes += step.count * step.share * sharing;
+      if (intra) {
+        out.mixed_bytes += step.count * step.share;
+        out.mixed_inter_bytes += step.count * step.share * sharing;
+      }
+      continue;
+    }
     out.inter_steps += step.count;
     out.inter_bytes += step.count * step.share * sharing;
     if (intra) {
@@ -445,6 +465,94 @@ StepCoefficients step_coefficients(const AlgorithmForm& form, const Placement& p
   return out;
 }
 
+namespace {
+
+// A rank's cost from the root, as coefficients of the two links' alpha and bytes.
+struct PathCost {
+  double intra_steps = 0, intra_bytes = 0, inter_steps = 0, inter_bytes = 0;
+  // Costlier when the link between hosts is much slower than within a host: inter-host bytes,
+  // then inter-host hops, then intra-host bytes and hops.
+  bool operator<(const PathCost& other) const {
+    return std::tie(inter_bytes, inter_steps, intra_bytes, intra_steps) <
+           std::tie(other.inter_bytes, other.inter_steps, other.intra_bytes, other.intra_steps);
+  }
+};
+
+}  // namespace
+
+StepCoefficients ompi_binomial_broadcast(const Placement& placement, int root, bool mean_over_ranks) {
+  const int p = placement.world_size();
+  StepCoefficients out;
+  if (p <= 1) return out;
+  const int root_rank = root >= 0 && root < p ? root : 0;
+  const auto rank_of = [&](int index) { return (index + root_rank) % p; };  // indices are relative to the root
+  const auto host_of = [&](int index) { return placement.host_of_rank[static_cast<std::size_t>(rank_of(index))]; };
+  // Children of index i: i + 2^k for every 2^k above i's highest set bit (the root: every 2^k).
+  const auto children_of = [&](int index) {
+    std::vector<int> children;
+    int mask = 1;
+    while (mask <= index) mask <<= 1;
+    for (; index + mask < p; mask <<= 1) children.push_back(index + mask);
+    return children;
+  };
+  std::vector<int> leaving(static_cast<std::size_t>(placement.hosts), 0), entering(static_cast<std::size_t>(placement.hosts), 0);
+  for (int index = 0; index < p; ++index) {
+    for (int child : children_of(index)) {
+      if (host_of(index) == host_of(child)) continue;
+      ++leaving[static_cast<std::size_t>(host_of(index))];
+      ++entering[static_cast<std::size_t>(host_of(child))];
+    }
+  }
+  // Arrival at each index, in index order (a parent's index is below its children's).
+  std::vector<PathCost> arrival(static_cast<std::size_t>(p));
+  for (int index = 0; index < p; ++index) {
+    for (int child : children_of(index)) {
+      PathCost cost = arrival[static_cast<std::size_t>(index)];
+      if (host_of(index) == host_of(child)) {
+        cost.intra_steps += 1;
+        cost.intra_bytes += 1;
+      } else {
+        cost.inter_steps += 1;
+        cost.inter_bytes += std::max(leaving[static_cast<std::size_t>(host_of(index))], entering[static_cast<std::size_t>(host_of(child))]);
+      }
+      arrival[static_cast<std::size_t>(child)] = cost;
+    }
+  }
+  const auto add = [&](const PathCost& cost, double weight) {
+    out.intra_steps += weight * cost.intra_steps;
+    out.intra_bytes += weight * cost.intra_bytes;
+    out.inter_steps += weight * cost.inter_steps;
+    out.inter_bytes += weight * cost.inter_bytes;
+  };
+  if (!mean_over_ranks) {
+    add(*std::max_element(arrival.begin(), arrival.end()), 1);
+    return out;
+  }
+  for (int index = 0; index < p; ++index) {
+    PathCost finish = arrival[static_cast<std::size_t>(index)];
+    for (int child : children_of(index)) finish = std::max(finish, arrival[static_cast<std::size_t>(child)]);
+    add(finish, 1.0 / p);
+  }
+  return out;
+}
+
+const AlgorithmForm& form_run_at(const AlgorithmForm& form, const std::vector<AlgorithmForm>& forms, const std::string& algorithm, int ranks,
+                                 double elements) {
+  const bool ompi_ring = algorithm.rfind("ompi-tuned-4", 0) == 0 || algorithm.rfind("ompi-tuned-5", 0) == 0;
+  if (form.name != "ring" || !ompi_ring || !(elements > 0) || elements >= ranks) return form;
+  for (const auto& other : forms) {
+    if (other.name == "recursive_doubling") return other;
+  }
+  return form;
+}
+
+double step_message_share(const AlgorithmForm& form, int ranks) {
+  if (form.placed) return 1;  // the broadcast tree sends the whole message (one segment)
+  double largest = 0;
+  for (const auto& step : form.steps(ranks)) largest = std::max(largest, step.share);
+  return largest;
+}
+
 LinkCost cost_of(const StepCoefficients& c, double bytes, double intra_alpha_us, double intra_beta_gbps, double inter_alpha_us,
                  double inter_beta_gbps) {
   const double intra_gamma = 1 / (intra_beta_gbps * 1e3), inter_gamma = 1 / (inter_beta_gbps * 1e3);  // us per byte
@@ -453,7 +561,7 @@ LinkCost cost_of(const StepCoefficients& c, double bytes, double intra_alpha_us,
   cost.bandwidth_us = c.intra_bytes * bytes * intra_gamma + c.inter_bytes * bytes * inter_gamma;
   // Steps with pairs on both links take the slower link's time; inter_* priced them on the link
   // between hosts, so a faster link between hosts than within leaves the intra-host time instead.
-  if (c.mixed_steps > 0) {
+  if (c.mixed_steps > 0 || c.mixed_bytes > 0) {
     const double inter_latency = c.mixed_steps * inter_alpha_us, inter_bandwidth = c.mixed_inter_bytes * bytes * inter_gamma;
     const double intra_latency = c.mixed_steps * intra_alpha_us, intra_bandwidth = c.mixed_bytes * bytes * intra_gamma;
     if (intra_latency + intra_bandwidth > inter_latency + inter_bandwidth) {
@@ -596,6 +704,125 @@ struct Group {
   SizeTimes times;
 };
 
+double element_bytes_of(const std::string& dtype) {
+  const auto parsed = parse_dtype(dtype);
+  return parsed ? static_cast<double>(dtype_info(*parsed).size_bytes) : 0;
+}
+
+// The points of one form across world sizes, each with the largest message one of its steps sends.
+struct FormPoints {
+  std::vector<LevelPoint> points;
+  std::vector<double> step_bytes;
+  std::array<bool, 4> used{};
+};
+
+struct SegmentedFit {
+  std::vector<double> thresholds;  // segment k holds messages per step in (thresholds[k-1], thresholds[k]]
+  std::vector<LevelFit> fits;
+  std::vector<std::vector<std::size_t>> members;  // the points of each segment
+  double sse = 0;
+  bool separable = true;
+};
+
+std::size_t segment_of(const std::vector<double>& thresholds, double step_bytes) {
+  std::size_t segment = 0;
+  while (segment < thresholds.size() && step_bytes > thresholds[segment]) ++segment;
+  return segment;
+}
+
+// Splits the points at up to two thresholds and fits each part on its own. A threshold is a
+// message per step that lies in a per-world breakpoint's interval [low, high): the breakpoints the
+// per-world Hockney fits found, moved to messages per step. The split is kept where it lowers the
+// BIC on relative error, and only where every part has three points or more and can fit every
+// parameter the whole can (the same links and levels, told apart as well).
+SegmentedFit fit_segmented(const FormPoints& points, const std::vector<std::pair<double, double>>& breaks) {
+  std::set<double> candidates;
+  for (const double step : points.step_bytes) {
+    for (const auto& [low, high] : breaks) {
+      if (step >= low && step < high) candidates.insert(step);
+    }
+  }
+  const double n = static_cast<double>(points.points.size());
+  std::size_t used_count = 0;
+  for (const bool used : points.used) used_count += used ? 1 : 0;
+  const auto attempt = [&](const std::vector<double>& thresholds) -> std::optional<SegmentedFit> {
+    SegmentedFit fit;
+    fit.thresholds = thresholds;
+    fit.members.resize(thresholds.size() + 1);
+    for (std::size_t i = 0; i < points.points.size(); ++i) fit.members[segment_of(thresholds, points.step_bytes[i])].push_back(i);
+    for (const auto& members : fit.members) {
+      if (members.size() < 3 && !thresholds.empty()) return std::nullopt;
+      std::vector<LevelPoint> part;
+      std::array<bool, 4> used{};
+      for (const std::size_t i : members) {
+        part.push_back(points.points[i]);
+        for (std::size_t j = 0; j < 4; ++j) used[j] = used[j] || points.points[i].coefficient[j] > 0;
+      }
+      if (used != points.used) return std::nullopt;
+      const LevelFit one = fit_levels(part, points.used);
+      if (!one.separable && !thresholds.empty()) return std::nullopt;
+      fit.separable = fit.separable && one.separable;
+      fit.sse += one.sse;
+      fit.fits.push_back(one);
+    }
+    return fit;
+  };
+  const auto criterion = [&](const SegmentedFit& fit) {
+    const double parameters = static_cast<double>(used_count * fit.fits.size() + fit.thresholds.size());
+    return n * std::log(fit.sse / n + 1e-12) + parameters * std::log(n);
+  };
+  SegmentedFit best = *attempt({});
+  double best_score = criterion(best);
+  const std::vector<double> sorted(candidates.begin(), candidates.end());
+  // One breakpoint (b == a) or two (a < b).
+  for (std::size_t a = 0; a < sorted.size(); ++a) {
+    for (std::size_t b = a; b < sorted.size(); ++b) {
+      const std::vector<double> thresholds = b == a ? std::vector<double>{sorted[a]} : std::vector<double>{sorted[a], sorted[b]};
+      const auto fit = attempt(thresholds);
+      if (!fit) continue;
+      const double score = criterion(*fit);
+      if (score < best_score) {
+        best_score = score;
+        best = *fit;
+      }
+    }
+  }
+  return best;
+}
+
+// One segment's parameters with 95 % intervals: its points resampled (cases, with replacement).
+ProtocolSegment segment_parameters(const FormPoints& points, const SegmentedFit& fit, std::size_t segment, std::mt19937& random) {
+  const auto& members = fit.members[segment];
+  std::uniform_int_distribution<std::size_t> pick(0, members.size() - 1);
+  std::array<std::vector<double>, 4> values;
+  for (int draw = 0; draw < kBootstrapDraws; ++draw) {
+    std::vector<LevelPoint> sample;
+    for (std::size_t i = 0; i < members.size(); ++i) sample.push_back(points.points[members[pick(random)]]);
+    const LevelFit resampled = fit_levels(sample, points.used);
+    values[0].push_back(resampled.x[0]);
+    values[1].push_back(gbps_of(resampled.x[1]));
+    values[2].push_back(resampled.x[2]);
+    values[3].push_back(gbps_of(resampled.x[3]));
+  }
+  const LevelFit& central = fit.fits[segment];
+  const auto interval = [&](std::size_t j, double value) { return ParameterInterval{value, percentile(values[j], 0.025), percentile(values[j], 0.975)}; };
+  // A level not measured (no step of these runs prices it) is costed with the other level's fit:
+  // an upper bound for the link within a host. A ring's chain can measure the intra-host alpha
+  // without its beta (every step's bytes wait for the link between hosts).
+  const std::size_t intra_alpha = points.used[0] ? 0 : 2, intra_beta = points.used[1] ? 1 : 3;
+  ProtocolSegment out;
+  out.above_step_bytes = segment == 0 ? 0 : static_cast<std::uint64_t>(std::floor(fit.thresholds[segment - 1]));
+  out.alpha_us = interval(intra_alpha, central.x[intra_alpha]);
+  out.beta_gbps = interval(intra_beta, gbps_of(central.x[intra_beta]));
+  const bool inter = points.used[2] || points.used[3];
+  if (inter) out.inter = LinkParameters{interval(2, central.x[2]), interval(3, gbps_of(central.x[3]))};
+  for (int draw = 0; draw < kBootstrapDraws; ++draw) {
+    const auto d = static_cast<std::size_t>(draw);
+    out.bootstrap.push_back({values[intra_alpha][d], values[intra_beta][d], inter ? values[2][d] : 0, inter ? values[3][d] : 0});
+  }
+  return out;
+}
+
 }  // namespace
 
 Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
@@ -620,6 +847,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
   std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> grouped;
   std::map<GroupKey, std::pair<Placement, std::string>> placements;
   std::map<SeriesKey, std::string> families;
+  std::map<SeriesKey, std::pair<std::string, std::string>> aggregations;  // the rows' -a, and a report that has it
   for (const auto& loaded : reports) {
     const Placement placement = placement_of(loaded);
     const GroupKey group{loaded.report.context.world_size, placement.hosts};
@@ -637,6 +865,13 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
                           {"dtype", row.dtype},  {"op", row.op},          {"root", std::to_string(row.root)},
                           {"placement", row.placement}};
       grouped[key][group][row.bytes].push_back(time);
+      const std::string aggregation = row.time_aggregation.empty() ? "mean" : row.time_aggregation;
+      const auto [seen, first_seen] = aggregations.emplace(key, std::pair{aggregation, loaded.path});
+      if (!first_seen && seen->second.first != aggregation) {
+        // A tree's mean over ranks and its slowest rank are two costs: one fit cannot hold both.
+        throw InputError("model fit: " + seen->second.second + " and " + loaded.path + " combine the ranks' times differently (-a " +
+                         seen->second.first + " and " + aggregation + "); fit one at a time");
+      }
       const std::string family = bus_factor_family(loaded, row);
       if (!family.empty() && (families[key].empty() || families[key] == "1 or 2(p-1)/p")) families[key] = family;
     }
@@ -650,8 +885,8 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
     const std::string& benchmark = key.front().second;
     const int root = std::stoi(key[5].second);
     series.bus_factor = families[key] == "1 or 2(p-1)/p" ? (benchmark == "all_reduce" ? "2(p-1)/p" : "1") : families[key];
+    series.time_aggregation = aggregations.at(key).first;
     std::vector<Group> groups;
-    bool spans_hosts = false;
     series.smallest_bytes = UINT64_MAX;
     for (const auto& [group_key, by_size] : by_group) {
       const auto [world_size, hosts] = group_key;
@@ -666,6 +901,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       WorldSizeFit world_fit;
       world_fit.world_size = world_size;
       world_fit.hosts = hosts;
+      world_fit.measured = times;
       for (const auto& [from, to] : choose_pieces(times)) {
         const auto points = hockney_points(times, from, to);
         const BootstrappedFit fit = bootstrap_fit(points, random);
@@ -680,7 +916,6 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       }
       series.per_world_size.push_back(world_fit);
       groups.push_back({placements.at(group_key).first, times});
-      spans_hosts = spans_hosts || hosts > 1;
     }
     const auto forms = algorithm_forms(benchmark);
     if (forms.empty()) {
@@ -689,80 +924,65 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       series.notes.push_back("one world size: nothing to extrapolate across world sizes from (measure two or more)");
     } else {
       const std::string named = form_named_by(benchmark, key[2].second);
+      const double element = element_bytes_of(key[3].second);
+      const bool mean_over_ranks = series.time_aggregation == "mean";
       std::optional<AcrossWorldSizes> best;
+      std::string best_segments_note;
       std::string tried;
       for (const auto& form : forms) {
         if (!named.empty() && form.name != named) continue;
-        if (!spans_hosts) {
-          // One level: t = a(p) alpha + b(p) m / beta.
-          std::vector<FitPoint> points;
-          for (const auto& group : groups) {
-            const int p = group.placement.world_size();
-            for (const auto& [bytes, time] : group.times) {
-              points.push_back({form.latency_steps(p), form.bandwidth_share(p) * static_cast<double>(bytes), time});
-            }
-          }
-          const LinearFit fit = fit_linear(points);
-          const double rms = std::sqrt(fit.sse / static_cast<double>(points.size()));
-          tried += (tried.empty() ? "" : ", ") + form.name + " " + number_text(100 * rms, "%.1f") + "%";
-          if (!best || rms < best->rms_relative_error) {
-            std::mt19937 draws(seed);
-            const BootstrappedFit bootstrapped = bootstrap_fit(points, draws);
-            AcrossWorldSizes across{form.name, named.empty(), bootstrapped.alpha_us, bootstrapped.beta_gbps, true, std::nullopt, {}, rms};
-            for (const auto& [alpha, beta] : bootstrapped.draws) across.bootstrap.push_back({alpha, beta, 0, 0});
-            best = across;
-          }
-          continue;
-        }
-        // Two levels: each step on the link it crosses.
-        std::vector<LevelPoint> points;
-        std::array<bool, 4> used{};
-        for (const auto& group : groups) {
-          const StepCoefficients c = step_coefficients(form, group.placement, root);
+        // Each point priced as t = intra alpha, intra bytes, inter alpha, inter bytes coefficients;
+        // one host only: the intra-host columns alone.
+        FormPoints points;
+        std::vector<std::pair<double, double>> breaks;  // per-world breakpoints as messages per step [low, high)
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          const auto& group = groups[g];
+          const int p = group.placement.world_size();
           for (const auto& [bytes, time] : group.times) {
             const double m = static_cast<double>(bytes);
-            points.push_back({{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time});
+            const AlgorithmForm& run = form_run_at(form, forms, key[2].second, p, element > 0 ? m / element : 0);
+            const StepCoefficients c = step_coefficients(run, group.placement, root, mean_over_ranks);
+            points.points.push_back({{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time});
+            points.step_bytes.push_back(step_message_share(run, p) * m);
+            points.used[0] = points.used[0] || c.intra_steps > 0;
+            points.used[1] = points.used[1] || c.intra_bytes > 0;
+            points.used[2] = points.used[2] || c.inter_steps > 0;
+            points.used[3] = points.used[3] || c.inter_bytes > 0;
           }
-          used[0] = used[0] || c.intra_steps > 0;
-          used[1] = used[1] || c.intra_bytes > 0;
-          used[2] = used[2] || c.inter_steps > 0;
-          used[3] = used[3] || c.inter_bytes > 0;
+          const auto& pieces = series.per_world_size[g].pieces;
+          const double share = step_message_share(form, p);
+          for (std::size_t i = 0; i + 1 < pieces.size(); ++i) {
+            breaks.emplace_back(share * static_cast<double>(pieces[i].to_bytes), share * static_cast<double>(pieces[i + 1].from_bytes));
+          }
         }
-        const LevelFit fit = fit_levels(points, used);
-        const double rms = std::sqrt(fit.sse / static_cast<double>(points.size()));
+        const SegmentedFit fit = fit_segmented(points, breaks);
+        const double rms = std::sqrt(fit.sse / static_cast<double>(points.points.size()));
         tried += (tried.empty() ? "" : ", ") + form.name + " " + number_text(100 * rms, "%.1f") + "%";
         if (best && rms >= best->rms_relative_error) continue;
-        // Cases resampled with replacement, as for the one-level fit.
         std::mt19937 draws(seed);
-        std::uniform_int_distribution<std::size_t> pick(0, points.size() - 1);
-        std::array<std::vector<double>, 4> values;
         AcrossWorldSizes across;
         across.form = form.name;
         across.chosen_by_fit = named.empty();
         across.rms_relative_error = rms;
-        for (int draw = 0; draw < kBootstrapDraws; ++draw) {
-          std::vector<LevelPoint> sample;
-          for (std::size_t i = 0; i < points.size(); ++i) sample.push_back(points[pick(draws)]);
-          const LevelFit resampled = fit_levels(sample, used);
-          values[0].push_back(resampled.x[0]);
-          values[1].push_back(gbps_of(resampled.x[1]));
-          values[2].push_back(resampled.x[2]);
-          values[3].push_back(gbps_of(resampled.x[3]));
-        }
-        const auto interval = [&](std::size_t j, double value) { return ParameterInterval{value, percentile(values[j], 0.025), percentile(values[j], 0.975)}; };
-        const bool intra = used[0] || used[1];
-        across.intra_measured = intra;
-        const std::size_t intra_alpha = intra ? 0 : 2, intra_beta = intra ? 1 : 3;
-        across.alpha_us = interval(intra_alpha, fit.x[intra_alpha]);
-        across.beta_gbps = interval(intra_beta, gbps_of(fit.x[intra_beta]));
-        if (used[2] || used[3]) across.inter = LinkParameters{interval(2, fit.x[2]), interval(3, gbps_of(fit.x[3]))};
-        for (int draw = 0; draw < kBootstrapDraws; ++draw) {
-          const auto d = static_cast<std::size_t>(draw);
-          across.bootstrap.push_back({values[intra_alpha][d], values[intra_beta][d], values[2][d], values[3][d]});
+        across.intra_measured = points.used[0] && points.used[1];
+        for (std::size_t segment = 0; segment < fit.fits.size(); ++segment) {
+          const ProtocolSegment parameters = segment_parameters(points, fit, segment, draws);
+          if (segment == 0) {
+            across.alpha_us = parameters.alpha_us;
+            across.beta_gbps = parameters.beta_gbps;
+            across.inter = parameters.inter;
+            across.bootstrap = parameters.bootstrap;
+          } else {
+            across.larger_messages.push_back(parameters);
+          }
         }
         if (!fit.separable) {
           series.notes.push_back(form.name + ": these placements cannot tell intra-host from inter-host parameters apart (every step "
                                  "count moves together); add a run on one host, or one rank per host");
+        }
+        best_segments_note.clear();
+        for (const double threshold : fit.thresholds) {
+          best_segments_note += (best_segments_note.empty() ? "" : ", ") + number_text(threshold, "%.0f");
         }
         best = across;
       }
@@ -771,8 +991,15 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
         if (best->chosen_by_fit) {
           series.notes.push_back("algorithm '" + key[2].second + "' names no form: " + best->form + " fits best (rms relative error: " + tried + ")");
         }
+        if (!best_segments_note.empty()) {
+          series.notes.push_back("protocol breakpoints carried across world sizes: messages per step above " + best_segments_note +
+                                 " bytes have their own alpha and beta");
+        }
         if (!best->intra_measured) {
-          series.notes.push_back("no report had two ranks on one host: intra-host steps are costed with the inter-host fit (an upper bound)");
+          series.notes.push_back(best->inter && best->alpha_us.value != best->inter->alpha_us.value
+                                     ? "no step of these runs sends within a host alone: intra-host bytes are costed with the inter-host "
+                                       "beta (an upper bound); the intra-host alpha is fitted"
+                                     : "no report had two ranks on one host: intra-host steps are costed with the inter-host fit (an upper bound)");
         }
         if (best->inter && best->inter->beta_gbps.value > best->beta_gbps.value * 1.0001 && best->intra_measured) {
           series.notes.push_back("the link between hosts fitted faster than within a host: the model assumes the opposite (check the placements)");
@@ -798,9 +1025,11 @@ json model_json(const Model& model) {
                           {"beta_gbps", interval_json(piece.beta_gbps)}, {"points", piece.points},
                           {"rms_relative_error", piece.rms_relative_error}});
       }
-      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}});
+      json measured = json::array();
+      for (const auto& [bytes, time] : world.measured) measured.push_back({bytes, time});
+      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}, {"measured", measured}});
     }
-    json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
+    json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"time_aggregation", one.time_aggregation}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
                   {"per_world_size", worlds}, {"notes", one.notes}};
     if (one.across) {
       json draws = json::array();
@@ -816,15 +1045,35 @@ json model_json(const Model& model) {
         entry["across_world_sizes"]["inter_alpha_us"] = interval_json(one.across->inter->alpha_us);
         entry["across_world_sizes"]["inter_beta_gbps"] = interval_json(one.across->inter->beta_gbps);
       }
+      json segments = json::array();
+      for (const auto& segment : one.across->larger_messages) {
+        json segment_draws = json::array();
+        for (const auto& draw : segment.bootstrap) {
+          segment_draws.push_back(segment.inter ? json{draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps}
+                                                : json{draw.alpha_us, draw.beta_gbps});
+        }
+        json item = {{"above_step_bytes", segment.above_step_bytes}, {"alpha_us", interval_json(segment.alpha_us)},
+                     {"beta_gbps", interval_json(segment.beta_gbps)}, {"bootstrap", segment_draws}};
+        if (segment.inter) {
+          item["inter_alpha_us"] = interval_json(segment.inter->alpha_us);
+          item["inter_beta_gbps"] = interval_json(segment.inter->beta_gbps);
+        }
+        segments.push_back(item);
+      }
+      if (!segments.empty()) entry["across_world_sizes"]["larger_messages"] = segments;
     }
     series.push_back(entry);
   }
-  return {{"collbench_model", 1}, {"figure", model.figure}, {"machine", model.machine}, {"sources", model.sources}, {"series", series}};
+  return {{"collbench_model", kModelVersion}, {"figure", model.figure}, {"machine", model.machine}, {"sources", model.sources}, {"series", series}};
 }
 
 Model model_from_json(const json& document, const std::string& path) {
   const auto bad = [&](const std::string& why) { return InputError(path + ": not a collbench model (" + why + ")"); };
-  if (!document.is_object() || document.value("collbench_model", 0) != 1) throw bad("no \"collbench_model\": 1");
+  // Version 1 files (one alpha and beta for every size) read as version 2 files without segments.
+  if (!document.is_object() || !document.contains("collbench_model") || !document.at("collbench_model").is_number_integer() ||
+      document.at("collbench_model").get<int>() < 1 || document.at("collbench_model").get<int>() > kModelVersion) {
+    throw bad("no \"collbench_model\": 1 or " + std::to_string(kModelVersion));
+  }
   Model model;
   try {
     model.figure = document.at("figure").get<std::string>();
@@ -839,6 +1088,7 @@ Model model_from_json(const json& document, const std::string& path) {
       const long root_rank = std::strtol(root.c_str(), &end, 10);
       if (root.empty() || *end != '\0' || root_rank < -1 || root_rank > std::numeric_limits<int>::max()) throw bad("root must be a rank or -1");
       series.bus_factor = entry.at("bus_factor").get<std::string>();
+      series.time_aggregation = entry.value("time_aggregation", std::string("mean"));
       series.smallest_bytes = entry.at("smallest_bytes").get<std::uint64_t>();
       series.largest_bytes = entry.at("largest_bytes").get<std::uint64_t>();
       for (const auto& world : entry.at("per_world_size")) {
@@ -857,6 +1107,12 @@ Model model_from_json(const json& document, const std::string& path) {
           fit.pieces.push_back(one);
         }
         if (fit.pieces.empty()) throw bad("a world size without pieces");
+        for (const auto& point : world.value("measured", json::array())) {
+          if (!point.is_array() || point.size() != 2 || !point[1].is_number() || !(point[1].get<double>() > 0)) {
+            throw bad("a measured point is not [bytes, time above 0]");
+          }
+          fit.measured.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
+        }
         series.per_world_size.push_back(fit);
       }
       if (entry.contains("across_world_sizes")) {
@@ -873,21 +1129,45 @@ Model model_from_json(const json& document, const std::string& path) {
                                      interval_from(across.at("inter_beta_gbps"), path + ": inter_beta_gbps")};
           if (!(fit.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
         }
-        const std::size_t width = fit.inter ? 4 : 2;
-        for (const auto& draw : across.at("bootstrap")) {
-          if (!draw.is_array() || draw.size() != width) throw bad("a bootstrap draw of " + std::to_string(width) + " numbers expected");
-          BootstrapDraw one{draw.at(0).get<double>(), draw.at(1).get<double>(), 0, 0};
-          if (width == 4) {
-            one.inter_alpha_us = draw.at(2).get<double>();
-            one.inter_beta_gbps = draw.at(3).get<double>();
+        const auto draws_from = [&](const json& list, bool inter) {
+          const std::size_t width = inter ? 4 : 2;
+          std::vector<BootstrapDraw> out;
+          for (const auto& draw : list) {
+            if (!draw.is_array() || draw.size() != width) throw bad("a bootstrap draw of " + std::to_string(width) + " numbers expected");
+            BootstrapDraw one{draw.at(0).get<double>(), draw.at(1).get<double>(), 0, 0};
+            if (width == 4) {
+              one.inter_alpha_us = draw.at(2).get<double>();
+              one.inter_beta_gbps = draw.at(3).get<double>();
+            }
+            const auto finite = [](double value) { return std::isfinite(value); };
+            if (!(one.beta_gbps > 0) || !(one.alpha_us >= 0) || !finite(one.alpha_us) || !finite(one.beta_gbps) ||
+                (width == 4 && (!(one.inter_beta_gbps > 0) || !(one.inter_alpha_us >= 0) || !finite(one.inter_alpha_us) ||
+                                !finite(one.inter_beta_gbps)))) {
+              throw bad("a bootstrap draw out of range");
+            }
+            out.push_back(one);
           }
-          const auto finite = [](double value) { return std::isfinite(value); };
-          if (!(one.beta_gbps > 0) || !(one.alpha_us >= 0) || !finite(one.alpha_us) || !finite(one.beta_gbps) ||
-              (width == 4 && (!(one.inter_beta_gbps > 0) || !(one.inter_alpha_us >= 0) || !finite(one.inter_alpha_us) ||
-                              !finite(one.inter_beta_gbps)))) {
-            throw bad("a bootstrap draw out of range");
+          return out;
+        };
+        fit.bootstrap = draws_from(across.at("bootstrap"), fit.inter.has_value());
+        std::uint64_t previous_above = 0;
+        for (const auto& item : across.value("larger_messages", json::array())) {
+          ProtocolSegment segment;
+          segment.above_step_bytes = item.at("above_step_bytes").get<std::uint64_t>();
+          if (segment.above_step_bytes <= previous_above && !fit.larger_messages.empty()) throw bad("larger_messages out of size order");
+          previous_above = segment.above_step_bytes;
+          segment.alpha_us = interval_from(item.at("alpha_us"), path + ": alpha_us");
+          segment.beta_gbps = interval_from(item.at("beta_gbps"), path + ": beta_gbps");
+          if (!(segment.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
+          // Every segment has the levels the first one has: a prediction picks any of them.
+          if (item.contains("inter_alpha_us") != fit.inter.has_value()) throw bad("a segment without the first segment's levels");
+          if (fit.inter) {
+            segment.inter = LinkParameters{interval_from(item.at("inter_alpha_us"), path + ": inter_alpha_us"),
+                                           interval_from(item.at("inter_beta_gbps"), path + ": inter_beta_gbps")};
+            if (!(segment.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
           }
-          fit.bootstrap.push_back(one);
+          segment.bootstrap = draws_from(item.at("bootstrap"), fit.inter.has_value());
+          fit.larger_messages.push_back(std::move(segment));
         }
         const auto forms = algorithm_forms(series.key.front().second);
         if (std::none_of(forms.begin(), forms.end(), [&](const AlgorithmForm& form) { return form.name == fit.form; })) {
@@ -926,8 +1206,8 @@ Document fit_document(const Model& model) {
   Table across;
   across.title = "Across world sizes: t = a(p) alpha + b(p) bytes / beta, per link (intra-host, inter-host)";
   across.group_columns = {"series"};
-  across.columns = {{"form"}, {"chosen_by_fit"}, {"link"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3}, {"beta_gbps", 3},
-                    {"beta_low", 3}, {"beta_high", 3}, {"rms_error_pct", 1}};
+  across.columns = {{"form"}, {"chosen_by_fit"}, {"step_bytes"}, {"link"}, {"alpha_us", 3}, {"alpha_low", 3}, {"alpha_high", 3},
+                    {"beta_gbps", 3}, {"beta_low", 3}, {"beta_high", 3}, {"rms_error_pct", 1}};
   for (const auto& series : model.series) {
     Table::Group group{{describe_key(series.key)}, {}};
     for (const auto& world : series.per_world_size) {
@@ -941,12 +1221,28 @@ Document fit_document(const Model& model) {
     if (series.across) {
       const auto& a = *series.across;
       Table::Group levels{{describe_key(series.key)}, {}};
-      const auto add = [&](const char* link, const ParameterInterval& alpha, const ParameterInterval& beta) {
-        levels.rows.push_back({a.form, a.chosen_by_fit ? "yes" : "no", link, alpha.value, alpha.low, alpha.high, beta.value, beta.low,
-                               beta.high, 100 * a.rms_relative_error});
+      // Messages per step each segment prices: "all", "<= N", "> N" or "N-M" (N exclusive).
+      const auto range_of = [&](std::size_t segment) {
+        const auto& larger = a.larger_messages;
+        if (larger.empty()) return std::string("all");
+        if (segment == 0) return "<= " + std::to_string(larger.front().above_step_bytes);
+        const std::string from = std::to_string(larger[segment - 1].above_step_bytes);
+        return segment == larger.size() ? "> " + from : "> " + from + ", <= " + std::to_string(larger[segment].above_step_bytes);
       };
-      if (a.intra_measured) add(a.inter ? "intra-host" : "one host", a.alpha_us, a.beta_gbps);
-      if (a.inter) add("inter-host", a.inter->alpha_us, a.inter->beta_gbps);
+      const auto add = [&](const std::string& range, const char* link, const ParameterInterval& alpha, const ParameterInterval& beta) {
+        levels.rows.push_back({a.form, a.chosen_by_fit ? "yes" : "no", range, link, alpha.value, alpha.low, alpha.high, beta.value,
+                               beta.low, beta.high, 100 * a.rms_relative_error});
+      };
+      // A ring's chain can measure the intra-host alpha without its beta: that row says so.
+      const bool alpha_only = !a.intra_measured && a.inter && a.alpha_us.value != a.inter->alpha_us.value;
+      const char* intra_link = alpha_only ? "intra-host (alpha only)" : a.inter ? "intra-host" : "one host";
+      if (a.intra_measured || alpha_only) add(range_of(0), intra_link, a.alpha_us, a.beta_gbps);
+      if (a.inter) add(range_of(0), "inter-host", a.inter->alpha_us, a.inter->beta_gbps);
+      for (std::size_t k = 0; k < a.larger_messages.size(); ++k) {
+        const auto& segment = a.larger_messages[k];
+        if (a.intra_measured || alpha_only) add(range_of(k + 1), intra_link, segment.alpha_us, segment.beta_gbps);
+        if (segment.inter) add(range_of(k + 1), "inter-host", segment.inter->alpha_us, segment.inter->beta_gbps);
+      }
       across.groups.push_back(levels);
     }
     for (const auto& note : series.notes) document.notes.push_back(describe_key(series.key) + ": " + note);
@@ -987,12 +1283,19 @@ SeriesPredictor::SeriesPredictor(const SeriesModel& series, const PredictOptions
                      " only: no world sizes to extrapolate from (fit reports of two world sizes or more)");
   }
   if (series.across) {
-    for (const auto& form : algorithm_forms(series.key.front().second)) {
-      if (form.name == series.across->form) {
-        coefficients_ = step_coefficients(form, block_placement(p, spans_hosts_ ? options.ranks_per_host : 0), std::stoi(series.key[5].second));
-      }
+    forms_ = algorithm_forms(series.key.front().second);
+    for (std::size_t i = 0; i < forms_.size(); ++i) {
+      if (forms_[i].name == series.across->form) form_index_ = static_cast<int>(i);
     }
+    element_bytes_ = element_bytes_of(series.key[3].second);
+    if (form_index_ >= 0) coefficients_ = coefficients_at(forms_[static_cast<std::size_t>(form_index_)]);
   }
+}
+
+StepCoefficients SeriesPredictor::coefficients_at(const AlgorithmForm& form) const {
+  const int p = options_.world_size;
+  return step_coefficients(form, block_placement(p, spans_hosts_ ? options_.ranks_per_host : 0), std::stoi(series_.key[5].second),
+                           series_.time_aggregation == "mean");
 }
 
 Prediction SeriesPredictor::at(std::uint64_t bytes) const {
@@ -1012,26 +1315,49 @@ Prediction SeriesPredictor::at(std::uint64_t bytes) const {
     const double a = hockney(piece->alpha_us.low, piece->beta_gbps.high), b = hockney(piece->alpha_us.high, piece->beta_gbps.low);
     out.low_us = std::min(a, b);
     out.high_us = std::max(a, b);
-  } else {
+  } else if (form_index_ >= 0) {
     const AcrossWorldSizes& across = *series_.across;
+    const int p = options_.world_size;
+    const AlgorithmForm& form = forms_[static_cast<std::size_t>(form_index_)];
+    // What Open MPI runs at this count, and the protocol segment its message per step falls in.
+    const AlgorithmForm& run = form_run_at(form, forms_, series_.key[2].second, p, element_bytes_ > 0 ? m / element_bytes_ : 0);
+    const StepCoefficients coefficients = run.name == form.name ? coefficients_ : coefficients_at(run);
+    const double step_bytes = step_message_share(run, p) * m;
+    std::size_t segment = 0;
+    while (segment < across.larger_messages.size() && step_bytes > static_cast<double>(across.larger_messages[segment].above_step_bytes)) {
+      ++segment;
+    }
     // The link between hosts: the fitted one, else the one within a host (not measured), and the
-    // options replace either parameter.
-    const auto cost = [&](double alpha, double beta, double inter_alpha, double inter_beta) {
+    // options replace either parameter. --inter-latency replaces the first segment's alpha; the
+    // others keep their ratio to it (a rendezvous step's alpha is a number of crossings of the
+    // same link, so it scales with its delay).
+    const auto cost = [&](const BootstrapDraw& first, const BootstrapDraw& here) {
+      double inter_alpha = here.inter_alpha_us, inter_beta = here.inter_beta_gbps;
+      double first_inter_alpha = first.inter_alpha_us;
       if (!across.inter) {
-        inter_alpha = alpha;
-        inter_beta = beta;
+        inter_alpha = here.alpha_us;
+        inter_beta = here.beta_gbps;
+        first_inter_alpha = first.alpha_us;
       }
-      if (options_.inter_latency_us) inter_alpha = *options_.inter_latency_us;
+      if (options_.inter_latency_us) {
+        inter_alpha = first_inter_alpha > 0 ? inter_alpha * *options_.inter_latency_us / first_inter_alpha : *options_.inter_latency_us;
+      }
       if (options_.inter_bandwidth_gbps) inter_beta = *options_.inter_bandwidth_gbps;
-      return cost_of(coefficients_, m, alpha, beta, inter_alpha, inter_beta);
+      return cost_of(coefficients, m, here.alpha_us, here.beta_gbps, inter_alpha, inter_beta);
     };
-    const LinkCost central = cost(across.alpha_us.value, across.beta_gbps.value, across.inter ? across.inter->alpha_us.value : 0,
-                                  across.inter ? across.inter->beta_gbps.value : 0);
+    const auto central_of = [&](const ParameterInterval& alpha, const ParameterInterval& beta, const std::optional<LinkParameters>& inter) {
+      return BootstrapDraw{alpha.value, beta.value, inter ? inter->alpha_us.value : 0, inter ? inter->beta_gbps.value : 0};
+    };
+    const BootstrapDraw first = central_of(across.alpha_us, across.beta_gbps, across.inter);
+    const ProtocolSegment* larger = segment == 0 ? nullptr : &across.larger_messages[segment - 1];
+    const BootstrapDraw here = larger ? central_of(larger->alpha_us, larger->beta_gbps, larger->inter) : first;
+    const LinkCost central = cost(first, here);
     out.time_us = central.time_us;
     out.latency_us = central.latency_us;
     out.bandwidth_us = central.bandwidth_us;
     std::vector<double> draws;
-    for (const auto& draw : across.bootstrap) draws.push_back(cost(draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps).time_us);
+    const std::size_t count = larger ? std::min(across.bootstrap.size(), larger->bootstrap.size()) : across.bootstrap.size();
+    for (std::size_t d = 0; d < count; ++d) draws.push_back(cost(across.bootstrap[d], larger ? larger->bootstrap[d] : across.bootstrap[d]).time_us);
     out.low_us = draws.empty() ? out.time_us : percentile(draws, 0.025);
     out.high_us = draws.empty() ? out.time_us : percentile(draws, 0.975);
   }
@@ -1058,6 +1384,13 @@ std::vector<std::string> SeriesPredictor::notes() const {
   const AcrossWorldSizes& across = *series_.across;
   notes.push_back(name + ": " + across.form + " cost form" + (across.chosen_by_fit ? " (chosen by fit)" : "") +
                   ", fitted from world sizes up to " + std::to_string(fitted_largest_world_));
+  for (const auto& segment : across.larger_messages) {
+    notes.push_back(name + ": messages per step above " + std::to_string(segment.above_step_bytes) +
+                    " bytes are priced with the alpha and beta fitted above that protocol breakpoint");
+  }
+  if (across.form == "ring" && (series_.key[2].second.rfind("ompi-tuned-4", 0) == 0 || series_.key[2].second.rfind("ompi-tuned-5", 0) == 0)) {
+    notes.push_back(name + ": below one element per rank Open MPI's ring runs recursive doubling, and so does the model");
+  }
   if (options_.world_size > 2 * fitted_largest_world_) {
     notes.push_back(name + ": " + std::to_string(options_.world_size) + " ranks is far outside the fitted world sizes (up to " +
                     std::to_string(fitted_largest_world_) + "): the interval covers the fit's noise, not the model's form");
@@ -1081,6 +1414,68 @@ std::vector<std::string> SeriesPredictor::notes() const {
   return notes;
 }
 
+namespace {
+
+// The sizes to predict: the options', else the fitted range in powers of two.
+std::vector<std::uint64_t> prediction_sizes(const SeriesModel& series, const PredictOptions& options) {
+  std::vector<std::uint64_t> sizes = options.sizes;
+  if (sizes.empty()) {
+    for (std::uint64_t bytes = series.smallest_bytes; bytes && bytes <= series.largest_bytes; bytes *= 2) sizes.push_back(bytes);
+  }
+  return sizes;
+}
+
+std::string world_words(const WorldSizeFit& world) {
+  return std::to_string(world.world_size) + " ranks, " + std::to_string(world.hosts) + (world.hosts == 1 ? " host" : " hosts");
+}
+
+}  // namespace
+
+std::vector<ModelPlot> model_plots(const Model& model, const PredictOptions& options) {
+  check_predict_options(options);
+  const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
+  std::vector<ModelPlot> plots;
+  for (const auto& series : model.series) {
+    const SeriesPredictor predictor(series, options);
+    ModelPlot plot;
+    plot.title = describe_key(series.key);
+    plot.predicted.title = "predicted " + std::to_string(options.world_size) + " ranks" +
+                           (spans_hosts ? ", " + std::to_string(options.ranks_per_host) + " per host" : "");
+    for (const std::uint64_t bytes : prediction_sizes(series, options)) {
+      const Prediction prediction = predictor.at(bytes);
+      plot.predicted.sizes.push_back(bytes);
+      plot.predicted.time_us.push_back(prediction.time_us);
+      plot.predicted.low_us.push_back(prediction.low_us);
+      plot.predicted.high_us.push_back(prediction.high_us);
+    }
+    for (const auto& world : series.per_world_size) {
+      PlotSeries measured{"measured " + world_words(world), {}};
+      for (const auto& point : world.measured) measured.points.push_back(point);
+      plot.measured.push_back(measured);
+      // The fit drawn over its own sizes (the measured ones, or its pieces' ends in older files).
+      PlotSeries fitted{"fit " + world_words(world), {}};
+      std::vector<std::uint64_t> sizes;
+      for (const auto& point : world.measured) sizes.push_back(point.first);
+      if (sizes.empty()) {
+        for (const auto& piece : world.pieces) {
+          sizes.push_back(piece.from_bytes);
+          sizes.push_back(piece.to_bytes);
+        }
+      }
+      for (const std::uint64_t bytes : sizes) {
+        const HockneyPiece* piece = &world.pieces.front();
+        for (const auto& candidate : world.pieces) {
+          if (bytes >= candidate.from_bytes) piece = &candidate;
+        }
+        fitted.points.emplace_back(bytes, piece->alpha_us.value + static_cast<double>(bytes) / (piece->beta_gbps.value * 1e3));
+      }
+      plot.fitted.push_back(fitted);
+    }
+    plots.push_back(std::move(plot));
+  }
+  return plots;
+}
+
 Document predict_document(const Model& model, const PredictOptions& options) {
   check_predict_options(options);
   const bool spans_hosts = options.ranks_per_host > 0 && options.ranks_per_host < options.world_size;
@@ -1093,10 +1488,7 @@ Document predict_document(const Model& model, const PredictOptions& options) {
   for (const auto& series : model.series) {
     const SeriesPredictor predictor(series, options);
     const int p = options.world_size;
-    std::vector<std::uint64_t> sizes = options.sizes;
-    if (sizes.empty()) {
-      for (std::uint64_t bytes = series.smallest_bytes; bytes && bytes <= series.largest_bytes; bytes *= 2) sizes.push_back(bytes);
-    }
+    const std::vector<std::uint64_t> sizes = prediction_sizes(series, options);
     Table::Group group{{describe_key(series.key)}, {}};
     for (std::uint64_t bytes : sizes) {
       const Prediction prediction = predictor.at(bytes);

@@ -588,4 +588,79 @@ std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const st
   });
 }
 
+std::string model_plot_script_text(const ModelPlot& plot, const std::string& data_path, const std::string& image_path,
+                                   std::string* data_text) {
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  std::ostringstream data;
+  data.precision(9);
+  std::uint64_t smallest = UINT64_MAX, largest = 0;
+  const auto extend = [&](std::uint64_t size) {
+    smallest = std::min(smallest, size);
+    largest = std::max(largest, size);
+  };
+  // Blocks: the prediction (size, time, low, high), then per world size its points and its fit.
+  data << "# " << gnuplot_label(plot.predicted.title) << "\n";
+  for (std::size_t i = 0; i < plot.predicted.sizes.size(); ++i) {
+    extend(plot.predicted.sizes[i]);
+    data << plot.predicted.sizes[i] << ' ' << plot.predicted.time_us[i] << ' ' << plot.predicted.low_us[i] << ' ' << plot.predicted.high_us[i]
+         << '\n';
+  }
+  std::vector<std::pair<std::string, bool>> blocks;  // title, measured (points) or fitted (line)
+  for (const auto* group : {&plot.measured, &plot.fitted}) {
+    for (const auto& series : *group) {
+      if (series.points.empty()) continue;
+      data << "\n\n# " << gnuplot_label(series.title) << "\n";
+      for (const auto& [size, value] : series.points) {
+        extend(size);
+        data << size << ' ' << value << '\n';
+      }
+      blocks.emplace_back(series.title, group == &plot.measured);
+    }
+  }
+  if (data_text) *data_text = data.str();
+  int height = 600;
+  const std::string key = key_below(blocks.size() + 1, height);
+  std::ostringstream out;
+  out << "# collbench model predict --plot; run: gnuplot <this file>\n";
+  out << terminal_line(png ? ".png" : ".svg", 1000, height);
+  out << "set output " << gnuplot_path(image_path) << "\n";
+  out << "set title " << gnuplot_label(plot.title) << " noenhanced\n";
+  out << size_axis_lines(report::row_kind_spec(report::RowKind::kCollective), smallest == UINT64_MAX ? 0 : smallest, largest);
+  out << "set logscale y 10\nset grid\nset xlabel 'bytes'\nset ylabel 'time (us)'\n" << key;
+  out << "plot \\\n";
+  out << "  " << gnuplot_path(data_path) << " index 0 using 1:3:4 with filledcurves lc rgb '#d62728' fs transparent solid 0.15 title "
+      << gnuplot_label(plot.predicted.title + " (95 %)") << ", \\\n";
+  out << "  " << gnuplot_path(data_path) << " index 0 using 1:2 with lines lw 2 lc rgb '#d62728' title " << gnuplot_label(plot.predicted.title);
+  // A world size's points and its fit share a colour (gnuplot's linetype by world size).
+  std::map<std::string, int> colour;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const std::string world = blocks[i].first.substr(blocks[i].first.find(' ') + 1);
+    const int linetype = colour.emplace(world, static_cast<int>(colour.size()) + 1).first->second;
+    out << ", \\\n  " << gnuplot_path(data_path) << " index " << i + 1 << " using 1:2 with "
+        << (blocks[i].second ? "points pt 7 ps 1.2" : "lines dt 2 lw 1.5") << " lt " << linetype << " title " << gnuplot_label(blocks[i].first);
+  }
+  out << "\n";
+  return out.str();
+}
+
+std::vector<PlotFiles> write_model_plots(const std::vector<ModelPlot>& plots, const std::string& image_path, const std::string& gnuplot_program) {
+  split_image_path(image_path);
+  if (plots.empty()) throw InputError("nothing to plot: the model holds no series");
+  std::vector<PlotFiles> all;
+  for (std::size_t i = 0; i < plots.size(); ++i) {
+    PlotFiles files;
+    files.image_path = image_for(image_path, std::to_string(i + 1), plots.size() > 1);
+    const auto [stem, extension] = split_image_path(files.image_path);
+    files.data_path = stem + ".dat";
+    files.script_path = stem + ".gp";
+    std::string data;
+    const std::string script = model_plot_script_text(plots[i], files.data_path, files.image_path, &data);
+    write_file(files.data_path, data);
+    write_file(files.script_path, script);
+    render_with_gnuplot(files, stem, gnuplot_program);
+    all.push_back(files);
+  }
+  return all;
+}
+
 }  // namespace collbench::summarize

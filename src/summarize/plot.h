@@ -79,4 +79,23 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
 std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const std::string& image_path,
                                            const std::string& gnuplot_program = "gnuplot");
 
+// model predict --plot: per series, the measured points of every fitted world size, each one's
+// Hockney fit, and the prediction with its 95 % interval as a band; time against size, log-log.
+struct ModelPlotBand {
+  std::string title;
+  std::vector<std::uint64_t> sizes;
+  std::vector<double> time_us, low_us, high_us;
+};
+struct ModelPlot {
+  std::string title;                  // the series
+  std::vector<PlotSeries> measured;   // one per fitted world size (empty for model files without points)
+  std::vector<PlotSeries> fitted;     // the same world sizes' fits
+  ModelPlotBand predicted;
+};
+std::string model_plot_script_text(const ModelPlot& plot, const std::string& data_path, const std::string& image_path,
+                                   std::string* data_text = nullptr);
+// One picture per series: IMAGE for one, IMAGE's stem + "-N" + extension for each of several.
+std::vector<PlotFiles> write_model_plots(const std::vector<ModelPlot>& plots, const std::string& image_path,
+                                         const std::string& gnuplot_program = "gnuplot");
+
 }  // namespace collbench::summarize

@@ -112,8 +112,169 @@ TEST(Model, ASlowLinkBetweenHostsSetsBothTerms) {
   options.inter_bandwidth_gbps = 1.25;  // 10 Gbit/s
   options.sizes = {1u << 20};
   const Document document = predict_document(model, options);
-  const double expected = 2.0 * 7 * 5000 + 2.0 * 7 / 8 * (1 << 20) / 1250;
+  // The ring's 14 hops are one chain, 2 of every 8 of which (one per host) cross the 5 ms link;
+  // the rest take the fitted 5 us; every step's bytes wait for the 10 Gbit/s link.
+  const double expected = 3.5 * 5000 + 10.5 * 5 + 2.0 * 7 / 8 * (1 << 20) / 1250;
   EXPECT_NEAR(document.tables.front().groups.front().rows[0][1].get<double>(), expected, 1e-6);
+}
+
+// A protocol that switches on the message per step: a ring sends m/p per step; an eager limit at
+// 8 KiB per step: eager 5 us at 2 GB/s, above it 40 us at 1 GB/s per step.
+double ring_protocol_time(int p, double bytes) {
+  const bool eager = bytes / p <= 8192;
+  return 2.0 * (p - 1) * (eager ? 5 : 40) + 2.0 * (p - 1) / p * bytes / (eager ? 2000 : 1000);
+}
+
+TEST(Model, ProtocolBreakpointsCarryAcrossWorldSizesAsMessagesPerStep) {
+  const Model model = fit_model({synthetic(2, [](double m) { return ring_protocol_time(2, m); }, "ring"),
+                                 synthetic(4, [](double m) { return ring_protocol_time(4, m); }, "ring")});
+  const SeriesModel& series = model.series.front();
+  // Per world size the switch is at a different m (8 to 32 KiB at 2 ranks, 32 to 128 KiB at 4),
+  // the same message per step (4 to 16 KiB, 8 to 32 KiB): the fit across world sizes puts its
+  // breakpoint at 8 KiB per step, with each protocol's own alpha and beta.
+  ASSERT_EQ(series.per_world_size[0].pieces.size(), 2u);
+  EXPECT_EQ(series.per_world_size[0].pieces[0].to_bytes, 8192u);
+  EXPECT_EQ(series.per_world_size[1].pieces[0].to_bytes, 32768u);
+  ASSERT_TRUE(series.across);
+  const auto& across = *series.across;
+  EXPECT_NEAR(across.alpha_us.value, 5, 1e-6);
+  EXPECT_NEAR(across.beta_gbps.value, 2, 1e-6);
+  ASSERT_EQ(across.larger_messages.size(), 1u);
+  EXPECT_EQ(across.larger_messages[0].above_step_bytes, 8192u);
+  EXPECT_NEAR(across.larger_messages[0].alpha_us.value, 40, 1e-6);
+  EXPECT_NEAR(across.larger_messages[0].beta_gbps.value, 1, 1e-6);
+  EXPECT_EQ(across.larger_messages[0].bootstrap.size(), across.bootstrap.size());
+  // At 8 ranks 64 KiB is 8 KiB per step (eager) and 256 KiB is 32 KiB (not): each its own segment,
+  // also after a round trip through the model file.
+  const Model read = model_from_json(model_json(model), "m.json");
+  ASSERT_EQ(read.series.front().across->larger_messages.size(), 1u);
+  PredictOptions options;
+  options.world_size = 8;
+  const SeriesPredictor predictor(read.series.front(), options);
+  for (const double m : {8.0, 65536.0, 262144.0, 4194304.0}) {
+    EXPECT_NEAR(predictor.at(static_cast<std::uint64_t>(m)).time_us, ring_protocol_time(8, m), 1e-6 * m) << m;
+  }
+  // The fit document names each segment's messages per step.
+  const Document fitted = fit_document(model);
+  ASSERT_EQ(fitted.tables.size(), 2u);
+  const auto& rows = fitted.tables[1].groups.front().rows;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][2], "<= 8192");
+  EXPECT_EQ(rows[1][2], "> 8192");
+}
+
+TEST(Model, OneProtocolKeepsOneSegment) {
+  const Model model = fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
+                                 synthetic(4, [](double m) { return ring_time(4, m); }, "ring")});
+  EXPECT_TRUE(model.series.front().across->larger_messages.empty());
+}
+
+// Version 1 model files (before protocol segments) still read, as one segment.
+TEST(Model, VersionOneModelFilesStillRead) {
+  nlohmann::json document = model_json(fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
+                                                   synthetic(4, [](double m) { return ring_time(4, m); }, "ring")}));
+  EXPECT_EQ(document["collbench_model"], 2);
+  document["collbench_model"] = 1;
+  document["series"][0].erase("time_aggregation");
+  const Model read = model_from_json(document, "v1.json");
+  EXPECT_EQ(read.series.front().time_aggregation, "mean");
+  EXPECT_TRUE(read.series.front().across->larger_messages.empty());
+  document["collbench_model"] = 3;
+  EXPECT_THROW(model_from_json(document, "v3.json"), InputError);
+  // A segment without the first segment's levels, or out of size order, is not a model.
+  nlohmann::json segmented = model_json(fit_model({synthetic(2, [](double m) { return ring_protocol_time(2, m); }, "ring"),
+                                                    synthetic(4, [](double m) { return ring_protocol_time(4, m); }, "ring")}));
+  nlohmann::json twice = segmented;
+  auto& larger = twice["series"][0]["across_world_sizes"]["larger_messages"];
+  larger.push_back(larger[0]);
+  EXPECT_THROW(model_from_json(twice, "twice.json"), InputError);
+  nlohmann::json with_inter = segmented;
+  with_inter["series"][0]["across_world_sizes"]["larger_messages"][0]["inter_alpha_us"] = {1, 1, 1};
+  EXPECT_THROW(model_from_json(with_inter, "inter.json"), InputError);
+}
+
+// Open MPI's ring all_reduce runs recursive doubling below one element per rank: 8 bytes of
+// float32 at 4 ranks. The fit prices those rows so, and gives alpha and beta back exactly.
+TEST(Model, OpenMpisRingFallsBackToRecursiveDoublingBelowOneElementPerRank) {
+  const auto ompi_ring = [](int p, double m) {
+    return m / 4 < p ? std::log2(p) * (5 + m / 2000) : ring_time(p, m);
+  };
+  const Model model = fit_model({synthetic(2, [&](double m) { return ompi_ring(2, m); }, "ompi-tuned-4"),
+                                 synthetic(4, [&](double m) { return ompi_ring(4, m); }, "ompi-tuned-4")});
+  const auto& across = *model.series.front().across;
+  EXPECT_EQ(across.form, "ring");
+  EXPECT_NEAR(across.alpha_us.value, 5, 1e-6);
+  EXPECT_NEAR(across.beta_gbps.value, 2, 1e-6);
+  EXPECT_LT(across.rms_relative_error, 1e-9);
+  PredictOptions options;
+  options.world_size = 16;
+  const SeriesPredictor predictor(model.series.front(), options);
+  EXPECT_NEAR(predictor.at(32).time_us, 4 * (5 + 32 / 2000.0), 1e-9);  // 8 elements < 16 ranks
+  EXPECT_NEAR(predictor.at(64).time_us, ring_time(16, 64), 1e-9);      // 16 elements: the ring
+  // A ring that is not Open MPI's keeps the ring at every count.
+  const Model plain = fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
+                                 synthetic(4, [](double m) { return ring_time(4, m); }, "ring")});
+  EXPECT_NEAR(SeriesPredictor(plain.series.front(), options).at(32).time_us, ring_time(16, 32), 1e-9);
+}
+
+// Open MPI's binomial broadcast tree (ompi_coll_base_topo_build_bmtree): 0 -> 1, 2, 4; 1 -> 3, 5;
+// 2 -> 6; 3 -> 7. At 8 ranks, 2 per host (a: 0-1, b: 2-3, c: 4-5, d: 6-7), host a's link carries 4
+// copies (0->2, 0->4, 1->3, 1->5), host b's 2 (2->6, 3->7); each host takes in 2.
+TEST(Model, OpenMpisBinomialBroadcastTreeOnHosts) {
+  // The slowest rank: 7 (0 -> 1 within a, 1 -> 3 sharing a's link 4 ways, 3 -> 7 sharing b's 2 ways).
+  const StepCoefficients slowest = ompi_binomial_broadcast(block_placement(8, 2), 0, false);
+  EXPECT_EQ(slowest.intra_steps, 1);
+  EXPECT_EQ(slowest.intra_bytes, 1);
+  EXPECT_EQ(slowest.inter_steps, 2);
+  EXPECT_EQ(slowest.inter_bytes, 6);
+  // 4 ranks on 4 hosts: 0 -> 1, 2 (two copies on host 0's link), 1 -> 3: rank 3 after 2 + 1 copies.
+  const StepCoefficients four = ompi_binomial_broadcast(block_placement(4, 1), 0, false);
+  EXPECT_EQ(four.inter_steps, 2);
+  EXPECT_EQ(four.inter_bytes, 3);
+  EXPECT_EQ(four.intra_steps, 0);
+  // The mean over ranks of each rank's finish (its own arrival, or its costliest send's):
+  // ranks 0 and 2 finish at 1 hop / 2 copies, ranks 1 and 3 at 2 hops / 3 copies.
+  const StepCoefficients mean = ompi_binomial_broadcast(block_placement(4, 1), 0, true);
+  EXPECT_NEAR(mean.inter_steps, 1.5, 1e-12);
+  EXPECT_NEAR(mean.inter_bytes, 2.5, 1e-12);
+  // One host: the deepest rank is as many hops down as its index has bits set (7: three).
+  const StepCoefficients one_host = ompi_binomial_broadcast(block_placement(8, 0), 0, false);
+  EXPECT_EQ(one_host.intra_steps, 3);
+  EXPECT_EQ(one_host.inter_steps, 0);
+  // Another root: the tree turns with it (root 2 on host b: 2 -> 3 within b, then 2 -> 4 and 2 -> 6 ...).
+  const StepCoefficients turned = ompi_binomial_broadcast(block_placement(8, 2), 2, false);
+  EXPECT_EQ(turned.inter_bytes, 6);
+  // The tuned algorithm's label picks it, and a prediction prices the tree: 4 MiB at 8 ranks,
+  // 2 per host, 1 MB/s between hosts (1 byte per us), 10 ms alpha; 1 GB/s and 10 us within.
+  nlohmann::json document = model_json(fit_model({synthetic(2, [](double m) { return 10 + m / 1000; }),
+                                                   synthetic(4, [](double m) { return 20 + 2 * m / 1000; })}));
+  auto& series = document["series"][0];
+  series["key"]["benchmark"] = "broadcast";
+  series["key"]["algorithm"] = "ompi-tuned-6";
+  series["key"]["root"] = "0";
+  series["time_aggregation"] = "max";
+  auto& across = series["across_world_sizes"];
+  across["form"] = "ompi_binomial";
+  across["alpha_us"] = {10, 10, 10};
+  across["beta_gbps"] = {1, 1, 1};
+  across["inter_alpha_us"] = {10000, 10000, 10000};
+  across["inter_beta_gbps"] = {0.001, 0.001, 0.001};
+  across["bootstrap"] = nlohmann::json::array();
+  const Model model = model_from_json(document, "bcast.json");
+  PredictOptions options;
+  options.world_size = 8;
+  options.ranks_per_host = 2;
+  const double m = 4194304;
+  EXPECT_NEAR(SeriesPredictor(model.series.front(), options).at(4194304).time_us, 10 + m / 1000 + 2 * 10000 + 6 * m, 1e-6);
+}
+
+// Reports that combine the ranks' times differently (-a) are two costs, not one fit.
+TEST(Model, MixedTimeAggregationsAreRefused) {
+  LoadedReport mean = synthetic(2, [](double m) { return 1 + m / 100; });
+  LoadedReport slowest = synthetic(4, [](double m) { return 1 + m / 100; });
+  for (auto& row : mean.report.results) row.time_aggregation = "mean";
+  for (auto& row : slowest.report.results) row.time_aggregation = "max";
+  EXPECT_THROW(fit_model({mean, slowest}), InputError);
 }
 
 // Every form's steps add up to its a(p) and b(p), so one- and two-level fits agree on one host.
@@ -129,7 +290,9 @@ TEST(Model, EveryFormsStepsAddUpToItsCost) {
         EXPECT_NEAR(steps, form.latency_steps(p), 1e-9) << benchmark << " " << form.name << " p=" << p;
         EXPECT_NEAR(share, form.bandwidth_share(p), 1e-9) << benchmark << " " << form.name << " p=" << p;
         const StepCoefficients one_host = step_coefficients(form, block_placement(p, 0), 0);
-        EXPECT_NEAR(one_host.intra_steps, form.latency_steps(p), 1e-9);
+        // A form that costs its placement itself (Open MPI's binomial tree) follows its own tree
+        // (tested on its own below); the step forms add up.
+        if (!form.placed) EXPECT_NEAR(one_host.intra_steps, form.latency_steps(p), 1e-9);
         EXPECT_EQ(one_host.inter_steps, 0);
       }
     }
@@ -144,12 +307,20 @@ TEST(Model, StepsAreCostedOnTheLinkTheyCross) {
     }
     throw std::runtime_error("no form " + name);
   };
-  // Ring over 16 ranks, 4 per host: every one of the 30 steps crosses, one rank per host sends across.
+  // Ring over 16 ranks, 4 per host: the 30 steps are one chain of hops, 4 of every 16 of which
+  // cross hosts (7.5 inter-host alphas, 22.5 intra-host); every step's m/16 waits for the link
+  // between hosts, which one rank per host sends across.
   const StepCoefficients ring = step_coefficients(form_named("all_reduce", "ring"), block_placement(16, 4), 0);
-  EXPECT_EQ(ring.intra_steps, 0);
-  EXPECT_EQ(ring.inter_steps, 30);
+  EXPECT_NEAR(ring.intra_steps, 22.5, 1e-12);
+  EXPECT_NEAR(ring.inter_steps, 7.5, 1e-12);
+  EXPECT_EQ(ring.intra_bytes, 0);
   EXPECT_NEAR(ring.inter_bytes, 30.0 / 16, 1e-12);
-  EXPECT_EQ(ring.mixed_steps, 30);
+  EXPECT_EQ(ring.mixed_steps, 0);  // the chain's latency is already split between the links
+  EXPECT_NEAR(ring.mixed_bytes, 30.0 / 16, 1e-12);
+  // One rank per host: every hop crosses.
+  const StepCoefficients spread = step_coefficients(form_named("all_reduce", "ring"), block_placement(4, 1), 0);
+  EXPECT_EQ(spread.intra_steps, 0);
+  EXPECT_EQ(spread.inter_steps, 6);
   // Recursive doubling: distances 1 and 2 stay on a host, 4 and 8 cross with all 4 ranks at once.
   const StepCoefficients doubling = step_coefficients(form_named("all_reduce", "recursive_doubling"), block_placement(16, 4), 0);
   EXPECT_EQ(doubling.intra_steps, 2);
@@ -207,20 +378,22 @@ TEST(Model, TwoLevelPredictionsAreTheClosedForm) {
   options.ranks_per_host = 4;
   for (const double m : {8.0, 65536.0, 1048576.0}) {
     const auto bytes = static_cast<std::uint64_t>(m);
-    // Ring: 30 steps, each bounded by the link between hosts.
-    EXPECT_NEAR(predicted(model, "ring", options, bytes), 30 * (50 + m / 16 / 1250), 1e-6 * m + 1e-6);
+    // Ring: 30 steps; a quarter of the chain's hops cross hosts; the bytes at the slow link.
+    EXPECT_NEAR(predicted(model, "ring", options, bytes), 7.5 * 50 + 22.5 * 2 + 30 * m / 16 / 1250, 1e-6 * m + 1e-6);
     // Recursive doubling: 2 steps within a host, 2 across with 4 ranks sharing the link.
     EXPECT_NEAR(predicted(model, doubling, options, bytes), 2 * (2 + m / 4000) + 2 * (50 + 4 * m / 1250), 1e-6 * m + 1e-6);
   }
   // The link between hosts replaced: 5 ms and 100 Gbit/s.
   options.inter_latency_us = 5000;
   options.inter_bandwidth_gbps = 12.5;
-  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 30 * (5000 + 1048576.0 / 16 / 12500), 1e-6);
+  // (100 Gbit/s between hosts is faster than the 4 GB/s within: the ring's bytes wait for the latter.)
+  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 7.5 * 5000 + 22.5 * 2 + 30 * 1048576.0 / 16 / 4000, 1e-6);
   EXPECT_NEAR(predicted(model, doubling, options, 1 << 20), 2 * (2 + 1048576.0 / 4000) + 2 * (5000 + 4 * 1048576.0 / 12500), 1e-6);
-  // A link between hosts faster than within: the ring's steps take the intra-host time.
+  // A link between hosts faster than within: the ring's bytes take the intra-host time; its
+  // chain still pays each hop's own latency.
   options.inter_latency_us = 0.5;
   options.inter_bandwidth_gbps = 100;
-  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 30 * (2 + 1048576.0 / 16 / 4000), 1e-6);
+  EXPECT_NEAR(predicted(model, "ring", options, 1 << 20), 7.5 * 0.5 + 22.5 * 2 + 30 * 1048576.0 / 16 / 4000, 1e-6);
   // All 16 on one host: only the intra-host parameters.
   PredictOptions one_host;
   one_host.world_size = 16;
@@ -234,20 +407,34 @@ TEST(Model, TwoLevelPredictionsAreTheClosedForm) {
     if (series.key[2].second != "ring") continue;
     const Prediction prediction = SeriesPredictor(series, fitted).at(1 << 20);
     EXPECT_TRUE(prediction.from_world_size_fit);
-    EXPECT_NEAR(prediction.time_us, 6 * (50 + 1048576.0 / 4 / 1250), 1e-6);
+    EXPECT_NEAR(prediction.time_us, 6 * (0.5 * 50 + 0.5 * 2) + 6 * 1048576.0 / 4 / 1250, 1e-6);
   }
 }
 
 TEST(Model, RunsWithOneRankPerHostFitTheLinkBetweenHostsOnly) {
+  // Recursive doubling at 2 ranks on 2 hosts and 4 ranks on 2 hosts: distance 1 stays within a
+  // host at 4 ranks, so its alpha and beta are measured there; at 2 ranks only the link between.
+  const Model doubling = fit_model(load_reports({data("model/two_hosts/doubling-np2-2-hosts.json")}));
+  EXPECT_FALSE(doubling.series.front().across);  // one world size
+  // The ring: the hops of its chain within a host measure the intra-host alpha (2 us); its bytes
+  // always wait for the link between hosts, so the intra-host beta is not measured and the
+  // inter-host one stands in (an upper bound), said so.
   const Model model = fit_model(load_reports({data("model/two_hosts/ring-np2-2-hosts.json"), data("model/two_hosts/ring-np4-2-hosts.json")}));
   const auto& across = *model.series.front().across;
   EXPECT_FALSE(across.intra_measured);
   ASSERT_TRUE(across.inter);
   EXPECT_NEAR(across.inter->alpha_us.value, 50, 1e-6);
   EXPECT_NEAR(across.inter->beta_gbps.value, 1.25, 1e-6);
+  EXPECT_NEAR(across.alpha_us.value, 2, 1e-6);
+  EXPECT_NEAR(across.beta_gbps.value, 1.25, 1e-6);
   bool said = false;
-  for (const auto& note : model.series.front().notes) said = said || note.find("no report had two ranks on one host") != std::string::npos;
+  for (const auto& note : model.series.front().notes) said = said || note.find("intra-host bytes are costed with the inter-host beta") != std::string::npos;
   EXPECT_TRUE(said);
+  const Document fitted = fit_document(model);  // by value: the rows below live in it
+  const auto& rows = fitted.tables[1].groups.front().rows;
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0][3], "intra-host (alpha only)");
+  EXPECT_EQ(rows[1][3], "inter-host");
 }
 
 TEST(Model, TwoHostsThroughTheCommandLine) {
@@ -331,6 +518,46 @@ TEST(Model, BadInputFoldersAreOneLineAndExitTwo) {
   round_robin.path = "round-robin.json";
   for (auto& rank : round_robin.report.context.ranks) rank.host = rank.rank % 2 == 0 ? "node-a" : "node-b";
   EXPECT_THROW(fit_model({load_reports({data("model/two_hosts/ring-np4-2-hosts.json")}).front(), round_robin}), InputError);
+}
+
+// model predict --plot: the measured points and fits of every fitted world size, and the
+// prediction with its band, in the data file gnuplot reads.
+TEST(Model, PredictPlotsMeasuredPointsFitsAndThePrediction) {
+  const Model model = model_from_json(model_json(fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
+                                                             synthetic(4, [](double m) { return ring_time(4, m); }, "ring")})),
+                                      "m.json");
+  PredictOptions options;
+  options.world_size = 16;
+  options.sizes = {8, 1u << 20};
+  const std::vector<ModelPlot> plots = model_plots(model, options);
+  ASSERT_EQ(plots.size(), 1u);
+  const ModelPlot& plot = plots.front();
+  ASSERT_EQ(plot.predicted.sizes.size(), 2u);
+  EXPECT_NEAR(plot.predicted.time_us[1], ring_time(16, 1 << 20), 1e-6);
+  ASSERT_EQ(plot.measured.size(), 2u);  // 2 and 4 ranks, their points kept in the model file
+  ASSERT_EQ(plot.measured[1].points.size(), 10u);
+  EXPECT_EQ(plot.measured[1].points[0].first, 8u);
+  EXPECT_NEAR(plot.measured[1].points[0].second, ring_time(4, 8), 1e-9);
+  ASSERT_EQ(plot.fitted.size(), 2u);
+  EXPECT_NEAR(plot.fitted[1].points.back().second, ring_time(4, 2097152), 1e-6);
+  std::string data_text;
+  const std::string script = model_plot_script_text(plot, "p.dat", "p.png", &data_text);
+  EXPECT_NE(script.find("filledcurves"), std::string::npos);
+  EXPECT_NE(script.find("index 4 using 1:2 with lines"), std::string::npos) << script;  // the last block: the 4-rank fit
+  EXPECT_NE(data_text.find("1048576 "), std::string::npos);
+  // Through the command line, with a gnuplot that is not there: data and script are written, exit 0.
+  const std::string dir = ::testing::TempDir() + "/model_plot";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/model.json";
+  report::write_json_atomically(file, model_json(model));
+  std::string err;
+  EXPECT_EQ(run_cli({"model", "predict", file, "--np", "16", "--plot", dir + "/predict.png", "--gnuplot", dir + "/no-gnuplot"}, &err), 0) << err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/predict.dat"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/predict.gp"));
+  // --plot belongs to predict; an image that is not .png or .svg is refused.
+  EXPECT_EQ(run_cli({"model", "fit", data("model/two_hosts"), "--plot", dir + "/fit.png"}, &err), 2);
+  EXPECT_NE(err.find("--plot draws predictions"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"model", "predict", file, "--np", "16", "--plot", dir + "/predict.txt"}, &err), 2);
 }
 
 // Text from a report or a model file reaches the terminal only through the escaping helper.

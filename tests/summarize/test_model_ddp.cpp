@@ -86,8 +86,9 @@ TEST(ModelDdp, ASlowLinkBetweenHostsAndTheMeasuredStep) {
   options.grad_dtypes = {"float32"};
   options.accumulate = {1};
   const DdpSetting slow = what_if(options).settings.at(0);
-  // Every ring step crosses the 5 ms, 10 Gbit/s link: 14 * 5000 + 1.75 * 25 MiB / 1250 per bucket.
-  const double bucket = 14 * 5000 + 1.75 * 26214400 / 1250.0;
+  // The ring's 14 hops form one chain of which a quarter (one per host) cross the 5 ms link and
+  // the rest take the model's 100 us; every step's bytes wait for the 10 Gbit/s link.
+  const double bucket = 14 * (0.25 * 5000 + 0.75 * 100) + 1.75 * 26214400 / 1250.0;
   EXPECT_NEAR(slow.exposed_comm_us, 5000 + 4 * bucket - 20000, 1e-6);
   EXPECT_FALSE(slow.measured_step_us);
 

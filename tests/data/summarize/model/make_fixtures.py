@@ -6,7 +6,8 @@ back and the predictions for closed forms:
   within a host  alpha 2 us,  beta 4 GB/s    (4000 bytes per us)
   between hosts  alpha 50 us, beta 1.25 GB/s (1250 bytes per us: 10 Gbit/s)
 Ranks are placed in blocks (ranks 0..R-1 on node-a, R..2R-1 on node-b), as mpirun does.
-  ring all_reduce:     2(p-1) steps of m/p; across hosts every step crosses the link: 2(p-1)(50 + m/(p 1250))
+  ring all_reduce:     2(p-1) steps of m/p, a chain of hops of which hosts/p cross hosts: latency
+                       2(p-1)(hosts/p 50 + (1 - hosts/p) 2), bytes at the link between hosts 2(p-1) m/(p 1250)
   recursive doubling:  steps at distance 1, 2, ...: m each; a step at distance >= R crosses, and
                        all R ranks of a host send across at once, so its bytes count R times
 """
@@ -19,8 +20,12 @@ SIZES = [8 * 4 ** k for k in range(11)]  # 8 B .. 8 MiB
 
 
 def ring_time(p, per_host, m):
-    alpha, rate = INTER if per_host < p else INTRA
-    return 2 * (p - 1) * (alpha + m / p / rate)
+    if per_host >= p:
+        return 2 * (p - 1) * (INTRA[0] + m / p / INTRA[1])
+    # The ring's steps form one chain: of its hops, one per host crosses hosts (share hosts / p);
+    # every step's bytes wait for the link between hosts.
+    crossing = (p // per_host) / p
+    return 2 * (p - 1) * (crossing * INTER[0] + (1 - crossing) * INTRA[0] + m / p / INTER[1])
 
 
 def doubling_time(p, per_host, m):
