@@ -53,6 +53,13 @@ class Buffer {
 // The arguments of one collective call, in nccl-tests' terms: `count` is the per-call element
 // count the library takes (elements per rank for all-gather, reduce-scatter, all-to-all, gather
 // and scatter). For in-place calls send and recv alias one buffer, at the collective's offsets.
+// alltoallv's per-peer blocks for this rank, in elements and in rank order: how many it sends to
+// and receives from each rank, and where each block starts in the send and the receive buffer.
+struct PeerBlocks {
+  std::vector<std::size_t> send_counts, send_offsets;
+  std::vector<std::size_t> receive_counts, receive_offsets;
+};
+
 struct CollectiveCall {
   const void* send = nullptr;
   void* recv = nullptr;
@@ -61,6 +68,9 @@ struct CollectiveCall {
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
   bool in_place = false;
+  // Collectives with per-peer counts (alltoallv): `count` is then the busiest rank's elements,
+  // and these are the blocks. nullptr for the others.
+  const PeerBlocks* peer_blocks = nullptr;
 };
 
 // Where this rank's output starts in the one buffer of an in-place call.

@@ -35,6 +35,10 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"comm_compute_ratio", "comm_compute_ratio", "communication/computation", false},
         {"compute_us", "compute_us", "forward + backward compute (us)", false}},
        true},
+      // Keyed by the traffic pattern too: a uniform row and a zipf row of one size are different rows.
+      {RowKind::kAlltoallv, "alltoallv", {"backend", "algorithm", "dtype", "placement", "traffic.pattern"}, {"bytes"}, "bytes",
+       "size (bytes, the busiest rank's)", true, "time_us",
+       {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}}},
   };
   return table;
 }
@@ -55,7 +59,10 @@ const RowKindSpec* find_row_kind(const std::string& name) {
   return nullptr;
 }
 
+bool has_collective_rows(RowKind kind) { return kind == RowKind::kCollective || kind == RowKind::kAlltoallv; }
+
 RowKind row_kind_of_benchmark(const std::string& benchmark) {
+  if (benchmark == "alltoallv") return RowKind::kAlltoallv;
   if (benchmark == "matmul") return RowKind::kGemm;
   if (benchmark == "membw") return RowKind::kStream;
   if (benchmark == "copy") return RowKind::kCopy;

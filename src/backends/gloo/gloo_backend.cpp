@@ -7,6 +7,7 @@
 #include <gloo/allreduce_ring.h>
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
 #include <gloo/broadcast.h>
 #include <gloo/config.h>
 #include <gloo/gather.h>
@@ -245,7 +246,10 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
                serve("reduce_scatter", this, &GlooBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
                serve("gather", this, &GlooBackend::gather), serve("scatter", this, &GlooBackend::scatter),
-               serve("sendrecv", this, &GlooBackend::sendrecv)},
+               serve("sendrecv", this, &GlooBackend::sendrecv),
+               serve("alltoallv", this, &GlooBackend::alltoallv,
+                     "alltoallv runs out of place only, as nccl-tests' does: gloo::alltoallv receives into its output "
+                     "while still sending from its input")},
               host_dtypes(),
               all_reduce_ops(),
               SIZE_MAX,
@@ -431,6 +435,20 @@ void GlooBackend::alltoall(const CollectiveCall& call) {
     options.setInput(static_cast<T*>(mutable_send(call)), total);
     options.setOutput(static_cast<T*>(call.recv), total);
     gloo::alltoall(options);
+  });
+}
+
+// Gloo lays each rank's blocks back to back in rank order, as the call's offsets do.
+void GlooBackend::alltoallv(const CollectiveCall& call) {
+  const PeerBlocks& blocks = *call.peer_blocks;
+  guarded_typed("alltoallv", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::AlltoallvOptions options(context_);
+    options.setInput(static_cast<T*>(mutable_send(call)),
+                     std::vector<std::int64_t>(blocks.send_counts.begin(), blocks.send_counts.end()));
+    options.setOutput(static_cast<T*>(call.recv),
+                      std::vector<std::int64_t>(blocks.receive_counts.begin(), blocks.receive_counts.end()));
+    gloo::alltoallv(options);
   });
 }
 

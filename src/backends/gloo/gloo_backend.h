@@ -79,6 +79,7 @@ class GlooBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  void alltoallv(const CollectiveCall& call);
 
   template <typename T>
   void all_reduce_typed(const CollectiveCall& call);

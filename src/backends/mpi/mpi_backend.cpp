@@ -61,6 +61,10 @@ int mpi_count(std::size_t count) {
 
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
 
+constexpr const char* kAlltoallvInPlace =
+    "alltoallv runs out of place only, as nccl-tests' does: MPI_IN_PLACE sends each peer the block received from "
+    "it, which only a symmetric traffic matrix allows";
+
 // Open MPI's tuned component honours a forced algorithm (OMPI_MCA_coll_tuned_<name>_algorithm)
 // only with dynamic rules on, and silently falls back to its own choice for a number it does not
 // know. The value it actually holds is read back through MPI's tool interface (MPI_T control
@@ -136,7 +140,8 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
                // MPI's in-place form reads the whole input and leaves this rank's block at the buffer's start.
                serve("reduce_scatter", this, &MpiBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
-               serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv)},
+               serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv),
+               serve("alltoallv", this, &MpiBackend::alltoallv, kAlltoallvInPlace)},
               host_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX), {}};
   support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
   tuned_algorithms_ = forced_tuned_algorithms(rank_);
@@ -249,6 +254,29 @@ void MpiBackend::sendrecv(const CollectiveCall& call) {
     CB_MPI_CHECK(MPI_Sendrecv(call.send, count, mpi_type(call.dtype), next, kRingTag, call.recv, count,
                               mpi_type(call.dtype), previous, kRingTag, communicator_, MPI_STATUS_IGNORE));
   }
+}
+
+// Counts and displacements are ints in MPI (the support table's max_call_count keeps the busiest
+// rank's elements, and so every displacement, below 2^31). Converting 4n integers per call is
+// nothing next to MPI_Alltoallv's own O(n) setup; nccl-tests also works its per-peer counts out
+// inside the timed call.
+void MpiBackend::alltoallv(const CollectiveCall& call) {
+  const PeerBlocks& blocks = *call.peer_blocks;
+  const std::size_t n = static_cast<std::size_t>(size_);
+  alltoallv_arguments_.resize(4 * n);
+  int* send_counts = alltoallv_arguments_.data();
+  int* send_displacements = send_counts + n;
+  int* receive_counts = send_displacements + n;
+  int* receive_displacements = receive_counts + n;
+  for (std::size_t peer = 0; peer < n; ++peer) {
+    send_counts[peer] = mpi_count(blocks.send_counts[peer]);
+    send_displacements[peer] = mpi_count(blocks.send_offsets[peer]);
+    receive_counts[peer] = mpi_count(blocks.receive_counts[peer]);
+    receive_displacements[peer] = mpi_count(blocks.receive_offsets[peer]);
+  }
+  const MPI_Datatype type = mpi_type(call.dtype);
+  CB_MPI_CHECK(MPI_Alltoallv(call.send, send_counts, send_displacements, type, call.recv, receive_counts,
+                             receive_displacements, type, communicator_));
 }
 
 }  // namespace collbench::mpi

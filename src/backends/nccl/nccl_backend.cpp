@@ -350,7 +350,8 @@ std::string NcclBackend::algorithm(const std::string& collective) const {
   if (ranks_ == 1) return "one-rank copy";
   const std::string function = nccl_function_name(collective);
   if (function.empty()) {  // NCCL's tuning log does not cover these
-    if (collective != "sendrecv" && has_native(collective.c_str())) return "native";
+    // sendrecv and alltoallv are always grouped ncclSend/ncclRecv.
+    if (collective != "sendrecv" && collective != "alltoallv" && has_native(collective.c_str())) return "native";
     return "p2p";  // grouped ncclSend/ncclRecv
   }
   if (!tuning_log_) return forced_algorithm_.empty() ? "default" : forced_algorithm_;

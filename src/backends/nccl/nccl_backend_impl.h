@@ -57,6 +57,7 @@ class NcclBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  void alltoallv(const CollectiveCall& call);
 
   // Every NCCL call goes through here: anything but success throws with NCCL's last error.
   void issued(ncclResult_t result, const char* call, const char* file, int line);
