@@ -12,6 +12,7 @@
 #   never_fills                     WORLD_SIZE=3 with two ranks: exit 2 within -T, naming rank 2
 #   unreachable                     no rank 0: exit 2 within -T
 #   port_in_use                     a second rank 0 on a port in use: exit 2
+#   bad_input NP PATTERN PROGRAM [ARGS] every rank exits 2 with one stderr line matching PATTERN
 #   duplicate_rank | world_size_mismatch | options_differ | backend_mpi | bad_variables
 set -uo pipefail
 bin_dir=$1 scenario=$2
@@ -228,6 +229,15 @@ case "$scenario" in
     await_all 30
     expect_codes 2 2
     one_line 0 "ranks were started with different options .*rank 1 ran 'all_reduce_perf -b 16 -e 16 -T 10'"
+    ;;
+  bad_input)  # bad_input NP PATTERN PROGRAM ARGS: input only the world can judge (a matrix file's shape)
+    np=$1 expected=$2 program=$3
+    shift 3
+    for rank in $(seq 0 $((np - 1))); do start_rank "$rank" "$np" "$program" -T 20 "$@"; done
+    await_all 60
+    expect_codes $(for _ in $(seq "$np"); do echo 2; done)
+    # Launched without MPI every rank prints its own line: no launcher gathers rank 0's for it.
+    for rank in $(seq 0 $((np - 1))); do one_line "$rank" "$expected"; done
     ;;
   backend_mpi)
     for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf --backend mpi -b 8 -e 8 -T 10; done
