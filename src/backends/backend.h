@@ -90,6 +90,21 @@ struct CollectiveEntry {
   std::string unsupported;
 };
 
+// comm_init_perf: one way a backend makes a communicator over some of the world's ranks and
+// destroys it again (MPI_Comm_split, a Gloo context and its full mesh, ncclCommInitRank, ...).
+struct CommunicatorMethod {
+  std::string_view name;  // as the rows show it: "MPI_Comm_split"
+  // Every rank of the world calls it with the same `members` (world ranks 0..k-1): members make
+  // the communicator, check its size and their rank in it, and destroy it before returning; a
+  // rank outside takes part only where the library needs every rank of the parent (a split) and
+  // returns at once otherwise. Throws Error on a library failure.
+  std::function<void(const std::vector<int>& members)> create_and_destroy;
+  // Why it cannot run with this backend as built and loaded (a newer NCCL call); "" if it can.
+  std::string unsupported;
+  // Every rank, untimed, before a communicator size's iterations (what the method copies); may be empty.
+  std::function<void(const std::vector<int>& members)> prepare;
+};
+
 // Everything a backend can run; anything else is a skipped row with the reason.
 struct BackendSupport {
   std::vector<CollectiveEntry> collectives;
@@ -97,6 +112,7 @@ struct BackendSupport {
   std::vector<ReduceOp> ops;
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
   std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
+  std::vector<CommunicatorMethod> communicators;  // comm_init_perf's methods, in the order rows show them
 };
 
 // Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.

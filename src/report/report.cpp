@@ -39,6 +39,11 @@ const std::vector<RowKindSpec>& row_kind_table() {
       {RowKind::kAlltoallv, "alltoallv", {"backend", "algorithm", "dtype", "placement", "traffic.pattern"}, {"bytes"}, "bytes",
        "size (bytes, the busiest rank's)", true, "time_us",
        {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}}},
+      // comm_init_perf: one row per way and communicator size; time_us is one make-and-destroy.
+      {RowKind::kCommInit, "comm_init", {"backend", "method"}, {"comm_size"}, "comm_size", "communicator size (ranks)", false,
+       "time_us",
+       {{"rate_per_s", "rate_per_s", "communicators made and destroyed per second", true},
+        {"time_over_ranks_us.max", "slowest_rank_us", "slowest rank's mean time (us)", false}}},
   };
   return table;
 }
@@ -63,6 +68,7 @@ bool has_collective_rows(RowKind kind) { return kind == RowKind::kCollective || 
 
 RowKind row_kind_of_benchmark(const std::string& benchmark) {
   if (benchmark == "alltoallv") return RowKind::kAlltoallv;
+  if (benchmark == "comm_init") return RowKind::kCommInit;
   if (benchmark == "matmul") return RowKind::kGemm;
   if (benchmark == "membw") return RowKind::kStream;
   if (benchmark == "copy") return RowKind::kCopy;
