@@ -8,6 +8,7 @@
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/alltoall.h>
 #include <gloo/alltoallv.h>
+#include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/config.h>
 #include <gloo/gather.h>
@@ -462,6 +463,11 @@ void GlooBackend::connect_members(const std::vector<int>& members) {
       throw Error("a Gloo context of " + std::to_string(context->size) + " rank(s) with this rank as " +
                   std::to_string(context->rank) + "; expected " + std::to_string(size) + " and " + std::to_string(rank_));
     }
+    // One barrier over the new mesh before it goes: a rank whose side of a pair is connected may
+    // otherwise close it while its peer is still finishing the handshake (measured: "Connection
+    // closed by peer"). It is also the first use a real job makes of a new group.
+    gloo::BarrierOptions barrier(context);
+    gloo::barrier(barrier);
   });
 }
 
