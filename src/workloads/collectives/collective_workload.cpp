@@ -318,6 +318,14 @@ void CollectiveWorkload::read_traffic_matrix(World& world) {
   outcome = world.broadcast_string(outcome);
   if (outcome.rfind("error ", 0) == 0) throw UsageError(outcome.substr(6));
   byte_matrix_ = parse_byte_matrix(outcome.substr(3), path, world.size());
+  // A row that moves nothing would time an empty call and print a bandwidth of 0.
+  for (DType dtype : options_.dtypes) {
+    if (traffic_from_bytes(*byte_matrix_, dtype_info(dtype).size_bytes).busiest_elements() == 0) {
+      throw UsageError("the --matrix file '" + path + "' moves no whole " + std::string(to_string(dtype)) +
+                       " element between any two ranks (every pair is below " +
+                       std::to_string(dtype_info(dtype).size_bytes) + " bytes)");
+    }
+  }
 }
 
 TrafficMatrix CollectiveWorkload::traffic_for(DType dtype, std::uint64_t requested_bytes, int ranks) const {
