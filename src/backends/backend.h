@@ -53,6 +53,13 @@ class Buffer {
 // The arguments of one collective call, in nccl-tests' terms: `count` is the per-call element
 // count the library takes (elements per rank for all-gather, reduce-scatter, all-to-all, gather
 // and scatter). For in-place calls send and recv alias one buffer, at the collective's offsets.
+// alltoallv's per-peer blocks for this rank, in elements and in rank order: how many it sends to
+// and receives from each rank, and where each block starts in the send and the receive buffer.
+struct PeerBlocks {
+  std::vector<std::size_t> send_counts, send_offsets;
+  std::vector<std::size_t> receive_counts, receive_offsets;
+};
+
 struct CollectiveCall {
   const void* send = nullptr;
   void* recv = nullptr;
@@ -61,6 +68,9 @@ struct CollectiveCall {
   ReduceOp op = ReduceOp::kSum;
   int root = 0;
   bool in_place = false;
+  // Collectives with per-peer counts (alltoallv): `count` is then the busiest rank's elements,
+  // and these are the blocks. nullptr for the others.
+  const PeerBlocks* peer_blocks = nullptr;
 };
 
 // Where this rank's output starts in the one buffer of an in-place call.
@@ -80,6 +90,21 @@ struct CollectiveEntry {
   std::string unsupported;
 };
 
+// comm_init_perf: one way a backend makes a communicator over some of the world's ranks and
+// destroys it again (MPI_Comm_split, a Gloo context and its full mesh, ncclCommInitRank, ...).
+struct CommunicatorMethod {
+  std::string_view name;  // as the rows show it: "MPI_Comm_split"
+  // Every rank of the world calls it with the same `members` (world ranks 0..k-1): members make
+  // the communicator, check its size and their rank in it, and destroy it before returning; a
+  // rank outside takes part only where the library needs every rank of the parent (a split) and
+  // returns at once otherwise. Throws Error on a library failure.
+  std::function<void(const std::vector<int>& members)> create_and_destroy;
+  // Why it cannot run with this backend as built and loaded (a newer NCCL call); "" if it can.
+  std::string unsupported;
+  // Every rank, untimed, before a communicator size's iterations (what the method copies); may be empty.
+  std::function<void(const std::vector<int>& members)> prepare;
+};
+
 // Everything a backend can run; anything else is a skipped row with the reason.
 struct BackendSupport {
   std::vector<CollectiveEntry> collectives;
@@ -87,6 +112,7 @@ struct BackendSupport {
   std::vector<ReduceOp> ops;
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
   std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
+  std::vector<CommunicatorMethod> communicators;  // comm_init_perf's methods, in the order rows show them
 };
 
 // Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.

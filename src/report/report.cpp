@@ -71,6 +71,23 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"backward_compute_us", "bwd_us", Style::kFixed, 1, 10}, {"comm_us", "comm_us", Style::kFixed, 1, 10},
         {"exposed_comm_us", "exposed_us", Style::kFixed, 1, 10}, {"overlap_fraction", "overlap", Style::kFixed, 3, 7},
         {"comm_compute_ratio", "ratio", Style::kFixed, 3, 6}, {"samples_per_s", "samples/s", Style::kFixed, 1, 10}, kWrong}},
+      // Keyed by the traffic pattern too: a uniform row and a zipf row of one size are different rows.
+      {RowKind::kAlltoallv, "alltoallv", {"backend", "algorithm", "dtype", "placement", "traffic.pattern"}, {"bytes"}, "bytes",
+       "size (bytes, the busiest rank's)", true, "time_us",
+       {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}},
+       false,
+       // Its live table is nccl-tests' (a collective of the registry); these are collbench table's text columns.
+       {{"bytes", "size", Style::kInteger, 0, 12}, {"dtype", "type", Style::kText, 0, 8},
+        {"traffic.pattern", "pattern", Style::kText, 0, 12}, {"placement", "place", Style::kText, 0, 5}, kMeanUs,
+        {"algbw_gbps", "algbw", Style::kFixed, 2, 8}, {"busbw_gbps", "busbw", Style::kFixed, 2, 8}, kWrong}},
+      // comm_init_perf: one row per way and communicator size; time_us is one make-and-destroy.
+      {RowKind::kCommInit, "comm_init", {"backend", "method"}, {"comm_size"}, "comm_size", "communicator size (ranks)", false,
+       "time_us",
+       {{"rate_per_s", "rate_per_s", "communicators made and destroyed per second", true},
+        {"time_over_ranks_us.max", "slowest_rank_us", "slowest rank's mean time (us)", false}},
+       false,
+       {{"method", "method", Style::kText, 0, 30}, {"comm_size", "ranks", Style::kInteger, 0, 6}, kMinUs, kMeanUs, kMaxUs,
+        {"time_over_ranks_us.max", "slowest_us", Style::kFixed, 1, 12}, {"rate_per_s", "per_s", Style::kFixed, 2, 10}}},
   };
   return table;
 }
@@ -91,7 +108,11 @@ const RowKindSpec* find_row_kind(const std::string& name) {
   return nullptr;
 }
 
+bool has_collective_rows(RowKind kind) { return kind == RowKind::kCollective || kind == RowKind::kAlltoallv; }
+
 RowKind row_kind_of_benchmark(const std::string& benchmark) {
+  if (benchmark == "alltoallv") return RowKind::kAlltoallv;
+  if (benchmark == "comm_init") return RowKind::kCommInit;
   if (benchmark == "matmul") return RowKind::kGemm;
   if (benchmark == "membw") return RowKind::kStream;
   if (benchmark == "copy") return RowKind::kCopy;

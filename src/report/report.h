@@ -28,7 +28,9 @@ std::string schema_version();
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.
-enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep };
+enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit };
+// Rows in the collectives' layout (ResultRow): the collectives and alltoallv, whose rows add the traffic.
+bool has_collective_rows(RowKind kind);
 
 struct FigureSpec {
   const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
@@ -134,6 +136,18 @@ struct BitwiseDifference {
   std::string bits;
 };
 
+// alltoallv: the traffic behind a row. Its size (bytes) is the busiest rank's bytes, as nccl-tests'.
+struct TrafficRow {
+  std::string pattern;                // "uniform", "zipf:1.2", "hotspot:2", "matrix"
+  std::string matrix_file;            // --matrix, as given; empty for generated traffic
+  std::uint64_t seed = 0;             // the generators' seed (--seed)
+  std::uint64_t bytes_per_rank = 0;   // generated: each rank's total before rounding; matrix: 0
+  std::uint64_t max_send_bytes = 0, min_send_bytes = 0;
+  std::uint64_t max_receive_bytes = 0, min_receive_bytes = 0;
+  std::uint64_t total_bytes = 0;      // over every pair
+  std::uint64_t largest_pair_bytes = 0;
+};
+
 struct ResultRow {
   std::uint64_t bytes = 0;            // the nccl-tests "size" of the row
   std::uint64_t requested_bytes = 0;  // the size asked for, before rounding to whole elements per rank
@@ -171,6 +185,7 @@ struct ResultRow {
   // under different algorithms or libraries can be compared without keeping their outputs.
   std::string bitwise_hash;
   std::vector<double> samples_us;     // only with --samples
+  std::optional<TrafficRow> traffic;  // alltoallv rows (kind "alltoallv"); absent for the other collectives
 };
 
 // A combination the backend cannot run: reported, never faked.

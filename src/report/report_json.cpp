@@ -63,6 +63,20 @@ json row_to_json(const ResultRow& row) {
   if (row.issue_us) out["issue_us"] = *row.issue_us;
   if (!row.timestamp.empty()) out["timestamp"] = row.timestamp;
   if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
+  if (row.traffic) {
+    const TrafficRow& traffic = *row.traffic;
+    out["kind"] = row_kind_spec(RowKind::kAlltoallv).name;
+    out["traffic"] = {{"pattern", traffic.pattern},
+                      {"seed", traffic.seed},
+                      {"bytes_per_rank", traffic.bytes_per_rank},
+                      {"max_send_bytes", traffic.max_send_bytes},
+                      {"min_send_bytes", traffic.min_send_bytes},
+                      {"max_receive_bytes", traffic.max_receive_bytes},
+                      {"min_receive_bytes", traffic.min_receive_bytes},
+                      {"total_bytes", traffic.total_bytes},
+                      {"largest_pair_bytes", traffic.largest_pair_bytes}};
+    if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
+  }
   return out;
 }
 
@@ -240,6 +254,23 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
       difference.bits = inner.string(d, "bits");
       row.first_bitdiff.push_back(std::move(difference));
     }
+  }
+  if (object.contains("traffic")) {
+    const Reader inner = reader.at(".traffic");
+    const json& traffic = reader.field(object, "traffic");
+    if (!traffic.is_object()) reader.fail(".traffic", "expected an object");
+    TrafficRow read;
+    read.pattern = inner.string(traffic, "pattern");
+    if (traffic.contains("matrix_file")) read.matrix_file = inner.string(traffic, "matrix_file");
+    read.seed = inner.unsigned_integer(traffic, "seed");
+    read.bytes_per_rank = inner.unsigned_integer(traffic, "bytes_per_rank");
+    read.max_send_bytes = inner.unsigned_integer(traffic, "max_send_bytes");
+    read.min_send_bytes = inner.unsigned_integer(traffic, "min_send_bytes");
+    read.max_receive_bytes = inner.unsigned_integer(traffic, "max_receive_bytes");
+    read.min_receive_bytes = inner.unsigned_integer(traffic, "min_receive_bytes");
+    read.total_bytes = inner.unsigned_integer(traffic, "total_bytes");
+    read.largest_pair_bytes = inner.unsigned_integer(traffic, "largest_pair_bytes");
+    row.traffic = std::move(read);
   }
   if (object.contains("time_over_ranks_us")) {
     const json& views = reader.field(object, "time_over_ranks_us");
@@ -463,7 +494,7 @@ Report report_from_json(const nlohmann::json& document) {
     if (i > 0 && spec->kind != report.kind) row_reader.fail(".kind", "rows of different kinds in one report");
     report.kind = spec->kind;
   }
-  const bool collective = report.kind == RowKind::kCollective;
+  const bool collective = has_collective_rows(report.kind);
   report.status = reader.string(document, "status");
   if (report.status != "complete" && report.status != "partial") reader.fail(".status", "expected \"complete\" or \"partial\"");
   if (document.contains("error") && document["error"].is_string()) report.error = document["error"].get<std::string>();

@@ -526,7 +526,7 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   app.set_help_flag("-h,--help", "this text (COMMAND --help: the command's flags)");
   app.require_subcommand(1);
   app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
-             "stream, copy, probe, ddp_step), one kind at a time. Sizes take K/M/G (1024-based).\n"
+             "stream, copy, probe, ddp_step, alltoallv, comm_init), one kind at a time. Sizes take K/M/G (1024-based).\n"
              "Reports come from *_perf -J FILE; compare, ab and history judge each run's p10 time (--figure).\n"
              "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
              "(sweep) or runtime error, 2 bad usage or input.");

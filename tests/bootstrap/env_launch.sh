@@ -12,6 +12,8 @@
 #   never_fills                     WORLD_SIZE=3 with two ranks: exit 2 within -T, naming rank 2
 #   unreachable                     no rank 0: exit 2 within -T
 #   port_in_use                     a second rank 0 on a port in use: exit 2
+#   comm_init NP                    comm_init_perf over Gloo: every rank exits 0, its report checked
+#   bad_input NP PATTERN PROGRAM [ARGS] every rank exits 2 with one stderr line matching PATTERN
 #   duplicate_rank | world_size_mismatch | options_differ | backend_mpi | bad_variables
 set -uo pipefail
 bin_dir=$1 scenario=$2
@@ -228,6 +230,26 @@ case "$scenario" in
     await_all 30
     expect_codes 2 2
     one_line 0 "ranks were started with different options .*rank 1 ran 'all_reduce_perf -b 16 -e 16 -T 10'"
+    ;;
+  comm_init)  # comm_init NP: comm_init_perf over Gloo, every rank exits 0, one row per communicator size
+    np=$1
+    for rank in $(seq 0 $((np - 1))); do start_rank "$rank" "$np" comm_init_perf -n 3 -w 1 -T 60 -J "$report"; done
+    await_all 120
+    expect_codes $(for _ in $(seq "$np"); do echo 0; done)
+    sizes=$(python3 -c "import sys; n=int(sys.argv[1]); s=[]; k=1
+while k < n: s.append(k); k*=2
+print(','.join(map(str, s + [n])))" "$np")
+    python3 "$(dirname "${BASH_SOURCE[0]}")/../comm_init/check_comm_init.py" "$report" "$np" gloo \
+      "gloo context + connectFullMesh" "$sizes" || fail "comm_init report"
+    ;;
+  bad_input)  # bad_input NP PATTERN PROGRAM ARGS: input only the world can judge (a matrix file's shape)
+    np=$1 expected=$2 program=$3
+    shift 3
+    for rank in $(seq 0 $((np - 1))); do start_rank "$rank" "$np" "$program" -T 20 "$@"; done
+    await_all 60
+    expect_codes $(for _ in $(seq "$np"); do echo 2; done)
+    # Launched without MPI every rank prints its own line: no launcher gathers rank 0's for it.
+    for rank in $(seq 0 $((np - 1))); do one_line "$rank" "$expected"; done
     ;;
   backend_mpi)
     for rank in 0 1; do start_rank "$rank" 2 all_reduce_perf --backend mpi -b 8 -e 8 -T 10; done

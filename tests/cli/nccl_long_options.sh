@@ -16,10 +16,12 @@ rows = report["results"]
 assert report["status"] == "complete", report["status"]
 # 4 sizes (8..64, factor 2) x 2 placements, one cycle. Partitioned collectives have per-rank blocks
 # of whole 16 bytes (nccl-tests' rounding): 8 B is raised to 16 B and the duplicate row dropped.
-partitioned = sys.argv[2] in ("all_gather", "reduce_scatter", "alltoall", "gather", "scatter")
+# alltoallv's blocks are 16-byte units too, and it runs out of place only (its in-place case is skipped).
+partitioned = sys.argv[2] in ("all_gather", "reduce_scatter", "alltoall", "gather", "scatter", "alltoallv")
+placements = 1 if sys.argv[2] == "alltoallv" else 2
 sizes = [16, 32, 64] if partitioned else [8, 16, 32, 64]
 assert sorted({row["bytes"] for row in rows}) == sizes, [row["bytes"] for row in rows]
-assert len(rows) == 2 * len(sizes), len(rows)
+assert len(rows) == placements * len(sizes), len(rows)
 for row in rows:
     assert row["iterations"] == 2 and row["warmup_iterations"] == 1 and row["check_iterations"] == 1, row
     assert row["dtype"] == "float32" and row["time_aggregation"] == "mean" and row["wrong"] == 0, row

@@ -808,7 +808,8 @@ std::string kinds(const std::string& name) { return data("../kinds/" + name); }
 
 TEST(ReportKinds, EveryCommandReadsEveryKind) {
   const std::string dir = ::testing::TempDir();
-  for (const std::string name : {"matmul_v1.json", "matmul_v2_slower.json", "membw_v1.json", "copy_v1.json", "envcheck_v1.json"}) {
+  for (const std::string name : {"matmul_v1.json", "matmul_v2_slower.json", "membw_v1.json", "copy_v1.json", "envcheck_v1.json",
+                                  "alltoallv_v2.json", "comm_init_v2.json"}) {
     for (const std::string format : {"text", "markdown", "csv", "json"}) {
       EXPECT_EQ(run_cli({"table", kinds(name), "--format", format}), 0) << name << " " << format;
     }
@@ -818,6 +819,18 @@ TEST(ReportKinds, EveryCommandReadsEveryKind) {
   }
   EXPECT_EQ(run_cli({"scaling", kinds("membw_v1.json")}), 0);
   EXPECT_EQ(run_cli({"speedup", "--by", "kernel", kinds("membw_v1.json")}), 0);  // copy against triad, per array size
+}
+
+TEST(ReportKinds, AlltoallvAndCommInitAreTheirOwnKinds) {
+  const auto reports = load_reports({kinds("alltoallv_v2.json"), kinds("comm_init_v2.json")});
+  EXPECT_EQ(reports[0].report.kind, report::RowKind::kAlltoallv);
+  EXPECT_EQ(reports[0].report.rows.size(), 4u);  // uniform and zipf rows of one size stay apart
+  ASSERT_EQ(reports[0].report.results.size(), 4u);
+  EXPECT_EQ(reports[0].report.results[2].traffic->pattern, "zipf:1.2");
+  EXPECT_EQ(reports[1].report.kind, report::RowKind::kCommInit);
+  ASSERT_EQ(reports[1].report.rows.size(), 6u);
+  EXPECT_EQ(reports[1].report.rows[1].size, 2u);  // comm_size is the size axis
+  EXPECT_EQ(run_cli({"scaling", kinds("comm_init_v2.json")}), 0);
 }
 
 TEST(ReportKinds, OldLayoutsReadAsTheirKind) {

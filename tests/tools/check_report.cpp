@@ -4,6 +4,7 @@
 // usage: check_report REPORT --benchmark NAME --world-size N [--wrong zero|positive]
 //                     [--status complete|partial] [--dtypes a,b] [--ops a,b] [--placements out,in]
 //                     [--roots every|N] [--samples]
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -117,7 +118,17 @@ int main(int argc, char** argv) {
   for (const json& row : results) {
     const std::string where = "row " + std::to_string(row["bytes"].get<std::uint64_t>()) + " B " +
                               row["dtype"].get<std::string>() + " " + row["placement"].get<std::string>();
-    check.expect(row.value("kind", "") == "collective", where + ": kind is collective");
+    // alltoallv's rows are their own kind: keyed by the traffic pattern too.
+    const std::string kind = benchmark == "alltoallv" ? "alltoallv" : "collective";
+    check.expect(row.value("kind", "") == kind, where + ": kind is " + kind);
+    if (kind == "alltoallv") {
+      // nccl-tests' alltoallv size: the busiest rank's bytes, sent or received.
+      const json& traffic = row.value("traffic", json::object());
+      check.expect(traffic.is_object() && traffic.contains("max_send_bytes") && traffic.contains("max_receive_bytes") &&
+                       row["bytes"].get<std::uint64_t>() == std::max(traffic["max_send_bytes"].get<std::uint64_t>(),
+                                                                    traffic["max_receive_bytes"].get<std::uint64_t>()),
+                   where + ": bytes is the busiest rank's (traffic.max_send_bytes or max_receive_bytes)");
+    }
     for (const char* key : {"bytes", "count", "dtype", "op", "root", "placement", "backend", "algorithm", "iterations",
                             "time_us", "algbw_gbps", "busbw_gbps", "wrong"}) {
       check.expect(row.contains(key), where + ": has " + key);

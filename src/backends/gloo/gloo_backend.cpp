@@ -7,6 +7,8 @@
 #include <gloo/allreduce_ring.h>
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
+#include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/config.h>
 #include <gloo/gather.h>
@@ -214,6 +216,8 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
 
   const Milliseconds collective_timeout =
       config.timeout_seconds > 0 ? Milliseconds(static_cast<long long>(config.timeout_seconds * 1000)) : kDefaultCollectiveTimeout;
+  collective_timeout_ = collective_timeout;
+  store_address_ = store_address.text();
   try {
     rendezvous::TcpStoreClient client(store_address, kRendezvousTimeout);
     TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout));
@@ -225,6 +229,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
     context->setTimeout(collective_timeout);
     context->connectFullMesh(prefixed, device);
     context_ = std::move(context);
+    device_ = std::move(device);
   } catch (const Error&) {
     throw;
   } catch (const std::exception& e) {
@@ -245,11 +250,17 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
                serve("reduce_scatter", this, &GlooBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
                serve("gather", this, &GlooBackend::gather), serve("scatter", this, &GlooBackend::scatter),
-               serve("sendrecv", this, &GlooBackend::sendrecv)},
+               serve("sendrecv", this, &GlooBackend::sendrecv),
+               serve("alltoallv", this, &GlooBackend::alltoallv,
+                     "alltoallv runs out of place only, as nccl-tests' does: gloo::alltoallv receives into its output "
+                     "while still sending from its input")},
               host_dtypes(),
               all_reduce_ops(),
               SIZE_MAX,
+              {},
               {}};
+  support_.communicators = {
+      {"gloo context + connectFullMesh", [this](const std::vector<int>& members) { connect_members(members); }, "", {}}};
   support_.dtype_reasons = fp8_reasons("the gloo backend has no 8-bit float type");
   if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {
     for (CollectiveEntry& entry : support_.collectives) {
@@ -431,6 +442,46 @@ void GlooBackend::alltoall(const CollectiveCall& call) {
     options.setInput(static_cast<T*>(mutable_send(call)), total);
     options.setOutput(static_cast<T*>(call.recv), total);
     gloo::alltoall(options);
+  });
+}
+
+// A new client of the store per context, as a process joining a new group would connect; its
+// keys under a prefix of their own, since the store keeps every key written. Members are world
+// ranks 0..k-1, so a member's rank in the context is its world rank.
+void GlooBackend::connect_members(const std::vector<int>& members) {
+  const std::uint64_t serial = contexts_made_++;
+  if (std::find(members.begin(), members.end(), rank_) == members.end()) return;
+  const int size = static_cast<int>(members.size());
+  guarded("connectFullMesh", [&] {
+    rendezvous::TcpStoreClient client(rendezvous::parse_store_address(store_address_), kRendezvousTimeout);
+    TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout_));
+    gloo::rendezvous::PrefixStore prefixed("collbench/comm/" + std::to_string(serial), store);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size);
+    context->setTimeout(collective_timeout_);
+    context->connectFullMesh(prefixed, device_);
+    if (context->size != size || context->rank != rank_) {
+      throw Error("a Gloo context of " + std::to_string(context->size) + " rank(s) with this rank as " +
+                  std::to_string(context->rank) + "; expected " + std::to_string(size) + " and " + std::to_string(rank_));
+    }
+    // One barrier over the new mesh before it goes: a rank whose side of a pair is connected may
+    // otherwise close it while its peer is still finishing the handshake (measured: "Connection
+    // closed by peer"). It is also the first use a real job makes of a new group.
+    gloo::BarrierOptions barrier(context);
+    gloo::barrier(barrier);
+  });
+}
+
+// Gloo lays each rank's blocks back to back in rank order, as the call's offsets do.
+void GlooBackend::alltoallv(const CollectiveCall& call) {
+  const PeerBlocks& blocks = *call.peer_blocks;
+  guarded_typed("alltoallv", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    gloo::AlltoallvOptions options(context_);
+    options.setInput(static_cast<T*>(mutable_send(call)),
+                     std::vector<std::int64_t>(blocks.send_counts.begin(), blocks.send_counts.end()));
+    options.setOutput(static_cast<T*>(call.recv),
+                      std::vector<std::int64_t>(blocks.receive_counts.begin(), blocks.receive_counts.end()));
+    gloo::alltoallv(options);
   });
 }
 

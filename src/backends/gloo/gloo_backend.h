@@ -19,6 +19,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +32,9 @@ class Algorithm;
 class Context;
 template <typename T>
 class ReductionFunction;
+namespace transport {
+class Device;
+}
 }  // namespace gloo
 
 namespace collbench {
@@ -79,6 +84,9 @@ class GlooBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  void alltoallv(const CollectiveCall& call);
+  // comm_init_perf: a new context of the members over the store, connected as a full mesh.
+  void connect_members(const std::vector<int>& members);
 
   template <typename T>
   void all_reduce_typed(const CollectiveCall& call);
@@ -103,6 +111,12 @@ class GlooBackend final : public Backend {
   std::string interface_;
   std::unique_ptr<rendezvous::TcpStoreServer> store_server_;  // rank 0 only
   std::shared_ptr<gloo::Context> context_;
+  // What a new context needs: the store rank 0 serves, the transport device, the timeouts, and a
+  // serial number for its keys (a store key is written once; every rank counts the same calls).
+  std::string store_address_;
+  std::shared_ptr<gloo::transport::Device> device_;
+  std::chrono::milliseconds collective_timeout_{0};
+  std::uint64_t contexts_made_ = 0;
   std::array<std::unique_ptr<gloo::ReductionFunction<Bfloat16Bits>>, 4> bfloat16_reductions_;
 
   struct PreparedKey {

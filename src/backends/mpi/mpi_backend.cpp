@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_backend.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -60,6 +61,10 @@ int mpi_count(std::size_t count) {
 }
 
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
+
+constexpr const char* kAlltoallvInPlace =
+    "alltoallv runs out of place only, as nccl-tests' does: MPI_IN_PLACE sends each peer the block received from "
+    "it, which only a symmetric traffic matrix allows";
 
 // Open MPI's tuned component honours a forced algorithm (OMPI_MCA_coll_tuned_<name>_algorithm)
 // only with dynamic rules on, and silently falls back to its own choice for a number it does not
@@ -136,8 +141,13 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
                // MPI's in-place form reads the whole input and leaves this rank's block at the buffer's start.
                serve("reduce_scatter", this, &MpiBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
-               serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv)},
-              host_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX), {}};
+               serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv),
+               serve("alltoallv", this, &MpiBackend::alltoallv, kAlltoallvInPlace)},
+              host_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX), {}, {}};
+  support_.communicators = {
+      {"MPI_Comm_dup", [this](const std::vector<int>& members) { duplicate_members(members); }, "",
+       [this](const std::vector<int>& members) { split_members_once(members); }},
+      {"MPI_Comm_split", [this](const std::vector<int>& members) { split_members(members); }, "", {}}};
   support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
   tuned_algorithms_ = forced_tuned_algorithms(rank_);
 }
@@ -148,6 +158,7 @@ MpiBackend::~MpiBackend() {
       if (op != MPI_OP_NULL) MPI_Op_free(&op);
     }
   }
+  if (members_ != MPI_COMM_NULL) MPI_Comm_free(&members_);
   if (communicator_ != MPI_COMM_NULL) MPI_Comm_free(&communicator_);
 }
 
@@ -249,6 +260,70 @@ void MpiBackend::sendrecv(const CollectiveCall& call) {
     CB_MPI_CHECK(MPI_Sendrecv(call.send, count, mpi_type(call.dtype), next, kRingTag, call.recv, count,
                               mpi_type(call.dtype), previous, kRingTag, communicator_, MPI_STATUS_IGNORE));
   }
+}
+
+// Counts and displacements are ints in MPI (the support table's max_call_count keeps the busiest
+// rank's elements, and so every displacement, below 2^31). Converting 4n integers per call is
+// nothing next to MPI_Alltoallv's own O(n) setup; nccl-tests also works its per-peer counts out
+// inside the timed call.
+void MpiBackend::alltoallv(const CollectiveCall& call) {
+  const PeerBlocks& blocks = *call.peer_blocks;
+  const std::size_t n = static_cast<std::size_t>(size_);
+  alltoallv_arguments_.resize(4 * n);
+  int* send_counts = alltoallv_arguments_.data();
+  int* send_displacements = send_counts + n;
+  int* receive_counts = send_displacements + n;
+  int* receive_displacements = receive_counts + n;
+  for (std::size_t peer = 0; peer < n; ++peer) {
+    send_counts[peer] = mpi_count(blocks.send_counts[peer]);
+    send_displacements[peer] = mpi_count(blocks.send_offsets[peer]);
+    receive_counts[peer] = mpi_count(blocks.receive_counts[peer]);
+    receive_displacements[peer] = mpi_count(blocks.receive_offsets[peer]);
+  }
+  const MPI_Datatype type = mpi_type(call.dtype);
+  CB_MPI_CHECK(MPI_Alltoallv(call.send, send_counts, send_displacements, type, call.recv, receive_counts,
+                             receive_displacements, type, communicator_));
+}
+
+namespace {
+
+// Members are world ranks 0..k-1, so a member's rank in a communicator of them is its world rank.
+bool is_member(const std::vector<int>& members, int rank) {
+  return std::find(members.begin(), members.end(), rank) != members.end();
+}
+
+void check_made(MPI_Comm made, const std::vector<int>& members, int world_rank, const char* call) {
+  int size = 0, rank = -1;
+  CB_MPI_CHECK(MPI_Comm_size(made, &size));
+  CB_MPI_CHECK(MPI_Comm_rank(made, &rank));
+  if (static_cast<std::size_t>(size) != members.size() || rank != world_rank) {
+    throw Error(std::string(call) + " made a communicator of " + std::to_string(size) + " rank(s) with this rank as " +
+                std::to_string(rank) + "; expected " + std::to_string(members.size()) + " and " + std::to_string(world_rank));
+  }
+}
+
+}  // namespace
+
+void MpiBackend::split_members_once(const std::vector<int>& members) {
+  if (members_ != MPI_COMM_NULL) CB_MPI_CHECK(MPI_Comm_free(&members_));
+  CB_MPI_CHECK(MPI_Comm_split(communicator_, is_member(members, rank_) ? 0 : MPI_UNDEFINED, rank_, &members_));
+}
+
+void MpiBackend::duplicate_members(const std::vector<int>& members) {
+  if (members_ == MPI_COMM_NULL) return;  // not a member
+  MPI_Comm made = MPI_COMM_NULL;
+  CB_MPI_CHECK(MPI_Comm_dup(members_, &made));
+  check_made(made, members, rank_, "MPI_Comm_dup");
+  CB_MPI_CHECK(MPI_Comm_free(&made));
+}
+
+// Every rank of the parent takes part in a split; the others get MPI_COMM_NULL.
+void MpiBackend::split_members(const std::vector<int>& members) {
+  MPI_Comm made = MPI_COMM_NULL;
+  CB_MPI_CHECK(MPI_Comm_split(communicator_, is_member(members, rank_) ? 0 : MPI_UNDEFINED, rank_, &made));
+  if (made == MPI_COMM_NULL) return;
+  check_made(made, members, rank_, "MPI_Comm_split");
+  CB_MPI_CHECK(MPI_Comm_free(&made));
 }
 
 }  // namespace collbench::mpi

@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 
@@ -35,6 +36,11 @@ class MpiBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  void alltoallv(const CollectiveCall& call);
+  // comm_init_perf's methods (backend.h CommunicatorMethod).
+  void split_members_once(const std::vector<int>& members);  // MPI_Comm_dup's parent, untimed
+  void duplicate_members(const std::vector<int>& members);
+  void split_members(const std::vector<int>& members);
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
   // avg is a sum followed by a division by the world size, done on the ranks that hold results.
   void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
@@ -48,6 +54,10 @@ class MpiBackend final : public Backend {
   // Per collective, the tuned algorithm Open MPI was asked to force and took ("ompi-tuned-4"), or
   // what became of a request it did not take; absent: no request, Open MPI decides ("default").
   std::map<std::string, std::string> tuned_algorithms_;
+  // alltoallv's counts and displacements as MPI takes them (int), refilled each call from the
+  // call's blocks without allocating once they have the world's size.
+  std::vector<int> alltoallv_arguments_;
+  MPI_Comm members_ = MPI_COMM_NULL;  // comm_init_perf: the members' communicator MPI_Comm_dup copies
 };
 
 }  // namespace collbench::mpi

@@ -169,7 +169,8 @@ void echo_non_tuning_lines(const std::string& path) {
 }  // namespace
 
 NcclBackend::NcclBackend(World& world, const BackendConfig& config)
-    : rank_(world.rank()),
+    : world_(&world),
+      rank_(world.rank()),
       ranks_(world.size()),
       timeout_seconds_(config.timeout_seconds),
       registration_(config.registration) {
@@ -230,6 +231,7 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
   current_step_ = "communicator init (" + std::to_string(ranks_) + " ranks)";
   CB_NCCL_ISSUE(ncclCommInitRankConfig(&comm_, ranks_, id, rank_, &comm_config));
   CB_NCCL_CHECK(ncclGetVersion(&loaded_version_));
+  declare_communicator_methods();
 }
 
 NcclBackend::~NcclBackend() {
@@ -350,7 +352,8 @@ std::string NcclBackend::algorithm(const std::string& collective) const {
   if (ranks_ == 1) return "one-rank copy";
   const std::string function = nccl_function_name(collective);
   if (function.empty()) {  // NCCL's tuning log does not cover these
-    if (collective != "sendrecv" && has_native(collective.c_str())) return "native";
+    // sendrecv and alltoallv are always grouped ncclSend/ncclRecv.
+    if (collective != "sendrecv" && collective != "alltoallv" && has_native(collective.c_str())) return "native";
     return "p2p";  // grouped ncclSend/ncclRecv
   }
   if (!tuning_log_) return forced_algorithm_.empty() ? "default" : forced_algorithm_;

@@ -57,6 +57,13 @@ class NcclBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  void alltoallv(const CollectiveCall& call);
+  // comm_init_perf (nccl_communicators.cpp): communicators of world ranks 0..k-1, made and destroyed.
+  void declare_communicator_methods();
+  void init_members(const std::vector<int>& members, bool scalable);
+  void split_members(const std::vector<int>& members);
+  void shrink_to_members(const std::vector<int>& members);
+  void check_and_destroy(ncclComm_t made, const std::vector<int>& members, const char* call);
 
   // Every NCCL call goes through here: anything but success throws with NCCL's last error.
   void issued(ncclResult_t result, const char* call, const char* file, int line);
@@ -65,6 +72,7 @@ class NcclBackend final : public Backend {
   double nccl_deadline_seconds() const;
   void remember_call(const char* collective, const CollectiveCall& call);
 
+  World* world_ = nullptr;  // comm_init_perf exchanges new communicators' unique ids over it
   int rank_ = 0;
   int ranks_ = 1;
   BackendSupport support_;

@@ -1,6 +1,7 @@
-// The nine collectives as NCCL calls. All-to-all, gather and scatter are NCCL's own calls where
+// The collectives as NCCL calls. All-to-all, gather and scatter are NCCL's own calls where
 // the loaded NCCL has them (2.28 and later), grouped ncclSend/ncclRecv otherwise, as nccl-tests
-// builds them; the report's versions say which ran. The sendrecv ring is always grouped send/recv.
+// builds them; the report's versions say which ran. The sendrecv ring and alltoallv are always
+// grouped send/recv.
 #include "backends/nccl/nccl_backend_impl.h"
 
 namespace collbench::nccl {
@@ -60,7 +61,9 @@ void NcclBackend::declare_support() {
             peers ? "NCCL has no in-place all-to-all: grouped send/recv would overwrite blocks not yet sent" : ""),
       serve("gather", this, &NcclBackend::gather), serve("scatter", this, &NcclBackend::scatter),
       serve("sendrecv", this, &NcclBackend::sendrecv,
-            peers ? "NCCL has no in-place send/recv: receiving into the buffer being sent would race" : "")};
+            peers ? "NCCL has no in-place send/recv: receiving into the buffer being sent would race" : ""),
+      serve("alltoallv", this, &NcclBackend::alltoallv,
+            "alltoallv runs out of place only, as nccl-tests' does: grouped send/recv would overwrite blocks not yet sent")};
   support_.dtypes = host_dtypes();  // fp8 joins once the device is known
   support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does");
   support_.ops = all_reduce_ops();  // avg is ncclAvg
@@ -170,6 +173,28 @@ void NcclBackend::sendrecv(const CollectiveCall& call) {
   CB_NCCL_ISSUE(ncclGroupStart());
   CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, next, comm_, stream_));
   CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, previous, comm_, stream_));
+  CB_NCCL_ISSUE(ncclGroupEnd());
+}
+
+// As nccl-tests' alltoallv: one group with an ncclSend and an ncclRecv per peer, empty blocks
+// left out as nccl-tests leaves them out.
+void NcclBackend::alltoallv(const CollectiveCall& call) {
+  remember_call("alltoallv", call);
+  const PeerBlocks& blocks = *call.peer_blocks;
+  const ncclDataType_t type = nccl_type(call.dtype);
+  const std::size_t element = dtype_info(call.dtype).size_bytes;
+  CB_NCCL_ISSUE(ncclGroupStart());
+  for (int peer = 0; peer < ranks_; ++peer) {
+    const auto p = static_cast<std::size_t>(peer);
+    if (blocks.send_counts[p] > 0) {
+      CB_NCCL_ISSUE(ncclSend(static_cast<const char*>(call.send) + blocks.send_offsets[p] * element, blocks.send_counts[p],
+                             type, peer, comm_, stream_));
+    }
+    if (blocks.receive_counts[p] > 0) {
+      CB_NCCL_ISSUE(ncclRecv(static_cast<char*>(call.recv) + blocks.receive_offsets[p] * element, blocks.receive_counts[p],
+                             type, peer, comm_, stream_));
+    }
+  }
   CB_NCCL_ISSUE(ncclGroupEnd());
 }
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "workloads/collectives/traffic.h"
+
 namespace collbench {
 
 // Element counts for one row, nccl-tests' getCollByteCount. `row_count` is the row's size in
@@ -43,6 +45,7 @@ struct OutputContext {
   int root = 0;
   std::size_t call_count = 0;
   bool in_place = false;
+  const TrafficMatrix* traffic = nullptr;  // the row's traffic, for collectives with per-peer counts (alltoallv)
 };
 
 struct Collective {
@@ -58,6 +61,10 @@ struct Collective {
   Expected (*expected_output)(const OutputContext& where, std::size_t output_index);
   // Every rank must end with the same bits (all_reduce, all_gather, broadcast): -B compares ranks too.
   bool same_output_on_every_rank = false;
+  // Collectives with per-peer counts (alltoallv): this rank's layout from the row's traffic matrix
+  // (traffic.h), which the call carries as per-peer blocks; `layout` is then what uniform traffic
+  // gives. nullptr for every collective whose counts are one per call.
+  BufferLayout (*traffic_layout)(const TrafficMatrix& traffic, int rank) = nullptr;
 };
 
 // Layouts shared by several collectives.

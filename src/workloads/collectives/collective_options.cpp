@@ -54,6 +54,22 @@ void declare_options(CLI::App& app, Options& o) {
     else if (v == "both") o.placement = PlacementChoice::kBoth;
     else throw UsageError("unknown placement '" + v + "' for " + f + " (use out, in or both)");
   });
+  add_value(app, "--pattern", "NAME", "alltoallv_perf: per-pair sizes from a seeded generator, each rank sending\n"
+            "the row's size in total: uniform (default), zipf:S (receivers' popularity ~ 1/place^S),\n"
+            "hotspot:K (K seeded ranks share half of every rank's bytes)",
+            [&o](Text& v, Text& f) {
+              if (o.traffic.from_matrix()) throw UsageError(f + " and --matrix cannot be combined: a matrix file fixes every pair's bytes");
+              o.traffic = parse_traffic_pattern(v, f);
+              o.traffic_given = true;
+            });
+  add_value(app, "--matrix", "FILE", "alltoallv_perf: per-pair bytes from a CSV file, rank x rank, the row is the\n"
+            "sender (one row per size: no -b/-e/--sizes)",
+            [&o](Text& v, Text& f) {
+              if (o.traffic_given && !o.traffic.from_matrix()) throw UsageError(f + " and --pattern cannot be combined: a matrix file fixes every pair's bytes");
+              if (v.empty()) throw UsageError(f + " expects a file name");
+              o.traffic = TrafficSpec{TrafficPattern::kMatrix, 0, 0, v};
+              o.traffic_given = true;
+            });
   add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
   add_integer(app, "-g,--ngpus", "devices per process (CPU backends and nccl today: 1)", o.gpus_per_process, 1, 64);
   start_section(app, "GPU (nccl backend)");
@@ -159,6 +175,13 @@ Options parse_options(const std::vector<std::string>& args) {
   if (!options.inject_bitwise_difference.empty() && options.bitwise_repeats == 0) {
     throw UsageError("--inject-bitwise-diff needs -B N (N >= 2): without it no output is compared bit for bit");
   }
+  if (options.traffic.from_matrix()) {
+    for (const auto& [flag, values] : options.given) {
+      if (flag == "--minbytes" || flag == "--maxbytes" || flag == "--stepbytes" || flag == "--stepfactor" || flag == "--sizes") {
+        throw UsageError("--matrix fixes every pair's bytes, so the row's size comes from the file: drop " + flag);
+      }
+    }
+  }
   if (options.explicit_sizes.empty() && !options.show_help && !options.show_version) {
     options.requested_sizes();  // validates the sweep now, so every rank rejects it at once
   }
@@ -196,6 +219,10 @@ nlohmann::json options_as_json(const Options& options) {
   if (options.min_busbw_gbps) out["min_busbw_gbps"] = *options.min_busbw_gbps;
   if (options.bitwise_repeats != 0) out["bitwise_repeats"] = options.bitwise_repeats;
   if (!options.inject_bitwise_difference.empty()) out["inject_bitwise_difference"] = options.inject_bitwise_difference;
+  if (options.traffic_given) {
+    out["traffic_pattern"] = options.traffic.text();
+    if (options.traffic.from_matrix()) out["traffic_matrix"] = options.traffic.matrix_path;
+  }
   if (options.explicit_sizes.empty()) {
     out["min_bytes"] = options.sweep.min_bytes;
     out["max_bytes"] = options.sweep.max_bytes;

@@ -13,6 +13,7 @@
 #include "harness/flag_groups.h"
 #include "core/sizes.h"
 #include "core/stats.h"
+#include "workloads/collectives/traffic.h"
 
 namespace collbench {
 
@@ -61,6 +62,10 @@ struct Options : RunFlags {
   // middle output element in the last repeat (repeat) or in every repeat (rank), so that a test can
   // see -B catch it (exit 3).
   std::string inject_bitwise_difference;
+  // alltoallv_perf only: --pattern (each rank's total from the sweep) or --matrix FILE (every
+  // pair's bytes, the sweep unused); uniform when neither is given.
+  TrafficSpec traffic;
+  bool traffic_given = false;
 
   std::vector<std::uint64_t> requested_sizes() const;
   // The GPU-only flags this run sets, as the user wrote them ("-G 4", "-I 1"); empty if none.

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <initializer_list>
 #include <optional>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <sstream>
 #include <tuple>
 
@@ -125,6 +128,7 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
 
 BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
   BufferBytes largest;
+  if (collective.traffic_layout) return largest;  // sized from the traffic (CollectiveWorkload::buffers_for)
   for (DType dtype : options.dtypes) {
     const std::uint64_t element = dtype_info(dtype).size_bytes;
     for (std::uint64_t bytes : options.requested_sizes()) {
@@ -159,7 +163,7 @@ class CollectiveWorkload final : public Workload {
     // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
     // backend keeps its buffers in host memory; GPU backends need the staging only.
     // -B keeps the first repeat's outputs on the host (and, when ranks differ, one rank's copy).
-    const BufferBytes largest = largest_buffers(collective_, options_, world_size);
+    const BufferBytes largest = buffers_for(world_size);
     const std::uint64_t bitwise = options_.bitwise_repeats > 0 ? 2 * largest.shared : 0;
     return {(options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared) + bitwise};
   }
@@ -173,10 +177,31 @@ class CollectiveWorkload final : public Workload {
     RowSize size;
     Placement placement;
     bool last_of_size;  // the table's line for this size follows it
+    std::shared_ptr<const TrafficMatrix> traffic;  // collectives with per-peer counts (alltoallv); null otherwise
   };
 
+  // alltoallv: the row's traffic for a size of the sweep (the matrix file's, whatever the size).
+  TrafficMatrix traffic_for(DType dtype, std::uint64_t requested_bytes, int ranks) const;
+  // The sweep's sizes for a per-peer collective: the matrix file has one.
+  std::vector<std::uint64_t> traffic_sizes() const {
+    return options_.traffic.from_matrix() ? std::vector<std::uint64_t>{0} : options_.requested_sizes();
+  }
+  report::TrafficRow traffic_row(const TrafficMatrix& traffic, const Case& one_case) const;
+  // Buffers for the largest row of the run; a per-peer collective's from its busiest rank.
+  BufferBytes buffers_for(int ranks) const;
+  // --matrix: rank 0 reads the file and every rank parses the same text, so all fail alike.
+  void read_traffic_matrix(World& world);
+
   nlohmann::json start(RunContext& run) override;
-  void print_header(const nlohmann::json&) override { table_.header(report_, sweep_description(options_)); }
+  void print_header(const nlohmann::json&) override { table_.header(report_, sweep_description(options_) + traffic_description()); }
+  // alltoallv: where the per-pair sizes come from and what the size column means.
+  std::string traffic_description() const {
+    if (!collective_.traffic_layout) return "";
+    std::string text = "\ntraffic " + options_.traffic.text();
+    if (options_.traffic.from_matrix()) text += " from " + options_.traffic.matrix_path + " (the sizes above are not used)";
+    else text += " (seed " + std::to_string(options_.seed) + "; each size is every rank's total sent)";
+    return text + "\nsize = the busiest rank's bytes sent or received; busbw = algbw * (n-1)/n, as nccl-tests' alltoallv";
+  }
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index, int cycle) override;
   LoopSettings loop_settings() const override;
@@ -215,6 +240,8 @@ class CollectiveWorkload final : public Workload {
 
   const Collective& collective_;
   std::string name_;
+  std::optional<ByteMatrix> byte_matrix_;  // --matrix, read once the world's size is known
+  PeerBlocks peer_blocks_;                 // this rank's blocks of the current case (per-peer collectives)
   Options options_;
   BackendMaker make_backend_;
   World* world_ = nullptr;
@@ -243,6 +270,13 @@ std::string CollectiveWorkload::check_for_world(World& world) {
     throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
                      " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
   }
+  if (collective_.traffic_layout) {
+    if (options_.traffic.pattern == TrafficPattern::kHotspot && options_.traffic.hot_ranks > world.size()) {
+      throw UsageError("--pattern hotspot:" + std::to_string(options_.traffic.hot_ranks) + " asks for more hot ranks than the world's " +
+                       std::to_string(world.size()) + " (use 1.." + std::to_string(world.size()) + ")");
+    }
+    if (options_.traffic.from_matrix()) read_traffic_matrix(world);
+  }
   if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
   const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
   if (!conflict.empty()) throw UsageError(conflict);
@@ -267,6 +301,75 @@ std::string CollectiveWorkload::check_for_world(World& world) {
   return "";
 }
 
+void CollectiveWorkload::read_traffic_matrix(World& world) {
+  // A matrix of a few thousand ranks is tens of MB of text; anything far larger is not one.
+  constexpr std::size_t kLargestMatrixFile = 256u << 20;
+  const std::string& path = options_.traffic.matrix_path;
+  std::string outcome;  // "ok " + the text, or "error " + why
+  if (world.rank() == 0) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      outcome = "error cannot read the --matrix file '" + path + "': " + std::strerror(errno);
+    } else {
+      std::ostringstream text;
+      text << in.rdbuf();
+      outcome = "ok " + text.str();
+      if (outcome.size() > kLargestMatrixFile) outcome = "error the --matrix file '" + path + "' is larger than 256 MiB";
+    }
+  }
+  outcome = world.broadcast_string(outcome);
+  if (outcome.rfind("error ", 0) == 0) throw UsageError(outcome.substr(6));
+  byte_matrix_ = parse_byte_matrix(outcome.substr(3), path, world.size());
+  // A row that moves nothing would time an empty call and print a bandwidth of 0.
+  for (DType dtype : options_.dtypes) {
+    if (traffic_from_bytes(*byte_matrix_, dtype_info(dtype).size_bytes).busiest_elements() == 0) {
+      throw UsageError("the --matrix file '" + path + "' moves no whole " + std::string(to_string(dtype)) +
+                       " element between any two ranks (every pair is below " +
+                       std::to_string(dtype_info(dtype).size_bytes) + " bytes)");
+    }
+  }
+}
+
+TrafficMatrix CollectiveWorkload::traffic_for(DType dtype, std::uint64_t requested_bytes, int ranks) const {
+  const std::size_t element = dtype_info(dtype).size_bytes;
+  if (byte_matrix_) return traffic_from_bytes(*byte_matrix_, element);
+  return generate_traffic(options_.traffic, requested_bytes, ranks, element, options_.seed);
+}
+
+BufferBytes CollectiveWorkload::buffers_for(int ranks) const {
+  if (!collective_.traffic_layout) return largest_buffers(collective_, options_, ranks);
+  // Every rank sizes for the busiest rank: no rank sends or receives more.
+  BufferBytes largest;
+  for (DType dtype : options_.dtypes) {
+    for (std::uint64_t requested : traffic_sizes()) {
+      const std::uint64_t bytes = traffic_for(dtype, requested, ranks).busiest_elements() * dtype_info(dtype).size_bytes;
+      largest.send = std::max(largest.send, bytes);
+      largest.shared = std::max(largest.shared, bytes);
+    }
+  }
+  return largest;
+}
+
+report::TrafficRow CollectiveWorkload::traffic_row(const TrafficMatrix& traffic, const Case& one_case) const {
+  const std::uint64_t element = dtype_info(one_case.dtype).size_bytes;
+  report::TrafficRow row;
+  row.pattern = options_.traffic.text();
+  row.matrix_file = options_.traffic.matrix_path;
+  row.seed = options_.seed;
+  row.bytes_per_rank = byte_matrix_ ? 0 : one_case.requested_bytes;
+  row.min_send_bytes = row.min_receive_bytes = UINT64_MAX;
+  for (int rank = 0; rank < traffic.ranks(); ++rank) {
+    const std::uint64_t sent = traffic.sent_by(rank) * element, received = traffic.received_by(rank) * element;
+    row.max_send_bytes = std::max(row.max_send_bytes, sent);
+    row.min_send_bytes = std::min(row.min_send_bytes, sent);
+    row.max_receive_bytes = std::max(row.max_receive_bytes, received);
+    row.min_receive_bytes = std::min(row.min_receive_bytes, received);
+    row.total_bytes += sent;
+  }
+  for (std::size_t elements : traffic.all_elements()) row.largest_pair_bytes = std::max<std::uint64_t>(row.largest_pair_bytes, elements * element);
+  return row;
+}
+
 nlohmann::json CollectiveWorkload::start(RunContext& run) {
   World& world = run.world;
   world_ = &world;
@@ -279,7 +382,7 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
 
   const int ranks = world.size();
-  const BufferBytes largest = largest_buffers(collective_, options_, ranks);
+  const BufferBytes largest = buffers_for(ranks);
   // -u starts the calls past an aligned address: room for the skew of the widest element.
   const std::size_t skew = static_cast<std::size_t>(options_.unaligned_elements) * sizeof(double);
   send_ = backend_->allocate(largest.send + skew);
@@ -295,6 +398,22 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
     }
   }
   const std::vector<Placement> placements = options_.placements();
+  if (collective_.traffic_layout) {
+    for (DType dtype : options_.dtypes) {
+      std::shared_ptr<const TrafficMatrix> previous;
+      for (std::uint64_t requested : traffic_sizes()) {
+        auto traffic = std::make_shared<const TrafficMatrix>(traffic_for(dtype, requested, ranks));
+        if (previous && *previous == *traffic) continue;  // rounding made it the same row as the last
+        previous = traffic;
+        const RowSize size{traffic->busiest_elements(), collective_.traffic_layout(*traffic, world.rank())};
+        const std::uint64_t asked = byte_matrix_ ? size.row_count * dtype_info(dtype).size_bytes : requested;
+        for (Placement placement : placements) {
+          cases_.push_back({dtype, ReduceOp::kSum, -1, asked, size, placement, placement == placements.back(), traffic});
+        }
+      }
+    }
+    return report::to_json(report_);
+  }
   for (DType dtype : options_.dtypes) {
     for (ReduceOp op : ops) {
       for (int root : roots) {
@@ -304,7 +423,7 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
           if (size.row_count == previous_row_count) continue;  // rounding made it the same row as the last
           previous_row_count = size.row_count;
           for (Placement placement : placements) {
-            cases_.push_back({dtype, op, root, requested, size, placement, placement == placements.back()});
+            cases_.push_back({dtype, op, root, requested, size, placement, placement == placements.back(), nullptr});
           }
         }
       }
@@ -384,6 +503,24 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call,
   call.op = one_case.op;
   call.root = one_case.root < 0 ? 0 : one_case.root;
   call.in_place = one_case.placement == Placement::kInPlace;
+  call.peer_blocks = nullptr;
+  if (one_case.traffic) {
+    const TrafficMatrix& traffic = *one_case.traffic;
+    const int me = world_->rank();
+    const auto n = static_cast<std::size_t>(traffic.ranks());
+    peer_blocks_.send_counts.resize(n);
+    peer_blocks_.send_offsets.resize(n);
+    peer_blocks_.receive_counts.resize(n);
+    peer_blocks_.receive_offsets.resize(n);
+    for (int peer = 0; peer < traffic.ranks(); ++peer) {
+      const auto p = static_cast<std::size_t>(peer);
+      peer_blocks_.send_counts[p] = traffic.elements(me, peer);
+      peer_blocks_.send_offsets[p] = traffic.send_offset(me, peer);
+      peer_blocks_.receive_counts[p] = traffic.elements(peer, me);
+      peer_blocks_.receive_offsets[p] = traffic.receive_offset(me, peer);
+    }
+    call.peer_blocks = &peer_blocks_;
+  }
   Buffer* inputs = send_.get();
   std::size_t input_offset = skew;
   if (call.in_place) {
@@ -438,6 +575,13 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, int cycle, 
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
   row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
   if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
+  if (one_case.traffic) {
+    // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
+    if (world_->size() > 1 && row.time_us.mean > 0) {
+      row.busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, row.time_us.mean, world_->size());
+    }
+    row.traffic = traffic_row(*one_case.traffic, one_case);
+  }
   row.check_iterations = options_.check_iterations;
   row.wrong = timed.wrong;
   if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
@@ -452,7 +596,8 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
   const int rank = world_->rank();
   const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
   const bool in_place = one_case.placement == Placement::kInPlace;
-  OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place};
+  OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place,
+                      one_case.traffic.get()};
   std::size_t output_offset = unaligned_bytes(one_case.dtype);
   if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
     output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
@@ -531,7 +676,8 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const int rank = world_->rank();
   const bool in_place = one_case.placement == Placement::kInPlace;
-  const OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place};
+  const OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place,
+                            one_case.traffic.get()};
   std::size_t output_offset = unaligned_bytes(one_case.dtype);
   if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
     output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
@@ -652,6 +798,10 @@ int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int
 }  // namespace
 
 std::unique_ptr<Workload> make_collective_workload(const Collective& collective, Options options, BackendMaker make_backend) {
+  if (options.traffic_given && !collective.traffic_layout) {
+    throw UsageError(std::string(options.traffic.from_matrix() ? "--matrix" : "--pattern") + " is for alltoallv_perf only: " +
+                     std::string(collective.name) + " sends the same count to every rank");
+  }
   return std::make_unique<CollectiveWorkload>(collective, std::move(options), std::move(make_backend));
 }
 

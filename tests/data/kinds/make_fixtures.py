@@ -76,3 +76,38 @@ write("copy_v1.json", {"schema_version": "copy-1.0", "benchmark": "copy", "statu
                        "context": {"argv": ["copy_perf"], "start_time": "2025-01-01T00:00:00Z",
                                    "versions": {"collbench": "0.1.0"}, "end_time": "2025-01-01T00:00:01Z"},
                        "results": copy_rows, "matrices": []})
+
+# alltoallv_perf (schema 2.1): collective rows of their own kind, keyed by the traffic pattern too.
+def alltoallv_row(pattern, busiest, mean, ranks=4):
+    algbw = busiest / (mean * 1e3)
+    return {"kind": "alltoallv", "bytes": busiest, "requested_bytes": busiest, "count": busiest // 4, "dtype": "float32",
+            "op": "none", "root": -1, "placement": "out", "backend": "mpi", "algorithm": "default", "cycle": 1,
+            "iterations": 3, "warmup_iterations": 1, "time_aggregation": "mean", "time_us": stats(mean),
+            "algbw_gbps": algbw, "bus_bandwidth_factor": (ranks - 1) / ranks, "busbw_gbps": algbw * (ranks - 1) / ranks,
+            "check_iterations": 1, "wrong": 0, "bitdiff": None,
+            "traffic": {"pattern": pattern, "seed": 1, "bytes_per_rank": busiest // 2, "max_send_bytes": busiest // 2,
+                        "min_send_bytes": busiest // 2, "max_receive_bytes": busiest, "min_receive_bytes": busiest // 8,
+                        "total_bytes": 2 * busiest, "largest_pair_bytes": busiest // 4}}
+
+
+write("alltoallv_v2.json", {"schema_version": "2.1", "benchmark": "alltoallv", "status": "complete",
+                            "context": dict(context("alltoallv_perf", 4), backend="mpi"), "skipped": [],
+                            "results": [alltoallv_row(p, size, 5.0 + size / 1000.0) for p in ["uniform", "zipf:1.2"]
+                                        for size in [4096, 65536]],
+                            "summary": {"rows": 4}})
+
+
+# comm_init_perf (schema 2.1): one row per way and communicator size, and the job's start-up.
+def comm_init_row(method, size, mean):
+    return {"kind": "comm_init", "backend": "mpi", "method": method, "comm_size": size, "cycle": 1, "iterations": 3,
+            "warmup_iterations": 1, "time_us": stats(mean),
+            "time_over_ranks_us": {"mean": mean, "max": mean, "min": mean}, "rate_per_s": 1e6 / mean,
+            "timing": "barrier each iteration", "timestamp": "2025-01-01T00:00:01Z", "wrong": None}
+
+
+write("comm_init_v2.json", {"schema_version": "2.1", "benchmark": "comm_init", "status": "complete",
+                            "context": dict(context("comm_init_perf", 4), backend="mpi"), "skipped": [],
+                            "startup": {"job_s": 0.5, "per_rank_s": [0.5, 0.4, 0.4, 0.3]},
+                            "results": [comm_init_row(m, size, 10.0 * size) for m in ["MPI_Comm_dup", "MPI_Comm_split"]
+                                        for size in [1, 2, 4]],
+                            "summary": {"rows": 6}})

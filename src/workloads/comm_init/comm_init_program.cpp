@@ -1,0 +1,239 @@
+// comm_init_perf: how long making and destroying a communicator takes, per way the backend has
+// (backends/backend.h CommunicatorMethod) and per communicator size (ranks 0..k-1 of the world),
+// as a workload over the one driver. Communicator set-up is a top complaint at scale (slow or hung
+// init); nccl-tests' comm_ops_perf times the same. Also the job's start-up: from the earliest
+// process start (/proc/<pid>/stat) to the benchmark's first barrier, a figure of its own.
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <sstream>
+
+#include "backends/registry.h"
+#include "core/error.h"
+#include "core/printable.h"
+#include "harness/context.h"
+#include "harness/driver.h"
+#include "report/report_json.h"
+#include "workloads/comm_init/comm_init_options.h"
+#include "workloads/comm_init/programs.h"
+
+namespace collbench {
+namespace {
+
+double clock_seconds(clockid_t clock) {
+  timespec now{};
+  ::clock_gettime(clock, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+}
+
+// This process's start and now (after the first barrier), both on the wall clock: the start from
+// /proc/self/stat's start time (clock ticks since boot: 10 ms steps at the usual 100 Hz), moved
+// onto the wall clock through CLOCK_BOOTTIME, so that ranks on other hosts compare as far as
+// their clocks agree (NTP).
+struct StartUp {
+  double process_start_s;  // wall clock (Unix time)
+  double first_barrier_s;
+};
+
+StartUp start_up_of_this_process() {
+  std::ifstream stat("/proc/self/stat");
+  std::string line;
+  std::getline(stat, line);
+  const double now_wall = clock_seconds(CLOCK_REALTIME);
+  const double since_start = seconds_since_process_start(line, clock_seconds(CLOCK_BOOTTIME), ::sysconf(_SC_CLK_TCK));
+  return {now_wall - since_start, now_wall};
+}
+
+class CommInitWorkload final : public Workload {
+ public:
+  explicit CommInitWorkload(CommInitOptions options) : options_(std::move(options)) {}
+
+  const RunFlags& run_flags() const override { return options_; }
+  std::string help_text() const override { return comm_init_usage(); }
+  std::string build_features() const override { return describe_backends(); }
+  std::string check_for_world(World& world) override {
+    sizes_ = communicator_sizes(options_.comm_sizes, world.size());
+    if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
+    const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
+    if (!conflict.empty()) throw UsageError(conflict);
+    const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
+    for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
+      if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
+    }
+    return "";
+  }
+  MemoryNeed memory_need(int) const override { return {}; }
+
+ private:
+  struct Case {
+    std::size_t method;  // index into the backend's communicators
+    int size;
+  };
+
+  nlohmann::json start(RunContext& run) override;
+  report::RowKind row_kind() const override { return report::RowKind::kCommInit; }
+  void print_header(const nlohmann::json& report) override;
+  std::size_t case_count() const override { return cases_.size(); }
+  CasePlan prepare(std::size_t index, int cycle) override;
+  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
+  nlohmann::json add_to_summary(const nlohmann::json& row) override {
+    ++rows_;
+    const double mean = row["time_us"]["mean"].get<double>();
+    if (mean > slowest_mean_us_) {
+      slowest_mean_us_ = mean;
+      slowest_ = row["method"].get<std::string>() + " at " + std::to_string(row["comm_size"].get<int>()) + " ranks";
+    }
+    return summary();
+  }
+  nlohmann::json summary() const {
+    return {{"rows", rows_}, {"slowest", slowest_.empty() ? nlohmann::json(nullptr) : nlohmann::json(slowest_)},
+            {"slowest_mean_us", rows_ > 0 ? nlohmann::json(slowest_mean_us_) : nlohmann::json(nullptr)}};
+  }
+  int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
+    if (run.world.rank() != 0) return 0;
+    report["summary"] = summary();
+    std::printf("# rows: %d\n", rows_);
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
+  }
+  void end_run() override { backend_.reset(); }
+
+  // Every rank: the row of a case from every member's samples (a rank outside the communicator
+  // gives none); rank 0's is the one the report keeps.
+  nlohmann::json make_row(const Case& one_case, int cycle, const LoopResult& timed);
+
+  CommInitOptions options_;
+  std::vector<int> sizes_;
+  World* world_ = nullptr;
+  std::unique_ptr<Backend> backend_;
+  std::vector<Case> cases_;
+  int rows_ = 0;
+  double slowest_mean_us_ = 0;
+  std::string slowest_;
+};
+
+nlohmann::json CommInitWorkload::start(RunContext& run) {
+  World& world = run.world;
+  world_ = &world;
+  BackendConfig config;
+  config.timeout_seconds = options_.timeout_seconds;
+  config.network_interface = options_.gloo_iface;
+  backend_ = make_backend(options_.backend, world, config);
+
+  // The job's start-up, before anything else of the benchmark: every rank leaves one barrier.
+  world.barrier();
+  const StartUp mine = start_up_of_this_process();
+  std::ostringstream text;
+  text.precision(17);
+  text << mine.process_start_s << ' ' << mine.first_barrier_s;
+  const std::vector<std::string> all = world.gather_strings(text.str());
+  nlohmann::json per_rank = nlohmann::json::array();
+  double earliest_start = 0, latest_barrier = 0;
+  for (std::size_t rank = 0; rank < all.size(); ++rank) {
+    std::istringstream fields(all[rank]);
+    StartUp theirs{};
+    fields >> theirs.process_start_s >> theirs.first_barrier_s;
+    earliest_start = rank == 0 ? theirs.process_start_s : std::min(earliest_start, theirs.process_start_s);
+    latest_barrier = rank == 0 ? theirs.first_barrier_s : std::max(latest_barrier, theirs.first_barrier_s);
+    per_rank.push_back(theirs.first_barrier_s - theirs.process_start_s);
+  }
+
+  const std::vector<CommunicatorMethod>& methods = backend_->support().communicators;
+  for (std::size_t method = 0; method < methods.size(); ++method) {
+    for (int size : sizes_) cases_.push_back({method, size});
+  }
+  report::Context context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
+                                            comm_init_options_json(options_));
+  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  nlohmann::json report = report::envelope_json("comm_init", context);
+  report["startup"] = {
+      {"job_s", latest_barrier - earliest_start},
+      {"per_rank_s", per_rank},
+      {"from", "the earliest process start over the ranks (/proc/<pid>/stat start time, 10 ms steps at 100 Hz)"},
+      {"to", "the last rank leaving the benchmark's first barrier (after MPI_Init or the rendezvous, option agreement "
+             "and the backend's own communicator)"},
+      {"clock", "wall clock: ranks on different hosts compare as far as their clocks agree"}};
+  report["skipped"] = nlohmann::json::array();
+  report["summary"] = summary();
+  return report;
+}
+
+void CommInitWorkload::print_header(const nlohmann::json& report) {
+  const auto& context = report["context"];
+  std::printf("# comm_init_perf: backend %s, %d rank(s) on %zu host(s)\n", printable(options_.backend).c_str(),
+              world_->size(), context["hosts"].size());
+  std::printf("# start-up (launch to the benchmark's first barrier): %.3f s for the job; slowest rank %.3f s\n",
+              report["startup"]["job_s"].get<double>(),
+              std::max_element(report["startup"]["per_rank_s"].begin(), report["startup"]["per_rank_s"].end())->get<double>());
+  std::printf("# each repetition makes a communicator of ranks 0..k-1 and destroys it; time over its ranks and repetitions\n");
+  std::fflush(stdout);
+}
+
+CasePlan CommInitWorkload::prepare(std::size_t index, int cycle) {
+  const Case one_case = cases_[index];
+  const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
+  if (!method.unsupported.empty()) return CasePlan::skip_what(std::string(method.name), method.unsupported);
+  std::vector<int> members(static_cast<std::size_t>(one_case.size));
+  std::iota(members.begin(), members.end(), 0);
+  if (method.prepare) method.prepare(members);
+  PreparedCase prepared;
+  prepared.step = std::string(method.name) + " of " + std::to_string(one_case.size) + " rank(s)";
+  prepared.operation = std::make_unique<FunctionOperation>(
+      TimingSchedule::kBarrierEachIteration,
+      [create_and_destroy = method.create_and_destroy, members](int) { create_and_destroy(members); });
+  prepared.row = [this, one_case, cycle](LoopResult& timed) { return make_row(one_case, cycle, timed); };
+  return CasePlan::run(std::move(prepared));
+}
+
+nlohmann::json CommInitWorkload::make_row(const Case& one_case, int cycle, const LoopResult& timed) {
+  const bool member = world_->rank() < one_case.size;
+  std::ostringstream mine;
+  mine.precision(17);
+  if (member) {
+    for (double sample : timed.mine_us) mine << sample << ' ';
+  }
+  const std::vector<std::string> every_rank = world_->gather_strings(mine.str());
+  std::vector<double> pooled, rank_means;
+  for (int rank = 0; rank < one_case.size; ++rank) {
+    std::istringstream fields(every_rank[static_cast<std::size_t>(rank)]);
+    std::vector<double> samples;
+    for (double sample = 0; fields >> sample;) samples.push_back(sample);
+    if (samples.empty()) continue;
+    rank_means.push_back(std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size()));
+    pooled.insert(pooled.end(), samples.begin(), samples.end());
+  }
+  if (pooled.empty()) throw Error("internal error: no member of the communicator has samples");
+  const TimeStats stats = summarize_samples(pooled);
+  const double slowest = *std::max_element(rank_means.begin(), rank_means.end());
+  const double fastest = *std::min_element(rank_means.begin(), rank_means.end());
+  const double mean_of_ranks = std::accumulate(rank_means.begin(), rank_means.end(), 0.0) / static_cast<double>(rank_means.size());
+  const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
+  return {{"kind", report::row_kind_spec(report::RowKind::kCommInit).name},
+          {"backend", backend_->name()},
+          {"method", std::string(method.name)},
+          {"comm_size", one_case.size},
+          {"cycle", cycle},
+          {"iterations", options_.iterations},
+          {"warmup_iterations", options_.warmup_iterations},
+          {"time_us", report::stats_to_json(stats)},
+          {"time_over_ranks_us", {{"mean", mean_of_ranks}, {"max", slowest}, {"min", fastest}}},
+          {"rate_per_s", 1e6 / stats.mean},
+          {"timing", timed.method},
+          {"timestamp", utc_timestamp_now()},
+          {"wrong", nullptr}};
+}
+
+}  // namespace
+
+int run_comm_init_perf(int argc, char** argv) {
+  return run_program("comm_init_perf", argc, argv, [](const std::vector<std::string>& args) {
+    return std::make_unique<CommInitWorkload>(parse_comm_init_options(args));
+  });
+}
+
+}  // namespace collbench

@@ -1,0 +1,9 @@
+// The main of comm_init_perf (bench/comm_init_perf.cpp).
+#pragma once
+
+namespace collbench {
+
+// Returns the process exit code (core/error.h).
+int run_comm_init_perf(int argc, char** argv);
+
+}  // namespace collbench
