@@ -79,6 +79,8 @@ class GlooBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  // pt2pt_perf: an unbound buffer per transfer, all posted, then every send and receive waited for.
+  void exchange(const std::vector<Transfer>& transfers);
 
   template <typename T>
   void all_reduce_typed(const CollectiveCall& call);

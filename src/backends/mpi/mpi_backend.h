@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 
@@ -35,6 +36,9 @@ class MpiBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  // pt2pt_perf: one transfer as MPI_Send or MPI_Recv (as OSU's latency test calls them), several as
+  // MPI_Isend/MPI_Irecv and one MPI_Waitall.
+  void exchange(const std::vector<Transfer>& transfers);
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
   // avg is a sum followed by a division by the world size, done on the ranks that hold results.
   void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
@@ -48,6 +52,7 @@ class MpiBackend final : public Backend {
   // Per collective, the tuned algorithm Open MPI was asked to force and took ("ompi-tuned-4"), or
   // what became of a request it did not take; absent: no request, Open MPI decides ("default").
   std::map<std::string, std::string> tuned_algorithms_;
+  std::vector<MPI_Request> point_to_point_requests_;  // kept across calls: the timed loop allocates nothing
 };
 
 }  // namespace collbench::mpi

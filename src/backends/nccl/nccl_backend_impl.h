@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "backends/nccl/tuning_log.h"
@@ -57,6 +58,9 @@ class NcclBackend final : public Backend {
   void gather(const CollectiveCall& call);
   void scatter(const CollectiveCall& call);
   void sendrecv(const CollectiveCall& call);
+  // nccl_pt2pt.cpp: pt2pt_perf's transfers as ncclSend/ncclRecv in one group on the stream.
+  void declare_point_to_point();
+  void exchange(const std::vector<Transfer>& transfers);
 
   // Every NCCL call goes through here: anything but success throws with NCCL's last error.
   void issued(ncclResult_t result, const char* call, const char* file, int line);
