@@ -35,6 +35,12 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"comm_compute_ratio", "comm_compute_ratio", "communication/computation", false},
         {"compute_us", "compute_us", "forward + backward compute (us)", false}},
        true},
+      // pt2pt_perf: OSU's point-to-point tests and the link matrix. time_us is per message for
+      // latency (half the round trip) and per window iteration for the bandwidth modes.
+      {RowKind::kPointToPoint, "pt2pt", {"backend", "mode", "link"}, {"bytes"}, "bytes", "message size (bytes)", true, "time_us",
+       {{"gbps", "gbps", "bandwidth (GB/s)", true},
+        {"latency_us", "latency_us", "latency (us)", false},
+        {"messages_per_s", "messages_per_s", "messages/s", true}}},
   };
   return table;
 }
@@ -61,6 +67,7 @@ RowKind row_kind_of_benchmark(const std::string& benchmark) {
   if (benchmark == "copy") return RowKind::kCopy;
   if (benchmark == "envcheck") return RowKind::kProbe;
   if (benchmark == "ddp_step") return RowKind::kDdpStep;
+  if (benchmark == "pt2pt") return RowKind::kPointToPoint;
   return RowKind::kCollective;
 }
 

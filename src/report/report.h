@@ -28,7 +28,7 @@ std::string schema_version();
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.
-enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep };
+enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kPointToPoint };
 
 struct FigureSpec {
   const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
