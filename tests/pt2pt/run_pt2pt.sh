@@ -57,4 +57,9 @@ grep -q ',UNKNOWN$' "$work/compare.csv" || fail "collbench compare gave no verdi
 "$bin_dir/collbench" plot "$report" --out "$work/plot.svg" --gnuplot /nonexistent/gnuplot >/dev/null 2>"$work/err.plot" ||
   fail "collbench plot: $(cat "$work/err.plot")"
 [ -s "$work/plot.dat" ] || fail "collbench plot wrote no data"
+if grep -q '"link_matrix"' "$report"; then
+  # A matrix report is drawn as its heat map: a block of NP lines of NP values per size.
+  grep -q 'matrix with image' "$work/plot.gp" || fail "collbench plot drew no heat map for the link matrix"
+  [ "$(awk 'NF' "$work/plot.dat" | head -1 | wc -w)" -eq "$np" ] || fail "heat map data is not $np columns wide"
+fi
 echo "ok: pt2pt_perf $* ($launch, $np ranks, exit $status)"
