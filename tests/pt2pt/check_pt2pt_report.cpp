@@ -3,13 +3,15 @@
 // verdict recomputed from the matrix (every flagged link above factor x its class's median, every
 // other one not).
 // usage: check_pt2pt_report REPORT --world-size N --mode M --rows N --wrong zero|positive
-//                           [--matrix] [--slow none|some]
+//                           [--matrix] [--slow none|some] [--expect-slow A-B,C-D,...] [--hosts N]
+//   --expect-slow: at every size exactly these ordered links are flagged; --hosts: distinct hosts.
 // Prints one line per failure; exit 1 on any.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,8 @@ int main(int argc, char** argv) {
   int world_size = -1, rows = -1;
   std::string mode = "latency", wrong = "zero", slow;
   bool matrix = false;
+  std::string expect_slow;
+  int distinct_hosts = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--world-size" && i + 1 < argc) world_size = std::stoi(argv[++i]);
@@ -51,6 +55,8 @@ int main(int argc, char** argv) {
     else if (arg == "--wrong" && i + 1 < argc) wrong = argv[++i];
     else if (arg == "--slow" && i + 1 < argc) slow = argv[++i];
     else if (arg == "--matrix") matrix = true;
+    else if (arg == "--expect-slow" && i + 1 < argc) expect_slow = argv[++i];
+    else if (arg == "--hosts" && i + 1 < argc) distinct_hosts = std::stoi(argv[++i]);
     else {
       std::fprintf(stderr, "check_pt2pt_report: unknown argument %s\n", arg.c_str());
       return 2;
@@ -100,6 +106,10 @@ int main(int argc, char** argv) {
     if (!link_matrix.is_object()) return 1;
     const auto hosts = link_matrix["hosts"].get<std::vector<std::string>>();
     expect(static_cast<int>(hosts.size()) == world_size, "a host for every rank");
+    if (distinct_hosts >= 0) {
+      expect(static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size()) == distinct_hosts,
+             std::to_string(distinct_hosts) + " distinct hosts");
+    }
     const double factor = link_matrix["slow_link_factor"].get<double>();
     std::size_t flagged_total = 0, measured_total = 0;
     for (const auto& size : link_matrix["sizes"]) {
@@ -146,6 +156,16 @@ int main(int argc, char** argv) {
         }
       }
       expect(size["slow_links"].size() == expected, "slow links of a size");
+      if (!expect_slow.empty()) {
+        std::string flagged;
+        std::vector<std::string> links;
+        for (const auto& link : size["slow_links"]) {
+          links.push_back(std::to_string(link["src_rank"].get<int>()) + "-" + std::to_string(link["dst_rank"].get<int>()));
+        }
+        std::sort(links.begin(), links.end());
+        for (const auto& link : links) flagged += (flagged.empty() ? "" : ",") + link;
+        expect(flagged == expect_slow, "at " + std::to_string(bytes) + " B flagged [" + flagged + "], want [" + expect_slow + "]");
+      }
       flagged_total += expected;
     }
     expect(link_matrix["slow_links"].size() == flagged_total, "every slow link in the list");
