@@ -20,6 +20,7 @@
 #include "harness/program_shell.h"
 #include "report/report_json.h"
 #include "workloads/pt2pt/link_matrix.h"
+#include "workloads/pt2pt/pair_schedule.h"
 #include "workloads/pt2pt/pt2pt_options.h"
 
 namespace collbench::pt2pt {
@@ -27,9 +28,6 @@ namespace {
 
 // Host staging for the checks, a piece at a time: messages may be far larger.
 constexpr std::size_t kStagingBytes = 4u << 20;
-// osu_mbw_mr acknowledges each window with one byte, osu_bw with four.
-constexpr std::size_t kMultiPairAckBytes = 1;
-
 // The byte `index` of the message `sender` sends in check `check` (timing uses check -1): a
 // pattern no other sender or check repeats at most indices, so a message from the wrong peer or a
 // stale one is counted; the receive buffer is poisoned with its complement, so every byte that
@@ -38,55 +36,6 @@ unsigned char pattern_byte(int sender, int check, std::size_t index) {
   return static_cast<unsigned char>((index * 131u + static_cast<std::size_t>(sender) * 31u +
                                      static_cast<std::size_t>(check + 1) * 7u + 1u) & 0xffu);
 }
-
-enum class Role { kIdle, kInitiator, kResponder };
-
-// What one rank does in one case: its role and its peer.
-struct Part {
-  Role role = Role::kIdle;
-  int peer = -1;
-};
-
-// The row's operation over the backend's: OSU's schedules on every backend. latency, bw and bibw
-// time each iteration between host clock reads (or the device's events) with one barrier before
-// the batch and none between iterations, as osu_latency and osu_bw do; mbw_mr has a barrier
-// before each iteration, as osu_mbw_mr does.
-class PairOperation final : public TimedOperation {
- public:
-  PairOperation(std::unique_ptr<TimedOperation> inner, TimingSchedule schedule)
-      : inner_(std::move(inner)), schedule_(schedule) {}
-  TimingSchedule schedule() const override { return schedule_; }
-  void issue(int iteration) override { inner_->issue(iteration); }
-  void issue_check() override { inner_->issue_check(); }
-  void wait() override { inner_->wait(); }
-  bool can_mark() const override { return true; }
-  void prepare_marks(int marks) override {
-    if (inner_->can_mark()) return inner_->prepare_marks(marks);
-    host_marks_.clear();
-    host_marks_.reserve(static_cast<std::size_t>(marks));
-  }
-  void mark() override {
-    if (inner_->can_mark()) return inner_->mark();
-    host_marks_.push_back(std::chrono::steady_clock::now());
-  }
-  std::vector<double> elapsed_between_marks_us() override {
-    if (inner_->can_mark()) return inner_->elapsed_between_marks_us();
-    std::vector<double> intervals;
-    for (std::size_t i = 1; i < host_marks_.size(); ++i) {
-      intervals.push_back(std::chrono::duration<double, std::micro>(host_marks_[i] - host_marks_[i - 1]).count());
-    }
-    return intervals;
-  }
-  bool can_capture() const override { return inner_->can_capture(); }
-  void begin_capture() override { inner_->begin_capture(); }
-  void end_capture() override { inner_->end_capture(); }
-  void replay() override { inner_->replay(); }
-
- private:
-  std::unique_ptr<TimedOperation> inner_;
-  TimingSchedule schedule_;
-  std::vector<std::chrono::steady_clock::time_point> host_marks_;
-};
 
 std::string link_text(const std::vector<LinkPair>& pairs) {
   if (pairs.size() == 1) return std::to_string(pairs.front().src) + "->" + std::to_string(pairs.front().dst);
@@ -178,11 +127,6 @@ class Pt2ptWorkload final : public Workload {
     backend_.reset();
   }
 
-  Part part_in(const Case& one_case) const;
-  std::vector<Transfer> window(Transfer::Direction direction, int peer, Buffer* buffer, std::size_t bytes) const;
-  // The exchanges of one iteration, in order, for this rank's part.
-  std::vector<std::vector<Transfer>> iteration_steps(const Case& one_case, const Part& part) const;
-  bool receives_data(const Case& one_case, int rank) const;
   RowCheck make_check(const Case& one_case, const Part& part);
   nlohmann::json make_row(const Case& one_case, int cycle, LoopResult& timed, const LoopSettings& settings);
   nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
@@ -275,65 +219,16 @@ void Pt2ptWorkload::print_row(const nlohmann::json& row) {
   std::fflush(stdout);
 }
 
-Part Pt2ptWorkload::part_in(const Case& one_case) const {
-  const int rank = world_->rank();
-  for (const LinkPair& pair : one_case.pairs) {
-    if (pair.src == rank) return {Role::kInitiator, pair.dst};
-    if (pair.dst == rank) return {Role::kResponder, pair.src};
-  }
-  return {};
-}
-
-std::vector<Transfer> Pt2ptWorkload::window(Transfer::Direction direction, int peer, Buffer* buffer, std::size_t bytes) const {
-  return std::vector<Transfer>(static_cast<std::size_t>(options_.window), Transfer{direction, peer, buffer, 0, bytes});
-}
-
-std::vector<std::vector<Transfer>> Pt2ptWorkload::iteration_steps(const Case& one_case, const Part& part) const {
-  using Direction = Transfer::Direction;
-  if (part.role == Role::kIdle) return {};
-  const std::size_t bytes = static_cast<std::size_t>(one_case.bytes);
-  const bool initiator = part.role == Role::kInitiator;
-  const Transfer send{Direction::kSend, part.peer, send_.get(), 0, bytes};
-  const Transfer receive{Direction::kRecv, part.peer, recv_.get(), 0, bytes};
-  switch (options_.mode) {
-    case Mode::kLatency:
-      return initiator ? std::vector<std::vector<Transfer>>{{send}, {receive}} : std::vector<std::vector<Transfer>>{{receive}, {send}};
-    case Mode::kBandwidth:
-    case Mode::kMultiPair: {
-      const std::size_t ack = options_.mode == Mode::kBandwidth ? kAckBytes : kMultiPairAckBytes;
-      if (initiator) return {window(Direction::kSend, part.peer, send_.get(), bytes), {{Direction::kRecv, part.peer, ack_.get(), 0, ack}}};
-      return {window(Direction::kRecv, part.peer, recv_.get(), bytes), {{Direction::kSend, part.peer, ack_.get(), 0, ack}}};
-    }
-    case Mode::kBidirectional: {
-      // osu_bibw posts the window's receives, then its sends, and completes them all.
-      std::vector<Transfer> both = window(Direction::kRecv, part.peer, recv_.get(), bytes);
-      const std::vector<Transfer> sends = window(Direction::kSend, part.peer, send_.get(), bytes);
-      both.insert(both.end(), sends.begin(), sends.end());
-      return {both};
-    }
-  }
-  return {};
-}
-
-// Who gets data (not an acknowledgement): both ranks of a ping-pong and of bibw, the second of bw's.
-bool Pt2ptWorkload::receives_data(const Case& one_case, int rank) const {
-  for (const LinkPair& pair : one_case.pairs) {
-    if (pair.dst == rank) return true;
-    if (pair.src == rank) return options_.mode == Mode::kLatency || options_.mode == Mode::kBidirectional;
-  }
-  return false;
-}
-
 // -c: the senders' buffers refilled with the check's pattern and the receivers' poisoned with its
 // complement; after one iteration every received byte is compared. With --inject-corrupt-output
 // the highest rank that receives data corrupts one byte of what it read.
 RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
   const std::size_t bytes = static_cast<std::size_t>(one_case.bytes);
   const int rank = world_->rank();
-  const bool receives = receives_data(one_case, rank);
+  const bool receives = receives_data(options_.mode, rank, one_case.pairs);
   int last_receiver = -1;
   for (int each = 0; each < world_->size(); ++each) {
-    if (receives_data(one_case, each)) last_receiver = each;
+    if (receives_data(options_.mode, each, one_case.pairs)) last_receiver = each;
   }
   const bool corrupt = options_.inject_corrupt_output && rank == last_receiver;
   RowCheck check;
@@ -373,9 +268,10 @@ CasePlan Pt2ptWorkload::prepare(std::size_t index, int cycle) {
                            std::to_string(one_case.bytes) + " B";
   if (!reason.empty()) return CasePlan::skip_what(what, reason);
 
-  const Part part = part_in(one_case);
+  const Part part = part_of(world_->rank(), one_case.pairs);
   // Built once per case, so an iteration only walks them: no allocation inside the timed loop.
-  auto steps = std::make_shared<const std::vector<std::vector<Transfer>>>(iteration_steps(one_case, part));
+  auto steps = std::make_shared<const std::vector<std::vector<Transfer>>>(
+      iteration_steps(options_.mode, part, options_.window, static_cast<std::size_t>(one_case.bytes), {send_.get(), recv_.get(), ack_.get()}));
   const PointToPointEntry& entry = backend_->support().point_to_point;
   auto issue = [steps, &entry] {
     for (const std::vector<Transfer>& step : *steps) entry.exchange(step);
