@@ -46,7 +46,7 @@ void declare_options(CLI::App& app, Options& o) {
   });
   add_flag(app, "--matrix", "every ordered pair of ranks, one pair at a time, the others waiting: a rank x rank\n"
            "time and bandwidth matrix per size, slow links flagged (exit 3)", o.matrix);
-  add_integer(app, "--sample-peers", "with --matrix, K peers per rank drawn with --seed instead of all (default: all)",
+  add_integer(app, "--sample-peers", "with --matrix, N peers per rank drawn with --seed instead of all (default: all)",
               o.sample_peers, 1, 1 << 30);
   add_real(app, "--slow-link-factor", "X", "with --matrix, flag a link slower than X times the median link of its class\n"
            "(intra-host or inter-host) at that size (default 1.5)", o.slow_link_factor, 1.0, 1e6);
@@ -54,8 +54,12 @@ void declare_options(CLI::App& app, Options& o) {
   add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
   start_section(app, "Measurement (without -n/-w, OSU's counts per size: see the footer)");
   add_loop_flags(app, o);
+  // The shared flags, with this program's defaults said: OSU's counts depend on the size.
+  app.get_option("--iters")->description("timed iterations per size (default: OSU's for the mode and size, see below)");
+  app.get_option("--warmup_iters")->description("untimed warm-up iterations per size (default: OSU's, see below)");
   add_run_flags(app, o);
   add_seed_flag(app, o);
+  app.get_option("--seed")->description("seed of --sample-peers' draw (default 1)");
   start_section(app, "Report");
   add_report_flags(app, o);
   add_help_flags(app, o);

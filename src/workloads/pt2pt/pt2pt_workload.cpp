@@ -1,7 +1,6 @@
 #include "workloads/pt2pt/pt2pt_workload.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -113,6 +112,8 @@ class Pt2ptWorkload final : public Workload {
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index, int cycle) override;
+  // Each case takes OSU's counts for its size (prepare); a row's time is not an estimator over all
+  // ranks but the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json& row) override;
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
