@@ -349,3 +349,30 @@ star_link_stats() {
     ip netns exec "$STAR_SWITCH" tc -s qdisc show dev "$TUN-$letter" 2>&1 || true
   done
 }
+
+# Makes one host's link slower than the others on a shaped star: replaces host INDEX's (0-based)
+# forwarder with one that holds packets HALF_DELAY_MS each way (a packet to or from that host
+# crosses it and one other host's forwarder), so exactly the links touching that host are slower.
+# Args: INDEX HALF_DELAY_MS LOSS FORWARDER LOGDIR. After star_shape.
+star_slow_host() {
+  local index=$1 half=$2 loss=$3 forwarder=$4 logdir=$5 ns letter tries
+  ns=${STAR_HOSTS[$index]} letter=${ns##*-}
+  local old=${STAR_FORWARDER_PIDS[$index]}
+  kill -TERM "$old" 2>/dev/null || true
+  timeout 5 tail --pid="$old" -f /dev/null 2>/dev/null || kill -KILL "$old" 2>/dev/null || true
+  local rt=(chrt -f 50)
+  chrt -f 50 true 2>/dev/null || rt=(nice -n -20)
+  "${rt[@]}" "$forwarder" --netns-a "/run/netns/$ns" --dev-a "$TUN" --netns-b "/run/netns/$STAR_SWITCH" --dev-b "$TUN-$letter" \
+    --delay-ms "$half" --loss "$loss" --seed $((index + 101)) 2>"$logdir/tun_forwarder-$letter-slow.log" &
+  STAR_FORWARDER_PIDS[$index]=$!
+  for ((tries = 0; tries < 50; tries++)); do
+    kill -0 "${STAR_FORWARDER_PIDS[$index]}" 2>/dev/null || { log "slow forwarder for $ns exited"; return 1; }
+    if ip -n "$ns" -o link show "$TUN" | grep -q LOWER_UP && ip -n "$STAR_SWITCH" -o link show "$TUN-$letter" | grep -q LOWER_UP; then
+      log "star: $ns made slow: $half ms per crossing of its forwarder"
+      return 0
+    fi
+    sleep 0.1
+  done
+  log "star: the slow link of $ns did not come up"
+  return 1
+}

@@ -34,6 +34,18 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
   return "";
 }
 
+std::string Backend::point_to_point_unsupported(std::size_t bytes) const {
+  const PointToPointEntry& entry = support().point_to_point;
+  if (!entry.exchange) {
+    return entry.unsupported.empty() ? "the " + name() + " backend has no point-to-point transfers" : entry.unsupported;
+  }
+  if (bytes > entry.max_transfer_bytes) {
+    return "the " + name() + " backend takes at most " + std::to_string(entry.max_transfer_bytes) + " bytes per message, not " +
+           std::to_string(bytes);
+  }
+  return "";
+}
+
 std::vector<DType> host_dtypes() {
   std::vector<DType> dtypes;
   for (DType dtype : all_dtypes()) {

@@ -105,6 +105,28 @@ struct CommunicatorMethod {
   std::function<void(const std::vector<int>& members)> prepare;
 };
 
+// ---- Point to point (pt2pt_perf): one primitive, a list of transfers posted together ----------
+// One message between this rank and `peer`: `bytes` from (send) or into (recv) `buffer` at
+// `offset_bytes`. Bytes, not elements: point-to-point moves raw bytes.
+struct Transfer {
+  enum class Direction { kSend, kRecv };
+  Direction direction = Direction::kSend;
+  int peer = 0;
+  Buffer* buffer = nullptr;
+  std::size_t offset_bytes = 0;
+  std::size_t bytes = 0;
+};
+
+// A backend's point-to-point primitive: `exchange` posts every transfer of the list at once (in
+// list order; messages to one peer are matched in that order) and returns when all are complete,
+// or, on a backend with a device queue, when all are queued in order (synchronize() waits for
+// them). An empty `exchange` means the backend has none, and `unsupported` says why.
+struct PointToPointEntry {
+  std::function<void(const std::vector<Transfer>&)> exchange;
+  std::string unsupported;
+  std::size_t max_transfer_bytes = SIZE_MAX;  // MPI takes counts as int
+};
+
 // Everything a backend can run; anything else is a skipped row with the reason.
 struct BackendSupport {
   std::vector<CollectiveEntry> collectives;
@@ -113,6 +135,7 @@ struct BackendSupport {
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
   std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
   std::vector<CommunicatorMethod> communicators;  // comm_init_perf's methods, in the order rows show them
+  PointToPointEntry point_to_point;  // pt2pt_perf's transfers; none: every pt2pt case is skipped with its reason
 };
 
 // Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.
@@ -164,6 +187,8 @@ class Backend {
   // "" when this backend can run `shape`, otherwise why not (the skipped row's reason). Depends
   // only on the case, so every rank gets the same answer and none is left waiting.
   std::string unsupported_reason(const CallShape& shape) const;
+  // "" when this backend can exchange point-to-point messages of `bytes`, otherwise why not.
+  std::string point_to_point_unsupported(std::size_t bytes) const;
 };
 
 // The default operation: calls issued one after another on the host, completed by synchronize().

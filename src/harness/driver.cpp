@@ -94,7 +94,7 @@ int Workload::measure(RunContext& run) {
         continue;
       }
       PreparedCase& prepared = *plan.prepared;
-      LoopResult timed = time_iterations(world, settings, *prepared.operation, run.watchdog, prepared.step,
+      LoopResult timed = time_iterations(world, prepared.settings ? *prepared.settings : settings, *prepared.operation, run.watchdog, prepared.step,
                                          prepared.check ? &*prepared.check : nullptr);
       wrong_total += timed.wrong.value_or(0);
       nlohmann::json row = prepared.row(timed);

@@ -30,6 +30,9 @@ struct PreparedCase {
   std::string step;  // what the watchdog and error messages name: "matmul 64x64x64 float32"
   std::unique_ptr<TimedOperation> operation;
   std::optional<RowCheck> check;  // run -c times after timing; none: the case has no check
+  // This case's own loop settings where they differ from case to case (pt2pt_perf takes OSU's
+  // iteration counts per message size); none: the workload's loop_settings().
+  std::optional<LoopSettings> settings;
   // Every rank, after timing and checks; may exchange with the other ranks (every rank's figures).
   // Returns the row as the report writes it; rank 0's goes into the report (null: no row, where a
   // workload's rows are not one per case, as envcheck's per-rank rows).

@@ -88,6 +88,16 @@ const std::vector<RowKindSpec>& row_kind_table() {
        false,
        {{"method", "method", Style::kText, 0, 30}, {"comm_size", "ranks", Style::kInteger, 0, 6}, kMinUs, kMeanUs, kMaxUs,
         {"time_over_ranks_us.max", "slowest_us", Style::kFixed, 1, 12}, {"rate_per_s", "per_s", Style::kFixed, 2, 10}}},
+      // pt2pt_perf: OSU's point-to-point tests and the link matrix. time_us is per message for
+      // latency (half the round trip) and per window iteration for the bandwidth modes.
+      {RowKind::kPointToPoint, "pt2pt", {"backend", "mode", "link"}, {"bytes"}, "bytes", "message size (bytes)", true, "time_us",
+       {{"gbps", "gbps", "bandwidth (GB/s)", true},
+        {"latency_us", "latency_us", "latency (us)", false},
+        {"messages_per_s", "messages_per_s", "messages/s", true}},
+       false,
+       {{"link", "link", Style::kText, 0, 17}, {"bytes", "size", Style::kInteger, 0, 12},
+        {"iterations", "iters", Style::kInteger, 0, 8}, {"time_us.mean", "time(us)", Style::kFixed, 2, 12},
+        {"gbps", "GB/s", Style::kFixed, 4, 12}, {"messages_per_s", "messages/s", Style::kFixed, 0, 14}, kWrong}},
   };
   return table;
 }
@@ -118,6 +128,7 @@ RowKind row_kind_of_benchmark(const std::string& benchmark) {
   if (benchmark == "copy") return RowKind::kCopy;
   if (benchmark == "envcheck") return RowKind::kProbe;
   if (benchmark == "ddp_step") return RowKind::kDdpStep;
+  if (benchmark == "pt2pt") return RowKind::kPointToPoint;
   return RowKind::kCollective;
 }
 

@@ -28,7 +28,7 @@ std::string schema_version();
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.
-enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit };
+enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit, kPointToPoint };
 // Rows in the collectives' layout (ResultRow): the collectives and alltoallv, whose rows add the traffic.
 bool has_collective_rows(RowKind kind);
 
@@ -204,6 +204,19 @@ struct Summary {
   int rows_checked = 0;
 };
 
+// pt2pt_perf --matrix: each measured ordered link's figure per message size, [first rank][peer];
+// null where a link was not measured (the diagonal, peers not sampled).
+struct LinkMatrixSize {
+  std::uint64_t bytes = 0;
+  std::vector<std::vector<std::optional<double>>> time_us;  // per message (latency: half the round trip)
+  std::vector<std::vector<std::optional<double>>> gbps;
+};
+struct LinkMatrix {
+  int ranks = 0;
+  std::vector<std::string> hosts;  // every rank's host
+  std::vector<LinkMatrixSize> sizes;
+};
+
 // The envelope: what every reader returns, and (envelope_json) what every writer starts from. A collective report also keeps its typed rows (`results`:
 // what the runner writes and the nccl-tests table prints); `rows` holds every kind's rows in the
 // generic form, filled by the reader.
@@ -219,6 +232,7 @@ struct Report {
   RowKind kind = RowKind::kCollective;
   std::vector<Row> rows;
   std::vector<std::string> warnings;
+  std::optional<LinkMatrix> link_matrix;  // pt2pt reports of --matrix runs
 };
 
 // The summary of rows added one at a time, as a run completes them: each add is O(1), so keeping a

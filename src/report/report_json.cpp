@@ -472,6 +472,46 @@ nlohmann::json to_json(const Report& report) {
   return out;
 }
 
+namespace {
+
+// A pt2pt report's link matrix: every size's matrices square over the ranks, cells numbers or null.
+LinkMatrix link_matrix_from_json(const Reader& reader, const json& object) {
+  LinkMatrix matrix;
+  const json& hosts = reader.field(object, "hosts");
+  if (!hosts.is_array() || hosts.empty()) reader.fail(".hosts", "expected a non-empty array");
+  for (const auto& host : hosts) {
+    if (!host.is_string()) reader.fail(".hosts", "expected strings");
+    matrix.hosts.push_back(host.get<std::string>());
+  }
+  matrix.ranks = static_cast<int>(matrix.hosts.size());
+  const json& sizes = reader.field(object, "sizes");
+  if (!sizes.is_array()) reader.fail(".sizes", "expected an array");
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const Reader size_reader = reader.at(".sizes[" + std::to_string(i) + "]");
+    LinkMatrixSize size;
+    size.bytes = static_cast<std::uint64_t>(size_reader.integer(sizes[i], "bytes"));
+    for (const char* key : {"time_us", "gbps"}) {
+      const json& rows = size_reader.field(sizes[i], key);
+      if (!rows.is_array() || rows.size() != matrix.hosts.size()) size_reader.fail(std::string(".") + key, "expected a row per rank");
+      auto& cells = std::string(key) == "time_us" ? size.time_us : size.gbps;
+      for (const auto& row : rows) {
+        if (!row.is_array() || row.size() != matrix.hosts.size()) size_reader.fail(std::string(".") + key, "expected a column per rank");
+        std::vector<std::optional<double>> line;
+        for (const auto& cell : row) {
+          if (cell.is_null()) line.emplace_back();
+          else if (cell.is_number() && std::isfinite(cell.get<double>()) && cell.get<double>() >= 0) line.emplace_back(cell.get<double>());
+          else size_reader.fail(std::string(".") + key, "expected non-negative numbers or null");
+        }
+        cells.push_back(std::move(line));
+      }
+    }
+    matrix.sizes.push_back(std::move(size));
+  }
+  return matrix;
+}
+
+}  // namespace
+
 Report report_from_json(const nlohmann::json& document) {
   const Reader reader("report");
   if (!document.is_object()) throw ReportFormatError("report: expected a JSON object at the top level");
@@ -517,6 +557,9 @@ Report report_from_json(const nlohmann::json& document) {
       report.skipped.push_back({entry_reader.string(entry, "dtype"), entry_reader.string(entry, "op"),
                                 entry_reader.string(entry, "placement"), entry_reader.string(entry, "reason")});
     }
+  }
+  if (const auto it = document.find("link_matrix"); report.kind == RowKind::kPointToPoint && it != document.end() && !it->is_null()) {
+    report.link_matrix = link_matrix_from_json(reader.at(".link_matrix"), *it);
   }
   report.summary = summarize_rows(report.results);
   return report;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/sizes.h"
 #include "summarize/file_names.h"
 #include "summarize/input_error.h"
 #include "summarize/process.h"
@@ -338,6 +339,71 @@ PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const st
   return files;
 }
 
+std::string heat_map_data_text(const report::LinkMatrix& matrix, bool time) {
+  std::ostringstream out;
+  out.precision(9);
+  for (std::size_t i = 0; i < matrix.sizes.size(); ++i) {
+    if (i) out << "\n\n";
+    const auto& cells = time ? matrix.sizes[i].time_us : matrix.sizes[i].gbps;
+    for (const auto& line : cells) {
+      for (std::size_t column = 0; column < line.size(); ++column) {
+        out << (column ? " " : "");
+        if (line[column]) out << *line[column];
+        else out << "NaN";  // gnuplot leaves an undefined pixel blank
+      }
+      out << '\n';
+    }
+  }
+  return out.str();
+}
+
+std::string heat_map_script_text(const report::LinkMatrix& matrix, bool time, const std::string& title,
+                                 const std::string& data_path, const std::string& image_path) {
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  const std::size_t panels = std::max<std::size_t>(1, matrix.sizes.size());
+  const double last = matrix.ranks - 0.5;
+  std::ostringstream out;
+  out << "# collbench plot (link matrix); run: gnuplot <this file>\n";
+  out << terminal_line(png ? ".png" : ".svg", static_cast<int>(520 * panels), 520);
+  out << "set output " << gnuplot_path(image_path) << "\n";
+  out << "set multiplot layout 1," << panels << " title " << gnuplot_label(title) << " noenhanced\n";
+  out << "set xlabel 'peer rank'\nset ylabel 'rank that starts'\nset size ratio -1\n";
+  out << "set xrange [-0.5:" << last << "]\nset yrange [" << last << ":-0.5]\n";
+  const int step = std::max(1, matrix.ranks / 16);
+  out << "set xtics " << step << "\nset ytics " << step << "\n";
+  // Slow is dark whatever is drawn: high times and low bandwidths.
+  out << (time ? "set palette defined (0 '#fff5eb', 1 '#fd8d3c', 2 '#7f2704')\n" : "set palette defined (0 '#7f2704', 1 '#fd8d3c', 2 '#fff5eb')\n");
+  out << "set cblabel " << gnuplot_label(time ? "time per message (us)" : "bandwidth (GB/s)") << "\n";
+  for (std::size_t i = 0; i < matrix.sizes.size(); ++i) {
+    out << "set title " << gnuplot_label(format_size(matrix.sizes[i].bytes)) << " noenhanced\n";
+    out << "plot " << gnuplot_path(data_path) << " index " << i << " matrix with image notitle\n";
+  }
+  out << "unset multiplot\n";
+  return out.str();
+}
+
+PlotFiles write_heat_map(const LoadedReport& loaded, const std::string& metric, const std::string& image_path,
+                         const std::string& gnuplot_program) {
+  if (!loaded.report.link_matrix) throw InputError(loaded.path + ": no link matrix to draw (a pt2pt_perf --matrix report has one)");
+  const bool time = metric == "time" || metric == "latency_us";
+  if (!time && metric != "gbps") {
+    throw InputError("--metric expects gbps, latency_us or time for a link matrix, not '" + metric + "'");
+  }
+  const report::LinkMatrix& matrix = *loaded.report.link_matrix;
+  if (matrix.sizes.empty()) throw InputError(loaded.path + ": the link matrix has no sizes (the run stopped before its first link)");
+  const auto [stem, extension] = split_image_path(image_path);
+  PlotFiles files;
+  files.data_path = stem + ".dat";
+  files.script_path = stem + ".gp";
+  files.image_path = image_path;
+  write_file(files.data_path, heat_map_data_text(matrix, time));
+  const std::string title = "pt2pt link matrix np=" + std::to_string(matrix.ranks) + ": " +
+                            (time ? "time per message (us)" : "bandwidth (GB/s)") + "  " + tags_text(loaded.report.context);
+  write_file(files.script_path, heat_map_script_text(matrix, time, title, files.data_path, image_path));
+  render_with_gnuplot(files, stem, gnuplot_program);
+  return files;
+}
+
 std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                                    const std::string& gnuplot_program) {
   split_image_path(image_path);
@@ -345,6 +411,18 @@ std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, con
   std::vector<PlotFiles> all;
   for (const auto& [benchmark, group] : groups) {
     require_single_kind(group);
+    std::vector<const LoadedReport*> matrices;
+    for (const auto& loaded : group) {
+      if (loaded.report.link_matrix) matrices.push_back(&loaded);
+    }
+    if (!matrices.empty()) {
+      const std::string chosen = metric.empty() ? "gbps" : metric;
+      const std::string base = image_for(image_path, benchmark, groups.size() > 1);
+      for (std::size_t i = 0; i < matrices.size(); ++i) {
+        all.push_back(write_heat_map(*matrices[i], chosen, image_for(base, std::to_string(i + 1), matrices.size() > 1), gnuplot_program));
+      }
+      continue;
+    }
     const std::string chosen = metric.empty() ? kind_of(group).figures.front().name : metric;
     all.push_back(write_plot(group, chosen, image_for(image_path, benchmark, groups.size() > 1), gnuplot_program));
   }

@@ -55,8 +55,18 @@ struct PlotFiles {
 PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                      const std::string& gnuplot_program = "gnuplot");
 
+// pt2pt_perf --matrix: the link matrix as a heat map, one panel per message size (rows: the rank
+// that starts; columns: its peer; blank where a link was not measured). `metric` "time" or
+// "latency_us" draws the time per message, "gbps" the bandwidth; InputError for another.
+std::string heat_map_data_text(const report::LinkMatrix& matrix, bool time);
+std::string heat_map_script_text(const report::LinkMatrix& matrix, bool time, const std::string& title,
+                                 const std::string& data_path, const std::string& image_path);
+PlotFiles write_heat_map(const LoadedReport& loaded, const std::string& metric, const std::string& image_path,
+                         const std::string& gnuplot_program = "gnuplot");
+
 // One picture per benchmark: IMAGE when the reports hold one, IMAGE's stem + "-BENCHMARK" + its
-// extension for each of several. An empty metric is each kind's headline figure.
+// extension for each of several. An empty metric is each kind's headline figure. A pt2pt report
+// with a link matrix is drawn as its heat map (one picture per such report).
 std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                                    const std::string& gnuplot_program = "gnuplot");
 

@@ -46,6 +46,7 @@ constexpr Milliseconds kDefaultCollectiveTimeout = std::chrono::minutes(5);
 constexpr Milliseconds kRendezvousTimeout = std::chrono::minutes(1);
 // A slot no Gloo collective builds (they use prefixes 0x01..0x0f over a 56-bit tag).
 constexpr std::uint64_t kRingExchangeSlot = 0x7eull << 56;
+constexpr std::uint64_t kPointToPointSlot = 0x7dull << 56;
 
 // Gloo's element type for each collbench dtype; Visit is called with a value of that type.
 template <typename Visit>
@@ -262,6 +263,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
   support_.communicators = {
       {"gloo context + connectFullMesh", [this](const std::vector<int>& members) { connect_members(members); }, "", {}}};
   support_.dtype_reasons = fp8_reasons("the gloo backend has no 8-bit float type");
+  support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
   if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {
     for (CollectiveEntry& entry : support_.collectives) {
       if (entry.name == "all_reduce") continue;
@@ -538,6 +540,25 @@ void GlooBackend::sendrecv(const CollectiveCall& call) {
     incoming->waitRecv(timeout);
   });
   if (call.in_place) std::memcpy(call.recv, landing, bytes);
+}
+
+void GlooBackend::exchange(const std::vector<Transfer>& transfers) {
+  guarded("point-to-point exchange", [&] {
+    const auto timeout = context_->getTimeout();
+    std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> posted;
+    posted.reserve(transfers.size());
+    for (const Transfer& transfer : transfers) {
+      void* address = static_cast<char*>(transfer.buffer->data()) + transfer.offset_bytes;
+      posted.push_back(context_->createUnboundBuffer(address, transfer.bytes));
+      // One slot: Gloo matches the messages between two ranks on a slot in posting order, as MPI does on a tag.
+      if (transfer.direction == Transfer::Direction::kSend) posted.back()->send(transfer.peer, kPointToPointSlot);
+      else posted.back()->recv(transfer.peer, kPointToPointSlot);
+    }
+    for (std::size_t i = 0; i < transfers.size(); ++i) {
+      if (transfers[i].direction == Transfer::Direction::kSend) posted[i]->waitSend(timeout);
+      else posted[i]->waitRecv(timeout);
+    }
+  });
 }
 
 }  // namespace collbench::gloo_backend

@@ -87,6 +87,8 @@ class GlooBackend final : public Backend {
   void alltoallv(const CollectiveCall& call);
   // comm_init_perf: a new context of the members over the store, connected as a full mesh.
   void connect_members(const std::vector<int>& members);
+  // pt2pt_perf: an unbound buffer per transfer, all posted, then every send and receive waited for.
+  void exchange(const std::vector<Transfer>& transfers);
 
   template <typename T>
   void all_reduce_typed(const CollectiveCall& call);

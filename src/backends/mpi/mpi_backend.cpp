@@ -149,6 +149,8 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
        [this](const std::vector<int>& members) { split_members_once(members); }},
       {"MPI_Comm_split", [this](const std::vector<int>& members) { split_members(members); }, "", {}}};
   support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
+  support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
+  support_.point_to_point.max_transfer_bytes = static_cast<std::size_t>(INT_MAX);
   tuned_algorithms_ = forced_tuned_algorithms(rank_);
 }
 
@@ -324,6 +326,35 @@ void MpiBackend::split_members(const std::vector<int>& members) {
   if (made == MPI_COMM_NULL) return;
   check_made(made, members, rank_, "MPI_Comm_split");
   CB_MPI_CHECK(MPI_Comm_free(&made));
+}
+
+void MpiBackend::exchange(const std::vector<Transfer>& transfers) {
+  // Tags keep pt2pt_perf's messages apart from anything else on this communicator; one tag for
+  // both directions, as MPI matches per source in posting order.
+  constexpr int kPointToPointTag = 100;
+  const auto address = [](const Transfer& transfer) { return static_cast<char*>(transfer.buffer->data()) + transfer.offset_bytes; };
+  if (transfers.size() == 1) {
+    const Transfer& only = transfers.front();
+    if (only.direction == Transfer::Direction::kSend) {
+      CB_MPI_CHECK(MPI_Send(address(only), mpi_count(only.bytes), MPI_BYTE, only.peer, kPointToPointTag, communicator_));
+    } else {
+      CB_MPI_CHECK(MPI_Recv(address(only), mpi_count(only.bytes), MPI_BYTE, only.peer, kPointToPointTag, communicator_,
+                            MPI_STATUS_IGNORE));
+    }
+    return;
+  }
+  point_to_point_requests_.resize(transfers.size());
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    const Transfer& transfer = transfers[i];
+    if (transfer.direction == Transfer::Direction::kSend) {
+      CB_MPI_CHECK(MPI_Isend(address(transfer), mpi_count(transfer.bytes), MPI_BYTE, transfer.peer, kPointToPointTag,
+                             communicator_, &point_to_point_requests_[i]));
+    } else {
+      CB_MPI_CHECK(MPI_Irecv(address(transfer), mpi_count(transfer.bytes), MPI_BYTE, transfer.peer, kPointToPointTag,
+                             communicator_, &point_to_point_requests_[i]));
+    }
+  }
+  CB_MPI_CHECK(MPI_Waitall(static_cast<int>(transfers.size()), point_to_point_requests_.data(), MPI_STATUSES_IGNORE));
 }
 
 }  // namespace collbench::mpi

@@ -41,6 +41,9 @@ class MpiBackend final : public Backend {
   void split_members_once(const std::vector<int>& members);  // MPI_Comm_dup's parent, untimed
   void duplicate_members(const std::vector<int>& members);
   void split_members(const std::vector<int>& members);
+  // pt2pt_perf: one transfer as MPI_Send or MPI_Recv (as OSU's latency test calls them), several as
+  // MPI_Isend/MPI_Irecv and one MPI_Waitall.
+  void exchange(const std::vector<Transfer>& transfers);
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
   // avg is a sum followed by a division by the world size, done on the ranks that hold results.
   void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
@@ -58,6 +61,7 @@ class MpiBackend final : public Backend {
   // call's blocks without allocating once they have the world's size.
   std::vector<int> alltoallv_arguments_;
   MPI_Comm members_ = MPI_COMM_NULL;  // comm_init_perf: the members' communicator MPI_Comm_dup copies
+  std::vector<MPI_Request> point_to_point_requests_;  // kept across calls: the timed loop allocates nothing
 };
 
 }  // namespace collbench::mpi

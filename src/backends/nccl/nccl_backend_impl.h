@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.h"
 #include "backends/nccl/tuning_log.h"
@@ -64,6 +65,9 @@ class NcclBackend final : public Backend {
   void split_members(const std::vector<int>& members);
   void shrink_to_members(const std::vector<int>& members);
   void check_and_destroy(ncclComm_t made, const std::vector<int>& members, const char* call);
+  // nccl_pt2pt.cpp: pt2pt_perf's transfers as ncclSend/ncclRecv in one group on the stream.
+  void declare_point_to_point();
+  void exchange(const std::vector<Transfer>& transfers);
 
   // Every NCCL call goes through here: anything but success throws with NCCL's last error.
   void issued(ncclResult_t result, const char* call, const char* file, int line);

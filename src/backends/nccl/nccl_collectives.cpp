@@ -67,6 +67,7 @@ void NcclBackend::declare_support() {
   support_.dtypes = host_dtypes();  // fp8 joins once the device is known
   support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does");
   support_.ops = all_reduce_ops();  // avg is ncclAvg
+  declare_point_to_point();
 }
 
 void NcclBackend::offer_fp8_where_the_device_has_it() {

@@ -1,0 +1,76 @@
+// What one rank does in one iteration of an OSU point-to-point test, and the operation that times
+// it with OSU's schedule on any backend. Apart from the workload so that both are tested as they
+// are: the transfers of every mode and role, and the order of barriers, clocks and issues.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "backends/backend.h"
+#include "core/timed_operation.h"
+#include "workloads/pt2pt/pt2pt_options.h"
+
+namespace collbench::pt2pt {
+
+// osu_mbw_mr acknowledges each window with one byte, osu_bw with four (kAckBytes).
+constexpr std::size_t kMultiPairAckBytes = 1;
+
+enum class Role { kIdle, kInitiator, kResponder };
+
+// One rank's part in a case: its role and its peer.
+struct Part {
+  Role role = Role::kIdle;
+  int peer = -1;
+};
+
+// This rank's part among `pairs` (a rank is in at most one pair).
+Part part_of(int rank, const std::vector<LinkPair>& pairs);
+
+// The buffers an iteration uses: every message of a window from one send buffer into one receive
+// buffer (OSU's default single buffer), acknowledgements through their own.
+struct PairBuffers {
+  Buffer* send = nullptr;
+  Buffer* recv = nullptr;
+  Buffer* ack = nullptr;
+};
+
+// The exchanges of one iteration, in order (each posted together and completed before the next):
+// latency: send then receive (the responder the other way round); bw and mbw_mr: a window of
+// sends, then the acknowledgement (the responder: a window of receives, then it sends the
+// acknowledgement); bibw: the window's receives and sends in one exchange. Idle: none.
+std::vector<std::vector<Transfer>> iteration_steps(Mode mode, const Part& part, int window, std::size_t bytes,
+                                                   const PairBuffers& buffers);
+
+// Whether `rank` receives data (not only an acknowledgement) among `pairs`.
+bool receives_data(Mode mode, int rank, const std::vector<LinkPair>& pairs);
+
+// The row's operation over the backend's: OSU's schedules on every backend. With kBatch the
+// measurement loop takes per-iteration samples between marks (the host clock here, or the
+// device's events where the backend's operation has them) after one barrier, with none between
+// iterations, as osu_latency, osu_bw and osu_bibw time; kBarrierEachIteration is osu_mbw_mr's.
+class PairOperation final : public TimedOperation {
+ public:
+  PairOperation(std::unique_ptr<TimedOperation> inner, TimingSchedule schedule)
+      : inner_(std::move(inner)), schedule_(schedule) {}
+  TimingSchedule schedule() const override { return schedule_; }
+  void issue(int iteration) override { inner_->issue(iteration); }
+  void issue_check() override { inner_->issue_check(); }
+  void wait() override { inner_->wait(); }
+  bool can_mark() const override { return true; }
+  void prepare_marks(int marks) override;
+  void mark() override;
+  std::vector<double> elapsed_between_marks_us() override;
+  bool can_capture() const override { return inner_->can_capture(); }
+  void begin_capture() override { inner_->begin_capture(); }
+  void end_capture() override { inner_->end_capture(); }
+  void replay() override { inner_->replay(); }
+
+ private:
+  std::unique_ptr<TimedOperation> inner_;
+  TimingSchedule schedule_;
+  std::vector<std::chrono::steady_clock::time_point> host_marks_;
+};
+
+}  // namespace collbench::pt2pt

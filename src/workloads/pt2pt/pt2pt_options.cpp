@@ -1,0 +1,219 @@
+#include "workloads/pt2pt/pt2pt_options.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/command_line.h"
+#include "core/error.h"
+#include "core/flag_values.h"
+
+namespace collbench::pt2pt {
+namespace {
+
+constexpr std::uint64_t kMatrixSmallBytes = 8;
+constexpr std::uint64_t kMatrixLargeBytes = 1u << 20;
+
+bool given(const RunFlags& flags, const std::string& name) {
+  return std::any_of(flags.given.begin(), flags.given.end(), [&name](const auto& flag) { return flag.first == name; });
+}
+
+// Every flag of pt2pt_perf, once: parse_options and usage_text both read these.
+void declare_options(CLI::App& app, Options& o) {
+  using Text = const std::string;
+  start_section(app, "Sizes (K/M/G 1024-based; bandwidth in GB/s = 1e9 B/s, where OSU prints MB/s = 1e6 B/s)");
+  const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 1)", "largest message (default 1M)",
+                                                         "additive step", "multiplicative step (default 2); conflicts with -i"});
+  sweep.exclude(add_value(app, "--sizes", "LIST", "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f; --matrix default 8,1M)",
+                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
+  start_section(app, "What is measured (OSU's point-to-point tests)");
+  add_value(app, "--mode", "MODE",
+            "latency: ping-pong between the pair, half the round trip (osu_latency; default)\n"
+            "bw: a window of non-blocking sends, then a 4-byte acknowledgement (osu_bw)\n"
+            "bibw: the window in both directions at once (osu_bibw)\n"
+            "mbw_mr: N/2 pairs (rank i with i+N/2) at once: aggregate bandwidth and messages/s (osu_mbw_mr)",
+            [&o](Text& v, Text& f) {
+              const auto mode = parse_mode(v);
+              if (!mode) throw UsageError("unknown mode '" + v + "' for " + f + " (use latency, bw, bibw or mbw_mr)");
+              o.mode = *mode;
+            });
+  add_integer(app, "-W,--window", "messages in flight per iteration for bw, bibw and mbw_mr (default 64, OSU's)", o.window, 1, 4096);
+  add_value(app, "--pair", "A,B", "the two ranks of latency, bw and bibw (default 0,1; the others wait)", [&o](Text& v, Text& f) {
+    const std::vector<std::string> ranks = split_list(v);
+    if (ranks.size() != 2) throw UsageError(f + " expects two ranks A,B, got '" + v + "'");
+    o.pair_src = static_cast<int>(parse_integer(ranks[0], f, 0, 1 << 30));
+    o.pair_dst = static_cast<int>(parse_integer(ranks[1], f, 0, 1 << 30));
+    if (o.pair_src == o.pair_dst) throw UsageError(f + " needs two different ranks, got " + v);
+  });
+  add_flag(app, "--matrix", "every ordered pair of ranks, one pair at a time, the others waiting: a rank x rank\n"
+           "time and bandwidth matrix per size, slow links flagged (exit 3)", o.matrix);
+  add_integer(app, "--sample-peers", "with --matrix, N peers per rank drawn with --seed instead of all (default: all)",
+              o.sample_peers, 1, 1 << 30);
+  add_real(app, "--slow-link-factor", "X", "with --matrix, flag a link slower than X times the median link of its class\n"
+           "(intra-host or inter-host) at that size (default 1.5)", o.slow_link_factor, 1.0, 1e6);
+  add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
+  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  start_section(app, "Measurement (without -n/-w, OSU's counts per size: see the footer)");
+  add_loop_flags(app, o);
+  // The shared flags, with this program's defaults said: OSU's counts depend on the size.
+  app.get_option("--iters")->description("timed iterations per size (default: OSU's for the mode and size, see below)");
+  app.get_option("--warmup_iters")->description("untimed warm-up iterations per size (default: OSU's, see below)");
+  add_run_flags(app, o);
+  add_seed_flag(app, o);
+  app.get_option("--seed")->description("seed of --sample-peers' draw (default 1)");
+  start_section(app, "Report");
+  add_report_flags(app, o);
+  add_help_flags(app, o);
+  app.footer("OSU's counts (timed + warm-up): latency 10000+100 up to 8 KiB and 1000+10 above; bw, bibw and\n"
+             "mbw_mr 100+10 up to 8 KiB and 20+2 above. -n or -w replaces them for every size, as OSU's -i and -x do.\n"
+             "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong bytes or a slow link (--matrix), 4 timeout.");
+}
+
+// splitmix64: a fixed stream for a seed on every platform (std::mt19937 is fixed too, but the
+// standard's distributions are not, and the draw must be the same on every rank of a mixed job).
+std::uint64_t next_random(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A number in [0, bound) without modulo bias.
+std::uint64_t draw_below(std::uint64_t& state, std::uint64_t bound) {
+  const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  for (;;) {
+    const std::uint64_t value = next_random(state);
+    if (value < limit) return value % bound;
+  }
+}
+
+}  // namespace
+
+std::string to_string(Mode mode) {
+  switch (mode) {
+    case Mode::kLatency: return "latency";
+    case Mode::kBandwidth: return "bw";
+    case Mode::kBidirectional: return "bibw";
+    case Mode::kMultiPair: return "mbw_mr";
+  }
+  return "latency";
+}
+
+std::optional<Mode> parse_mode(const std::string& text) {
+  for (Mode mode : {Mode::kLatency, Mode::kBandwidth, Mode::kBidirectional, Mode::kMultiPair}) {
+    if (text == to_string(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint64_t> Options::requested_sizes() const {
+  if (!explicit_sizes.empty()) return explicit_sizes;
+  if (matrix && !sizes_given) return {kMatrixSmallBytes, kMatrixLargeBytes};
+  return expand_sweep(sweep);
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  CommandLine command_line("", "");  // no help text is printed from here
+  declare_options(command_line.app(), options);
+  parse_flags(command_line, args, options);
+  options.sizes_given = given(options, "--sizes") || given(options, "--minbytes") || given(options, "--maxbytes") ||
+                        given(options, "--stepbytes") || given(options, "--stepfactor");
+  options.iterations_given = given(options, "--iters");
+  options.warmup_given = given(options, "--warmup_iters");
+  if (options.show_help || options.show_version) return options;
+  if (options.matrix && options.mode == Mode::kMultiPair) {
+    throw UsageError("--matrix measures one pair at a time; --mode mbw_mr runs every pair at once (use latency, bw or bibw)");
+  }
+  if (given(options, "--sample-peers") && !options.matrix) throw UsageError("--sample-peers needs --matrix");
+  if (given(options, "--slow-link-factor") && !options.matrix) throw UsageError("--slow-link-factor needs --matrix");
+  if (given(options, "--pair") && (options.matrix || options.mode == Mode::kMultiPair)) {
+    throw UsageError("--pair names the one pair of latency, bw and bibw; --matrix and mbw_mr choose their own pairs");
+  }
+  if (options.explicit_sizes.empty()) options.requested_sizes();  // validates the sweep now, on every rank at once
+  return options;
+}
+
+std::string usage_text() {
+  Options unused;
+  CommandLine command_line("[mpirun -np N] pt2pt_perf [options]",
+                           "Point-to-point latency and bandwidth with OSU's semantics (--mode), or the link matrix\n"
+                           "(--matrix). Times in microseconds; GB/s = 1e9 bytes/s of message payload.");
+  declare_options(command_line.app(), unused);
+  return command_line.help();
+}
+
+nlohmann::json options_as_json(const Options& options) {
+  nlohmann::json out = {{"mode", to_string(options.mode)},
+                        {"sizes_bytes", options.requested_sizes()},
+                        {"window", options.window},
+                        {"matrix", options.matrix},
+                        {"iterations", options.iterations_given ? nlohmann::json(options.iterations) : nlohmann::json("osu")},
+                        {"warmup_iterations", options.warmup_given ? nlohmann::json(options.warmup_iterations) : nlohmann::json("osu")}};
+  if (options.matrix) {
+    out["sample_peers"] = options.sample_peers == 0 ? nlohmann::json("all") : nlohmann::json(options.sample_peers);
+    out["slow_link_factor"] = options.slow_link_factor;
+  } else if (options.mode != Mode::kMultiPair) {
+    out["pair"] = {options.pair_src, options.pair_dst};
+  }
+  return out;
+}
+
+IterationCounts osu_iteration_counts(Mode mode, std::uint64_t bytes) {
+  const bool large = bytes > kOsuLargeMessageBytes;
+  if (mode == Mode::kLatency) return large ? IterationCounts{1000, 10} : IterationCounts{10000, 100};
+  return large ? IterationCounts{20, 2} : IterationCounts{100, 10};
+}
+
+IterationCounts iteration_counts(const Options& options, std::uint64_t bytes) {
+  IterationCounts counts = osu_iteration_counts(options.mode, bytes);
+  if (options.iterations_given) counts.iterations = options.iterations;
+  if (options.warmup_given) counts.warmup = options.warmup_iterations;
+  return counts;
+}
+
+std::vector<LinkPair> multi_pairs(int ranks) {
+  std::vector<LinkPair> pairs;
+  const int half = ranks / 2;
+  for (int rank = 0; rank < half; ++rank) pairs.push_back({rank, rank + half});
+  return pairs;
+}
+
+std::vector<LinkPair> matrix_pairs(int ranks, int sample_peers, std::uint64_t seed) {
+  std::vector<LinkPair> pairs;
+  std::uint64_t state = seed;
+  for (int src = 0; src < ranks; ++src) {
+    std::vector<int> peers;
+    for (int dst = 0; dst < ranks; ++dst) {
+      if (dst != src) peers.push_back(dst);
+    }
+    if (sample_peers > 0 && static_cast<std::size_t>(sample_peers) < peers.size()) {
+      // The first sample_peers places of a Fisher-Yates shuffle are a uniform draw without repeats.
+      for (std::size_t place = 0; place < static_cast<std::size_t>(sample_peers); ++place) {
+        const std::size_t chosen = place + static_cast<std::size_t>(draw_below(state, peers.size() - place));
+        std::swap(peers[place], peers[chosen]);
+      }
+      peers.resize(static_cast<std::size_t>(sample_peers));
+      std::sort(peers.begin(), peers.end());
+    }
+    for (int dst : peers) pairs.push_back({src, dst});
+  }
+  return pairs;
+}
+
+void check_against_world(const Options& options, int ranks) {
+  if (ranks < 2) {
+    throw UsageError("pt2pt_perf needs at least 2 ranks (a pair), not " + std::to_string(ranks) +
+                     " (launch with mpirun -np 2 or more, or WORLD_SIZE >= 2)");
+  }
+  const std::string world = " is outside the world of " + std::to_string(ranks) + " ranks (use 0.." + std::to_string(ranks - 1) + ")";
+  if (!options.matrix && options.mode != Mode::kMultiPair) {
+    if (options.pair_src >= ranks) throw UsageError("--pair: rank " + std::to_string(options.pair_src) + world);
+    if (options.pair_dst >= ranks) throw UsageError("--pair: rank " + std::to_string(options.pair_dst) + world);
+  }
+  if (options.matrix && options.sample_peers > ranks - 1) {
+    throw UsageError("--sample-peers " + std::to_string(options.sample_peers) + ": a rank has only " + std::to_string(ranks - 1) +
+                     " peers in a world of " + std::to_string(ranks) + " ranks");
+  }
+}
+
+}  // namespace collbench::pt2pt

@@ -1,0 +1,183 @@
+// Checks a pt2pt_perf report: the envelope, every row's figures against its own time (closed
+// forms: bytes x messages / time), the checks, and for --matrix the matrices, the hosts and the
+// verdict recomputed from the matrix (every flagged link above factor x its class's median, every
+// other one not).
+// usage: check_pt2pt_report REPORT --world-size N --mode M --rows N --wrong zero|positive
+//                           [--matrix] [--slow none|some] [--expect-slow A-B,C-D,...] [--hosts N]
+//   --expect-slow: at every size exactly these ordered links are flagged; --hosts: distinct hosts.
+// Prints one line per failure; exit 1 on any.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+int failures = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) return;
+  std::printf("FAIL: %s\n", what.c_str());
+  ++failures;
+}
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::fabs(b) + 1e-12; }
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t m = values.size() / 2;
+  return values.size() % 2 ? values[m] : (values[m - 1] + values[m]) / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: check_pt2pt_report REPORT --world-size N --mode M --rows N --wrong zero|positive [--matrix] [--slow none|some]\n");
+    return 2;
+  }
+  int world_size = -1, rows = -1;
+  std::string mode = "latency", wrong = "zero", slow;
+  bool matrix = false;
+  std::string expect_slow;
+  int distinct_hosts = -1;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--world-size" && i + 1 < argc) world_size = std::stoi(argv[++i]);
+    else if (arg == "--rows" && i + 1 < argc) rows = std::stoi(argv[++i]);
+    else if (arg == "--mode" && i + 1 < argc) mode = argv[++i];
+    else if (arg == "--wrong" && i + 1 < argc) wrong = argv[++i];
+    else if (arg == "--slow" && i + 1 < argc) slow = argv[++i];
+    else if (arg == "--matrix") matrix = true;
+    else if (arg == "--expect-slow" && i + 1 < argc) expect_slow = argv[++i];
+    else if (arg == "--hosts" && i + 1 < argc) distinct_hosts = std::stoi(argv[++i]);
+    else {
+      std::fprintf(stderr, "check_pt2pt_report: unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
+  std::ifstream in(argv[1]);
+  if (!in) {
+    std::printf("FAIL: cannot open %s\n", argv[1]);
+    return 1;
+  }
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::printf("FAIL: %s is not JSON: %s\n", argv[1], e.what());
+    return 1;
+  }
+  expect(report.value("benchmark", "") == "pt2pt", "benchmark is pt2pt");
+  expect(report.value("status", "") == "complete", "status is complete");
+  expect(report["context"]["world_size"] == world_size, "world_size is " + std::to_string(world_size));
+  const auto& results = report["results"];
+  expect(results.is_array() && static_cast<int>(results.size()) == rows,
+         "rows: " + std::to_string(results.size()) + ", want " + std::to_string(rows));
+  std::int64_t wrong_total = 0;
+  for (const auto& row : results) {
+    const std::string where = "row " + row.value("link", "?") + " at " + std::to_string(row.value("bytes", 0ull)) + " B: ";
+    expect(row["kind"] == "pt2pt" && row["mode"] == mode, where + "kind pt2pt, mode " + mode);
+    expect(row["matrix"] == matrix, where + "matrix flag");
+    const double mean = row["time_us"]["mean"].get<double>();
+    expect(mean > 0 && row["time_us"]["min"].get<double>() > 0 && row["time_us"]["min"] <= row["time_us"]["max"], where + "positive times");
+    const double window = row["window"].get<double>(), pairs = row["pairs"].get<double>();
+    const double messages = window * pairs * (mode == "bibw" ? 2 : 1);
+    expect(close(row["gbps"].get<double>(), row["bytes"].get<double>() * messages / (mean * 1e3)), where + "gbps = bytes x messages / time");
+    expect(close(row["messages_per_s"].get<double>(), messages * 1e6 / mean), where + "messages/s = messages / time");
+    expect(mode == "latency" ? (row["latency_us"].is_number() && close(row["latency_us"].get<double>(), mean)) : row["latency_us"].is_null(),
+           where + "latency_us is the mean time in latency mode only");
+    expect(mode == "latency" ? row["window"] == 1 : row["window"].get<int>() >= 1, where + "window");
+    expect(mode == "mbw_mr" ? pairs == world_size / 2 : pairs == 1, where + "pairs");
+    if (row["wrong"].is_number()) wrong_total += row["wrong"].get<std::int64_t>();
+    else expect(false, where + "no check ran");
+  }
+  expect(wrong == "zero" ? wrong_total == 0 : wrong_total > 0, "wrong total " + std::to_string(wrong_total) + " (want " + wrong + ")");
+
+  if (matrix) {
+    const auto& link_matrix = report["link_matrix"];
+    expect(link_matrix.is_object(), "link_matrix present");
+    if (!link_matrix.is_object()) return 1;
+    const auto hosts = link_matrix["hosts"].get<std::vector<std::string>>();
+    expect(static_cast<int>(hosts.size()) == world_size, "a host for every rank");
+    if (distinct_hosts >= 0) {
+      expect(static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size()) == distinct_hosts,
+             std::to_string(distinct_hosts) + " distinct hosts");
+    }
+    const double factor = link_matrix["slow_link_factor"].get<double>();
+    std::size_t flagged_total = 0, measured_total = 0;
+    for (const auto& size : link_matrix["sizes"]) {
+      const auto bytes = size["bytes"].get<std::uint64_t>();
+      const auto& time = size["time_us"];
+      expect(static_cast<int>(time.size()) == world_size, "a matrix row per rank");
+      std::map<std::string, std::vector<double>> by_class;
+      for (int src = 0; src < world_size; ++src) {
+        expect(time[src][src].is_null(), "no link from a rank to itself");
+        for (int dst = 0; dst < world_size; ++dst) {
+          if (time[src][dst].is_null()) continue;
+          ++measured_total;
+          by_class[hosts[src] == hosts[dst] ? "intra_host" : "inter_host"].push_back(time[src][dst].get<double>());
+          bool row_found = false;
+          for (const auto& row : results) {
+            if (row["src_rank"] == src && row["dst_rank"] == dst && row["bytes"] == bytes) row_found = true;
+          }
+          expect(row_found, "a row for every measured link");
+        }
+      }
+      for (const auto& [link_class, times] : by_class) {
+        expect(size[link_class].is_object() && size[link_class]["links"] == times.size(), link_class + " summarized");
+        expect(close(size[link_class]["median_time_us"].get<double>(), median(times)), link_class + " median");
+      }
+      for (const char* link_class : {"intra_host", "inter_host"}) {
+        if (!by_class.count(link_class)) expect(size[link_class].is_null(), std::string(link_class) + " null without links");
+      }
+      // The verdict again from the matrix.
+      std::size_t expected = 0;
+      for (int src = 0; src < world_size; ++src) {
+        for (int dst = 0; dst < world_size; ++dst) {
+          if (time[src][dst].is_null()) continue;
+          const std::string link_class = hosts[src] == hosts[dst] ? "intra_host" : "inter_host";
+          const bool is_slow = time[src][dst].get<double>() > factor * median(by_class[link_class]);
+          bool listed = false;
+          for (const auto& flagged : size["slow_links"]) {
+            if (flagged["src_rank"] == src && flagged["dst_rank"] == dst) {
+              listed = true;
+              expect(flagged["src_host"] == hosts[src] && flagged["dst_host"] == hosts[dst], "a slow link names both hosts");
+            }
+          }
+          expect(listed == is_slow, "link " + std::to_string(src) + "->" + std::to_string(dst) + " flagged iff slower than the factor");
+          expected += is_slow;
+        }
+      }
+      expect(size["slow_links"].size() == expected, "slow links of a size");
+      if (!expect_slow.empty()) {
+        std::string flagged;
+        std::vector<std::string> links;
+        for (const auto& link : size["slow_links"]) {
+          links.push_back(std::to_string(link["src_rank"].get<int>()) + "-" + std::to_string(link["dst_rank"].get<int>()));
+        }
+        std::sort(links.begin(), links.end());
+        for (const auto& link : links) flagged += (flagged.empty() ? "" : ",") + link;
+        expect(flagged == expect_slow, "at " + std::to_string(bytes) + " B flagged [" + flagged + "], want [" + expect_slow + "]");
+      }
+      flagged_total += expected;
+    }
+    expect(link_matrix["slow_links"].size() == flagged_total, "every slow link in the list");
+    std::set<std::string> measured_rows;  // -N repeats a link's row once per cycle
+    for (const auto& row : results) {
+      measured_rows.insert(row["src_rank"].dump() + ">" + row["dst_rank"].dump() + "@" + row["bytes"].dump());
+    }
+    expect(measured_total == measured_rows.size(), "a matrix cell for every measured link and size");
+    if (slow == "none") expect(flagged_total == 0, "no slow link");
+    if (slow == "some") expect(flagged_total > 0, "a slow link");
+  } else {
+    expect(!report.contains("link_matrix"), "no link matrix without --matrix");
+  }
+  return failures == 0 ? 0 : 1;
+}
