@@ -202,7 +202,7 @@ phase_test() {
   else
     record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
   fi
-  for collective in all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv; do
+  for collective in all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv alltoallv; do
     if over_budget; then record test "$collective -d all" skipped 0 "phase budget spent"; continue; fi
     start=$(date +%s)
     op_flags=()
@@ -217,6 +217,16 @@ phase_test() {
       *) record test "$collective -d all" FAILED $(( $(date +%s) - start )) "exit $code: $(grep -m1 'error' "$logs/test-$collective.log")"; status=1 ;;
     esac
   done
+  # Communicators on NCCL (ncclCommInitRank, Split, Shrink, InitRankScalable where loaded): every
+  # method must make and destroy its communicator. pt2pt_perf needs a GPU per rank of a pair, so it
+  # runs only with 2+ GPUs (ctest -L gpu's gpu.pt2pt.* above).
+  start=$(date +%s)
+  if run_logged 240 "$logs/test-comm_init.log" "${collbench_prefix[@]}" "$bin/comm_init_perf" --backend nccl -n 5 -w 1 \
+    -J "$work/test/comm_init.json"; then
+    record test "comm_init_perf nccl" ok $(( $(date +%s) - start )) ""
+  else
+    record test "comm_init_perf nccl" FAILED $(( $(date +%s) - start )) "$(grep -m1 'error' "$logs/test-comm_init.log")"; status=1
+  fi
 }
 
 # One side-by-side variant: every collective, nccl-tests then collbench (collbench first on even
