@@ -216,7 +216,7 @@ NcclBackend::NcclBackend(World& world, const BackendConfig& config)
   device_ = cuda::device_info(device_index);
   offer_fp8_where_the_device_has_it();
   reject_shared_gpus(world, device_);
-  CB_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  stream_ = cuda::create_stream(cudaStreamNonBlocking);
 
   ncclUniqueId id{};
   if (rank_ == 0) CB_NCCL_CHECK(ncclGetUniqueId(&id));
@@ -241,7 +241,6 @@ NcclBackend::~NcclBackend() {
     if (std::uncaught_exceptions() > 0) ncclCommAbort(comm_);
     else ncclCommDestroy(comm_);
   }
-  if (stream_) cudaStreamDestroy(stream_);
   if (!tuning_log_path_.empty()) {
     echo_non_tuning_lines(tuning_log_path_);
     ::unlink(tuning_log_path_.c_str());
@@ -275,7 +274,7 @@ void NcclBackend::synchronize() {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   for (;;) {
-    const cudaError_t status = cudaStreamQuery(stream_);
+    const cudaError_t status = cudaStreamQuery(stream());
     if (status == cudaSuccess) return;
     if (status != cudaErrorNotReady) CB_CUDA_CHECK(status);
     ncclResult_t state = ncclSuccess;
@@ -294,7 +293,7 @@ void NcclBackend::synchronize() {
 // -R 1|2: buffers from ncclMemAlloc, registered with the communicator (1) or as a symmetric
 // window (2, a collective call: every rank allocates the same buffers in the same order).
 std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
-  if (registration_ == 0 || bytes == 0) return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(bytes, stream_));
+  if (registration_ == 0 || bytes == 0) return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(bytes, stream()));
   void* memory = nullptr;
   CB_NCCL_CHECK(ncclMemAlloc(&memory, bytes));
   void* handle = nullptr;
@@ -304,7 +303,7 @@ std::unique_ptr<Buffer> NcclBackend::allocate(std::size_t bytes) {
   } else {
     CB_NCCL_ISSUE(ncclCommWindowRegister(comm_, memory, bytes, &window, NCCL_WIN_COLL_SYMMETRIC));
   }
-  return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(memory, bytes, stream_, [this, handle, window](void* allocated) {
+  return std::make_unique<NcclBuffer>(cuda::DeviceBuffer(memory, bytes, stream(), [this, handle, window](void* allocated) {
     if (comm_) {  // an aborted communicator has no registrations left to undo
       if (handle) ncclCommDeregister(comm_, handle);
       else ncclCommWindowDeregister(comm_, window);

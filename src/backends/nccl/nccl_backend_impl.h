@@ -15,6 +15,7 @@
 #include "backends/nccl/tuning_log.h"
 #include "core/error.h"
 #include "cuda/device.h"
+#include "cuda/memory.h"
 
 namespace collbench {
 class World;
@@ -40,7 +41,7 @@ class NcclBackend final : public Backend {
   std::unique_ptr<TimedOperation> make_operation(std::function<void()> issue_one_call, int calls_per_iteration) override;
   std::map<std::string, std::string> versions() const override;
 
-  cudaStream_t stream() const { return stream_; }
+  cudaStream_t stream() const { return stream_.get(); }
   // -m: the calls of one iteration go to NCCL as one group.
   void begin_group();
   void end_group();
@@ -84,7 +85,9 @@ class NcclBackend final : public Backend {
   double timeout_seconds_ = 0;  // -T: how long synchronize() polls before it aborts the communicator
   int registration_ = 0;        // -R
   int loaded_version_ = 0;      // ncclGetVersion: the library actually loaded, not the header
-  cudaStream_t stream_ = nullptr;
+  // Destroyed after the communicator (members go in reverse order, after ~NcclBackend has
+  // destroyed or aborted comm_), so no NCCL call is left on a freed stream.
+  cuda::Stream stream_;
   ncclComm_t comm_ = nullptr;
   std::string current_step_ = "communicator init";
   std::uint64_t current_bytes_ = 0;  // what NCCL's tuning line calls the size of the last call

@@ -86,27 +86,27 @@ void NcclBackend::offer_fp8_where_the_device_has_it() {
 
 void NcclBackend::all_reduce(const CollectiveCall& call) {
   remember_call("all_reduce", call);
-  CB_NCCL_ISSUE(ncclAllReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream_));
+  CB_NCCL_ISSUE(ncclAllReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream()));
 }
 
 void NcclBackend::broadcast(const CollectiveCall& call) {
   remember_call("broadcast", call);
-  CB_NCCL_ISSUE(ncclBroadcast(call.send, call.recv, call.count, nccl_type(call.dtype), call.root, comm_, stream_));
+  CB_NCCL_ISSUE(ncclBroadcast(call.send, call.recv, call.count, nccl_type(call.dtype), call.root, comm_, stream()));
 }
 
 void NcclBackend::reduce(const CollectiveCall& call) {
   remember_call("reduce", call);
-  CB_NCCL_ISSUE(ncclReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), call.root, comm_, stream_));
+  CB_NCCL_ISSUE(ncclReduce(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), call.root, comm_, stream()));
 }
 
 void NcclBackend::all_gather(const CollectiveCall& call) {
   remember_call("all_gather", call);
-  CB_NCCL_ISSUE(ncclAllGather(call.send, call.recv, call.count, nccl_type(call.dtype), comm_, stream_));
+  CB_NCCL_ISSUE(ncclAllGather(call.send, call.recv, call.count, nccl_type(call.dtype), comm_, stream()));
 }
 
 void NcclBackend::reduce_scatter(const CollectiveCall& call) {
   remember_call("reduce_scatter", call);
-  CB_NCCL_ISSUE(ncclReduceScatter(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream_));
+  CB_NCCL_ISSUE(ncclReduceScatter(call.send, call.recv, call.count, nccl_type(call.dtype), nccl_op(call.op), comm_, stream()));
 }
 
 void NcclBackend::alltoall(const CollectiveCall& call) {
@@ -114,14 +114,14 @@ void NcclBackend::alltoall(const CollectiveCall& call) {
   const ncclDataType_t type = nccl_type(call.dtype);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   if (has_native("alltoall")) {
-    CB_NCCL_ISSUE(ncclAlltoAll(call.send, call.recv, call.count, type, comm_, stream_));
+    CB_NCCL_ISSUE(ncclAlltoAll(call.send, call.recv, call.count, type, comm_, stream()));
     return;
   }
 #endif
   CB_NCCL_ISSUE(ncclGroupStart());
   for (int peer = 0; peer < ranks_; ++peer) {
-    CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
-    CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+    CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream()));
+    CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream()));
   }
   CB_NCCL_ISSUE(ncclGroupEnd());
 }
@@ -131,16 +131,16 @@ void NcclBackend::gather(const CollectiveCall& call) {
   const ncclDataType_t type = nccl_type(call.dtype);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   if (has_native("gather")) {
-    CB_NCCL_ISSUE(ncclGather(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    CB_NCCL_ISSUE(ncclGather(call.send, call.recv, call.count, type, call.root, comm_, stream()));
     return;
   }
 #endif
   CB_NCCL_ISSUE(ncclGroupStart());
   // In place, the root's own block already sits where it belongs; NCCL skips a self copy onto itself.
-  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, call.root, comm_, stream_));
+  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, call.root, comm_, stream()));
   if (rank_ == call.root) {
     for (int peer = 0; peer < ranks_; ++peer) {
-      CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+      CB_NCCL_ISSUE(ncclRecv(at_block(call.recv, peer, call.count, call.dtype), call.count, type, peer, comm_, stream()));
     }
   }
   CB_NCCL_ISSUE(ncclGroupEnd());
@@ -151,17 +151,17 @@ void NcclBackend::scatter(const CollectiveCall& call) {
   const ncclDataType_t type = nccl_type(call.dtype);
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   if (has_native("scatter")) {
-    CB_NCCL_ISSUE(ncclScatter(call.send, call.recv, call.count, type, call.root, comm_, stream_));
+    CB_NCCL_ISSUE(ncclScatter(call.send, call.recv, call.count, type, call.root, comm_, stream()));
     return;
   }
 #endif
   CB_NCCL_ISSUE(ncclGroupStart());
   if (rank_ == call.root) {
     for (int peer = 0; peer < ranks_; ++peer) {
-      CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream_));
+      CB_NCCL_ISSUE(ncclSend(at_block(call.send, peer, call.count, call.dtype), call.count, type, peer, comm_, stream()));
     }
   }
-  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, call.root, comm_, stream_));
+  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, call.root, comm_, stream()));
   CB_NCCL_ISSUE(ncclGroupEnd());
 }
 
@@ -172,8 +172,8 @@ void NcclBackend::sendrecv(const CollectiveCall& call) {
   const int next = (rank_ + 1) % ranks_;
   const int previous = (rank_ - 1 + ranks_) % ranks_;
   CB_NCCL_ISSUE(ncclGroupStart());
-  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, next, comm_, stream_));
-  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, previous, comm_, stream_));
+  CB_NCCL_ISSUE(ncclSend(call.send, call.count, type, next, comm_, stream()));
+  CB_NCCL_ISSUE(ncclRecv(call.recv, call.count, type, previous, comm_, stream()));
   CB_NCCL_ISSUE(ncclGroupEnd());
 }
 
@@ -189,11 +189,11 @@ void NcclBackend::alltoallv(const CollectiveCall& call) {
     const auto p = static_cast<std::size_t>(peer);
     if (blocks.send_counts[p] > 0) {
       CB_NCCL_ISSUE(ncclSend(static_cast<const char*>(call.send) + blocks.send_offsets[p] * element, blocks.send_counts[p],
-                             type, peer, comm_, stream_));
+                             type, peer, comm_, stream()));
     }
     if (blocks.receive_counts[p] > 0) {
       CB_NCCL_ISSUE(ncclRecv(static_cast<char*>(call.recv) + blocks.receive_offsets[p] * element, blocks.receive_counts[p],
-                             type, peer, comm_, stream_));
+                             type, peer, comm_, stream()));
     }
   }
   CB_NCCL_ISSUE(ncclGroupEnd());

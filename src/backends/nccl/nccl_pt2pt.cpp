@@ -22,9 +22,9 @@ void NcclBackend::exchange(const std::vector<Transfer>& transfers) {
   for (const Transfer& transfer : transfers) {
     char* address = static_cast<char*>(transfer.buffer->data()) + transfer.offset_bytes;
     if (transfer.direction == Transfer::Direction::kSend) {
-      CB_NCCL_ISSUE(ncclSend(address, transfer.bytes, ncclUint8, transfer.peer, comm_, stream_));
+      CB_NCCL_ISSUE(ncclSend(address, transfer.bytes, ncclUint8, transfer.peer, comm_, stream()));
     } else {
-      CB_NCCL_ISSUE(ncclRecv(address, transfer.bytes, ncclUint8, transfer.peer, comm_, stream_));
+      CB_NCCL_ISSUE(ncclRecv(address, transfer.bytes, ncclUint8, transfer.peer, comm_, stream()));
     }
   }
   CB_NCCL_ISSUE(ncclGroupEnd());
