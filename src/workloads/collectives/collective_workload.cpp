@@ -16,6 +16,7 @@
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/values.h"
+#include "harness/backend_choice.h"
 #include "harness/context.h"
 #include "harness/input_checks.h"
 #include "harness/watchdog.h"
@@ -277,9 +278,7 @@ std::string CollectiveWorkload::check_for_world(World& world) {
     }
     if (options_.traffic.from_matrix()) read_traffic_matrix(world);
   }
-  if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
-  const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
-  if (!conflict.empty()) throw UsageError(conflict);
+  settle_backend_name(options_.backend, world.control_plane());
   if (options_.gpus_per_process != 1) {
     throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
                      " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
@@ -294,11 +293,7 @@ std::string CollectiveWorkload::check_for_world(World& world) {
                        " or use --backend nccl)");
     }
   }
-  const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
-  for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
-    if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
-  }
-  return "";
+  return backend_unusable_anywhere(world, options_.backend);
 }
 
 void CollectiveWorkload::read_traffic_matrix(World& world) {

@@ -16,6 +16,7 @@
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/printable.h"
+#include "harness/backend_choice.h"
 #include "harness/context.h"
 #include "harness/driver.h"
 #include "report/report_json.h"
@@ -58,14 +59,8 @@ class CommInitWorkload final : public Workload {
   std::string build_features() const override { return describe_backends(); }
   std::string check_for_world(World& world) override {
     sizes_ = communicator_sizes(options_.comm_sizes, world.size());
-    if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
-    const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
-    if (!conflict.empty()) throw UsageError(conflict);
-    const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
-    for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
-      if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
-    }
-    return "";
+    settle_backend_name(options_.backend, world.control_plane());
+    return backend_unusable_anywhere(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override { return {}; }
 

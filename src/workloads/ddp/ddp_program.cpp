@@ -24,6 +24,7 @@
 #include "workloads/ddp/gradients.h"
 #include "workloads/ddp/layer_gemm.h"
 #include "workloads/ddp/model.h"
+#include "harness/backend_choice.h"
 #include "harness/context.h"
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
@@ -120,9 +121,8 @@ class DdpStepProgram final : public Workload {
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
     plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
-    const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
-    if (!conflict.empty()) throw UsageError(conflict);
-    return backend_unusable_reason(options_.backend);
+    settle_backend_name(options_.backend, world.control_plane());
+    return backend_unusable_anywhere(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override {
     const bool sixteen_bit = std::any_of(options_.grad_dtypes.begin(), options_.grad_dtypes.end(),

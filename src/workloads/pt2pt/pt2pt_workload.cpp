@@ -14,6 +14,7 @@
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/printable.h"
+#include "harness/backend_choice.h"
 #include "harness/context.h"
 #include "harness/driver.h"
 #include "harness/program_shell.h"
@@ -78,14 +79,8 @@ class Pt2ptWorkload final : public Workload {
   std::string build_features() const override { return build_features_text(); }
   std::string check_for_world(World& world) override {
     check_against_world(options_, world.size());
-    if (options_.backend.empty()) options_.backend = default_backend_name(world.control_plane());
-    const std::string conflict = backend_launch_conflict(options_.backend, world.control_plane());
-    if (!conflict.empty()) throw UsageError(conflict);
-    const auto reasons = world.gather_strings(backend_unusable_reason(options_.backend));
-    for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
-      if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
-    }
-    return "";
+    settle_backend_name(options_.backend, world.control_plane());
+    return backend_unusable_anywhere(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override {
     // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU

@@ -1,0 +1,24 @@
+#include "harness/backend_choice.h"
+
+#include <vector>
+
+#include "backends/registry.h"
+#include "core/error.h"
+
+namespace collbench {
+
+void settle_backend_name(std::string& backend, ControlPlane control_plane) {
+  if (backend.empty()) backend = default_backend_name(control_plane);
+  const std::string conflict = backend_launch_conflict(backend, control_plane);
+  if (!conflict.empty()) throw UsageError(conflict);
+}
+
+std::string backend_unusable_anywhere(World& world, const std::string& backend) {
+  const std::vector<std::string> reasons = world.gather_strings(backend_unusable_reason(backend));
+  for (std::size_t rank = 0; rank < reasons.size(); ++rank) {
+    if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
+  }
+  return "";
+}
+
+}  // namespace collbench
