@@ -26,7 +26,10 @@ out="${OUT:-$root/results/local/$stamp}"
 mkdir -p "$out"
 read -r -a suite_args <<< "${SUITE_ARGS:--b 8 -e 16M -f 4 -n 20 -w 5 -c 1 -T 300}"
 
-mapfile -t collectives < "$bin/collectives.txt"  # written by CMake from the workloads it built
+# nccl-tests' nine collectives, as CMake listed the ones it built (collectives.txt). alltoallv is
+# left to a run by hand: its rows (uneven traffic) are a kind of their own, which the summary
+# table and plots of this suite cannot put beside the others.
+mapfile -t collectives < <(grep -vx alltoallv "$bin/collectives.txt")
 failures=0
 for collective in "${collectives[@]}"; do
   echo "== ${collective}_perf on $np ranks"
