@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 
 #include "report/table.h"
@@ -70,57 +71,68 @@ std::string health_of(const LoadedReport& loaded) {
   return "check: " + text;
 }
 
-std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
-  // TableWriter writes to a FILE*; a memory stream collects its output without a temporary file.
+namespace {
+
+// The table writers write to a FILE*; a memory stream collects what `write` prints without a
+// temporary file.
+std::string written_text(const std::function<void(std::FILE*)>& write) {
   char* buffer = nullptr;
   std::size_t size = 0;
   std::FILE* stream = open_memstream(&buffer, &size);
   if (!stream) return "";
-  report::TableWriter writer(stream);
-  for (const auto& loaded : reports) {
-    const auto& rows = loaded.report.results;
-    writer.header(loaded.report, describe_run(loaded.report));
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const report::ResultRow* out_of_place = rows[i].placement == "out" ? &rows[i] : nullptr;
-      const report::ResultRow* in_place = rows[i].placement == "in" ? &rows[i] : nullptr;
-      if (out_of_place && i + 1 < rows.size() && rows[i + 1].placement == "in" && same_case(rows[i], rows[i + 1])) {
-        in_place = &rows[++i];
-      }
-      writer.line(out_of_place, in_place);
-    }
-    for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
-    writer.footer(loaded.report, loaded.path);
-    if (loaded.partial()) {
-      std::fprintf(stream, "# PARTIAL report%s\n#\n", loaded.report.error.empty() ? "" : (": " + report::printable(loaded.report.error)).c_str());
-    }
-  }
+  write(stream);
   std::fclose(stream);
   std::string text(buffer, size);
   std::free(buffer);
   return text;
 }
 
-std::string kind_table_text(const std::vector<LoadedReport>& reports) {
-  char* buffer = nullptr;
-  std::size_t size = 0;
-  std::FILE* stream = open_memstream(&buffer, &size);
-  if (!stream) return "";
-  for (const auto& loaded : reports) {
-    const auto& report = loaded.report;
-    std::fprintf(stream, "# %s: %d rank(s), %s; from report %s\n", report::printable(report.benchmark).c_str(),
-                 report.context.world_size, report::printable(report.status).c_str(), report::printable(loaded.path).c_str());
-    report::KindTableWriter writer(stream, report::row_kind_spec(report.kind));
-    writer.header();
-    for (const auto& row : report.rows) writer.line(row);
-    if (loaded.partial()) {
-      std::fprintf(stream, "# PARTIAL report%s\n", report.error.empty() ? "" : (": " + report::printable(report.error)).c_str());
+// A partial report's line under its table.
+void print_partial(std::FILE* stream, const LoadedReport& loaded) {
+  if (!loaded.partial()) return;
+  const std::string& error = loaded.report.error;
+  std::fprintf(stream, "# PARTIAL report%s\n", error.empty() ? "" : (": " + report::printable(error)).c_str());
+}
+
+}  // namespace
+
+std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
+  return written_text([&](std::FILE* stream) {
+    report::TableWriter writer(stream);
+    for (const auto& loaded : reports) {
+      const auto& rows = loaded.report.results;
+      writer.header(loaded.report, describe_run(loaded.report));
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const report::ResultRow* out_of_place = rows[i].placement == "out" ? &rows[i] : nullptr;
+        const report::ResultRow* in_place = rows[i].placement == "in" ? &rows[i] : nullptr;
+        if (out_of_place && i + 1 < rows.size() && rows[i + 1].placement == "in" && same_case(rows[i], rows[i + 1])) {
+          in_place = &rows[++i];
+        }
+        writer.line(out_of_place, in_place);
+      }
+      for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
+      writer.footer(loaded.report, loaded.path);
+      if (loaded.partial()) {
+        print_partial(stream, loaded);
+        std::fprintf(stream, "#\n");
+      }
     }
-    std::fprintf(stream, "#\n");
-  }
-  std::fclose(stream);
-  std::string text(buffer, size);
-  std::free(buffer);
-  return text;
+  });
+}
+
+std::string kind_table_text(const std::vector<LoadedReport>& reports) {
+  return written_text([&](std::FILE* stream) {
+    for (const auto& loaded : reports) {
+      const auto& report = loaded.report;
+      std::fprintf(stream, "# %s: %d rank(s), %s; from report %s\n", report::printable(report.benchmark).c_str(),
+                   report.context.world_size, report::printable(report.status).c_str(), report::printable(loaded.path).c_str());
+      report::KindTableWriter writer(stream, report::row_kind_spec(report.kind));
+      writer.header();
+      for (const auto& row : report.rows) writer.line(row);
+      print_partial(stream, loaded);
+      std::fprintf(stream, "#\n");
+    }
+  });
 }
 
 namespace {
