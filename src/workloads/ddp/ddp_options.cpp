@@ -43,7 +43,7 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   using Text = const std::string;
   start_section(app, "Model and compute");
   add_text(app, "--model", "NAME|FILE",
-           "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file (README: one layer a line,\n"
+           "linear-1024 (default), resnet50, bert-large, gpt2-small, or a .json/.csv file (docs/ddp.md: one layer a line,\n"
            "layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes; src/workloads/ddp/presets/ for examples)",
            o.model);
   auto* batch = add_integer(app, "--batch", "samples per rank per step (default 32; weak scaling)", o.batch, 1, 1 << 20);

@@ -227,7 +227,7 @@ Model parse_model_csv(const std::string& text, const std::string& what) {
     const std::string where = "line " + std::to_string(number);
     if (model.layers.empty() && line.rfind("name,elements", 0) == 0) {
       bad_file(what, where + ": the name,elements,forward_flops format is gone; layers now carry their GEMM shapes "
-                             "(README, ddp_step_perf)");
+                             "(docs/ddp.md)");
     }
     const std::vector<std::string> fields = split_list(line);
     if (fields.size() != 7) {
