@@ -109,7 +109,9 @@ def main():
         log = os.path.join(work, "doc-commands.log")
         env = dict(os.environ, DOC_LOG=log, OMPI_ALLOW_RUN_AS_ROOT="1",
                    OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
-                   OMPI_MCA_mpi_yield_when_idle="1")
+                   OMPI_MCA_mpi_yield_when_idle="1",
+                   # scripts that find the build themselves (backends.sh, ci-perf.sh): this one
+                   COLLBENCH_BIN=os.path.join(binary, "bin"), BUILD_DIR=binary)
         status = subprocess.run(["bash", "-c", "\n".join(script)], cwd=work, env=env).returncode
         if status != 0:
             with open(log, encoding="utf-8", errors="replace") as f:
