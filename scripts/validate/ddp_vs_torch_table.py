@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 MIB = 1024 * 1024
+TARGETS = {"linear": (0.10, 0.15), "resnet50": (0.20, None)}  # |ratio - 1| for the step and the exposed communication
 
 
 def read_torch_result(path):
@@ -172,8 +173,12 @@ def bucket_verdict(t, c):
         return "no (collbench's rule vs its report)"
     if t["bucket_bytes"] != c.get("bucket_bytes"):
         return "no (bytes)"
-    if t["bucket_param_indices"] != c.get("bucket_param_indices"):
+    t_sets = [sorted(b) for b in t["bucket_param_indices"]]
+    c_sets = [sorted(b) for b in c.get("bucket_param_indices") or []]
+    if t_sets != c_sets:
         return "no (tensors in buckets)"
+    if t["bucket_param_indices"] != c.get("bucket_param_indices"):
+        return "yes (order inside buckets differs)"
     return "yes"
 
 
@@ -192,8 +197,9 @@ def table(args):
     out.append("compute = the step without communication and without gradient copies (torch: under ddp.no_sync(); collbench:")
     out.append("its overlap-off row's fwd + bwd - gradient copies). exposed = step - compute on both sides; \"cb own\" = ddp_step_perf's")
     out.append("exposed_us (step - fwd - bwd inside the overlapped step, copies counted as compute). Buckets: count, MiB each in")
-    out.append("all-reduce order; \"same\" = identical count and bytes per bucket (collbench's bytes per bucket derived from its")
-    out.append("stated rule and checked against its reported count and total).\n")
+    out.append("all-reduce order; \"same\" = identical count, bytes per bucket and tensors per bucket (collbench's buckets derived from")
+    out.append("its stated rule and checked against its reported count and total); \"order inside buckets differs\": the same tensors")
+    out.append("in each bucket, laid out in another order (the order in which their gradients became ready).\n")
     out.append("Best cap, per batch: the cap with the lowest median step. No clear winner: another cap's lowest repetition is at or")
     out.append("below the best cap's highest (their ranges over repetitions overlap), i.e. the caps are within torch's run-to-run")
     out.append("noise; with one repetition there is no range and the rule cannot say.\n")
@@ -233,7 +239,7 @@ def table(args):
                         tensor_lines.add(f"- batch {key[1]}, cap {key[2]}: torch's parameters (name, elements) differ from "
                                          "collbench's model file: the buckets cannot agree")
             best_input.setdefault(key[1], {})[key[2]] = (t_step, c_step)
-            same_text = "-" if not same else ("yes" if all(v == "yes" for v in same) else "; ".join(sorted(set(v for v in same if v != "yes"))))
+            same_text = "-" if not same else "; ".join(sorted(set(same)))
             out.append("| " + " | ".join([
                 key[1], key[2], spread(t_step), spread(c_step), spread(ratio, 1.0, "{:.2f}"), spread(t_comp), spread(c_comp),
                 spread(t_exp), spread(c_exp), spread(e_ratio, 1.0, "{:.2f}"), spread(c_own),
@@ -243,13 +249,31 @@ def table(args):
                                         "cb_step_us": c_step, "ratio": ratio, "torch_exposed_us": t_exp, "cb_exposed_us": c_exp,
                                         "exposed_ratio": e_ratio, "buckets_same": same_text, "torch_bucket_bytes": t_buckets,
                                         "cb_bucket_bytes": c_buckets})
-            if same_text not in ("yes", "-"):
+            if same_text not in ("yes", "-"):  # a difference, or the same tensors in another order
                 t_last = [r["torch"]["result"] for r in reps.values() if "torch" in r][-1]
                 c_last = [r["collbench"]["result"] for r in reps.values() if "collbench" in r][-1]
                 bucket_lines.append(f"- batch {key[1]}, cap {key[2]} ({same_text}): torch bytes {t_buckets}, tensors "
                                     f"{t_last['bucket_param_indices']}; collbench bytes {c_buckets}, tensors "
                                     f"{c_last.get('bucket_param_indices')}")
         out.append("")
+        step_target, exposed_target = TARGETS.get(model, (None, None))
+        if step_target is not None:
+            lines = []
+            for entry in (e for e in summary["settings"] if e["model"] == model):
+                step = median(entry["ratio"])
+                exposed = median(entry["exposed_ratio"])
+                verdict = f"- batch {entry['batch']}, cap {entry['cap']}: step ratio " + (
+                    f"{step:.2f} ({'within' if abs(step - 1) <= step_target else 'outside'} {step_target:.0%})" if step is not None else "-")
+                if exposed_target is not None:
+                    verdict += "; exposed ratio " + (
+                        f"{exposed:.2f} ({'within' if abs(exposed - 1) <= exposed_target else 'outside'} {exposed_target:.0%})"
+                        if exposed is not None else "-")
+                lines.append(verdict)
+            out.append("Targets (issue 23: step within " + f"{step_target:.0%}" +
+                       (f", exposed communication within {exposed_target:.0%}" if exposed_target is not None else "") +
+                       "; medians over repetitions):\n")
+            out.extend(lines)
+            out.append("")
         out.append("Best cap per batch (lowest median step; \"no clear winner\" by the rule above):\n")
         out.append("| batch | torch best | collbench best | agree |")
         out.append("|---|---|---|---|")
