@@ -16,7 +16,8 @@
 #   LAYERS [8]  HIDDEN [2048]  RANKS [2]  THREADS [1]
 #   RESNET [auto: when torchvision imports; 0 off, 1 on]  RESNET_BATCHES ["2"]  RESNET_ITERS [5]
 #   RESNET_CAPS [= CAPS]  IMAGE [224: ddp_step_perf's resnet50 preset assumes 224x224]
-#   RUN_TIMEOUT [900 s per run]
+#   RUN_TIMEOUT [900 s per run]  NOTE [a line put at the top of table.md, e.g. "smoke run, busy machine"]
+# DIR/runs/ holds each run's own output and reports (with this machine's paths): not for committing.
 # smoke run: REPS=1 ITERS=3 BATCHES=16 CAPS="25" RESNET=0 scripts/validate/ddp_vs_torch.sh /tmp/smoke
 # exit: 0 done, 1 a run failed, 2 torch or the binaries missing / bad usage
 set -euo pipefail
@@ -29,9 +30,9 @@ REPS=${REPS:-5} ITERS=${ITERS:-10} WARMUP=${WARMUP:-2}
 BATCHES=${BATCHES-"16 32"} CAPS=${CAPS:-"1 25 100 default"}
 LAYERS=${LAYERS:-8} HIDDEN=${HIDDEN:-2048} RANKS=${RANKS:-2} THREADS=${THREADS:-1}
 RESNET=${RESNET:-auto} RESNET_BATCHES=${RESNET_BATCHES-2} RESNET_ITERS=${RESNET_ITERS:-5}
-RESNET_CAPS=${RESNET_CAPS:-$CAPS} IMAGE=${IMAGE:-224} RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+RESNET_CAPS=${RESNET_CAPS:-$CAPS} IMAGE=${IMAGE:-224} RUN_TIMEOUT=${RUN_TIMEOUT:-900} NOTE=${NOTE:-}
 
-case "${1:-}" in -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -le 1 ] || { echo "usage: $0 [DIR]" >&2; exit 2; }
 
 if ! "$PYTHON" -c 'import torch, torch.distributed as d; assert d.is_available() and d.is_gloo_available()' >/dev/null 2>&1; then
@@ -166,6 +167,6 @@ done
 
 echo "load_at_end: $(loadavg)" >>"$out/environment.txt"
 echo "elapsed_s: $(($(date +%s) - start_all))" >>"$out/environment.txt"
-python3 "$table_py" table --raw "$raw" --out "$out/table.md" --summary "$out/summary.json"
+python3 "$table_py" table --raw "$raw" --out "$out/table.md" --summary "$out/summary.json" --note "$NOTE"
 echo "ddp_vs_torch: $(($(date +%s) - start_all)) s; table: $out/table.md"
 exit $failed

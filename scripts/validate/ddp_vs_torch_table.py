@@ -3,7 +3,7 @@
 
   record --side torch|collbench --rep R --order N --load-before L --load-after L --wall S --cmd C
          --result FILE [--model-file FILE]   prints one JSON line for DIR/raw.jsonl
-  table --raw DIR/raw.jsonl --out DIR/table.md [--summary DIR/summary.json]
+  table --raw DIR/raw.jsonl --out DIR/table.md [--summary DIR/summary.json] [--note TEXT]
 
 Figures per run (both sides: the step's time per step is the slowest rank's, as ddp_step_perf's
 time_aggregation "max"):
@@ -191,6 +191,8 @@ def table(args):
     out = []
     summary = {"settings": []}
     out.append("# DDP step: PyTorch vs ddp_step_perf, side by side\n")
+    if args.note:
+        out.append(f"> {args.note}\n")
     out.append("Written by scripts/validate/ddp_vs_torch_table.py from raw.jsonl (every run, its command and its load).")
     out.append("Figures in ms. Each run: step = median over its timed steps of the slowest rank's step; a cell: median over")
     out.append("repetitions [lowest-highest]. ratio = collbench step / torch step per repetition (paired runs), median [range].")
@@ -341,6 +343,7 @@ def main():
     t.add_argument("--raw", required=True)
     t.add_argument("--out", required=True)
     t.add_argument("--summary")
+    t.add_argument("--note", default="", help="a line put at the top of the table (e.g. that it was a smoke run)")
     args = parser.parse_args()
     record(args) if args.command == "record" else table(args)
     return 0
