@@ -16,8 +16,8 @@ has its own fixed random input (batch x H, or batch x 3 x image x image); loss =
 A step (timed): forward through the DDP module, the loss, loss.backward(), which returns only
 after DDP's reducer has all-reduced (average) every bucket and copied the results back into
 .grad. Before each step, outside the timing: model.zero_grad(set_to_none=True) (as
-optimizer.zero_grad() does by default, so autograd's AccumulateGrad hands its gradient over with
-no add) and dist.barrier(), so that the ranks start together (ddp_step_perf: a barrier before each
+optimizer.zero_grad() does by default, so autograd's AccumulateGrad hands its freshly allocated
+gradient over with no add; --zero-grad zeros keeps the tensors and adds into them) and dist.barrier(), so that the ranks start together (ddp_step_perf: a barrier before each
 step). Per step, each rank times its own step (time.perf_counter); the step's time is the slowest
 rank's (ddp_step_perf's time_aggregation "max"); median and mean are over the timed steps.
 
@@ -121,7 +121,7 @@ def worker(rank, args, port):
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0) if args.optimizer_step == "on" else None
 
     def step(sync):
-        ddp.zero_grad(set_to_none=True)
+        ddp.zero_grad(set_to_none=args.zero_grad == "none")
         dist.barrier()
         start = time.perf_counter()
         if sync:
@@ -185,6 +185,7 @@ def worker(rank, args, port):
             "params": [[name, p.numel()] for name, p in model.named_parameters()],
             "ddp_logging_ns": {k: v for k, v in logging_data.items() if isinstance(v, int) and k.startswith("avg_")},
             "broadcast_buffers": args.broadcast_buffers,
+            "zero_grad": args.zero_grad,
             "samples_step_us": worst[0],
             "samples_compute_us": worst[1],
             "torch_version": torch.__version__,
@@ -210,6 +211,9 @@ def main():
     parser.add_argument("--threads", type=int, default=1, help="torch.set_num_threads per rank (default 1)")
     parser.add_argument("--optimizer-step", choices=["on", "off"], default="on", help="time an SGD step after each synchronized step, apart")
     parser.add_argument("--broadcast-buffers", choices=["on", "off"], default="on", help="DDP broadcast_buffers (default on, DDP's default)")
+    parser.add_argument("--zero-grad", choices=["none", "zeros"], default="none",
+                        help="before each step: none = zero_grad(set_to_none=True), optimizer.zero_grad()'s default (autograd hands "
+                             "fresh gradient tensors over); zeros = set_to_none=False (gradients kept and added into in place)")
     parser.add_argument("--write-model", metavar="FILE", help="write ddp_step_perf's model file for --layers x Linear(--hidden) and exit")
     args = parser.parse_args()
     if args.write_model:

@@ -16,6 +16,7 @@
 #   LAYERS [8]  HIDDEN [2048]  RANKS [2]  THREADS [1]
 #   RESNET [auto: when torchvision imports; 0 off, 1 on]  RESNET_BATCHES ["2"]  RESNET_ITERS [5]
 #   RESNET_CAPS [= CAPS]  IMAGE [224: ddp_step_perf's resnet50 preset assumes 224x224]
+#   TORCH_ARGS [""; more ddp_torch.py options, e.g. "--zero-grad zeros --broadcast-buffers off"]
 #   RUN_TIMEOUT [900 s per run]  NOTE [a line put at the top of table.md, e.g. "smoke run, busy machine"]
 # DIR/runs/ holds each run's own output and reports (with this machine's paths): not for committing.
 # smoke run: REPS=1 ITERS=3 BATCHES=16 CAPS="25" RESNET=0 scripts/validate/ddp_vs_torch.sh /tmp/smoke
@@ -30,9 +31,9 @@ REPS=${REPS:-5} ITERS=${ITERS:-10} WARMUP=${WARMUP:-2}
 BATCHES=${BATCHES-"16 32"} CAPS=${CAPS:-"1 25 100 default"}
 LAYERS=${LAYERS:-8} HIDDEN=${HIDDEN:-2048} RANKS=${RANKS:-2} THREADS=${THREADS:-1}
 RESNET=${RESNET:-auto} RESNET_BATCHES=${RESNET_BATCHES-2} RESNET_ITERS=${RESNET_ITERS:-5}
-RESNET_CAPS=${RESNET_CAPS:-$CAPS} IMAGE=${IMAGE:-224} RUN_TIMEOUT=${RUN_TIMEOUT:-900} NOTE=${NOTE:-}
+RESNET_CAPS=${RESNET_CAPS:-$CAPS} IMAGE=${IMAGE:-224} RUN_TIMEOUT=${RUN_TIMEOUT:-900} NOTE=${NOTE:-} TORCH_ARGS=${TORCH_ARGS:-}
 
-case "${1:-}" in -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -le 1 ] || { echo "usage: $0 [DIR]" >&2; exit 2; }
 
 if ! "$PYTHON" -c 'import torch, torch.distributed as d; assert d.is_available() and d.is_gloo_available()' >/dev/null 2>&1; then
@@ -82,7 +83,7 @@ show() { local text="$*"; text=${text//$BIN\//\$BIN/}; text=${text//$out\//}; te
   echo "ddp_step_perf: $("$BIN/ddp_step_perf" --version 2>&1 | head -1)"
   echo "BIN: $(show "$BIN/")"
   echo "OPENBLAS_CORETYPE: ${OPENBLAS_CORETYPE:-unset}"
-  echo "settings: REPS=$REPS ITERS=$ITERS WARMUP=$WARMUP BATCHES=\"$BATCHES\" CAPS=\"$CAPS\" LAYERS=$LAYERS HIDDEN=$HIDDEN RANKS=$RANKS THREADS=$THREADS RESNET=$RESNET ($resnet_note) RESNET_BATCHES=\"$RESNET_BATCHES\" RESNET_ITERS=$RESNET_ITERS RESNET_CAPS=\"$RESNET_CAPS\" IMAGE=$IMAGE"
+  echo "settings: REPS=$REPS ITERS=$ITERS WARMUP=$WARMUP BATCHES=\"$BATCHES\" CAPS=\"$CAPS\" LAYERS=$LAYERS HIDDEN=$HIDDEN RANKS=$RANKS THREADS=$THREADS RESNET=$RESNET ($resnet_note) RESNET_BATCHES=\"$RESNET_BATCHES\" RESNET_ITERS=$RESNET_ITERS RESNET_CAPS=\"$RESNET_CAPS\" IMAGE=$IMAGE TORCH_ARGS=\"$TORCH_ARGS\""
   echo "load_at_start: $(loadavg)"
 } >"$out/environment.txt"
 lscpu | head -20 >"$out/lscpu.txt"
@@ -97,6 +98,8 @@ run_torch() {
   local cmd=("$PYTHON" "$torch_py" --model "$model" --batch "$batch" --bucket-cap-mb "$cap" --iters "$iters"
              --warmup "$WARMUP" --world-size "$RANKS" --threads "$THREADS")
   if [ "$model" = linear ]; then cmd+=(--layers "$LAYERS" --hidden "$HIDDEN"); else cmd+=(--image "$IMAGE"); fi
+  # shellcheck disable=SC2206  # TORCH_ARGS is a list of words
+  cmd+=($TORCH_ARGS)
   local before after t0 t1 rc=0
   before=$(loadavg); t0=$(date +%s.%N)
   timeout "$RUN_TIMEOUT" "${cmd[@]}" >"$out/runs/$name.out" 2>"$out/runs/$name.err" || rc=$?
