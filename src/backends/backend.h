@@ -178,6 +178,11 @@ class Backend {
   // synchronize() and asks for OSU's schedule; a GPU backend groups the calls, offers device marks
   // and graph capture, and asks for nccl-tests' batches.
   virtual std::unique_ptr<TimedOperation> make_operation(std::function<void()> issue_one_call, int calls_per_iteration);
+  // The barrier that starts an iteration together (TimedOperation::start_together): the control
+  // plane's by default. A backend whose library moves data on threads of its own overrides it
+  // with its library's barrier on the measured communicator, and names it in own_barrier().
+  virtual void barrier(World& world) { world.barrier(); }
+  virtual std::string own_barrier() const { return ""; }
   // Library versions and settings the report should record ("nccl" -> "2.28.9", ...).
   virtual std::map<std::string, std::string> versions() const { return {}; }
 
@@ -202,6 +207,8 @@ class HostCallOperation final : public TimedOperation {
   }
   void issue_check() override { issue_(); }
   void wait() override { backend_.synchronize(); }
+  void start_together(World& world) override { backend_.barrier(world); }
+  std::string own_barrier() const override { return backend_.own_barrier(); }
 
  private:
   Backend& backend_;

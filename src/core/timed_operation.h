@@ -7,7 +7,10 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "core/world.h"
 
 namespace collbench {
 
@@ -38,6 +41,16 @@ class TimedOperation {
   // Returns when everything issued so far has completed.
   virtual void wait() {}
 
+  // The barrier that starts the ranks together before an iteration (and before a batch): the
+  // control plane's unless the operation's library has its own. Gloo's must be its own: under
+  // mpirun the control plane is MPI, whose barrier spins on the core while the rank's Gloo I/O
+  // thread still has the last bytes of the previous call to send, so the peer waited for a
+  // scheduler tick (4 ms at HZ=250) on every call. Torch times Gloo with Gloo's barrier too.
+  virtual void start_together(World& world) { world.barrier(); }
+  // What start_together() uses when it is not the control plane's ("" when it is), for the
+  // row's method line.
+  virtual std::string own_barrier() const { return ""; }
+
   // nccl-tests' -I: device timestamps between iterations, recorded without waiting. `prepare_marks`
   // runs outside timing; after wait(), elapsed_between_marks_us() gives the intervals between
   // consecutive marks. False where the device has no timestamps of its own.
@@ -59,16 +72,30 @@ class FunctionOperation final : public TimedOperation {
  public:
   FunctionOperation(TimingSchedule schedule, std::function<void(int iteration)> issue, std::function<void()> wait = {})
       : schedule_(schedule), issue_(std::move(issue)), wait_(std::move(wait)) {}
+  // Starts the ranks together through `barrier` (named `barrier_name` in the method line) instead
+  // of the control plane's barrier: see TimedOperation::start_together.
+  FunctionOperation& with_barrier(std::function<void(World&)> barrier, std::string barrier_name) {
+    barrier_ = std::move(barrier);
+    barrier_name_ = std::move(barrier_name);
+    return *this;
+  }
   TimingSchedule schedule() const override { return schedule_; }
   void issue(int iteration) override { issue_(iteration); }
   void wait() override {
     if (wait_) wait_();
   }
+  void start_together(World& world) override {
+    if (barrier_) barrier_(world);
+    else world.barrier();
+  }
+  std::string own_barrier() const override { return barrier_ ? barrier_name_ : ""; }
 
  private:
   TimingSchedule schedule_;
   std::function<void(int)> issue_;
   std::function<void()> wait_;
+  std::function<void(World&)> barrier_;
+  std::string barrier_name_;
 };
 
 }  // namespace collbench

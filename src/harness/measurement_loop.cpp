@@ -25,7 +25,7 @@ double mean_of(const std::vector<double>& values) {
 std::vector<double> time_each_iteration(World& world, const LoopSettings& settings, TimedOperation& operation,
                                         Watchdog* watchdog, LoopClock& clock) {
   for (int i = 0; i < settings.warmup_iterations; ++i) {
-    world.barrier();
+    operation.start_together(world);
     operation.issue(i);
     operation.wait();
     if (watchdog) watchdog->progress();
@@ -33,7 +33,7 @@ std::vector<double> time_each_iteration(World& world, const LoopSettings& settin
   const double calls = operation.calls_per_iteration();
   std::vector<double> samples(static_cast<std::size_t>(settings.iterations));
   for (int i = 0; i < settings.iterations; ++i) {
-    world.barrier();  // outside the timed region, so ranks start each iteration together
+    operation.start_together(world);  // outside the timed region, so ranks start each iteration together
     const double start = clock.now_us();
     operation.issue(i);
     operation.wait();
@@ -69,7 +69,7 @@ BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation
     operation.end_capture();
   }
   if (marks) operation.prepare_marks(n + 1);
-  world.barrier();
+  operation.start_together(world);
   const double start = clock.now_us();
   if (graph) {
     for (int launch = 0; launch < settings.graph_launches; ++launch) operation.replay();
@@ -78,7 +78,7 @@ BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation
       if (marks) operation.mark();
       operation.issue(i);
       if (settings.blocking == 1 || settings.blocking == 2) operation.wait();
-      if (settings.blocking == 1) world.barrier();
+      if (settings.blocking == 1) operation.start_together(world);
     }
     if (marks) operation.mark();
   }
@@ -100,7 +100,7 @@ BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation
   return times;
 }
 
-std::string describe_method(const LoopSettings& settings, bool batch, int calls_per_iteration) {
+std::string describe_method(const LoopSettings& settings, bool batch, int calls_per_iteration, const std::string& own_barrier) {
   std::string method;
   if (!batch) {
     method = "barrier before each iteration; host clock around one iteration and its completion (OSU)";
@@ -115,6 +115,7 @@ std::string describe_method(const LoopSettings& settings, bool batch, int calls_
     if (settings.blocking == 2) method += "; wait after each iteration (-z 2)";
   }
   if (calls_per_iteration > 1) method += "; " + std::to_string(calls_per_iteration) + " calls per iteration (-m)";
+  if (!own_barrier.empty()) method += "; the barrier is " + own_barrier;
   return method;
 }
 
@@ -157,7 +158,7 @@ LoopResult time_iterations(World& world, const LoopSettings& settings, TimedOper
   // -z 3 is nccl-tests' "wait and barrier after each iteration, time the collective alone": OSU's schedule.
   const bool batch = operation.schedule() == TimingSchedule::kBatch && settings.blocking != 3;
   LoopResult result;
-  result.method = describe_method(settings, batch, operation.calls_per_iteration());
+  result.method = describe_method(settings, batch, operation.calls_per_iteration(), operation.own_barrier());
   if (batch) {
     BatchTimes times = time_batch(world, settings, operation, watchdog, clock);
     result.mine_us = std::move(times.samples);

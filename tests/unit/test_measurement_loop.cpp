@@ -220,6 +220,35 @@ TEST(MeasurementLoop, HostScheduleTimesEachIterationBehindABarrier) {
   EXPECT_NE(result.method.find("OSU"), std::string::npos);
 }
 
+// Gloo's case: an operation with a barrier of its own starts every iteration, warm-up included,
+// through it and never through the control plane's (under mpirun, MPI's spinning barrier stalled
+// Gloo's I/O thread); the method line names it. Checks still meet on the control plane.
+TEST(MeasurementLoop, AnOperationsOwnBarrierReplacesTheControlPlanesBeforeEachIteration) {
+  Log log;
+  RecordingWorld world(log, 1, 1);
+  RecordingClock clock(log);
+  FunctionOperation gloo_like(TimingSchedule::kBarrierEachIteration, [&](int i) { log.push_back("issue " + std::to_string(i)); });
+  gloo_like.with_barrier([&](World&) { log.push_back("own barrier"); }, "the library's, on the measured group");
+  RowCheck check;
+  check.prepare = [](int) {};
+  check.count_wrong = [](int) -> std::int64_t { return 0; };
+  LoopSettings loop = settings(1, 2);
+  loop.check_iterations = 1;
+  const LoopResult result = time_iterations(world, loop, gloo_like, nullptr, "row", &check, clock);
+  EXPECT_EQ(log, (Log{"own barrier", "issue 0", "own barrier", "clock", "issue 0", "clock", "own barrier", "clock",
+                      "issue 1", "clock", "barrier", "issue 0"}));
+  EXPECT_NE(result.method.find("the barrier is the library's, on the measured group"), std::string::npos);
+
+  // Without one, the control plane's barrier, and the method line says nothing of it.
+  Log plain_log;
+  RecordingWorld plain_world(plain_log, 1, 1);
+  RecordingClock plain_clock(plain_log);
+  FunctionOperation plain(TimingSchedule::kBarrierEachIteration, [](int) {});
+  const LoopResult plain_result = time_iterations(plain_world, settings(0, 1), plain, nullptr, "row", nullptr, plain_clock);
+  EXPECT_EQ(plain_log, (Log{"barrier", "clock", "clock"}));
+  EXPECT_EQ(plain_result.method.find("the barrier is"), std::string::npos);
+}
+
 TEST(MeasurementLoop, DeviceFeaturesAHostOperationLacksAreRefused) {
   Log log;
   RecordingWorld world(log, 1, 1);

@@ -518,6 +518,14 @@ void GlooBackend::scatter(const CollectiveCall& call) {
   });
 }
 
+void GlooBackend::barrier(World& world) {
+  if (size_ == 1) return world.barrier();  // Gloo has no pair to itself
+  guarded("barrier", [&] {
+    gloo::BarrierOptions options(context_);
+    gloo::barrier(options);
+  });
+}
+
 // Ring exchange: send to rank + 1, receive from rank - 1, through unbound buffers on the pairs.
 void GlooBackend::sendrecv(const CollectiveCall& call) {
   const std::size_t bytes = bytes_of(call, call.count);

@@ -215,8 +215,14 @@ CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
   prepared.step = "ddp_step bucket " + std::to_string(one_case.bucket_mb) + " MiB, overlap " + to_string(one_case.overlap) +
                   ", " + std::string(to_string(one_case.grad_dtype)) + ", accumulate " + std::to_string(one_case.accumulate);
   // Every issued step records its own breakdown: warm-up steps first, then the timed ones.
-  prepared.operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration,
-                                                           [this](int) { issued_.push_back(step_->run(step_index_++)); });
+  auto operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration,
+                                                       [this](int) { issued_.push_back(step_->run(step_index_++)); });
+  // Steps start together through the backend's own barrier where it has one (Gloo's: see
+  // TimedOperation::start_together), as torch's DDP loop would with dist.barrier().
+  if (!backend_->own_barrier().empty()) {
+    operation->with_barrier([this](World& world) { backend_->barrier(world); }, backend_->own_barrier());
+  }
+  prepared.operation = std::move(operation);
   if (options_.check_iterations > 0) {
     // The loop runs one more step per check; every averaged gradient of it is compared.
     RowCheck check;

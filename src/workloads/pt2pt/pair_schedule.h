@@ -58,6 +58,8 @@ class PairOperation final : public TimedOperation {
   void issue(int iteration) override { inner_->issue(iteration); }
   void issue_check() override { inner_->issue_check(); }
   void wait() override { inner_->wait(); }
+  void start_together(World& world) override { inner_->start_together(world); }
+  std::string own_barrier() const override { return inner_->own_barrier(); }
   bool can_mark() const override { return true; }
   void prepare_marks(int marks) override;
   void mark() override;
