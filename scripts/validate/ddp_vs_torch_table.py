@@ -18,7 +18,7 @@ time_aggregation "max"):
               compute) is shown beside it.
   buckets     torch: DDP's rebuilt buckets (bytes each, in all-reduce order); collbench: its
               report's bucket count and all-reduced bytes per step, and the bytes per bucket by
-              the rule its README states (ddp_step_perf reports no per-bucket sizes), checked
+              the rule docs/ddp.md states (ddp_step_perf reports no per-bucket sizes), checked
               against that count and total.
 """
 import argparse
@@ -51,7 +51,7 @@ def read_model_tensors(path):
 
 
 def derive_buckets(tensors, first_cap_bytes, cap_bytes):
-    """README, 'Buckets': tensors in reverse registration order join the open bucket, which
+    """docs/ddp.md, "Buckets": tensors in reverse registration order join the open bucket, which
     closes once it holds at least its cap (the first bucket's cap, then the cap)."""
     buckets, open_indices, open_bytes, cap = [], [], 0, first_cap_bytes
     for index in range(len(tensors) - 1, -1, -1):
