@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kAllowedPrefixes[] = {"NCCL_", "OMPI_MCA_", "UCX_", "GLOO_", "OPENBLAS_", "OMP_", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING",
                                              "MPICH_", "I_MPI_", "FI_", "SLURM_JOB_", "SLURM_NTASKS", "SLURM_NNODES"};
 // The torchrun-style variables say how a run without MPI was launched (rank 0's values).
-constexpr const char* kAllowedNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "COLLBENCH_SEED", "WORLD_SIZE",
+constexpr const char* kAllowedNames[] = {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "COLLBENCH_SEED", "COLLBENCH_GLOO_IO_THREAD", "WORLD_SIZE",
                                          "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT"};
 // Open MPI's launcher plumbing: job ids, daemon addresses, session folders and a transport key.
 // It describes this launch, not the tuning, and the key must not leave the machine.

@@ -26,7 +26,9 @@
 #include <cctype>
 #include <climits>
 #include <cstring>
+#include <set>
 
+#include "backends/gloo/io_thread.h"
 #include "backends/gloo/network.h"
 #include "backends/registry.h"
 #include "backends/gloo/tcp_store_for_gloo.h"
@@ -225,7 +227,9 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
     gloo::rendezvous::PrefixStore prefixed("collbench/gloo", store);
     gloo::transport::tcp::attr attributes;
     attributes.iface = interface_;
+    const std::set<int> threads_before = threads_of_this_process();
     std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
+    io_thread_policy_ = calm_new_io_threads(threads_before);  // io_thread.h says why
     auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
     context->setTimeout(collective_timeout);
     context->connectFullMesh(prefixed, device);
@@ -289,7 +293,8 @@ std::map<std::string, std::string> GlooBackend::versions() const {
   return {{"gloo", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
                        std::to_string(GLOO_VERSION_PATCH)},
           {"gloo_transport", "tcp"},
-          {"gloo_iface", interface_}};
+          {"gloo_iface", interface_},
+          {"gloo_io_thread", io_thread_policy_}};
 }
 
 std::unique_ptr<Buffer> GlooBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }

@@ -112,6 +112,7 @@ class GlooBackend final : public Backend {
 
   int rank_ = 0;
   int size_ = 1;
+  std::string io_thread_policy_ = "normal (one rank: no I/O thread)";  // io_thread.h
   AllreduceAlgorithm allreduce_algorithm_ = AllreduceAlgorithm::kDefault;
   std::string interface_;
   std::unique_ptr<rendezvous::TcpStoreServer> store_server_;  // rank 0 only

@@ -21,9 +21,11 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include "backends/gloo/io_thread.h"
 #include "backends/gloo/network.h"
 #include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
@@ -414,7 +416,9 @@ class GlooWorld final : public World {
     try {
       gloo::transport::tcp::attr attributes;
       attributes.hostname = bind_address_;
+      const std::set<int> threads_before = gloo_backend::threads_of_this_process();
       std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
+      gloo_backend::calm_new_io_threads(threads_before);  // the control plane's I/O thread too: io_thread.h
       auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
       context->setTimeout(launch.join_timeout);
       gloo::rendezvous::PrefixStore prefixed("collbench/control", store_->gloo_store());
