@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CTest cluster.slow_link: the link matrix finds the one slow host. A star of four hosts (one rank
-# each) whose shaped links all add 0.2 ms host to host, except host d's, whose forwarder holds packets 40 ms
+# each) whose shaped links all add 0.2 ms host to host, except host d's, whose forwarder holds packets 10 ms
 # each way; pt2pt_perf --matrix must flag exactly the six ordered links touching rank 3 (host d),
 # at both sizes, naming both hosts, and exit 3. Exit 77 (skipped) where the machine cannot host
 # the simulation (not root, no `ip netns`, no TUN).
@@ -20,13 +20,13 @@ work=$(mktemp -d)
 trap 'star_down >/dev/null 2>&1; rm -rf "$work"' EXIT
 star_up 4 >"$work/up.log" 2>&1 || { cat "$work/up.log"; echo "FAIL: star_up"; exit 1; }
 star_shape 1gbit 0.2 0 "$bin_dir/tun_forwarder" "$work" >>"$work/up.log" 2>&1 || { cat "$work/up.log"; echo "FAIL: star_shape"; exit 1; }
-star_slow_host 3 40 0 "$bin_dir/tun_forwarder" "$work" >>"$work/up.log" 2>&1 || { cat "$work/up.log"; echo "FAIL: star_slow_host"; exit 1; }
+star_slow_host 3 10 0 "$bin_dir/tun_forwarder" "$work" >>"$work/up.log" 2>&1 || { cat "$work/up.log"; echo "FAIL: star_slow_host"; exit 1; }
 
 report="$work/matrix.json"
 status=0
 # shellcheck disable=SC2016  # expanded by the inner bash
 timeout -k 10 150 bash -c '. "$1/scripts/cluster/lib.sh"; star_names 4; shift; star_mpirun "$@"' slow_link "$source_dir" \
-  4 1 shaped "$work" -- "$bin_dir/pt2pt_perf" --matrix --sizes 8,64K -n 10 -w 2 -c 1 -T 60 -J "$report" >"$work/run.log" 2>&1 || status=$?
+  4 1 shaped "$work" -- "$bin_dir/pt2pt_perf" --matrix --sizes 8,64K -n 5 -w 1 -c 1 -T 60 -J "$report" >"$work/run.log" 2>&1 || status=$?
 cat "$work/run.log"
 [ "$status" -eq 3 ] || { echo "FAIL: pt2pt_perf --matrix exited $status, want 3 (a slow link)"; exit 1; }
 # Exactly the links touching rank 3 at each size, each naming both hosts; four distinct hosts.
