@@ -130,7 +130,11 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
   };
   bool done = first_run - 1 >= options.runs && decided(first_run - 1);
   for (int run = first_run; run <= options.max_runs && !done; ++run) {
-    for (const auto* side : {&side_a, &side_b}) {
+    // ABBA: odd pairs run A first, even pairs B first, so that whatever ties a run's time to its
+    // place in the pair (the machine warming up, a periodic job) falls on both sides alike and
+    // the pairs' ratios stay symmetric about no change, as the signed-rank test assumes.
+    const bool a_first = run % 2 == 1;
+    for (const auto* side : {a_first ? &side_a : &side_b, a_first ? &side_b : &side_a}) {
       const char* name = side == &side_a ? "A" : "B";
       const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
       const std::string report_path = side->out_dir + "/" + point.name + ".json";
@@ -153,7 +157,7 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f s", outcome.wall_s);
   const std::string line = "ab: A = BASE (" + options.command_a.front() + "), B = NEW (" + options.command_b.front() + "); " +
-                           std::to_string(outcome.runs_a_side) + " runs a side, interleaved, " + seconds + "; reports in " + dir_a +
+                           std::to_string(outcome.runs_a_side) + " runs a side, interleaved (ABBA), " + seconds + "; reports in " + dir_a +
                            " and " + dir_b;
   outcome.document.notes.push_back(line);
   outcome.document.extra["runs_a_side"] = outcome.runs_a_side;

@@ -96,6 +96,9 @@ case "$scenario" in
     [ "$runs" -ge 3 ] && [ "$runs" -le 4 ] || fail "$runs runs of A"
     [ "$(ls "$work/ab2/B"/run-*.json | wc -l)" -eq "$runs" ] || fail "A and B ran a different number of times"
     grep -q '^\[ab\] run 1 A' "$work/err.txt" && grep -q '^\[ab\] run 1 B' "$work/err.txt" || fail "no progress lines"
+    # ABBA: the first pair runs A first, the second B first.
+    [ "$(grep -o '^\[ab\] run [12] [AB]' "$work/err.txt" | head -4 | tr '\n' ' ')" = "[ab] run 1 A [ab] run 1 B [ab] run 2 B [ab] run 2 A " ] ||
+      fail "pairs do not alternate which side runs first: $(grep '^\[ab\] run' "$work/err.txt" | head -4 | tr '\n' ' ')"
     "$bin/collbench" ab --launcher none --out "$work/ab2" -- true ::: true 2> "$work/err.txt"
     [ $? -eq 2 ] || fail "a folder of another comparison was accepted"
     # Killed during run 3 of B: the same command again keeps the two complete pairs and runs pair 3 again.
