@@ -72,8 +72,8 @@ class FunctionOperation final : public TimedOperation {
  public:
   FunctionOperation(TimingSchedule schedule, std::function<void(int iteration)> issue, std::function<void()> wait = {})
       : schedule_(schedule), issue_(std::move(issue)), wait_(std::move(wait)) {}
-  // Starts the ranks together through `barrier` (named `barrier_name` in the method line) instead
-  // of the control plane's barrier: see TimedOperation::start_together.
+  // Starts the ranks together through `barrier` instead of the control plane's barrier (see
+  // TimedOperation::start_together); `barrier_name` goes in the method line ("": say nothing).
   FunctionOperation& with_barrier(std::function<void(World&)> barrier, std::string barrier_name) {
     barrier_ = std::move(barrier);
     barrier_name_ = std::move(barrier_name);
@@ -88,7 +88,7 @@ class FunctionOperation final : public TimedOperation {
     if (barrier_) barrier_(world);
     else world.barrier();
   }
-  std::string own_barrier() const override { return barrier_ ? barrier_name_ : ""; }
+  std::string own_barrier() const override { return barrier_name_; }
 
  private:
   TimingSchedule schedule_;

@@ -217,11 +217,9 @@ CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
   // Every issued step records its own breakdown: warm-up steps first, then the timed ones.
   auto operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration,
                                                        [this](int) { issued_.push_back(step_->run(step_index_++)); });
-  // Steps start together through the backend's own barrier where it has one (Gloo's: see
-  // TimedOperation::start_together), as torch's DDP loop would with dist.barrier().
-  if (!backend_->own_barrier().empty()) {
-    operation->with_barrier([this](World& world) { backend_->barrier(world); }, backend_->own_barrier());
-  }
+  // Steps start together through the backend's barrier (Gloo's own, the control plane's for the
+  // others: see TimedOperation::start_together), as torch's DDP loop would with dist.barrier().
+  operation->with_barrier([this](World& world) { backend_->barrier(world); }, backend_->own_barrier());
   prepared.operation = std::move(operation);
   if (options_.check_iterations > 0) {
     // The loop runs one more step per check; every averaged gradient of it is compared.
