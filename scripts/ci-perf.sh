@@ -11,7 +11,7 @@
 # The suite: all_reduce, broadcast, all_gather at NP ranks (default 2), 64 KiB and 256 KiB, 40
 # iterations with per-iteration samples (each run's figure is its p10 iteration, FIGURE to change).
 # Environment: BUILD_DIR (default build; built when collbench is missing), BASELINE (folder),
-# OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5%), FIGURE (default
+# OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 3%), FIGURE (default
 # p10), NP, RUNS (default 3), BASELINE_RUNS (default 5), MAX_RUNS (--base-build, default 10: the
 # paired signed-rank test needs 5-7 pairs before it can call a row SLOWER). The Markdown ends with the
 # smallest change the runs could have found.
@@ -23,7 +23,7 @@ build_dir="${BUILD_DIR:-$root/build}"
 bin="$build_dir/bin"
 baseline="${BASELINE:-$root/results/baselines/ci-perf}"
 np="${NP:-2}"
-min_effect="${MIN_EFFECT:-5%}"
+min_effect="${MIN_EFFECT:-3%}"
 runs="${RUNS:-3}"
 baseline_runs="${BASELINE_RUNS:-5}"
 max_runs="${MAX_RUNS:-10}"

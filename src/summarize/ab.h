@@ -1,4 +1,4 @@
-// collbench ab: two commands run interleaved (A B A B ...), a report each run, compared run by
+// collbench ab: two commands run interleaved (A B B A ...), a report each run, compared run by
 // run until the verdict is clear. Interleaving spreads slow drift of the machine over both sides
 // instead of charging it to whichever side ran second.
 #pragma once

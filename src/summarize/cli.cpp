@@ -355,7 +355,7 @@ void add_figure_flag(CLI::App& command, RunFigure& figure) {
 
 void declare_compare_flags(CLI::App& command, Arguments& a) {
   add_figure_flag(command, a.compare.figure);
-  add_value(command, "--min-effect", "X|X%", "smallest change that counts, unless the baseline's run-to-run spread is larger (default 5%)",
+  add_value(command, "--min-effect", "X|X%", "smallest change that counts (default 3%); SAME's band, unless the run-to-run spread is larger",
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
             [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
@@ -404,7 +404,7 @@ const Command kCommands[] = {
      },
      compare_command},
     {"ab", "--out DIR [options] -- CMD_A ::: CMD_B",
-     "runs A and B interleaved (A B A B ...), a report each, and compares them (A is BASE)\n"
+     "runs A and B interleaved (A B B A A B ...), a report each, and compares them (A is BASE)\n"
      "until every row is decided or --max-runs; exit as compare",
      [](CLI::App& command, Arguments& a) {
        AbOptions& o = a.ab;

@@ -72,11 +72,27 @@ std::vector<double> logs_of(const std::vector<double>& values, bool invert) {
 
 double geometric_mean(const std::vector<double>& values) { return std::exp(mean_of(logs_of(values, false))); }
 
-// How many more runs a side would put the interval wholly on one side of the threshold, if the
-// estimate and the spreads stay as measured; nullopt when the estimate sits on the threshold.
+// What a row's verdict is judged against (logs): the least estimate a paired SLOWER needs, and the
+// band SAME must fit in (the unpaired rule's threshold).
+struct Thresholds {
+  double min_effect = 0;
+  double band = 0;
+};
+
+// How far the interval's half-width must shrink for a verdict other than UNKNOWN, if the estimate
+// stays as measured. Unpaired: to the threshold on the estimate's side. Paired: an estimate at
+// least the min effect needs the interval off 0 (SLOWER, FASTER); a smaller one needs it in the band.
+double distance_to_a_verdict(const LogRatioInterval& interval, const Thresholds& thresholds) {
+  const double size = std::fabs(interval.estimate);
+  if (!interval.paired) return std::fabs(size - thresholds.band);
+  return size >= thresholds.min_effect && size > 0 ? size : thresholds.band - size;
+}
+
+// How many more runs a side would decide the row, if the estimate and the spreads stay as measured;
+// nullopt when the estimate sits on the threshold.
 std::optional<std::size_t> more_runs_to_decide(const LogRatioInterval& interval, std::size_t base_runs, std::size_t new_runs,
-                                               double threshold, double alpha) {
-  const double distance = std::fabs(std::fabs(interval.estimate) - threshold);
+                                               const Thresholds& thresholds, double alpha) {
+  const double distance = distance_to_a_verdict(interval, thresholds);
   if (distance < 1e-9) return std::nullopt;
   for (std::size_t extra = 1; extra <= kMostRunsWorthSaying; ++extra) {
     if (half_width_with(interval, base_runs, new_runs, extra, alpha) < distance) return extra;
@@ -119,7 +135,7 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   const auto base_logs = logs_of(base_figures, higher_is_better);
   const auto new_logs = logs_of(new_figures, higher_is_better);
   line.change = std::expm1(mean_of(new_logs) - mean_of(base_logs));
-  double threshold = std::log1p(options.min_effect);
+  Thresholds thresholds{std::log1p(options.min_effect), std::log1p(options.min_effect)};
   line.threshold = options.min_effect;
   const std::size_t fewest = std::min(line.base_runs, line.new_runs);
   if (fewest < 2) {
@@ -138,26 +154,29 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   line.interval = interval;
   // A row that varies more from run to run than the minimum effect cannot show a change smaller
   // than its own noise: the run-to-run spread (about the runs' coefficient of variation) is the
-  // least that counts.
-  threshold = std::max(threshold, interval.base_spread);
-  line.detectable = std::expm1(detectable_change(interval, usable, threshold, options.alpha));
-  line.threshold = std::expm1(threshold);
+  // least that counts (unpaired), and the least SAME can promise (both).
+  thresholds.band = std::max(thresholds.band, interval.base_spread);
+  line.detectable = std::expm1(detectable_change(interval, usable, paired ? thresholds.min_effect : thresholds.band, options.alpha));
+  line.threshold = std::expm1(thresholds.band);
   // Too few pairs for the signed-rank test: no finite bound to show (null in JSON).
   if (std::isfinite(interval.low)) line.change_low = std::expm1(interval.low);
   if (std::isfinite(interval.high)) line.change_high = std::expm1(interval.high);
   if (usable < options.min_runs) {
     line.verdict = Verdict::kUnknown;
     line.why = "too few runs (" + std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs) + ")";
-    const auto more = more_runs_to_decide(interval, usable, usable, threshold, options.alpha);
+    const auto more = more_runs_to_decide(interval, usable, usable, thresholds, options.alpha);
     line.more_runs = std::max(options.min_runs - usable, more.value_or(0));
     return line;
   }
-  line.verdict = decide(interval, threshold);
-  line.p_slower = p_value_above(interval, threshold);
-  line.p_faster = p_value_above(mirrored(interval), threshold);
+  // Paired, the p-values are the signed-rank test's of "no change" (p < alpha exactly when the
+  // interval is off 0); unpaired, Welch's of "no change beyond the threshold".
+  const double tested = paired ? 0.0 : thresholds.band;
+  line.verdict = paired ? decide_paired(interval, thresholds.min_effect, thresholds.band) : decide(interval, thresholds.band);
+  line.p_slower = p_value_above(interval, tested);
+  line.p_faster = p_value_above(mirrored(interval), tested);
   if (line.verdict == Verdict::kUnknown) {
-    line.why = "interval straddles the threshold";
-    line.more_runs = more_runs_to_decide(interval, paired ? usable : line.base_runs, paired ? usable : line.new_runs, threshold, options.alpha);
+    line.why = paired ? "interval reaches 0 and leaves the SAME band" : "interval straddles the threshold";
+    line.more_runs = more_runs_to_decide(interval, paired ? usable : line.base_runs, paired ? usable : line.new_runs, thresholds, options.alpha);
   }
   return line;
 }
@@ -188,6 +207,10 @@ std::map<SeriesKey, Side> overall_sides(const std::map<SeriesKey, Side>& sides, 
   return out;
 }
 
+Thresholds thresholds_of(const CompareLine& line, const CompareOptions& options) {
+  return {std::log1p(options.min_effect), std::log1p(line.threshold)};
+}
+
 // A row called SLOWER (FASTER) by its own interval stays so only when Holm's step-down over every
 // judged row confirms it; otherwise it is UNKNOWN, and more runs would settle it.
 void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) {
@@ -205,9 +228,9 @@ void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) 
       CompareLine& line = *judged[i];
       if (line.verdict != direction || rejected[i]) continue;
       line.verdict = Verdict::kUnknown;
-      line.why = "beyond the threshold in its own interval, not after Holm's correction over " + std::to_string(judged.size()) + " rows";
-      const double threshold = std::log1p(line.threshold);
-      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, threshold,
+      line.why = std::string(line.interval.paired ? "off 0" : "beyond the threshold") + " in its own interval, not after Holm's correction over " +
+                 std::to_string(judged.size()) + " rows";
+      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, thresholds_of(line, options),
                                            options.alpha / static_cast<double>(judged.size()));
     }
   }
@@ -221,7 +244,9 @@ void detectable_after_holm(std::vector<CompareLine>& lines, const CompareOptions
   for (auto& line : lines) {
     if (!line.detectable) continue;
     const std::size_t usable = line.interval.paired ? line.interval.log_ratios.size() : std::min(line.base_runs, line.new_runs);
-    line.detectable = std::expm1(detectable_change(line.interval, usable, std::log1p(line.threshold), options.alpha / static_cast<double>(judged)));
+    const Thresholds thresholds = thresholds_of(line, options);
+    line.detectable = std::expm1(detectable_change(line.interval, usable, line.interval.paired ? thresholds.min_effect : thresholds.band,
+                                                   options.alpha / static_cast<double>(judged)));
   }
 }
 
@@ -241,6 +266,13 @@ Verdict decide(const LogRatioInterval& interval, double threshold) {
   if (interval.low > threshold) return Verdict::kSlower;
   if (interval.high < -threshold) return Verdict::kFaster;
   if (interval.low > -threshold && interval.high < threshold) return Verdict::kSame;
+  return Verdict::kUnknown;
+}
+
+Verdict decide_paired(const LogRatioInterval& interval, double min_effect, double band) {
+  if (interval.low > 0 && interval.estimate >= min_effect) return Verdict::kSlower;
+  if (interval.high < 0 && interval.estimate <= -min_effect) return Verdict::kFaster;
+  if (interval.low > -band && interval.high < band) return Verdict::kSame;
   return Verdict::kUnknown;
 }
 
@@ -428,13 +460,22 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   verdict_line += " -- " + std::to_string(same) + " same, " + std::to_string(faster) + " faster, " + std::to_string(slower) + " slower, " +
                   std::to_string(unknown) + " unknown";
   document.notes.push_back(verdict_line);
-  char rule[600];
+  char rule[700];
+  char decision[300];
+  if (result.paired) {
+    std::snprintf(decision, sizeof decision,
+                  "SLOWER/FASTER: the interval off 0 and the change at least %.3g%%; SAME: the interval within "
+                  "+-threshold (max(%.3g%%, the pairs' spread))",
+                  100 * options.min_effect, 100 * options.min_effect);
+  } else {
+    std::snprintf(decision, sizeof decision, "a change counts when the interval is beyond max(%.3g%%, the baseline's run-to-run spread)",
+                  100 * options.min_effect);
+  }
   std::snprintf(rule, sizeof rule,
-                "run-level: %s; low..high: %s (%.3g%% confidence); a change counts above "
-                "max(%.3g%%, the %s run-to-run spread); SLOWER/FASTER also %s; at least %zu runs a side; rows "
+                "run-level: %s; low..high: %s (%.3g%% confidence); %s; SLOWER/FASTER also %s; at least %zu runs a side; rows "
                 "'* all': the benchmark as a whole (each run's geometric mean over the rows)",
-                result.figure.c_str(), result.paired ? "Hodges-Lehmann pair ratio, Wilcoxon signed-rank interval (runs paired by file name)" : "Welch t interval", 100 * (1 - 2 * options.alpha), 100 * options.min_effect, result.paired ? "pairs'" : "baseline's",
-                options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
+                result.figure.c_str(), result.paired ? "Hodges-Lehmann pair ratio, Wilcoxon signed-rank interval (runs paired by file name)" : "Welch t interval",
+                100 * (1 - 2 * options.alpha), decision, options.holm ? "pass Holm's correction over the rows" : "per row, uncorrected", options.min_runs);
   document.notes.push_back(rule);
   const auto judged = static_cast<std::size_t>(
       std::count_if(result.lines.begin(), result.lines.end(), [](const CompareLine& line) { return line.p_slower.has_value(); }));

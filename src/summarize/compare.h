@@ -22,7 +22,10 @@ std::string to_string(Verdict verdict);
 
 struct CompareOptions {
   RunFigure figure = RunFigure::kP10;  // each run's figure per timed row
-  double min_effect = 0.05;  // the smallest relative change that counts, unless the baseline's own noise is larger
+  // The smallest relative change that counts. Paired: the least estimate a SLOWER (FASTER) needs.
+  // Both: the half-width of the SAME band, unless the run-to-run spread is larger. 3 %, so that a
+  // real 5 % change, whose estimate falls below 5 % half the time, is still found.
+  double min_effect = 0.03;
   double alpha = 0.05;       // error of each one-sided bound: the interval is a 1 - 2 alpha one
   std::size_t min_runs = 3;  // runs a side before any verdict but UNKNOWN
   // Pair BASE's and NEW's runs by file name (ab writes A/run-K.json and B/run-K.json back to back):
@@ -33,13 +36,25 @@ struct CompareOptions {
   bool holm = true;
 };
 
-// The decision, kept apart so it can be tested on its own. `interval` is on log(new / base) (positive
-// is slower); `threshold` is the log of 1 + the smallest change that counts:
+// The decisions, kept apart so they can be tested on their own. `interval` is on log(new / base)
+// (positive is slower); thresholds are logs of 1 + a relative change.
+//
+// Unpaired runs (made at different times, sharing no machine state), `threshold` being the larger
+// of the minimum effect and the baseline's run-to-run spread:
 //   low > threshold                  -> SLOWER  (slower by more than the threshold, with confidence)
 //   high < -threshold                -> FASTER
 //   -threshold < low, high < threshold -> SAME  (any change is smaller than the threshold)
 //   otherwise                        -> UNKNOWN (the interval straddles a threshold: more runs decide)
 Verdict decide(const LogRatioInterval& interval, double threshold);
+// Paired runs (ab: each pair shares the machine's state, so the pairs' ratios test "no change"
+// itself). `min_effect` gates the estimate, `band` is SAME's half-width (min effect or spread):
+//   low > 0 and estimate >= min_effect    -> SLOWER  (a real change, big enough to count)
+//   high < 0 and estimate <= -min_effect  -> FASTER
+//   -band < low, high < band              -> SAME
+//   otherwise                             -> UNKNOWN
+// The unpaired rule on pairs (the whole interval beyond the threshold) found 32 of 40 injected 10 %
+// changes and 2 of 20 at 5 % on a 2-core runner (results/summarize/verdicts-2026-11-26-abba).
+Verdict decide_paired(const LogRatioInterval& interval, double min_effect, double band);
 
 struct CompareLine {
   SeriesKey key;  // benchmark, world_size, the kind's key fields, its size (bytes, shape, rank)
@@ -47,7 +62,7 @@ struct CompareLine {
   double base_value = 0, new_value = 0;  // geometric means of the run figures: times (us), or rates
   double change = 0;                     // new / base - 1 of the geometric means (rates: base / new - 1): positive is slower
   std::optional<double> change_low, change_high;  // the interval's bounds on `change` (2+ runs a side)
-  double threshold = 0;                  // the smallest change that counted for this row (fraction)
+  double threshold = 0;                  // unpaired: the smallest change that counted for this row; paired: SAME's band (fractions)
   std::size_t base_runs = 0, new_runs = 0;
   // The smallest change these runs could call SLOWER (80 % power, the measured spread, alpha);
   // infinite with too few pairs for the signed-rank test.
@@ -55,8 +70,8 @@ struct CompareLine {
   Verdict verdict = Verdict::kUnknown;
   std::string why;                       // for UNKNOWN: too few runs, straddles the threshold, other machine
   std::optional<std::size_t> more_runs;  // UNKNOWN: about how many more runs a side would decide it
-  // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster); set
-  // when the row had enough runs to be judged.
+  // One-sided p-values that the change is beyond +threshold (slower) or -threshold (faster), or
+  // paired, beyond 0; set when the row had enough runs to be judged. Holm's correction runs on them.
   std::optional<double> p_slower, p_faster;
   LogRatioInterval interval;             // for the runs-needed estimate and the detectable change after the correction
   // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row

@@ -45,7 +45,7 @@ struct LogRatioInterval {
 // Needs at least 2 values a side.
 LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const std::vector<double>& new_logs, double one_sided_error);
 
-// Paired runs (A B A B ...): `log_ratios` holds log(new / base) of each pair, which share the
+// Paired runs (A B B A ...): `log_ratios` holds log(new / base) of each pair, which share the
 // machine's state, so its drift cancels. The estimate is the Hodges-Lehmann estimate (the median
 // of the n(n+1)/2 Walsh averages (r_i + r_j) / 2, i <= j) and the interval the Wilcoxon
 // signed-rank test's (order statistics of the Walsh averages, distribution-free for any symmetric
@@ -63,11 +63,13 @@ double half_width_with(const LogRatioInterval& interval, std::size_t base_runs, 
                        double one_sided_error);
 
 // The smallest change (log) that `pairs` pairs (runs a side) with the measured spread would find
-// SLOWER with 80 % power at `one_sided_error`, beyond `threshold`; infinite with too few pairs.
-// Paired: the signed-rank test is about as powerful as a t test on pairs * 3 / pi pairs (its
-// asymptotic relative efficiency for normal spreads; G*Power's A.R.E. method), so
-//   threshold + (t(1 - error) + t(0.80)) * spread / sqrt(pairs * 3 / pi), df = pairs * 3 / pi - 1.
-// Unpaired: threshold + (z(1 - error) + z(0.80)) * the Welch standard error.
+// SLOWER with 80 % power at `one_sided_error`; infinite with too few pairs.
+// Paired (SLOWER: the test off 0 and the estimate at least `threshold`): the signed-rank test is
+// about as powerful as a t test on pairs * 3 / pi pairs (its asymptotic relative efficiency for
+// normal spreads; G*Power's A.R.E. method), so with se = spread / sqrt(pairs * 3 / pi), df = that - 1,
+//   max((t(1 - error) + t(0.80)) * se, threshold + t(0.80) * se).
+// Unpaired (SLOWER: the interval beyond `threshold`): threshold + (z(1 - error) + z(0.80)) * the
+// Welch standard error.
 double detectable_change(const LogRatioInterval& interval, std::size_t pairs, double threshold, double one_sided_error);
 
 // One-sided p-value of "the log ratio is above `threshold`" being false: small when the interval's

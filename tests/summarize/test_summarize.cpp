@@ -142,6 +142,19 @@ TEST(Verdict, DecisionRuleOnTheInterval) {
   EXPECT_EQ(decide(interval_of(0.01, 0.02), threshold), Verdict::kSame);      // significant but too small to count
 }
 
+TEST(Verdict, PairedDecisionTestsNoChangeAndGatesTheEstimate) {
+  const double min_effect = std::log1p(0.03), band = std::log1p(0.03);
+  EXPECT_EQ(decide_paired(interval_of(0.01, 0.09), min_effect, band), Verdict::kSlower);    // off 0, estimate 5 %
+  EXPECT_EQ(decide_paired(interval_of(-0.09, -0.01), min_effect, band), Verdict::kFaster);
+  EXPECT_EQ(decide_paired(interval_of(0.005, 0.025), min_effect, band), Verdict::kSame);   // real but 1.5 %: below the min effect
+  EXPECT_EQ(decide_paired(interval_of(0.01, 0.04), min_effect, band), Verdict::kUnknown);  // real, 2.5 %, not inside +-3 %
+  EXPECT_EQ(decide_paired(interval_of(-0.01, 0.11), min_effect, band), Verdict::kUnknown); // estimate 5 %, but 0 not ruled out
+  EXPECT_EQ(decide_paired(interval_of(-0.02, 0.02), min_effect, band), Verdict::kSame);
+  // A noisy row's band is its spread: SAME within it, while a real change beyond the min effect is still SLOWER.
+  EXPECT_EQ(decide_paired(interval_of(-0.05, 0.06), min_effect, std::log1p(0.08)), Verdict::kSame);
+  EXPECT_EQ(decide_paired(interval_of(0.01, 0.07), min_effect, std::log1p(0.08)), Verdict::kSlower);
+}
+
 TEST(RunStats, StudentQuantilesMatchTables) {
   EXPECT_NEAR(student_t_quantile(0.95, 2), 2.919986, 1e-5);
   EXPECT_NEAR(student_t_quantile(0.975, 4), 2.776445, 1e-5);
@@ -229,8 +242,17 @@ CompareResult compare_folders(const std::string& base, const std::string& candid
 }
 
 TEST(Compare, RepeatedRunsWithRealisticNoiseAreSame) {
-  // Three runs a side, each with its own level (1 % apart) and a preempted iteration.
-  const auto result = compare_folders("runs/aa_base", "runs/aa_new");
+  // Three runs a side, each with its own level (1 % apart) and a preempted iteration. Three runs
+  // cannot put a 262144 B row within the default +-3 % (UNKNOWN, not a failure); within 5 % they can.
+  const auto by_default = compare_folders("runs/aa_base", "runs/aa_new");
+  for (const auto& line : by_default.lines) {
+    EXPECT_NE(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_NEAR(line.threshold, 0.03, 1e-12);  // the baseline's spread (~1 %) is below the minimum effect
+  }
+  EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/aa_new")}), 0);
+  CompareOptions five_percent;
+  five_percent.min_effect = 0.05;
+  const auto result = compare_folders("runs/aa_base", "runs/aa_new", five_percent);
   ASSERT_EQ(result.lines.size(), 3u);  // 64 KiB, 256 KiB, and the benchmark as a whole
   EXPECT_TRUE(result.lines[2].overall);
   EXPECT_EQ(key_value(result.lines[2].key, "bytes"), "all");
@@ -241,7 +263,7 @@ TEST(Compare, RepeatedRunsWithRealisticNoiseAreSame) {
     EXPECT_NEAR(line.threshold, 0.05, 1e-12);  // the baseline's spread (~1 %) is below the minimum effect
   }
   EXPECT_EQ(result.figure, "each run's p10 time (--figure p10)");
-  EXPECT_EQ(run_cli({"compare", data("runs/aa_base"), data("runs/aa_new")}), 0);
+  EXPECT_EQ(run_cli({"compare", "--min-effect", "5%", data("runs/aa_base"), data("runs/aa_new")}), 0);
 }
 
 TEST(Compare, TwentyPercentShiftIsSlower) {
@@ -368,13 +390,39 @@ TEST(Compare, APairThatStraddlesAChangeOfMachineStateCannotDragTheVerdict) {
   }
 }
 
+TEST(Compare, PairsFindAFivePercentChangeAndLetAOnePercentOnePass) {
+  // Ten pairs, 1 % run-to-run noise. +5 %: the pairs put it off 0 and its estimate above 3 %, so
+  // SLOWER, where the whole interval beyond max(3 %, spread) (the unpaired rule) would wait.
+  CompareOptions options;
+  options.paired = true;
+  const auto five = compare_folders("runs/pairs10_base", "runs/pairs10_slower5", options);
+  ASSERT_EQ(five.lines.size(), 3u);
+  for (const auto& line : five.lines) {
+    EXPECT_EQ(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_NEAR(line.change, 0.05, 0.015);
+    EXPECT_GT(*line.change_low, 0.0);
+  }
+  EXPECT_EQ(run_cli({"compare", "--paired", data("runs/pairs10_base"), data("runs/pairs10_slower5")}), 1);
+  // The same runs with an 8 % minimum effect: estimates of 5.8-6.5 % do not count.
+  CompareOptions eight = options;
+  eight.min_effect = 0.08;
+  EXPECT_EQ(compare_folders("runs/pairs10_base", "runs/pairs10_slower5", eight).count(Verdict::kSlower), 0u);
+  // +1 %: maybe real, too small to count: never SLOWER, and exit 0.
+  const auto one = compare_folders("runs/pairs10_base", "runs/pairs10_slower1", options);
+  for (const auto& line : one.lines) {
+    EXPECT_NE(line.verdict, Verdict::kSlower) << describe_key(line.key);
+    EXPECT_NEAR(line.change, 0.01, 0.015);
+  }
+  EXPECT_EQ(run_cli({"compare", "--paired", data("runs/pairs10_base"), data("runs/pairs10_slower1")}), 0);
+}
+
 TEST(Compare, SaysTheSmallestChangeItCouldFind) {
   CompareOptions options;
   options.paired = true;
   const auto result = compare_folders("runs/state8_base", "runs/state8_aa", options);
   ASSERT_TRUE(result.detectable().has_value());
-  // Above the threshold (a change must clear it) and finite with eight pairs.
-  EXPECT_GT(*result.detectable(), 0.05);
+  // Above the minimum effect (a SLOWER estimate must reach it) and finite with eight pairs.
+  EXPECT_GT(*result.detectable(), 0.03);
   EXPECT_LT(*result.detectable(), 0.5);
   const auto document = compare_document(result, options);
   EXPECT_TRUE(document.extra.at("detectable_change").is_number());
@@ -388,10 +436,14 @@ TEST(Compare, SaysTheSmallestChangeItCouldFind) {
   EXPECT_NE(std::find(three_document.notes.begin(), three_document.notes.end(),
                       "smallest change these runs could find: none yet (the signed-rank test needs 6 pairs at alpha 0.05 over the rows (Holm))"),
             three_document.notes.end());
-  // Eight pairs over three rows: judged at 0.05 / 3, so more than at 0.05 per row.
-  CompareOptions per_row = options;
+  // Eight pairs over three rows: the test is judged at 0.05 / 3, so it needs a larger change than at
+  // 0.05 per row (seen with no minimum effect, where the test alone sets the figure).
+  CompareOptions any_change = options;
+  any_change.min_effect = 0;
+  CompareOptions per_row = any_change;
   per_row.holm = false;
-  EXPECT_GT(*result.detectable(), *compare_folders("runs/state8_base", "runs/state8_aa", per_row).detectable());
+  EXPECT_GT(*compare_folders("runs/state8_base", "runs/state8_aa", any_change).detectable(),
+            *compare_folders("runs/state8_base", "runs/state8_aa", per_row).detectable());
 }
 
 TEST(Compare, FigureChoiceAndFallbackToTheMinimum) {
