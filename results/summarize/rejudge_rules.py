@@ -4,7 +4,9 @@ candidate SLOWER rules, outside collbench, to choose a rule before changing comp
 Each run's figure is its p10 time per row; per row the pairs' log ratios B/A; the exact one-sided
 Wilcoxon signed-rank p (all 2^n sign assignments) and the Hodges-Lehmann estimate; Holm over the
 rows and the benchmark as a whole (each run's geometric mean over rows). A comparison fails when
-any row is SLOWER. Usage: rejudge_rules.py WORK/ab
+any row is SLOWER. Usage: rejudge_rules.py WORK/ab [ALPHAS [MIN_ESTIMATES]], comma lists
+(default 0.05,0.01 and 0,0.02,0.025,0.03). Runs are those ab made under the rule in force then: a
+stricter rule would have asked for more runs where ab stopped early, so its power here is a floor.
 """
 import json, glob, math, itertools, statistics, sys, collections
 root = sys.argv[1]
@@ -37,7 +39,9 @@ def holm(ps, alpha):
         if ps[i] <= alpha/(len(ps)-k): rej[i] = True
         else: break
     return rej
-rules = [(a, m) for a in (0.05, 0.01) for m in (0.0, 0.02, 0.025, 0.03)]
+alphas = [float(v) for v in (sys.argv[2] if len(sys.argv) > 2 else '0.05,0.01').split(',')]
+minimums = [float(v) for v in (sys.argv[3] if len(sys.argv) > 3 else '0,0.02,0.025,0.03').split(',')]
+rules = [(a, m) for a in alphas for m in minimums]
 res = collections.defaultdict(lambda: collections.Counter())
 totals = collections.Counter()
 for kind in ('aa', 's10_', 's5_'):
