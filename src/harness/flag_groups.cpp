@@ -1,5 +1,7 @@
 #include "harness/flag_groups.h"
 
+#include <algorithm>
+
 #include "core/flag_values.h"
 
 namespace collbench {
@@ -49,6 +51,19 @@ void add_run_flags(CLI::App& app, RunFlags& flags) {
                 throw UsageError(flag + " must be tcp or file:DIR, got '" + value + "'");
               }
             });
+}
+
+void add_backend_flags(CLI::App& app, BackendFlags& flags, const std::string& backend_help, const std::vector<std::string>& allowed) {
+  add_value(app, "--backend", "NAME", backend_help, [&flags, allowed](const std::string& value, const std::string& flag) {
+    if (value.empty()) throw UsageError(flag + " expects a backend name");
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      std::string names;
+      for (const auto& name : allowed) names += (names.empty() ? "" : " or ") + name;
+      throw UsageError("backend '" + value + "' for " + flag + ": this program runs on " + names);
+    }
+    flags.backend = value;
+  });
+  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", flags.gloo_iface);
 }
 
 void add_seed_flag(CLI::App& app, RunFlags& flags) {

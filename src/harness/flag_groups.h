@@ -52,6 +52,12 @@ struct RunFlags {
   std::vector<std::pair<std::string, std::vector<std::string>>> given;
 };
 
+// The backend group, for the programs that run on a communication backend.
+struct BackendFlags {
+  std::string backend;     // --backend; empty: the program's default for this build and launch
+  std::string gloo_iface;  // --gloo-iface; empty: the interface that routes to rank 0
+};
+
 // What a program calls what one timed iteration does ("iterations", "steps").
 struct LoopWords {
   std::string iterations = "iterations";
@@ -61,6 +67,10 @@ struct LoopWords {
 void add_loop_flags(CLI::App& app, RunFlags& flags, const LoopWords& words = {});
 // -N/--run_cycles, -T/--timeout, --bootstrap and --rendezvous.
 void add_run_flags(CLI::App& app, RunFlags& flags);
+// --backend (`backend_help` names the program's backends and its default; `allowed`, when not
+// empty, the only names it takes, else the run checks the name against the built backends) and
+// --gloo-iface.
+void add_backend_flags(CLI::App& app, BackendFlags& flags, const std::string& backend_help, const std::vector<std::string>& allowed = {});
 // --seed, for the programs whose inputs it decides.
 void add_seed_flag(CLI::App& app, RunFlags& flags);
 // -J/--report (and nccl-tests' --output_file), --overwrite, --samples and the repeatable --tag KEY=VALUE.

@@ -70,7 +70,7 @@ void declare_options(CLI::App& app, Options& o) {
               o.traffic = TrafficSpec{TrafficPattern::kMatrix, 0, 0, v};
               o.traffic_given = true;
             });
-  add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
+  add_backend_flags(app, o, "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)");
   add_integer(app, "-g,--ngpus", "devices per process (CPU backends and nccl today: 1)", o.gpus_per_process, 1, 64);
   start_section(app, "GPU (nccl backend)");
   add_integer(app, "-z,--blocking", "nccl-tests' -z: 0 batch (default), 1 wait and barrier after each iteration,\n"
@@ -89,8 +89,6 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "--proto", "LIST", "sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)",
             [&o](Text& v, Text& f) { o.nccl_proto = parse_nccl_setting(v, f); });
   add_flag(app, "--capture-algo", "record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)", o.capture_nccl_algorithm);
-  start_section(app, "CPU (gloo backend)");
-  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
   start_section(app, "Measurement");
   add_loop_flags(app, o);
   add_integer(app, "-m,--agg_iters", "calls per timed iteration (one NCCL group); times are per call (default 1)",

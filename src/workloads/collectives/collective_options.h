@@ -24,7 +24,7 @@ std::string_view to_string(Placement placement);
 constexpr int kEveryRoot = -1;
 
 // The flag groups every program shares (loop, run, report, help) come from RunFlags.
-struct Options : RunFlags {
+struct Options : RunFlags, BackendFlags {
   SizeSweep sweep{32u << 20, 32u << 20, 1u << 20, 0.0};  // nccl-tests defaults: 32M only
   std::vector<std::uint64_t> explicit_sizes;               // --sizes; replaces the sweep when set
   std::vector<DType> dtypes{DType::kFloat32};
@@ -33,7 +33,6 @@ struct Options : RunFlags {
   // -a: the mean over ranks by default, as nccl-tests and OSU; rows also keep the max and min views.
   TimeAggregation aggregation = TimeAggregation::kMean;
   PlacementChoice placement = PlacementChoice::kBoth;
-  std::string backend;  // empty: the default for this build and machine
   int gpus_per_process = 1;
   // nccl-tests' measurement flags (harness/measurement_loop.h says what each does to the schedule).
   int calls_per_iteration = 1;       // -m: calls per iteration, grouped on NCCL
@@ -52,8 +51,6 @@ struct Options : RunFlags {
   // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
   // log. Off by default because NCCL then writes a log line per call inside the timed loop.
   bool capture_nccl_algorithm = false;
-  // --gloo-iface: the network interface Gloo's TCP transport binds (empty: the one routing to rank 0).
-  std::string gloo_iface;
   // -B N: after timing and checks, each case runs N more times with the same inputs and the outputs
   // are compared bit for bit across the repeats and, where every rank must hold the same result
   // (all_reduce, all_gather, broadcast), across ranks. 0: off.

@@ -23,10 +23,9 @@ void declare_options(CLI::App& app, CommInitOptions& o) {
               }
               if (o.comm_sizes.empty()) throw UsageError(f + " expects sizes such as 1,2,4");
             });
-  add_text(app, "--backend", "NAME", "mpi (MPI_Comm_dup, MPI_Comm_split), gloo (a context and its full mesh) or nccl\n"
-           "(ncclCommInitRank, ncclCommSplit, ncclCommShrink, ncclCommInitRankScalable); default as the collectives'",
-           o.backend);
-  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  add_backend_flags(app, o,
+                    "mpi (MPI_Comm_dup, MPI_Comm_split), gloo (a context and its full mesh) or nccl\n"
+                    "(ncclCommInitRank, ncclCommSplit, ncclCommShrink, ncclCommInitRankScalable); default as the collectives'");
   start_section(app, "Measurement");
   add_loop_flags(app, o, {"repetitions"});
   add_run_flags(app, o);

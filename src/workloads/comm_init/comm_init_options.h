@@ -11,7 +11,7 @@
 
 namespace collbench {
 
-struct CommInitOptions : RunFlags {
+struct CommInitOptions : RunFlags, BackendFlags {
   CommInitOptions() {
     // A communicator's set-up takes milliseconds to seconds: fewer repetitions than a collective's.
     iterations = 10;
@@ -19,8 +19,6 @@ struct CommInitOptions : RunFlags {
     check_iterations = 0;  // every made communicator's size and rank are checked anyway
   }
   std::vector<int> comm_sizes;  // --comm-sizes; empty: 1, 2, 4 ... and the world size
-  std::string backend;          // empty: the default for this build and launch
-  std::string gloo_iface;
 };
 
 // Throws UsageError with one sentence on a bad flag.

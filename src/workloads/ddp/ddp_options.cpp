@@ -100,14 +100,8 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   add_value(app, "--rank-weights", "LIST", "one weight per rank (envcheck's summary.weights): each rank's share of the batch",
             [&o](Text& v, Text& f) { o.rank_weights = parse_positive_reals(v, f, 1e6); });
   start_section(app, "Communication");
-  add_value(app, "--backend", "NAME", "mpi or gloo (default: mpi under mpirun/srun, gloo launched without MPI)", [&o](Text& v, Text& f) {
-    if (v == "nccl") {
-      throw UsageError(f + " nccl: ddp_step_perf has no GPU path yet (NCCL + cuBLAS); use mpi or gloo");
-    }
-    if (v != "mpi" && v != "gloo") throw UsageError("unknown backend '" + v + "' for " + f + " (use mpi or gloo)");
-    o.backend = v;
-  });
-  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  // No nccl: the step has no GPU path yet (NCCL + cuBLAS).
+  add_backend_flags(app, o, "mpi or gloo (default: mpi under mpirun/srun, gloo launched without MPI)", {"mpi", "gloo"});
   start_section(app, "Measurement");
   add_loop_flags(app, o, {"steps"});  // --inject-slowdown's added time counts as exposed communication
   add_run_flags(app, o);

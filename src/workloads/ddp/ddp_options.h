@@ -14,7 +14,7 @@ namespace collbench::ddp {
 enum class Overlap { kOn, kOff };
 std::string to_string(Overlap overlap);
 
-struct DdpOptions : RunFlags {
+struct DdpOptions : RunFlags, BackendFlags {
   DdpOptions() {  // a step is long: fewer of them than the loop's default iterations
     iterations = 10;
     warmup_iterations = 2;
@@ -33,8 +33,6 @@ struct DdpOptions : RunFlags {
   std::vector<DType> grad_dtypes{DType::kFloat32};
   std::vector<int> accumulate{1};
   std::vector<double> rank_weights;    // empty: every rank the same batch
-  std::string backend;  // "": mpi under an MPI launcher, gloo without one (set by check_for_world)
-  std::string gloo_iface;
   int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use
 
   bool any_overlap() const;

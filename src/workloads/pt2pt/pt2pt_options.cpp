@@ -50,8 +50,7 @@ void declare_options(CLI::App& app, Options& o) {
               o.sample_peers, 1, 1 << 30);
   add_real(app, "--slow-link-factor", "X", "with --matrix, flag a link slower than X times the median link of its class\n"
            "(intra-host or inter-host) at that size (default 1.5)", o.slow_link_factor, 1.0, 1e6);
-  add_text(app, "--backend", "NAME", "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)", o.backend);
-  add_text(app, "--gloo-iface", "NAME", "network interface for Gloo's TCP transport (default: the one routing to rank 0)", o.gloo_iface);
+  add_backend_flags(app, o, "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)");
   start_section(app, "Measurement (without -n/-w, OSU's counts per size: see the footer)");
   add_loop_flags(app, o);
   // The shared flags, with this program's defaults said: OSU's counts depend on the size.

@@ -27,7 +27,7 @@ constexpr std::uint64_t kOsuLargeMessageBytes = 8192;
 // The acknowledgement osu_bw waits for after each window (4 bytes).
 constexpr std::size_t kAckBytes = 4;
 
-struct Options : RunFlags {
+struct Options : RunFlags, BackendFlags {
   SizeSweep sweep{1, 1u << 20, 0, 2.0};  // OSU's point-to-point default: 1 B .. 1 MiB, doubling
   std::vector<std::uint64_t> explicit_sizes;  // --sizes
   bool sizes_given = false;                   // -b/-e/-i/-f or --sizes on the command line
@@ -37,8 +37,6 @@ struct Options : RunFlags {
   bool matrix = false;             // --matrix: every ordered pair, one at a time
   int sample_peers = 0;            // --sample-peers K: K peers per rank (0: every peer)
   double slow_link_factor = 1.5;   // --slow-link-factor: flag links slower than this x their class's median
-  std::string backend;             // empty: the default for this build and machine
-  std::string gloo_iface;
   bool iterations_given = false, warmup_given = false;  // -n / -w given: they replace OSU's counts
 
   // The sizes the run measures: --sizes, the sweep, or for --matrix without sizes 8 B and 1 MiB.
