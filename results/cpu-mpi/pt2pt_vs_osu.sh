@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# pt2pt_perf against OSU's osu_latency, osu_bw and osu_bibw (issue 24): np 2 under the same mpirun,
+# pt2pt_perf against OSU's osu_latency, osu_bw, osu_bibw and osu_mbw_mr (issue 24): np 2 under the same mpirun,
 # sizes 8 B, 64 KiB and 1 MiB, both with their default (OSU's) iteration counts, interleaved (the
 # order alternates each repetition), REPS repetitions; writes OUT/raw.csv and prints the median
 # ratio collbench/OSU per mode and size with the min..max of the per-repetition ratios.
 #   results/cpu-mpi/pt2pt_vs_osu.sh BIN_DIR OSU_PT2PT_DIR OUT [REPS]
 # OSU_PT2PT_DIR: c/mpi/pt2pt/standard of an OSU micro-benchmarks build (fetched and built in a
 # scratch folder, never committed). Latency compares us (OSU's "Latency (us)" with the row's
-# latency_us); bw and bibw MB/s (OSU's, 1e6 B/s) with the row's gbps x 1000.
+# latency_us); bw, bibw and mbw_mr MB/s (OSU's, 1e6 B/s) with the row's gbps x 1000 (mbw_mr at np 2:
+# one pair, OSU's window 64). MODES (default "latency bw bibw mbw_mr") chooses the modes.
 set -euo pipefail
 bin="$1"; osu="$2"; out="$3"; reps="${4:-5}"
 mpirun=(mpirun --oversubscribe -np 2)
@@ -32,7 +33,7 @@ for row in json.load(open(sys.argv[1]))["results"]:
 PY
 }
 for rep in $(seq 1 "$reps"); do
-  for mode in latency bw bibw; do
+  for mode in ${MODES:-latency bw bibw mbw_mr}; do
     if [ $((rep % 2)) -eq 1 ]; then run_osu "$rep" "$mode"; run_collbench "$rep" "$mode"
     else run_collbench "$rep" "$mode"; run_osu "$rep" "$mode"; fi
   done
@@ -44,7 +45,7 @@ for r in csv.DictReader(open(sys.argv[1])):
     values.setdefault((r["mode"], int(r["bytes"]), r["rep"]), {})[r["tool"]] = float(r["value"])
 print("| mode | bytes | OSU (median) | collbench (median) | collbench/OSU, median of reps | min..max |")
 print("|---|---|---|---|---|---|")
-for mode in ("latency", "bw", "bibw"):
+for mode in ("latency", "bw", "bibw", "mbw_mr"):
     for size in (8, 65536, 1048576):
         reps = [v for (m, b, _), v in values.items() if m == mode and b == size and len(v) == 2]
         if not reps: continue
