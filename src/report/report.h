@@ -85,6 +85,7 @@ struct Row {
   std::vector<double> samples_us;
   std::vector<std::optional<double>> figures;  // in the kind's figure order; null where undefined
   std::optional<std::int64_t> wrong;
+  std::optional<double> library_estimate_us;  // the library's own estimate of one call (NCCL), when the row has it
   std::vector<nlohmann::json> table_cells;  // the kind's table columns as the row holds them; null where absent
 };
 
@@ -169,6 +170,8 @@ struct ResultRow {
   std::string timing;                 // how the samples were made (schedule, batch size, -I, -G, -m)
   int calls_per_iteration = 1;        // -m
   std::optional<double> issue_us;     // batch schedules: host time to issue one call (nccl-tests -C)
+  // The library's own estimate of one call (us), when it has one: NCCL's ncclGroupSimulateEnd.
+  std::optional<double> library_estimate_us;
   std::string timestamp;              // UTC, when the row completed (nccl-tests -S prints it)
   double algbw_gbps = 0;
   double bus_bandwidth_factor = 0;

@@ -61,6 +61,7 @@ json row_to_json(const ResultRow& row) {
   if (!row.timing.empty()) out["timing"] = row.timing;
   if (row.calls_per_iteration != 1) out["calls_per_iteration"] = row.calls_per_iteration;
   if (row.issue_us) out["issue_us"] = *row.issue_us;
+  if (row.library_estimate_us) out["library_estimate_us"] = *row.library_estimate_us;
   if (!row.timestamp.empty()) out["timestamp"] = row.timestamp;
   if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
   if (row.traffic) {
@@ -285,6 +286,7 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
     if (row.calls_per_iteration < 1) reader.fail(".calls_per_iteration", "must be at least 1");
   }
   row.issue_us = reader.optional_number(object, "issue_us");
+  row.library_estimate_us = reader.optional_number(object, "library_estimate_us");
   if (object.contains("timestamp")) row.timestamp = reader.string(object, "timestamp");
   row.samples_us = samples_from_json(reader, object);
   return row;
@@ -413,6 +415,7 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     row.figures.emplace_back(value->get<double>());
   }
   if (const json* wrong = find_path(object, "wrong"); wrong && !wrong->is_null()) row.wrong = reader.integer(object, "wrong");
+  row.library_estimate_us = reader.optional_number(object, "library_estimate_us");
   row.samples_us = samples_from_json(reader, object);
   // The table's cells as they are: the table writer shows what it cannot format as "n/a".
   for (const auto& column : spec.table) {

@@ -844,7 +844,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
 
   // series key -> (world size, hosts) -> size -> times, and where those ranks ran
   using GroupKey = std::pair<int, int>;
-  std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> grouped;
+  std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> grouped, estimates;
   std::map<GroupKey, std::pair<Placement, std::string>> placements;
   std::map<SeriesKey, std::string> families;
   std::map<SeriesKey, std::pair<std::string, std::string>> aggregations;  // the rows' -a, and a report that has it
@@ -865,6 +865,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
                           {"dtype", row.dtype},  {"op", row.op},          {"root", std::to_string(row.root)},
                           {"placement", row.placement}};
       grouped[key][group][row.bytes].push_back(time);
+      if (row.library_estimate_us && *row.library_estimate_us > 0) estimates[key][group][row.bytes].push_back(*row.library_estimate_us);
       const std::string aggregation = row.time_aggregation.empty() ? "mean" : row.time_aggregation;
       const auto [seen, first_seen] = aggregations.emplace(key, std::pair{aggregation, loaded.path});
       if (!first_seen && seen->second.first != aggregation) {
@@ -902,6 +903,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       world_fit.world_size = world_size;
       world_fit.hosts = hosts;
       world_fit.measured = times;
+      for (const auto& [bytes, values] : estimates[key][group_key]) world_fit.library_estimates.emplace_back(bytes, median(values));
       for (const auto& [from, to] : choose_pieces(times)) {
         const auto points = hockney_points(times, from, to);
         const BootstrappedFit fit = bootstrap_fit(points, random);
@@ -1028,6 +1030,11 @@ json model_json(const Model& model) {
       json measured = json::array();
       for (const auto& [bytes, time] : world.measured) measured.push_back({bytes, time});
       worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}, {"measured", measured}});
+      if (!world.library_estimates.empty()) {
+        json estimated = json::array();
+        for (const auto& [bytes, time] : world.library_estimates) estimated.push_back({bytes, time});
+        worlds.back()["library_estimates"] = estimated;
+      }
     }
     json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"time_aggregation", one.time_aggregation}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
                   {"per_world_size", worlds}, {"notes", one.notes}};
@@ -1112,6 +1119,12 @@ Model model_from_json(const json& document, const std::string& path) {
             throw bad("a measured point is not [bytes, time above 0]");
           }
           fit.measured.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
+        }
+        for (const auto& point : world.value("library_estimates", json::array())) {
+          if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() || !(point[1].get<double>() > 0)) {
+            throw bad("a library estimate is not [bytes, time above 0]");
+          }
+          fit.library_estimates.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
         }
         series.per_world_size.push_back(fit);
       }
@@ -1249,6 +1262,34 @@ Document fit_document(const Model& model) {
   }
   document.tables.push_back(per_world);
   if (!across.groups.empty()) document.tables.push_back(across);
+  // Measured, the library's own estimate and the fit side by side, where the rows had estimates.
+  Table estimated;
+  estimated.title = "Measured, the library's own estimate (NCCL: ncclGroupSimulateEnd) and the fit, per size";
+  estimated.group_columns = {"series"};
+  estimated.columns = {{"ranks"}, {"bytes"}, {"measured_us", 3}, {"library_us", 3}, {"fitted_us", 3}, {"library/measured", 3}, {"fit/measured", 3}};
+  for (const auto& series : model.series) {
+    Table::Group group{{describe_key(series.key)}, {}};
+    for (const auto& world : series.per_world_size) {
+      for (const auto& [bytes, library] : world.library_estimates) {
+        const auto measured = std::find_if(world.measured.begin(), world.measured.end(), [&](const auto& point) { return point.first == bytes; });
+        const nlohmann::json measured_us = measured == world.measured.end() ? nlohmann::json(nullptr) : nlohmann::json(measured->second);
+        std::optional<double> fitted;
+        for (const auto& piece : world.pieces) {
+          if (bytes >= piece.from_bytes && bytes <= piece.to_bytes) fitted = piece.alpha_us.value + static_cast<double>(bytes) / (piece.beta_gbps.value * 1e3);
+        }
+        const auto ratio = [&](std::optional<double> value) {
+          return value && measured != world.measured.end() ? nlohmann::json(*value / measured->second) : nlohmann::json(nullptr);
+        };
+        group.rows.push_back({world.world_size, bytes, measured_us, library, fitted ? nlohmann::json(*fitted) : nlohmann::json(nullptr),
+                              ratio(library), ratio(fitted)});
+      }
+    }
+    if (!group.rows.empty()) estimated.groups.push_back(group);
+  }
+  if (!estimated.groups.empty()) {
+    document.tables.push_back(estimated);
+    document.notes.push_back("library_us: the library's own cost model for one call, not a measurement; NCCL's is not yet checked against a GPU run");
+  }
   document.notes.push_back("figure per row: the " + model.figure + " time; machine: " + model.machine);
   return document;
 }

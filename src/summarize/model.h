@@ -57,6 +57,9 @@ struct WorldSizeFit {
   int hosts = 1;  // the hosts the ranks ran on
   std::vector<HockneyPiece> pieces;  // in size order; breakpoints are the pieces' boundaries
   std::vector<std::pair<std::uint64_t, double>> measured;  // the fitted (size, time us); empty in older model files
+  // The library's own estimate per size (NCCL's ncclGroupSimulateEnd, median over runs), where the
+  // rows carry one: shown beside the measured time and the fit.
+  std::vector<std::pair<std::uint64_t, double>> library_estimates;
 };
 
 // One step of an algorithm, as its ranks exchange: which rank sends to which, and the share of

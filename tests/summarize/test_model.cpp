@@ -163,6 +163,36 @@ TEST(Model, ProtocolBreakpointsCarryAcrossWorldSizesAsMessagesPerStep) {
   EXPECT_EQ(rows[1][2], "> 8192");
 }
 
+TEST(Model, TheLibrarysOwnEstimateIsShownBesideTheMeasuredTimeAndTheFit) {
+  // Rows whose library gave its own estimate of a call (NCCL's ncclGroupSimulateEnd): here twice
+  // the measured time. The fit does not use it; the fit's output shows the three side by side,
+  // and the model file keeps it. Rows without one show no such table.
+  auto two = synthetic(2, [](double m) { return ring_time(2, m); });
+  auto four = synthetic(4, [](double m) { return ring_time(4, m); });
+  for (auto* loaded : {&two, &four}) {
+    for (auto& row : loaded->report.results) row.library_estimate_us = 2 * row.time_us.p10;
+  }
+  const Model model = fit_model({two, four});
+  EXPECT_NEAR(model.series.front().across->alpha_us.value, 5, 1e-6);  // the fit is the measured times'
+  const auto& world = model.series.front().per_world_size.front();
+  ASSERT_EQ(world.library_estimates.size(), world.measured.size());
+  const Document fitted = fit_document(model);
+  ASSERT_EQ(fitted.tables.size(), 3u);
+  const auto& table = fitted.tables[2];
+  EXPECT_EQ(table.columns[3].name, "library_us");
+  const auto& rows = table.groups.front().rows;
+  ASSERT_EQ(rows.size(), 2 * world.measured.size());
+  for (const auto& row : rows) {
+    EXPECT_NEAR(row[5].get<double>(), 2.0, 1e-9) << row[1];  // library / measured
+    EXPECT_NEAR(row[6].get<double>(), 1.0, 1e-6) << row[1];  // fit / measured
+  }
+  EXPECT_EQ(model_from_json(model_json(model), "m.json").series.front().per_world_size.front().library_estimates, world.library_estimates);
+  EXPECT_EQ(fit_document(fit_model({synthetic(2, [](double m) { return ring_time(2, m); }),
+                                    synthetic(4, [](double m) { return ring_time(4, m); })}))
+                .tables.size(),
+            2u);
+}
+
 TEST(Model, OneProtocolKeepsOneSegment) {
   const Model model = fit_model({synthetic(2, [](double m) { return ring_time(2, m); }, "ring"),
                                  synthetic(4, [](double m) { return ring_time(4, m); }, "ring")});

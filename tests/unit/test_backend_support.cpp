@@ -11,6 +11,7 @@
 #include "backends/backend.h"
 #include "workloads/collectives/collective_workload.h"
 #include "harness/report_writer.h"
+#include "report/report_json.h"
 #include "workloads/collectives/collective.h"
 
 namespace collbench {
@@ -39,8 +40,16 @@ class PartialBackend final : public Backend {
   const BackendSupport& support() const override { return support_; }
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
   void synchronize() override {}
+  // As NCCL's ncclGroupSimulateEnd: the call is planned, not run (so `calls` does not count it).
+  std::optional<double> library_estimate_us(const std::function<void()>&) override {
+    if (!estimate) return std::nullopt;
+    ++estimates;
+    return estimate;
+  }
 
   int calls = 0;
+  std::optional<double> estimate;  // none by default, as the CPU libraries
+  int estimates = 0;
 
  private:
   BackendSupport support_;
@@ -49,6 +58,7 @@ class PartialBackend final : public Backend {
 struct Outcome {
   nlohmann::json rows = nlohmann::json::array();
   nlohmann::json skipped = nlohmann::json::array();
+  nlohmann::json document;
 };
 
 // The collective's workload over the one driver, on one rank, with the partial backend.
@@ -70,6 +80,7 @@ Outcome run_on_partial_backend(const char* collective_name, PartialBackend& back
     const BackendSupport& support() const override { return to.support(); }
     std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return to.allocate(bytes); }
     void synchronize() override { to.synchronize(); }
+    std::optional<double> library_estimate_us(const std::function<void()>& issue) override { return to.library_estimate_us(issue); }
     PartialBackend& to;
   };
   auto workload = make_collective_workload(*find_collective(collective_name), options, [&backend](World&, const Options&) {
@@ -81,7 +92,7 @@ Outcome run_on_partial_backend(const char* collective_name, PartialBackend& back
   RunContext run{world, report, nullptr, argv};
   workload->measure(run);
   const nlohmann::json document = report.snapshot();
-  return {document["results"], document["skipped"]};
+  return {document["results"], document["skipped"], document};
 }
 
 std::multiset<std::string> reasons(const Outcome& outcome) {
@@ -136,6 +147,26 @@ TEST(BackendSupport, ACollectiveTheBackendLacksIsSkippedNeverCalled) {
     EXPECT_EQ(skipped["reason"], "the partial backend has no broadcast");
     EXPECT_EQ(skipped["op"], "none");
   }
+}
+
+TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
+  // A backend with a cost model of its own (NCCL's ncclGroupSimulateEnd): every measured row keeps
+  // its estimate, asked once per row and never run; a backend without one writes no field.
+  PartialBackend estimating;
+  estimating.estimate = 12.5;
+  const Outcome with_estimate = run_on_partial_backend("all_reduce", estimating);
+  ASSERT_EQ(with_estimate.rows.size(), 8u);
+  for (const auto& row : with_estimate.rows) EXPECT_EQ(row.at("library_estimate_us"), 12.5) << row["bytes"];
+  EXPECT_EQ(estimating.estimates, 8);
+  EXPECT_EQ(estimating.calls, 8 * (1 + 2 + 1));  // the estimate ran no call
+  // It survives the report's reader, and an old row without it still reads.
+  for (const auto& row : report::report_from_json(with_estimate.document).results) EXPECT_EQ(row.library_estimate_us, 12.5);
+  for (const auto& row : with_estimate.rows) EXPECT_EQ(report::row_from_json(row, report::RowKind::kCollective).library_estimate_us, 12.5);
+  PartialBackend plain;
+  const Outcome without = run_on_partial_backend("all_reduce", plain);
+  ASSERT_EQ(without.rows.size(), 8u);
+  for (const auto& row : without.rows) EXPECT_FALSE(row.contains("library_estimate_us"));
+  for (const auto& row : report::report_from_json(without.document).results) EXPECT_FALSE(row.library_estimate_us.has_value());
 }
 
 }  // namespace

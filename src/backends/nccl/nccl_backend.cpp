@@ -265,6 +265,25 @@ void NcclBackend::issued(ncclResult_t result, const char* call, const char* file
   if (result != ncclSuccess) cuda::throw_call_error(call, ncclGetErrorString(result), file, line, ncclGetLastError(comm_));
 }
 
+// The call in a group that NCCL only costs: ncclGroupSimulateEnd plans it with NCCL's tuning
+// model (the algorithm and protocol it would choose) and launches nothing. Its estimatedTime is in
+// microseconds, as NCCL's own tuning tables are; NCCL_UNDEF_FLOAT (or any value not above 0)
+// means it gave none. Not yet checked against a GPU run (docs/gpu.md).
+std::optional<double> NcclBackend::library_estimate_us(const std::function<void()>& issue_one_call) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 22, 0)
+  if (loaded_version_ < NCCL_VERSION(2, 22, 0)) return std::nullopt;
+  ncclSimInfo_t info = NCCL_SIM_INFO_INITIALIZER;
+  CB_NCCL_ISSUE(ncclGroupStart());
+  issue_one_call();
+  CB_NCCL_ISSUE(ncclGroupSimulateEnd(&info));
+  if (!(info.estimatedTime > 0) || info.estimatedTime == NCCL_UNDEF_FLOAT) return std::nullopt;
+  return static_cast<double>(info.estimatedTime);
+#else
+  (void)issue_one_call;
+  return std::nullopt;
+#endif
+}
+
 void NcclBackend::begin_group() { CB_NCCL_ISSUE(ncclGroupStart()); }
 void NcclBackend::end_group() { CB_NCCL_ISSUE(ncclGroupEnd()); }
 

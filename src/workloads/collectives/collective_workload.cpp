@@ -455,13 +455,15 @@ CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
   // The backend decides how the call is issued, grouped and waited for; the loop owns the schedule
   // and the clock, and runs the check after timing through the same operation.
   prepared.operation = backend_->make_operation([this] { entry_->issue(call_); }, options_.calls_per_iteration);
+  const std::optional<double> estimate = backend_->library_estimate_us([this] { entry_->issue(call_); });
   RowCheck check;
   check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
   check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
   prepared.check = std::move(check);
   TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
-  prepared.row = [this, &one_case, cycle, operation](LoopResult& timed) {
+  prepared.row = [this, &one_case, cycle, operation, estimate](LoopResult& timed) {
     last_row_ = make_row(one_case, cycle, timed);
+    last_row_->library_estimate_us = estimate;
     if (options_.bitwise_repeats > 0) {  // after timing and checks, untimed, every rank
       BitwiseResult bitwise = compare_repeats_bitwise(one_case, *operation);
       last_row_->bitwise_repeats = options_.bitwise_repeats;
