@@ -258,9 +258,21 @@ def capture_section(work, collbench):
     path = os.path.join(work, "capture", "all_reduce.json")
     if not os.path.exists(path):
         return []
-    lines = ["## `--capture-algo` on all_reduce", "", "| size | placement | algorithm | time (µs) |", "|---|---|---|---|"]
+    # NCCL's own estimate of each row's call (ncclGroupSimulateEnd), straight from the report.
+    estimates = {}
+    try:
+        for raw in json.load(open(path)).get("results", []):
+            if isinstance(raw, dict) and isinstance(raw.get("library_estimate_us"), (int, float)):
+                estimates[(raw.get("bytes"), raw.get("placement"))] = float(raw["library_estimate_us"])
+    except (OSError, ValueError):
+        pass
+    lines = ["## `--capture-algo` on all_reduce, with NCCL's own estimate (ncclGroupSimulateEnd)", "",
+             "| size | placement | algorithm | time (µs) | NCCL estimate (µs) | estimate / time |", "|---|---|---|---|---|---|"]
     for row in collbench_rows(collbench, [path]):
-        lines.append(f"| {size_text(row['bytes'])} | {row['placement']} | {row['algorithm']} | {fmt(row['time_us'])} |")
+        estimate = estimates.get((row["bytes"], row["placement"]))
+        ratio = estimate / row["time_us"] if estimate is not None and row.get("time_us") else None
+        lines.append(f"| {size_text(row['bytes'])} | {row['placement']} | {row['algorithm']} | {fmt(row['time_us'])} | "
+                     f"{fmt(estimate)} | {fmt(ratio, 3)} |")
     return lines
 
 

@@ -108,6 +108,14 @@ def main():
                                   "context": {"argv": ["copy_perf"], "start_time": "2025-01-01T00:00:00Z",
                                               "end_time": "2025-01-01T00:00:01Z", "hosts": ["fixture"]},
                                   "results": [copy_row], "matrices": []})
+    # --capture-algo's all_reduce, with NCCL's own estimate on one row (12 us against 10 us
+    # measured: 1.200) and none on the other.
+    estimated = collective_row(1024, "out", 10.0, 0)
+    estimated["algorithm"] = "RING/LL"
+    estimated["library_estimate_us"] = 12.0
+    plain = collective_row(1024, "in", 10.0, 0)
+    plain["algorithm"] = "RING/LL"
+    write("capture/all_reduce.json", collective_report("all_reduce", [estimated, plain]))
 
 
 if __name__ == "__main__":
