@@ -1270,7 +1270,10 @@ Document fit_document(const Model& model) {
   for (const auto& series : model.series) {
     Table::Group group{{describe_key(series.key)}, {}};
     for (const auto& world : series.per_world_size) {
-      for (const auto& [bytes, library] : world.library_estimates) {
+      for (const auto& estimate : world.library_estimates) {
+        // Named copies, not structured bindings: a lambda below captures them (C++17).
+        const std::uint64_t bytes = estimate.first;
+        const double library = estimate.second;
         const auto measured = std::find_if(world.measured.begin(), world.measured.end(), [&](const auto& point) { return point.first == bytes; });
         const nlohmann::json measured_us = measured == world.measured.end() ? nlohmann::json(nullptr) : nlohmann::json(measured->second);
         std::optional<double> fitted;
