@@ -77,6 +77,9 @@ double geometric_mean(const std::vector<double>& values) { return std::exp(mean_
 struct Thresholds {
   double min_effect = 0;
   double band = 0;
+  // What SLOWER must clear, for the smallest detectable change: the estimate's gate paired, the
+  // band unpaired.
+  double for_slower(bool paired) const { return paired ? min_effect : band; }
 };
 
 // How far the interval's half-width must shrink for a verdict other than UNKNOWN, if the estimate
@@ -156,7 +159,7 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   // than its own noise: the run-to-run spread (about the runs' coefficient of variation) is the
   // least that counts (unpaired), and the least SAME can promise (both).
   thresholds.band = std::max(thresholds.band, interval.base_spread);
-  line.detectable = std::expm1(detectable_change(interval, usable, paired ? thresholds.min_effect : thresholds.band, options.alpha));
+  line.detectable = std::expm1(detectable_change(interval, usable, thresholds.for_slower(paired), options.alpha));
   line.threshold = std::expm1(thresholds.band);
   // Too few pairs for the signed-rank test: no finite bound to show (null in JSON).
   if (std::isfinite(interval.low)) line.change_low = std::expm1(interval.low);
@@ -244,8 +247,7 @@ void detectable_after_holm(std::vector<CompareLine>& lines, const CompareOptions
   for (auto& line : lines) {
     if (!line.detectable) continue;
     const std::size_t usable = line.interval.paired ? line.interval.log_ratios.size() : std::min(line.base_runs, line.new_runs);
-    const Thresholds thresholds = thresholds_of(line, options);
-    line.detectable = std::expm1(detectable_change(line.interval, usable, line.interval.paired ? thresholds.min_effect : thresholds.band,
+    line.detectable = std::expm1(detectable_change(line.interval, usable, thresholds_of(line, options).for_slower(line.interval.paired),
                                                    options.alpha / static_cast<double>(judged)));
   }
 }

@@ -191,6 +191,19 @@ LinearFit fit_linear(const std::vector<FitPoint>& points) {
 
 double gbps_of(double gamma) { return 1e-3 / gamma; }  // bytes/us -> GB/s
 
+// The piece of a world size's fit that holds `bytes` (the nearest at the ends), and its time there.
+const HockneyPiece& piece_for(const WorldSizeFit& world, std::uint64_t bytes) {
+  const HockneyPiece* piece = &world.pieces.front();
+  for (const auto& candidate : world.pieces) {
+    if (bytes >= candidate.from_bytes) piece = &candidate;
+  }
+  return *piece;
+}
+double fitted_time_us(const WorldSizeFit& world, std::uint64_t bytes) {
+  const HockneyPiece& piece = piece_for(world, bytes);
+  return piece.alpha_us.value + static_cast<double>(bytes) / (piece.beta_gbps.value * 1e3);
+}
+
 double percentile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
   if (values.empty()) return 0;
@@ -1273,18 +1286,12 @@ Document fit_document(const Model& model) {
       for (const auto& estimate : world.library_estimates) {
         // Named copies, not structured bindings: a lambda below captures them (C++17).
         const std::uint64_t bytes = estimate.first;
-        const double library = estimate.second;
+        const double library = estimate.second, fitted = fitted_time_us(world, bytes);
         const auto measured = std::find_if(world.measured.begin(), world.measured.end(), [&](const auto& point) { return point.first == bytes; });
-        const nlohmann::json measured_us = measured == world.measured.end() ? nlohmann::json(nullptr) : nlohmann::json(measured->second);
-        std::optional<double> fitted;
-        for (const auto& piece : world.pieces) {
-          if (bytes >= piece.from_bytes && bytes <= piece.to_bytes) fitted = piece.alpha_us.value + static_cast<double>(bytes) / (piece.beta_gbps.value * 1e3);
-        }
-        const auto ratio = [&](std::optional<double> value) {
-          return value && measured != world.measured.end() ? nlohmann::json(*value / measured->second) : nlohmann::json(nullptr);
-        };
-        group.rows.push_back({world.world_size, bytes, measured_us, library, fitted ? nlohmann::json(*fitted) : nlohmann::json(nullptr),
-                              ratio(library), ratio(fitted)});
+        const bool has_measured = measured != world.measured.end();
+        const auto ratio = [&](double value) { return has_measured ? nlohmann::json(value / measured->second) : nlohmann::json(nullptr); };
+        group.rows.push_back({world.world_size, bytes, has_measured ? nlohmann::json(measured->second) : nlohmann::json(nullptr), library,
+                              fitted, ratio(library), ratio(fitted)});
       }
     }
     if (!group.rows.empty()) estimated.groups.push_back(group);
@@ -1347,10 +1354,7 @@ Prediction SeriesPredictor::at(std::uint64_t bytes) const {
   Prediction out;
   if (same_world_) {
     // Measured at this world size and placement: the piece holding this size (the nearest at the ends).
-    const HockneyPiece* piece = &same_world_->pieces.front();
-    for (const auto& candidate : same_world_->pieces) {
-      if (bytes >= candidate.from_bytes) piece = &candidate;
-    }
+    const HockneyPiece* piece = &piece_for(*same_world_, bytes);
     const auto hockney = [m](double alpha_us, double beta_gbps) { return alpha_us + m / (beta_gbps * 1e3); };
     out.from_world_size_fit = true;
     out.latency_us = piece->alpha_us.value;
@@ -1506,13 +1510,7 @@ std::vector<ModelPlot> model_plots(const Model& model, const PredictOptions& opt
           sizes.push_back(piece.to_bytes);
         }
       }
-      for (const std::uint64_t bytes : sizes) {
-        const HockneyPiece* piece = &world.pieces.front();
-        for (const auto& candidate : world.pieces) {
-          if (bytes >= candidate.from_bytes) piece = &candidate;
-        }
-        fitted.points.emplace_back(bytes, piece->alpha_us.value + static_cast<double>(bytes) / (piece->beta_gbps.value * 1e3));
-      }
+      for (const std::uint64_t bytes : sizes) fitted.points.emplace_back(bytes, fitted_time_us(world, bytes));
       plot.fitted.push_back(fitted);
     }
     plots.push_back(std::move(plot));

@@ -267,7 +267,7 @@ void NcclBackend::issued(ncclResult_t result, const char* call, const char* file
 
 // The call in a group that NCCL only costs: ncclGroupSimulateEnd plans it with NCCL's tuning
 // model (the algorithm and protocol it would choose) and launches nothing. Its estimatedTime is in
-// microseconds, as NCCL's own tuning tables are; NCCL_UNDEF_FLOAT (or any value not above 0)
+// microseconds, as NCCL's own tuning tables are; a value not above 0 (NCCL_UNDEF_FLOAT is -1)
 // means it gave none. Not yet checked against a GPU run (docs/gpu.md).
 std::optional<double> NcclBackend::library_estimate_us(const std::function<void()>& issue_one_call) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 22, 0)
@@ -276,7 +276,7 @@ std::optional<double> NcclBackend::library_estimate_us(const std::function<void(
   CB_NCCL_ISSUE(ncclGroupStart());
   issue_one_call();
   CB_NCCL_ISSUE(ncclGroupSimulateEnd(&info));
-  if (!(info.estimatedTime > 0) || info.estimatedTime == NCCL_UNDEF_FLOAT) return std::nullopt;
+  if (!(info.estimatedTime > 0)) return std::nullopt;
   return static_cast<double>(info.estimatedTime);
 #else
   (void)issue_one_call;

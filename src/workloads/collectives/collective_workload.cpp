@@ -454,8 +454,9 @@ CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
                   std::string(to_string(one_case.dtype)) + " " + (in_place ? "in-place" : "out-of-place");
   // The backend decides how the call is issued, grouped and waited for; the loop owns the schedule
   // and the clock, and runs the check after timing through the same operation.
-  prepared.operation = backend_->make_operation([this] { entry_->issue(call_); }, options_.calls_per_iteration);
-  const std::optional<double> estimate = backend_->library_estimate_us([this] { entry_->issue(call_); });
+  const std::function<void()> issue_one_call = [this] { entry_->issue(call_); };
+  prepared.operation = backend_->make_operation(issue_one_call, options_.calls_per_iteration);
+  const std::optional<double> estimate = backend_->library_estimate_us(issue_one_call);
   RowCheck check;
   check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
   check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
