@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "harness/context.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
@@ -26,6 +27,22 @@ std::optional<SkippedCase> skip_agreed(World& world, const CasePlan& plan) {
 }
 
 }  // namespace
+
+report::Measurement Workload::measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const {
+  report::Measurement measured;
+  measured.cycle = cycle;
+  measured.iterations = settings.iterations;
+  measured.warmup_iterations = settings.warmup_iterations;
+  measured.time_aggregation = std::string(to_string(settings.aggregation));
+  measured.time_us = timed.combined;
+  measured.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
+  measured.timing = timed.method;
+  measured.check_iterations = checked ? settings.check_iterations : 0;
+  measured.wrong = timed.wrong;
+  measured.timestamp = utc_timestamp_now();
+  if (run_flags().keep_samples) measured.samples_us = timed.combined_us;
+  return measured;
+}
 
 void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
 
@@ -73,7 +90,7 @@ int Workload::measure(RunContext& run) {
   const std::size_t cases = case_count();
   for (int cycle = 1; cycle <= run_flags().cycles; ++cycle) {
     for (std::size_t index = 0; index < cases; ++index) {
-      CasePlan plan = prepare(index, cycle);
+      CasePlan plan = prepare(index);
       if (plan.vanished) {
         case_done(index);
         continue;
@@ -94,10 +111,11 @@ int Workload::measure(RunContext& run) {
         continue;
       }
       PreparedCase& prepared = *plan.prepared;
-      LoopResult timed = time_iterations(world, prepared.settings ? *prepared.settings : settings, *prepared.operation, run.watchdog, prepared.step,
+      const LoopSettings& case_settings = prepared.settings ? *prepared.settings : settings;
+      LoopResult timed = time_iterations(world, case_settings, *prepared.operation, run.watchdog, prepared.step,
                                          prepared.check ? &*prepared.check : nullptr);
       wrong_total += timed.wrong.value_or(0);
-      nlohmann::json row = prepared.row(timed);
+      nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
       plan.prepared.reset();  // its buffers go before the next case's
       if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
         const nlohmann::json summary = add_to_summary(row);

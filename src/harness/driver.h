@@ -34,9 +34,11 @@ struct PreparedCase {
   // iteration counts per message size); none: the workload's loop_settings().
   std::optional<LoopSettings> settings;
   // Every rank, after timing and checks; may exchange with the other ranks (every rank's figures).
-  // Returns the row as the report writes it; rank 0's goes into the report (null: no row, where a
-  // workload's rows are not one per case, as envcheck's per-rank rows).
-  std::function<nlohmann::json(LoopResult& timed)> row;
+  // `measured` is how the row was measured as the loop saw it (settings, statistics of the
+  // combined samples, check, cycle, time); a kind whose time is made otherwise replaces what
+  // differs. Returns the row as report::row_json writes it; rank 0's goes into the report (null:
+  // no row, where a workload's rows are not one per case, as envcheck's per-rank rows).
+  std::function<nlohmann::json(LoopResult& timed, report::Measurement measured)> row;
 };
 
 // A case this rank cannot run: `record` goes into the report's "skipped", `text` into the table.
@@ -84,7 +86,7 @@ class Workload : public Program {
   virtual void print_columns();
   // The cases of one cycle, in order; the driver asks for them after start().
   virtual std::size_t case_count() const = 0;
-  virtual CasePlan prepare(std::size_t index, int cycle) = 0;
+  virtual CasePlan prepare(std::size_t index) = 0;
   virtual LoopSettings loop_settings() const = 0;
   virtual void print_row(const nlohmann::json& row);
   // Rank 0: one skipped case's line.
@@ -103,6 +105,9 @@ class Workload : public Program {
   // they still run: the workload outlives the world it measured in. The driver calls it on the
   // way out of measure(), however it leaves.
   virtual void end_run() = 0;
+
+ private:
+  report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
 };
 
 }  // namespace collbench

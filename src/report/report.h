@@ -21,7 +21,9 @@ namespace collbench::report {
 // Major changes break readers; minor versions only add keys. Readers accept 1.x (one row layout
 // per benchmark, rows without "kind") and 2.x (every row says its kind).
 constexpr int kSchemaMajor = 2;
-constexpr int kSchemaMinor = 1;  // 2.1: rows gained time_over_ranks_us, timing, calls_per_iteration, issue_us, timestamp
+// 2.1: rows gained time_over_ranks_us, timing, calls_per_iteration, issue_us, timestamp.
+// 2.2: every kind's timed rows hold the same measurement keys (Measurement).
+constexpr int kSchemaMinor = 2;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -122,6 +124,28 @@ struct RankTimeViews {
   double mean_us = 0, max_us = 0, min_us = 0;
 };
 
+// How a timed row was measured, under the same keys in every kind: the loop's settings, the
+// statistics of its samples, the check and when the row completed. The driver fills it from the
+// measurement loop (harness/driver.h), the typed rows hold it as their base, and one writer
+// (row_json in report_json.h) writes it, so no kind writes these keys its own way.
+struct Measurement {
+  int cycle = 1;                      // -N
+  int iterations = 0;
+  int warmup_iterations = 0;
+  // How rank times combine per iteration: max, mean, min, rank0; empty where the row's time is no
+  // combination over ranks (pt2pt: the measuring ranks' own time, as OSU's).
+  std::string time_aggregation;
+  TimeStats time_us;
+  // The time under each over-ranks estimator (per sample combined over ranks, then the mean over
+  // samples), whatever time_aggregation picked: -a 3 reproduces max_us. Absent in older reports.
+  std::optional<RankTimeViews> time_over_ranks_us;
+  std::string timing;                 // how the samples were made (schedule, batch size, -I, -G, -m)
+  int check_iterations = 0;           // 0 where the case has no check
+  std::optional<std::int64_t> wrong;  // null when no check ran (-c 0)
+  std::string timestamp;              // UTC, when the row completed (nccl-tests -S prints it)
+  std::vector<double> samples_us;     // only with --samples
+};
+
 // -B N: the first element whose bits differ, between two repeats on one rank or between a rank
 // and rank 0 (the same repeat), with both values' bits in hex.
 struct BitwiseDifference {
@@ -149,7 +173,7 @@ struct TrafficRow {
   std::uint64_t largest_pair_bytes = 0;
 };
 
-struct ResultRow {
+struct ResultRow : Measurement {
   std::uint64_t bytes = 0;            // the nccl-tests "size" of the row
   std::uint64_t requested_bytes = 0;  // the size asked for, before rounding to whole elements per rank
   std::uint64_t count = 0;            // bytes / element size
@@ -159,25 +183,13 @@ struct ResultRow {
   std::string placement;              // "out" or "in"
   std::string backend;
   std::string algorithm;              // what the backend ran, when it can tell; "default" otherwise
-  int cycle = 1;
-  int iterations = 0;
-  int warmup_iterations = 0;
-  std::string time_aggregation;       // how rank times combine per iteration: max, mean, min, rank0
-  TimeStats time_us;
-  // The time under each over-ranks estimator (per sample combined over ranks, then the mean over
-  // samples), whatever time_aggregation picked: -a 3 reproduces max_us. Absent in older reports.
-  std::optional<RankTimeViews> time_over_ranks_us;
-  std::string timing;                 // how the samples were made (schedule, batch size, -I, -G, -m)
   int calls_per_iteration = 1;        // -m
   std::optional<double> issue_us;     // batch schedules: host time to issue one call (nccl-tests -C)
   // The library's own estimate of one call (us), when it has one: NCCL's ncclGroupSimulateEnd.
   std::optional<double> library_estimate_us;
-  std::string timestamp;              // UTC, when the row completed (nccl-tests -S prints it)
   double algbw_gbps = 0;
   double bus_bandwidth_factor = 0;
   std::optional<double> busbw_gbps;   // null on one rank: no data crosses ranks
-  int check_iterations = 0;
-  std::optional<std::int64_t> wrong;  // null when no check ran (-c 0)
   // -B N: repeats compared bit for bit; bitdiff counts differing elements over ranks and repeats
   // (null when not checked), first_bitdiff holds the first of each kind found.
   int bitwise_repeats = 0;
@@ -187,7 +199,6 @@ struct ResultRow {
   // checked, for the cross-rank collectives): equal hashes in two runs mean the same bits, so runs
   // under different algorithms or libraries can be compared without keeping their outputs.
   std::string bitwise_hash;
-  std::vector<double> samples_us;     // only with --samples
   std::optional<TrafficRow> traffic;  // alltoallv rows (kind "alltoallv"); absent for the other collectives
 };
 
@@ -278,22 +289,15 @@ struct ThroughputSpread {
 
 // What GEMM and STREAM rows share. The rate and its peak are written under the kind's unit:
 // "tflops" and "peak_tflops" for GEMM, "gbps" and "peak_gbps" for memory.
-struct ThroughputRow {
+// Its time is per iteration, the slowest rank's (-a 3).
+struct ThroughputRow : Measurement {
   std::string device;
   int threads = 0;
-  int iterations = 0;
-  int warmup_iterations = 0;
-  std::string time_aggregation = "max";
-  TimeStats time_us;                 // per iteration, max over ranks
   double rate = 0;                   // from the mean time, per rank
   std::optional<double> peak;
   std::optional<double> percent_of_peak;
-  int check_iterations = 0;
-  std::optional<std::int64_t> wrong;
   std::vector<ThroughputRank> per_rank;
   ThroughputSpread spread;
-  int cycle = 1;                     // -N
-  std::vector<double> samples_us;    // with --samples: every iteration, combined over ranks
 };
 
 // rate: 2mnk / mean time in TFLOP/s; wrong: ranks whose error exceeded the bound.
@@ -378,7 +382,8 @@ struct DdpStepRank {
   std::optional<double> max_error;
 };
 
-struct DdpStepRow {
+// Its time is the step's, combined over ranks per step.
+struct DdpStepRow : Measurement {
   static constexpr RowKind kKind = RowKind::kDdpStep;
   std::string model;
   std::string backend;
@@ -394,12 +399,6 @@ struct DdpStepRow {
   std::string grad_dtype;
   int accumulate = 1;
   double compute_scale = 1;
-  int cycle = 1;
-  int iterations = 0;
-  int warmup_iterations = 0;
-  std::string time_aggregation;
-  TimeStats time_us;             // step time, combined over ranks per step
-  std::optional<RankTimeViews> time_over_ranks_us;  // the mean step under each over-ranks estimator
   double forward_us = 0;
   double backward_compute_us = 0;
   double compute_us = 0;
@@ -421,12 +420,9 @@ struct DdpStepRow {
   std::string memory_bandwidth;       // where it comes from: "measured ..." or "stated (--memory-gbps)"
   double gradient_copy_us = 0;        // part of backward_compute_us
   std::uint64_t gradient_copy_bytes = 0;  // per step and rank: float32 gradients into the buckets and back
-  int check_iterations = 0;
-  std::optional<std::int64_t> wrong;
   std::optional<double> max_error;
   double error_bound = 0;
   std::vector<DdpStepRank> per_rank;
-  std::vector<double> samples_us;
 };
 
 }  // namespace collbench::report

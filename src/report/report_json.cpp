@@ -18,9 +18,31 @@ namespace {
 
 json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
 
+}  // namespace
+
+json row_json(RowKind kind, json fields, const Measurement& measured) {
+  fields["kind"] = row_kind_spec(kind).name;
+  fields.update({{"cycle", measured.cycle},
+                 {"iterations", measured.iterations},
+                 {"warmup_iterations", measured.warmup_iterations},
+                 {"time_us", stats_to_json(measured.time_us)},
+                 {"check_iterations", measured.check_iterations},
+                 {"wrong", measured.wrong ? json(*measured.wrong) : json(nullptr)}});
+  if (!measured.time_aggregation.empty()) fields["time_aggregation"] = measured.time_aggregation;
+  if (measured.time_over_ranks_us) {
+    const RankTimeViews& views = *measured.time_over_ranks_us;
+    fields["time_over_ranks_us"] = {{"mean", views.mean_us}, {"max", views.max_us}, {"min", views.min_us}};
+  }
+  if (!measured.timing.empty()) fields["timing"] = measured.timing;
+  if (!measured.timestamp.empty()) fields["timestamp"] = measured.timestamp;
+  if (!measured.samples_us.empty()) fields["samples_us"] = measured.samples_us;
+  return fields;
+}
+
+namespace {
+
 json row_to_json(const ResultRow& row) {
   json out = {
-      {"kind", row_kind_spec(RowKind::kCollective).name},
       {"bytes", row.bytes},
       {"requested_bytes", row.requested_bytes},
       {"count", row.count},
@@ -30,16 +52,9 @@ json row_to_json(const ResultRow& row) {
       {"placement", row.placement},
       {"backend", row.backend},
       {"algorithm", row.algorithm},
-      {"cycle", row.cycle},
-      {"iterations", row.iterations},
-      {"warmup_iterations", row.warmup_iterations},
-      {"time_aggregation", row.time_aggregation},
-      {"time_us", stats_to_json(row.time_us)},
       {"algbw_gbps", row.algbw_gbps},
       {"bus_bandwidth_factor", row.bus_bandwidth_factor},
       {"busbw_gbps", optional_number(row.busbw_gbps)},
-      {"check_iterations", row.check_iterations},
-      {"wrong", row.wrong ? json(*row.wrong) : json(nullptr)},
       {"bitdiff", row.bitdiff ? json(*row.bitdiff) : json(nullptr)},
   };
   if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
@@ -53,32 +68,22 @@ json row_to_json(const ResultRow& row) {
     }
     out["first_bitdiff"] = differences;
   }
-  if (row.time_over_ranks_us) {
-    out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us},
-                                 {"max", row.time_over_ranks_us->max_us},
-                                 {"min", row.time_over_ranks_us->min_us}};
-  }
-  if (!row.timing.empty()) out["timing"] = row.timing;
   if (row.calls_per_iteration != 1) out["calls_per_iteration"] = row.calls_per_iteration;
   if (row.issue_us) out["issue_us"] = *row.issue_us;
   if (row.library_estimate_us) out["library_estimate_us"] = *row.library_estimate_us;
-  if (!row.timestamp.empty()) out["timestamp"] = row.timestamp;
-  if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
-  if (row.traffic) {
-    const TrafficRow& traffic = *row.traffic;
-    out["kind"] = row_kind_spec(RowKind::kAlltoallv).name;
-    out["traffic"] = {{"pattern", traffic.pattern},
-                      {"seed", traffic.seed},
-                      {"bytes_per_rank", traffic.bytes_per_rank},
-                      {"max_send_bytes", traffic.max_send_bytes},
-                      {"min_send_bytes", traffic.min_send_bytes},
-                      {"max_receive_bytes", traffic.max_receive_bytes},
-                      {"min_receive_bytes", traffic.min_receive_bytes},
-                      {"total_bytes", traffic.total_bytes},
-                      {"largest_pair_bytes", traffic.largest_pair_bytes}};
-    if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
-  }
-  return out;
+  if (!row.traffic) return row_json(RowKind::kCollective, std::move(out), row);
+  const TrafficRow& traffic = *row.traffic;
+  out["traffic"] = {{"pattern", traffic.pattern},
+                    {"seed", traffic.seed},
+                    {"bytes_per_rank", traffic.bytes_per_rank},
+                    {"max_send_bytes", traffic.max_send_bytes},
+                    {"min_send_bytes", traffic.min_send_bytes},
+                    {"max_receive_bytes", traffic.max_receive_bytes},
+                    {"min_receive_bytes", traffic.min_receive_bytes},
+                    {"total_bytes", traffic.total_bytes},
+                    {"largest_pair_bytes", traffic.largest_pair_bytes}};
+  if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
+  return row_json(RowKind::kAlltoallv, std::move(out), row);
 }
 
 json context_json(const Context& context) {
@@ -207,6 +212,28 @@ std::vector<double> samples_from_json(const Reader& reader, const json& object) 
   return samples;
 }
 
+// What every typed row reads the same way; keys an older report lacks keep their defaults.
+void read_measurement(const Reader& reader, const json& object, Measurement& measured) {
+  measured.cycle = object.contains("cycle") ? static_cast<int>(reader.integer(object, "cycle")) : 1;
+  measured.iterations = static_cast<int>(reader.integer(object, "iterations"));
+  if (measured.iterations < 1) reader.fail(".iterations", "must be at least 1");
+  measured.warmup_iterations = object.contains("warmup_iterations") ? static_cast<int>(reader.integer(object, "warmup_iterations")) : 0;
+  measured.time_aggregation = object.contains("time_aggregation") ? reader.string(object, "time_aggregation") : "max";
+  measured.time_us = stats_from_json(reader.at(".time_us"), reader.field(object, "time_us"));
+  if (object.contains("time_over_ranks_us")) {
+    const json& views = reader.field(object, "time_over_ranks_us");
+    if (!views.is_object()) reader.fail(".time_over_ranks_us", "expected an object with mean, max and min");
+    const Reader inner = reader.at(".time_over_ranks_us");
+    measured.time_over_ranks_us = RankTimeViews{inner.non_negative(views, "mean"), inner.non_negative(views, "max"),
+                                                inner.non_negative(views, "min")};
+  }
+  if (object.contains("timing")) measured.timing = reader.string(object, "timing");
+  measured.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
+  if (object.contains("wrong") && !object["wrong"].is_null()) measured.wrong = reader.integer(object, "wrong");
+  if (object.contains("timestamp")) measured.timestamp = reader.string(object, "timestamp");
+  measured.samples_us = samples_from_json(reader, object);
+}
+
 ResultRow row_from_json(const Reader& reader, const json& object) {
   ResultRow row;
   row.bytes = reader.unsigned_integer(object, "bytes");
@@ -219,18 +246,11 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
   if (row.placement != "out" && row.placement != "in") reader.fail(".placement", "expected \"out\" or \"in\"");
   row.backend = reader.string(object, "backend");
   row.algorithm = reader.string(object, "algorithm");
-  row.cycle = object.contains("cycle") ? static_cast<int>(reader.integer(object, "cycle")) : 1;
-  row.iterations = static_cast<int>(reader.integer(object, "iterations"));
-  if (row.iterations < 1) reader.fail(".iterations", "must be at least 1");
-  row.warmup_iterations = object.contains("warmup_iterations") ? static_cast<int>(reader.integer(object, "warmup_iterations")) : 0;
-  row.time_aggregation = object.contains("time_aggregation") ? reader.string(object, "time_aggregation") : "max";
-  row.time_us = stats_from_json(reader.at(".time_us"), reader.field(object, "time_us"));
+  reader.field(object, "wrong");  // a collective row always says whether it was checked
+  read_measurement(reader, object, row);
   row.algbw_gbps = reader.non_negative(object, "algbw_gbps");
   row.bus_bandwidth_factor = object.contains("bus_bandwidth_factor") ? reader.non_negative(object, "bus_bandwidth_factor") : 0;
   row.busbw_gbps = reader.optional_number(object, "busbw_gbps");
-  row.check_iterations = object.contains("check_iterations") ? static_cast<int>(reader.integer(object, "check_iterations")) : 0;
-  const json& wrong = reader.field(object, "wrong");
-  if (!wrong.is_null()) row.wrong = reader.integer(object, "wrong");
   // -B: absent in reports from before it, null where not checked.
   if (object.contains("bitdiff") && !object["bitdiff"].is_null()) row.bitdiff = reader.integer(object, "bitdiff");
   if (object.contains("bitwise_hash")) row.bitwise_hash = reader.string(object, "bitwise_hash");
@@ -273,22 +293,12 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
     read.largest_pair_bytes = inner.unsigned_integer(traffic, "largest_pair_bytes");
     row.traffic = std::move(read);
   }
-  if (object.contains("time_over_ranks_us")) {
-    const json& views = reader.field(object, "time_over_ranks_us");
-    if (!views.is_object()) reader.fail(".time_over_ranks_us", "expected an object with mean, max and min");
-    const Reader inner = reader.at(".time_over_ranks_us");
-    row.time_over_ranks_us = RankTimeViews{inner.non_negative(views, "mean"), inner.non_negative(views, "max"),
-                                           inner.non_negative(views, "min")};
-  }
-  if (object.contains("timing")) row.timing = reader.string(object, "timing");
   if (object.contains("calls_per_iteration")) {
     row.calls_per_iteration = static_cast<int>(reader.integer(object, "calls_per_iteration"));
     if (row.calls_per_iteration < 1) reader.fail(".calls_per_iteration", "must be at least 1");
   }
   row.issue_us = reader.optional_number(object, "issue_us");
   row.library_estimate_us = reader.optional_number(object, "library_estimate_us");
-  if (object.contains("timestamp")) row.timestamp = reader.string(object, "timestamp");
-  row.samples_us = samples_from_json(reader, object);
   return row;
 }
 
@@ -663,16 +673,11 @@ json kind_fields(const MembwRow& row) {
 template <typename Row>
 json throughput_row_json(const Row& row) {
   const std::string unit = Row::kUnit;
-  json entry = kind_fields(row);
-  entry.update({{"kind", row_kind_spec(Row::kKind).name}, {"device", row.device}, {"threads", row.threads},
-                {"iterations", row.iterations}, {"warmup_iterations", row.warmup_iterations},
-                {"time_aggregation", row.time_aggregation}, {"time_us", stats_to_json(row.time_us)},
-                {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
-                {"percent_of_peak", optional_number(row.percent_of_peak)}, {"check_iterations", row.check_iterations},
-                {"wrong", optional_integer(row.wrong)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
-                {"spread", to_json(row.spread, Row::kUnit)}, {"cycle", row.cycle}});
-  if (!row.samples_us.empty()) entry["samples_us"] = row.samples_us;
-  return entry;
+  json fields = kind_fields(row);
+  fields.update({{"device", row.device}, {"threads", row.threads}, {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
+                 {"percent_of_peak", optional_number(row.percent_of_peak)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
+                 {"spread", to_json(row.spread, Row::kUnit)}});
+  return row_json(Row::kKind, std::move(fields), row);
 }
 
 }  // namespace
@@ -680,8 +685,6 @@ json throughput_row_json(const Row& row) {
 nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
 
 nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
-
-
 
 // ===== ddp_step_perf ========================================================================
 namespace {
@@ -709,8 +712,7 @@ json ddp_rank_json(const DdpStepRank& rank) {
 json ddp_row_json(const DdpStepRow& row) {
   json per_rank = json::array();
   for (const auto& rank : row.per_rank) per_rank.push_back(ddp_rank_json(rank));
-  json out = {{"kind", row_kind_spec(RowKind::kDdpStep).name},
-              {"model", row.model},
+  json out = {{"model", row.model},
               {"backend", row.backend},
               {"device", row.device},
               {"threads", row.threads},
@@ -724,11 +726,6 @@ json ddp_row_json(const DdpStepRow& row) {
               {"grad_dtype", row.grad_dtype},
               {"accumulate", row.accumulate},
               {"compute_scale", whole_or_real(row.compute_scale)},
-              {"cycle", row.cycle},
-              {"iterations", row.iterations},
-              {"warmup_iterations", row.warmup_iterations},
-              {"time_aggregation", row.time_aggregation},
-              {"time_us", stats_to_json(row.time_us)},
               {"forward_us", row.forward_us},
               {"backward_compute_us", row.backward_compute_us},
               {"compute_us", row.compute_us},
@@ -750,17 +747,10 @@ json ddp_row_json(const DdpStepRow& row) {
               {"memory_bandwidth", row.memory_bandwidth},
               {"gradient_copy_us", row.gradient_copy_us},
               {"gradient_copy_bytes", row.gradient_copy_bytes},
-              {"check_iterations", row.check_iterations},
-              {"wrong", optional_integer(row.wrong)},
               {"max_error", optional_number(row.max_error)},
               {"error_bound", row.error_bound},
               {"per_rank", per_rank}};
-  if (row.time_over_ranks_us) {
-    out["time_over_ranks_us"] = {{"mean", row.time_over_ranks_us->mean_us}, {"max", row.time_over_ranks_us->max_us},
-                                 {"min", row.time_over_ranks_us->min_us}};
-  }
-  if (!row.samples_us.empty()) out["samples_us"] = row.samples_us;
-  return out;
+  return row_json(RowKind::kDdpStep, std::move(out), row);
 }
 
 }  // namespace
@@ -802,9 +792,7 @@ std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
     row.grad_dtype = text_or(r, object, "grad_dtype", "");
     row.accumulate = static_cast<int>(integer_or(r, object, "accumulate", 1));
     row.compute_scale = number_or(r, object, "compute_scale", 1);
-    row.iterations = static_cast<int>(integer_or(r, object, "iterations", 0));
-    row.time_aggregation = text_or(r, object, "time_aggregation", "max");
-    row.time_us = stats_from_json(r.at(".time_us"), r.field(object, "time_us"));
+    read_measurement(r, object, row);
     row.forward_us = number_or(r, object, "forward_us", 0);
     row.backward_compute_us = number_or(r, object, "backward_compute_us", 0);
     row.compute_us = number_or(r, object, "compute_us", 0);

@@ -23,6 +23,10 @@ class ReportFormatError : public std::runtime_error {
 nlohmann::json stats_to_json(const TimeStats& stats);
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 nlohmann::json to_json(const Report& report);
+// The one row writer: `fields` (what the kind identifies and measures) with the kind's name and
+// how the row was measured, under the same keys in every kind. The typed rows' to_json build
+// their fields and call it; workloads without a typed row call it with theirs.
+nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& measured);
 // The parts of a collective report, for a writer that appends rows as they complete.
 nlohmann::json to_json(const ResultRow& row);
 nlohmann::json to_json(const SkippedCase& skipped);

@@ -39,6 +39,7 @@ Report sample_report() {
   row.backend = "mpi";
   row.algorithm = "default";
   row.iterations = 3;
+  row.time_aggregation = "mean";
   row.time_us = summarize_samples({1, 2, 3});
   row.algbw_gbps = 0.512;
   row.bus_bandwidth_factor = 1.0;
@@ -106,7 +107,7 @@ TEST(ReportJson, SchedulerBlockIsWrittenOnlyWhenPresentAndReadBack) {
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "2.1");
+  EXPECT_EQ(document["schema_version"], "2.2");
   EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());

@@ -204,7 +204,7 @@ class CollectiveWorkload final : public Workload {
     return text + "\nsize = the busiest rank's bytes sent or received; busbw = algbw * (n-1)/n, as nccl-tests' alltoallv";
   }
   std::size_t case_count() const override { return cases_.size(); }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override;
   report::RowKind row_kind() const override { return report::RowKind::kCollective; }
   void print_columns() override {}                   // nccl-tests' header, printed with the description
@@ -234,7 +234,7 @@ class CollectiveWorkload final : public Workload {
     std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
   };
   BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
-  report::ResultRow make_row(const Case& one_case, int cycle, LoopResult& timed);
+  report::ResultRow make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
   std::size_t unaligned_bytes(DType dtype) const {  // -u
     return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
   }
@@ -435,7 +435,7 @@ LoopSettings CollectiveWorkload::loop_settings() const {
   return settings;
 }
 
-CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
+CasePlan CollectiveWorkload::prepare(std::size_t index) {
   const Case& one_case = cases_[index];
   const std::optional<ReduceOp> op = collective_.takes_op ? std::optional<ReduceOp>(one_case.op) : std::nullopt;
   const bool in_place = one_case.placement == Placement::kInPlace;
@@ -462,8 +462,8 @@ CasePlan CollectiveWorkload::prepare(std::size_t index, int cycle) {
   check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
   prepared.check = std::move(check);
   TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
-  prepared.row = [this, &one_case, cycle, operation, estimate](LoopResult& timed) {
-    last_row_ = make_row(one_case, cycle, timed);
+  prepared.row = [this, &one_case, operation, estimate](LoopResult& timed, report::Measurement measured) {
+    last_row_ = make_row(one_case, std::move(measured), timed);
     last_row_->library_estimate_us = estimate;
     if (options_.bitwise_repeats > 0) {  // after timing and checks, untimed, every rank
       BitwiseResult bitwise = compare_repeats_bitwise(one_case, *operation);
@@ -548,9 +548,10 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call,
   }
 }
 
-report::ResultRow CollectiveWorkload::make_row(const Case& one_case, int cycle, LoopResult& timed) {
+report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
   const std::uint64_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
   report::ResultRow row;
+  static_cast<report::Measurement&>(row) = std::move(measured);
   row.bytes = bytes;
   row.requested_bytes = one_case.requested_bytes;
   row.count = one_case.size.row_count;
@@ -560,16 +561,8 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, int cycle, 
   row.placement = std::string(to_string(one_case.placement));
   row.backend = backend_->name();
   row.algorithm = backend_->algorithm(std::string(collective_.name));
-  row.cycle = cycle;
-  row.iterations = options_.iterations;
-  row.warmup_iterations = options_.warmup_iterations;
-  row.time_aggregation = std::string(to_string(options_.aggregation));
-  row.time_us = timed.combined;
-  row.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
-  row.timing = timed.method;
   row.calls_per_iteration = options_.calls_per_iteration;
   row.issue_us = timed.issue_us;
-  row.timestamp = utc_timestamp_now();
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
   row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
   if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
@@ -580,9 +573,6 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, int cycle, 
     }
     row.traffic = traffic_row(*one_case.traffic, one_case);
   }
-  row.check_iterations = options_.check_iterations;
-  row.wrong = timed.wrong;
-  if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
   return row;
 }
 

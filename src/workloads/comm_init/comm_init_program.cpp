@@ -74,7 +74,7 @@ class CommInitWorkload final : public Workload {
   report::RowKind row_kind() const override { return report::RowKind::kCommInit; }
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
     ++rows_;
@@ -100,7 +100,7 @@ class CommInitWorkload final : public Workload {
 
   // Every rank: the row of a case from every member's samples (a rank outside the communicator
   // gives none); rank 0's is the one the report keeps.
-  nlohmann::json make_row(const Case& one_case, int cycle, const LoopResult& timed);
+  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
 
   CommInitOptions options_;
   std::vector<int> sizes_;
@@ -169,7 +169,7 @@ void CommInitWorkload::print_header(const nlohmann::json& report) {
   std::fflush(stdout);
 }
 
-CasePlan CommInitWorkload::prepare(std::size_t index, int cycle) {
+CasePlan CommInitWorkload::prepare(std::size_t index) {
   const Case one_case = cases_[index];
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
   if (!method.unsupported.empty()) return CasePlan::skip_what(std::string(method.name), method.unsupported);
@@ -181,11 +181,11 @@ CasePlan CommInitWorkload::prepare(std::size_t index, int cycle) {
   prepared.operation = std::make_unique<FunctionOperation>(
       TimingSchedule::kBarrierEachIteration,
       [create_and_destroy = method.create_and_destroy, members](int) { create_and_destroy(members); });
-  prepared.row = [this, one_case, cycle](LoopResult& timed) { return make_row(one_case, cycle, timed); };
+  prepared.row = [this, one_case](LoopResult& timed, report::Measurement measured) { return make_row(one_case, std::move(measured), timed); };
   return CasePlan::run(std::move(prepared));
 }
 
-nlohmann::json CommInitWorkload::make_row(const Case& one_case, int cycle, const LoopResult& timed) {
+nlohmann::json CommInitWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
   const bool member = world_->rank() < one_case.size;
   std::ostringstream mine;
   mine.precision(17);
@@ -203,24 +203,19 @@ nlohmann::json CommInitWorkload::make_row(const Case& one_case, int cycle, const
     pooled.insert(pooled.end(), samples.begin(), samples.end());
   }
   if (pooled.empty()) throw Error("internal error: no member of the communicator has samples");
-  const TimeStats stats = summarize_samples(pooled);
-  const double slowest = *std::max_element(rank_means.begin(), rank_means.end());
-  const double fastest = *std::min_element(rank_means.begin(), rank_means.end());
-  const double mean_of_ranks = std::accumulate(rank_means.begin(), rank_means.end(), 0.0) / static_cast<double>(rank_means.size());
+  // The time is over every member's samples pooled, not one combination per iteration (a rank
+  // outside the communicator has none): the views are the members' means.
+  measured.time_us = summarize_samples(pooled);
+  measured.time_aggregation.clear();
+  measured.time_over_ranks_us = report::RankTimeViews{
+      std::accumulate(rank_means.begin(), rank_means.end(), 0.0) / static_cast<double>(rank_means.size()),
+      *std::max_element(rank_means.begin(), rank_means.end()), *std::min_element(rank_means.begin(), rank_means.end())};
+  if (!measured.samples_us.empty()) measured.samples_us = pooled;
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
-  return {{"kind", report::row_kind_spec(report::RowKind::kCommInit).name},
-          {"backend", backend_->name()},
-          {"method", std::string(method.name)},
-          {"comm_size", one_case.size},
-          {"cycle", cycle},
-          {"iterations", options_.iterations},
-          {"warmup_iterations", options_.warmup_iterations},
-          {"time_us", report::stats_to_json(stats)},
-          {"time_over_ranks_us", {{"mean", mean_of_ranks}, {"max", slowest}, {"min", fastest}}},
-          {"rate_per_s", 1e6 / stats.mean},
-          {"timing", timed.method},
-          {"timestamp", utc_timestamp_now()},
-          {"wrong", nullptr}};
+  return report::row_json(report::RowKind::kCommInit,
+                          {{"backend", backend_->name()}, {"method", std::string(method.name)}, {"comm_size", one_case.size},
+                           {"rate_per_s", 1e6 / measured.time_us.mean}},
+                          measured);
 }
 
 }  // namespace

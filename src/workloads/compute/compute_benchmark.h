@@ -83,25 +83,21 @@ class ThroughputWorkload : public Workload {
 
   // Every rank, once `row` holds every rank's figures and its combined time: what every kind
   // fills the same way (`work` per iteration over the mean time, in units of `scale`).
+  // The row's wrong count is the ranks' own (GEMM: ranks whose error exceeded the bound).
   nlohmann::json finish_row(Row& row, const std::string& device, int threads, double work, double scale,
-                            const std::optional<double>& peak, int cycle, LoopResult& timed) const {
+                            const std::optional<double>& peak, report::Measurement measured) const {
+    static_cast<report::Measurement&>(row) = std::move(measured);
     row.device = device;
     row.threads = threads;
-    row.iterations = options_.iterations;
-    row.warmup_iterations = options_.warmup_iterations;
-    row.time_us = timed.combined;
     row.rate = work / (row.time_us.mean * 1e-6) / scale;
     row.peak = peak;
     if (peak) row.percent_of_peak = 100.0 * row.rate / *peak;
-    row.check_iterations = options_.check_iterations;
-    if (options_.check_iterations > 0) {
+    if (row.check_iterations > 0) {
       std::int64_t wrong = 0;
       for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
       row.wrong = wrong;
     }
     row.spread = spread_of_ranks(row.per_rank);
-    row.cycle = cycle;
-    if (options_.keep_samples) row.samples_us = std::move(timed.combined_us);
     return report::to_json(row);
   }
 

@@ -119,7 +119,7 @@ class CopyWorkload final : public Workload {
 
   std::size_t case_count() const override { return cases_.size(); }
 
-  CasePlan prepare(std::size_t index, int cycle) override {
+  CasePlan prepare(std::size_t index) override {
     const auto [path_index, bytes] = cases_[index];  // named again in the lambdas below: C++17 captures no bindings
     const CopyPath& path = engine_->paths()[path_index];
     PreparedCase prepared;
@@ -134,18 +134,13 @@ class CopyWorkload final : public Workload {
       prepared.check = RowCheck{[this, bytes = bytes](int) { engine_->poison(bytes); },
                                 [this, bytes = bytes, corrupt](int) { return engine_->count_wrong(bytes, corrupt); }};
     }
-    prepared.row = [this, path, bytes = bytes, cycle, checked](LoopResult& timed) {
+    prepared.row = [path, bytes = bytes](LoopResult&, report::Measurement measured) {
       const double moved = static_cast<double>(path.direction == "bi" ? 2 * bytes : bytes);
-      const double gbps = timed.combined.mean > 0 ? moved / (timed.combined.mean * 1e3) : 0.0;
-      nlohmann::json row = {{"kind", report::row_kind_spec(report::RowKind::kCopy).name},
-                            {"mode", path.mode}, {"memory", path.memory}, {"engine", path.engine}, {"direction", path.direction},
-                            {"src_device", path.source}, {"dst_device", path.destination}, {"bytes", bytes},
-                            {"iterations", options_.iterations}, {"cycle", cycle}, {"time_us", report::stats_to_json(timed.combined)},
-                            {"gbps", gbps}, {"check_iterations", checked ? options_.check_iterations : 0},
-                            {"wrong", timed.wrong ? nlohmann::json(*timed.wrong) : nlohmann::json(nullptr)}};
-      if (path.mode == "d2d") row["read_plus_write_gbps"] = 2 * gbps;
-      if (options_.keep_samples) row["samples_us"] = std::move(timed.combined_us);
-      return row;
+      const double gbps = measured.time_us.mean > 0 ? moved / (measured.time_us.mean * 1e3) : 0.0;
+      nlohmann::json fields = {{"mode", path.mode}, {"memory", path.memory}, {"engine", path.engine}, {"direction", path.direction},
+                               {"src_device", path.source}, {"dst_device", path.destination}, {"bytes", bytes}, {"gbps", gbps}};
+      if (path.mode == "d2d") fields["read_plus_write_gbps"] = 2 * gbps;
+      return report::row_json(report::RowKind::kCopy, std::move(fields), measured);
     };
     return CasePlan::run(std::move(prepared));
   }

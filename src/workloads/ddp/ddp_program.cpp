@@ -141,7 +141,7 @@ class DdpStepProgram final : public Workload {
   nlohmann::json start(RunContext& run) override;
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
   // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   report::RowKind row_kind() const override { return report::RowKind::kDdpStep; }
@@ -161,7 +161,7 @@ class DdpStepProgram final : public Workload {
     comm_thread_.reset();
     backend_.reset();
   }
-  nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, int cycle, const LoopResult& timed);
+  nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured, const LoopResult& timed);
 
   DdpOptions options_;
   Model model_;
@@ -194,7 +194,7 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
   return "one communication thread calling the " + backend + " backend's blocking all-reduce";
 }
 
-CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
+CasePlan DdpStepProgram::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
   const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
   if (!reason.empty()) {
@@ -234,11 +234,14 @@ CasePlan DdpStepProgram::prepare(std::size_t index, int cycle) {
     };
     prepared.check = std::move(check);
   }
-  prepared.row = [this, one_case, config, cycle](LoopResult& timed) { return make_row(one_case, config, cycle, timed); };
+  prepared.row = [this, one_case, config](LoopResult& timed, report::Measurement measured) {
+    return make_row(one_case, config, std::move(measured), timed);
+  };
   return CasePlan::run(std::move(prepared));
 }
 
-nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfig& config, int cycle, const LoopResult& timed) {
+nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
+                                        const LoopResult& timed) {
   World& world = *world_;
   const auto first_timed = static_cast<std::ptrdiff_t>(options_.warmup_iterations);
   if (issued_.size() < static_cast<std::size_t>(first_timed) + timed.mine_us.size()) {
@@ -276,8 +279,8 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   const std::vector<std::string> gathered = world.gather_strings(rank_figures_json(mine).dump());
 
   report::DdpStepRow row;
-  row.time_us = timed.combined;
-  row.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
+  static_cast<report::Measurement&>(row) = std::move(measured);
+  row.wrong.reset();  // the ranks' own counts, added below
   if (world.rank() != 0) return nlohmann::json::object();
   for (const auto& text : gathered) row.per_rank.push_back(rank_figures_from_json(nlohmann::json::parse(text)));
   const auto ranks = static_cast<double>(row.per_rank.size());
@@ -302,7 +305,6 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   row.backend = backend.name();
   row.device = "cpu";
   row.threads = blas_.threads;
-  row.cycle = cycle;
   row.scaling = options_.global_batch > 0 ? "strong" : "weak";
   row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
   row.bucket_mb = bucket_mb;
@@ -312,9 +314,6 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   row.grad_dtype = std::string(to_string(config.grad_dtype));
   row.accumulate = config.accumulate;
   row.compute_scale = config.compute_scale;
-  row.iterations = options_.iterations;
-  row.warmup_iterations = options_.warmup_iterations;
-  row.time_aggregation = std::string(to_string(loop_settings().aggregation));
   row.buckets = step_->buckets();
   row.allreduce_calls = step_->buckets();
   row.allreduce_bytes = step_->allreduce_bytes_per_step();
@@ -326,9 +325,7 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   row.elementwise_bytes = step_->elementwise_bytes();
   row.memory_bandwidth = memory_bandwidth_;
   row.gradient_copy_bytes = step_->gradient_copy_bytes_per_step();
-  row.check_iterations = options_.check_iterations;
   row.error_bound = gradient_error_bound(config.grad_dtype, world.size(), config.accumulate);
-  if (options_.keep_samples) row.samples_us = timed.combined_us;
   return report::to_json(row);
 }
 

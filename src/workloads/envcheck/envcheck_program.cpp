@@ -73,7 +73,7 @@ class EnvcheckBenchmark final : public Workload {
   void print_header(const nlohmann::json&) override {}
   void print_columns() override {}
   std::size_t case_count() const override { return 2; }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
   // Every rank measures its own device at once; the samples stay per rank (mine_us).
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json&) override {}
@@ -153,7 +153,7 @@ nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
   return report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
 }
 
-CasePlan EnvcheckBenchmark::prepare(std::size_t index, int) {
+CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
   const Probe probe = index == 0 ? Probe::kGemm : Probe::kTriad;
   const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
   PreparedCase prepared;
@@ -191,7 +191,7 @@ CasePlan EnvcheckBenchmark::prepare(std::size_t index, int) {
     };
   }
   if (options_.check_iterations > 0) prepared.check = std::move(check);
-  prepared.row = [this, probe](LoopResult& timed) {
+  prepared.row = [this, probe](LoopResult& timed, report::Measurement) {
     const double work = probe == Probe::kGemm
                             ? 2.0 * static_cast<double>(shape_.m) * static_cast<double>(shape_.n) * static_cast<double>(shape_.k)
                             : static_cast<double>(stream_bytes_counted(StreamKernel::kTriad, elements_));

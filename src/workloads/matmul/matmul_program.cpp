@@ -83,7 +83,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   report::RowKind row_kind() const override { return report::RowKind::kGemm; }
 
   std::size_t case_count() const override { return cases_.size(); }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
 
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
@@ -105,7 +105,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   bool on_cpu_ = true;
 };
 
-CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
+CasePlan MatmulBenchmark::prepare(std::size_t index) {
   const GemmCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.type);
   if (!reason.empty()) {
@@ -140,7 +140,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
     };
     prepared.check = std::move(check);
   }
-  prepared.row = [this, one_case, sets, cycle, bound](LoopResult& timed) {
+  prepared.row = [this, one_case, sets, bound](LoopResult& timed, report::Measurement measured) {
     const double flops = 2.0 * static_cast<double>(one_case.shape.m) * static_cast<double>(one_case.shape.n) *
                          static_cast<double>(one_case.shape.k);
     report::ThroughputRank figures;
@@ -171,7 +171,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index, int cycle) {
       }
       row.relative_error = worst;
     }
-    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak, cycle, timed);
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak, std::move(measured));
   };
   return CasePlan::run(std::move(prepared));
 }

@@ -56,7 +56,7 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
 
   std::size_t case_count() const override { return cases_.size(); }
 
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
 
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
@@ -75,7 +75,7 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
   bool on_cpu_ = true;
 };
 
-CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
+CasePlan MembwBenchmark::prepare(std::size_t index) {
   const StreamCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.kernel);
   if (!reason.empty()) {
@@ -105,7 +105,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
     };
     prepared.check = std::move(check);
   }
-  prepared.row = [this, one_case, cycle](LoopResult& timed) {
+  prepared.row = [this, one_case](LoopResult& timed, report::Measurement measured) {
     const std::uint64_t counted = stream_bytes_counted(one_case.kernel, one_case.elements);
     report::ThroughputRank figures;
     figures.time_us = timed.mine;
@@ -118,7 +118,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index, int cycle) {
     row.kernel = to_string(one_case.kernel);
     row.bytes = one_case.elements * sizeof(double);
     row.bytes_counted = counted;
-    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, cycle, timed);
+    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, std::move(measured));
   };
   return CasePlan::run(std::move(prepared));
 }

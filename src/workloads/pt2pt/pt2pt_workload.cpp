@@ -107,7 +107,7 @@ class Pt2ptWorkload final : public Workload {
   report::RowKind row_kind() const override { return report::RowKind::kPointToPoint; }
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
-  CasePlan prepare(std::size_t index, int cycle) override;
+  CasePlan prepare(std::size_t index) override;
   // Each case takes OSU's counts for its size (prepare); a row's time is not an estimator over all
   // ranks but the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
@@ -124,7 +124,7 @@ class Pt2ptWorkload final : public Workload {
   }
 
   RowCheck make_check(const Case& one_case, const Part& part);
-  nlohmann::json make_row(const Case& one_case, int cycle, LoopResult& timed, const LoopSettings& settings);
+  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
   nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
 
   Options options_;
@@ -248,7 +248,7 @@ RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
   return check;
 }
 
-CasePlan Pt2ptWorkload::prepare(std::size_t index, int cycle) {
+CasePlan Pt2ptWorkload::prepare(std::size_t index) {
   const Case& one_case = cases_[index];
   const std::string reason = backend_->point_to_point_unsupported(static_cast<std::size_t>(one_case.bytes));
   const std::string what = "pt2pt " + to_string(options_.mode) + " " + link_text(one_case.pairs) + " at " +
@@ -276,13 +276,13 @@ CasePlan Pt2ptWorkload::prepare(std::size_t index, int cycle) {
   settings.warmup_iterations = counts.warmup;
   settings.per_iteration_marks = !every_iteration_alone;
   prepared.settings = settings;
-  prepared.row = [this, index, cycle, settings](LoopResult& timed) { return make_row(cases_[index], cycle, timed, settings); };
+  prepared.row = [this, index](LoopResult& timed, report::Measurement measured) { return make_row(cases_[index], std::move(measured), timed); };
   return CasePlan::run(std::move(prepared));
 }
 
 // Every rank: the measuring ranks' samples (the first rank of each pair, as OSU reports the
 // sender's time), their mean per iteration, and the row's figures from it.
-nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, int cycle, LoopResult& timed, const LoopSettings& settings) {
+nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
   const int rank = world_->rank();
   const bool measuring = std::any_of(one_case.pairs.begin(), one_case.pairs.end(), [rank](const LinkPair& p) { return p.src == rank; });
   std::vector<double> samples = measuring ? timed.mine_us : std::vector<double>(timed.mine_us.size(), 0.0);
@@ -293,6 +293,12 @@ nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, int cycle, LoopResu
   if (rank != 0) return nlohmann::json();
 
   const TimeStats time = summarize_samples(samples);
+  // The row's time is the measuring ranks' own, as OSU reports the sender's: no combination over ranks.
+  measured.time_us = time;
+  measured.time_aggregation.clear();
+  measured.time_over_ranks_us.reset();
+  measured.timing = timing_text(options_.mode, options_.window);
+  if (!measured.samples_us.empty()) measured.samples_us = samples;
   const double window = latency ? 1.0 : static_cast<double>(options_.window);
   const double directions = options_.mode == Mode::kBidirectional ? 2.0 : 1.0;
   const double messages = window * directions * pairs;  // per time unit of the row
@@ -303,8 +309,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, int cycle, LoopResu
   const LinkPair& first = one_case.pairs.front();
   const std::string& src_host = hosts_[static_cast<std::size_t>(first.src)];
   const std::string& dst_host = hosts_[static_cast<std::size_t>(first.dst)];
-  nlohmann::json row = {{"kind", report::row_kind_spec(report::RowKind::kPointToPoint).name},
-                        {"mode", to_string(options_.mode)},
+  nlohmann::json row = {{"mode", to_string(options_.mode)},
                         {"backend", backend_->name()},
                         {"link", link_text(one_case.pairs)},
                         {"matrix", options_.matrix},
@@ -316,23 +321,15 @@ nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, int cycle, LoopResu
                         {"same_host", single ? nlohmann::json(src_host == dst_host) : nlohmann::json(nullptr)},
                         {"bytes", one_case.bytes},
                         {"window", latency ? 1 : options_.window},
-                        {"iterations", settings.iterations},
-                        {"warmup_iterations", settings.warmup_iterations},
-                        {"cycle", cycle},
-                        {"timing", timing_text(options_.mode, options_.window)},
-                        {"time_us", report::stats_to_json(time)},
                         {"latency_us", latency ? nlohmann::json(time.mean) : nlohmann::json(nullptr)},
                         {"gbps", gbps},
-                        {"messages_per_s", messages_per_s},
-                        {"check_iterations", options_.check_iterations},
-                        {"wrong", timed.wrong ? nlohmann::json(*timed.wrong) : nlohmann::json(nullptr)}};
-  if (options_.keep_samples) row["samples_us"] = samples;
+                        {"messages_per_s", messages_per_s}};
   if (options_.matrix) {
     LinkSamples& kept = matrix_[one_case.bytes][{first.src, first.dst}];
     kept.time_us.push_back(time.mean);
     kept.gbps.push_back(gbps);
   }
-  return row;
+  return report::row_json(report::RowKind::kPointToPoint, std::move(row), measured);
 }
 
 // Rank 0: the matrices per size (rows: the rank that starts; columns: its peer; null where not
