@@ -44,6 +44,17 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   return measured;
 }
 
+const report::RateSummary& Workload::rate_summary() {
+  if (!rate_summary_) rate_summary_.emplace(row_kind());
+  return *rate_summary_;
+}
+
+nlohmann::json Workload::add_to_summary(const nlohmann::json& row) {
+  rate_summary();
+  rate_summary_->add(row);
+  return rate_summary_->to_json();
+}
+
 void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
 
 void Workload::print_row(const nlohmann::json& row) {

@@ -93,8 +93,12 @@ class Workload : public Program {
   virtual void print_skipped(const SkippedCase& skipped);
   // Every rank, after each case (run, skipped or vanished): where a table line spans cases.
   virtual void case_done(std::size_t /*index*/) {}
-  // Rank 0: the report's summary with `row` added (called once per row, in order).
-  virtual nlohmann::json add_to_summary(const nlohmann::json& row) = 0;
+  // Rank 0: the report's summary with `row` added (called once per row, in order). By default the
+  // kind's rate summary (report::RateSummary, from the row-kind table); the collectives keep
+  // nccl-tests' footer.
+  virtual nlohmann::json add_to_summary(const nlohmann::json& row);
+  // The default summary as it stands: for start()'s report without rows and finish()'s footer.
+  const report::RateSummary& rate_summary();
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
   // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
@@ -108,6 +112,7 @@ class Workload : public Program {
 
  private:
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
+  std::optional<report::RateSummary> rate_summary_;  // made on first use: row_kind() is virtual
 };
 
 }  // namespace collbench

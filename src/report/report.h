@@ -341,12 +341,13 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPlatform, rank, device, library, cpu_mode
                                    openblas_corename, openblas_config, warning)
 
 // The summary of the rows of every kind but the collectives' (whose summary is nccl-tests'
-// footer): rows, checked rows, the wrong total, the best of the kind's rate ("max_tflops",
-// "max_gbps", "max_samples_per_s") and, where rows carry a spread over ranks, the worst of it.
-// Rows are added as the run completes them, as written in the report.
+// footer), from the kind's entry in the row-kind table: rows, checked rows, the wrong total, the
+// best of the kind's headline rate ("max_tflops", "max_gbps", "max_samples_per_s") and, where its
+// table shows a spread over ranks, the worst of it. Rows are added as the run completes them, as
+// written in the report.
 class RateSummary {
  public:
-  RateSummary(std::string rate_key, bool with_spread) : rate_key_(std::move(rate_key)), with_spread_(with_spread) {}
+  explicit RateSummary(RowKind kind);
   void add(const nlohmann::json& row);
   nlohmann::json to_json() const;
   int rows() const { return rows_; }

@@ -818,6 +818,10 @@ std::vector<DdpStepRow> read_ddp_rows(const std::string& path) {
   }
 }
 
+RateSummary::RateSummary(RowKind kind) : rate_key_(row_kind_spec(kind).figures.at(0).path), with_spread_(false) {
+  for (const TableColumnSpec& column : row_kind_spec(kind).table) with_spread_ = with_spread_ || std::string(column.path) == "spread.ratio";
+}
+
 void RateSummary::add(const nlohmann::json& row) {
   ++rows_;
   if (!row["wrong"].is_null()) {

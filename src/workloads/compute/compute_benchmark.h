@@ -77,7 +77,7 @@ class ThroughputWorkload : public Workload {
       }
     }
     report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
-                   {"summary", summary_.to_json()}});
+                   {"summary", rate_summary().to_json()}});
     return report;
   }
 
@@ -101,18 +101,12 @@ class ThroughputWorkload : public Workload {
     return report::to_json(row);
   }
 
-  nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    summary_.add(row);
-    return summary_.to_json();
-  }
-
   void print_skipped(const SkippedCase& skipped) override {
     std::printf("# skipped %s\n", skipped.text.c_str());
     std::fflush(stdout);
   }
 
   ComputeOptions options_;
-  report::RateSummary summary_{Row::kUnit, true};  // the best rate and the worst fastest/slowest rank ratio
 };
 
 // The shell around one compute program; `Benchmark` is built from the parsed options.

@@ -106,7 +106,7 @@ class CopyWorkload final : public Workload {
     nlohmann::json report = report::envelope_json("copy", context);
     for (const std::string& device : engine_->devices()) report["context"]["devices"].push_back(device);
     if (!unavailable.empty()) report["context"]["gpu_modes_unavailable"] = unavailable;
-    report["summary"] = summary_.to_json();
+    report["summary"] = rate_summary().to_json();
     return report;
   }
 
@@ -148,11 +148,6 @@ class CopyWorkload final : public Workload {
   // One process: the same figure under any estimator.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
 
-  nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    summary_.add(row);
-    return summary_.to_json();
-  }
-
   int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
     if (run.world.rank() == 0) report["matrices"] = pair_matrices(report["results"], engine_->devices().size());
     return 0;
@@ -164,7 +159,6 @@ class CopyWorkload final : public Workload {
   World* world_ = nullptr;
   std::unique_ptr<CopyEngine> engine_;
   std::vector<std::pair<std::size_t, std::uint64_t>> cases_;  // (path, bytes), sizes outermost
-  report::RateSummary summary_{"gbps", false};
 };
 
 }  // namespace

@@ -145,13 +145,9 @@ class DdpStepProgram final : public Workload {
   // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   report::RowKind row_kind() const override { return report::RowKind::kDdpStep; }
-  nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    summary_.add(row);
-    return summary_.to_json();
-  }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", summary_.rows(),
+    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", rate_summary().rows(),
                 static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
@@ -183,7 +179,6 @@ class DdpStepProgram final : public Workload {
   std::int64_t step_index_ = 0;
   std::vector<StepTimes> issued_;
   CheckOutcome checked_;
-  report::RateSummary summary_{"samples_per_s", false};
 };
 
 std::string comm_thread_text(const std::string& backend, Overlap overlap) {
@@ -382,7 +377,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()},  // gradient dtypes the backend cannot all-reduce
-                   {"summary", summary_.to_json()}});
+                   {"summary", rate_summary().to_json()}});
   return document;
 }
 

@@ -77,7 +77,6 @@ class EnvcheckBenchmark final : public Workload {
   // Every rank measures its own device at once; the samples stay per rank (mine_us).
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json&) override {}
-  nlohmann::json add_to_summary(const nlohmann::json&) override { return nlohmann::json::object(); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   void end_run() override {
     gemm_.reset();

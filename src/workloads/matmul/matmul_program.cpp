@@ -88,7 +88,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)\n", summary_.rows(),
+    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)\n", rate_summary().rows(),
                 static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;

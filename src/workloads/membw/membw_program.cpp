@@ -61,7 +61,7 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
   void end_run() override { engine_.reset(); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong elements: %lld\n", summary_.rows(), static_cast<long long>(wrong_total));
+    std::printf("# rows: %d, wrong elements: %lld\n", rate_summary().rows(), static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }

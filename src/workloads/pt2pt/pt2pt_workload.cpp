@@ -111,10 +111,6 @@ class Pt2ptWorkload final : public Workload {
   // Each case takes OSU's counts for its size (prepare); a row's time is not an estimator over all
   // ranks but the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-  nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    summary_.add(row);
-    return summary_.to_json();
-  }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   void end_run() override {
     send_.reset();
@@ -134,7 +130,6 @@ class Pt2ptWorkload final : public Workload {
   std::vector<Case> cases_;
   std::vector<std::string> hosts_;  // every rank's host, in rank order
   std::vector<unsigned char> staging_;
-  report::RateSummary summary_{"gbps", false};
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
 };
 
@@ -180,7 +175,7 @@ nlohmann::json Pt2ptWorkload::start(RunContext& run) {
 
   nlohmann::json report = report::envelope_json("pt2pt", context);
   report["skipped"] = nlohmann::json::array();
-  report["summary"] = summary_.to_json();
+  report["summary"] = rate_summary().to_json();
   return report;
 }
 
