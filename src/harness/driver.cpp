@@ -44,13 +44,7 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   return measured;
 }
 
-const report::RateSummary& Workload::rate_summary() {
-  if (!rate_summary_) rate_summary_.emplace(row_kind());
-  return *rate_summary_;
-}
-
 nlohmann::json Workload::add_to_summary(const nlohmann::json& row) {
-  rate_summary();
   rate_summary_->add(row);
   return rate_summary_->to_json();
 }
@@ -83,6 +77,7 @@ int Workload::measure(RunContext& run) {
   } end_run_on_exit{*this};
   World& world = run.world;
   const bool leader = world.rank() == 0;
+  rate_summary_.emplace(row_kind());
   {
     nlohmann::json report = start(run);
     report["status"] = "partial";

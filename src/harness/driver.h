@@ -98,7 +98,7 @@ class Workload : public Program {
   // nccl-tests' footer.
   virtual nlohmann::json add_to_summary(const nlohmann::json& row);
   // The default summary as it stands: for start()'s report without rows and finish()'s footer.
-  const report::RateSummary& rate_summary();
+  const report::RateSummary& rate_summary() const { return *rate_summary_; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
   // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
@@ -112,7 +112,7 @@ class Workload : public Program {
 
  private:
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
-  std::optional<report::RateSummary> rate_summary_;  // made on first use: row_kind() is virtual
+  std::optional<report::RateSummary> rate_summary_;  // made by measure(), before start(): row_kind() is virtual
 };
 
 }  // namespace collbench

@@ -274,8 +274,7 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   const std::vector<std::string> gathered = world.gather_strings(rank_figures_json(mine).dump());
 
   report::DdpStepRow row;
-  static_cast<report::Measurement&>(row) = std::move(measured);
-  row.wrong.reset();  // the ranks' own counts, added below
+  static_cast<report::Measurement&>(row) = std::move(measured);  // wrong: the ranks' checks, summed by the loop
   if (world.rank() != 0) return nlohmann::json::object();
   for (const auto& text : gathered) row.per_rank.push_back(rank_figures_from_json(nlohmann::json::parse(text)));
   const auto ranks = static_cast<double>(row.per_rank.size());
@@ -288,7 +287,6 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     row.gradient_copy_us += rank.gradient_copy_us / ranks;
     row.memory_gbps += rank.memory_gbps / ranks;
     row.global_batch += rank.batch;
-    if (rank.wrong) row.wrong = row.wrong.value_or(0) + *rank.wrong;
     if (rank.max_error) row.max_error = std::max(row.max_error.value_or(0.0), *rank.max_error);
   }
   row.compute_us = row.forward_us + row.backward_compute_us;
