@@ -8,8 +8,10 @@
 #   scripts/ci-perf.sh --base-build DIR     # A/B against another build (DIR/bin/*_perf), no stored baseline:
 #                                           # runs interleaved (collbench ab) until decided or MAX_RUNS
 #
-# The suite: all_reduce, broadcast, all_gather at NP ranks (default 2), 64 KiB and 256 KiB, 40
-# iterations with per-iteration samples (each run's figure is its p10 iteration, FIGURE to change).
+# The suite: all_reduce, broadcast, all_gather at NP ranks (default 2), 64 KiB and 256 KiB, 500
+# iterations a cycle, 8 cycles (-N 8): each row's iterations spread over the run's whole 0.3 s,
+# so a machine state that lasts a tenth of a second cannot make a run's figure (the p10 of its
+# cycles' p10 times; FIGURE to change). 40 iterations in one block sampled one state per row.
 # Environment: BUILD_DIR (default build; built when collbench is missing), BASELINE (folder),
 # OUT (this run's folder; default a fresh temporary one), MIN_EFFECT (default 5% against the stored
 # baseline, recorded on another day and judged unpaired; 3%, collbench's default, with --base-build,
@@ -49,7 +51,7 @@ if [ ! -x "$bin/collbench" ] || [ ! -x "$bin/all_reduce_perf" ]; then BUILD_DIR=
 out="${OUT:-$(mktemp -d)}"
 mkdir -p "$out"
 collectives=(all_reduce broadcast all_gather)
-suite_args=(--sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120)
+suite_args=(--sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120)
 
 # The machine, beside the reports: name=value lines that collbench compare checks (date and
 # hostname are for people only). Versions the reports carry (MPI, NCCL) are checked from them too.

@@ -3,7 +3,7 @@
 # A/A, A vs A --inject-slowdown 10 and A vs A --inject-slowdown 5, taken in turn so that the
 # machine's load falls on every kind alike. Usage:
 #   results/summarize/measure_inject.sh BIN_DIR PAIRS PAIRS_AT_5 WORK_DIR RUNS MAX_RUNS [BENCH ARGS...]
-# Default bench args: ci-perf's suite for all_reduce (--sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120).
+# Default bench args: ci-perf's suite for all_reduce (--sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120).
 # Writes WORK/results.txt (one line per comparison: kind, index, exit, runs a side, wall s of every
 # attempt together, counts, attempts)
 # and WORK/load.txt (the 1-minute load average every 30 s); keeps every ab folder for re-judging.
@@ -11,7 +11,7 @@ set -u
 bin="$1"; pairs="$2"; pairs5="$3"; work="$4"; runs="$5"; max_runs="$6"
 shift 6
 args=("$@")
-[ ${#args[@]} -gt 0 ] || args=(--sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120)
+[ ${#args[@]} -gt 0 ] || args=(--sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120)
 mkdir -p "$work"
 ( while true; do echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1 /proc/loadavg)"; sleep 30; done ) > "$work/load.txt" &
 sampler=$!

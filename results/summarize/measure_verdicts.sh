@@ -9,11 +9,13 @@
 #   results/summarize/measure_verdicts.sh BIN_DIR WORK_DIR [AA [INJECT10 [INJECT5 [SERIES]]]]
 # Defaults 100 100 40 20 (the issue's "at least"); a smoke: ... BIN WORK 2 2 1 1.
 # HISTORY_ORDER=consecutive|interleaved: how the history series' runs are ordered (see 2.).
+# SUITE: the benchmark's arguments (default ci-perf's suite; before 2026-11-26 it was
+# --sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; work="$2"; aa="${3:-100}"; s10="${4:-100}"; s5="${5:-40}"; series="${6:-20}"
 runs="${RUNS:-3}"; max_runs="${MAX_RUNS:-10}"
-suite=(--sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120)
+read -r -a suite <<< "${SUITE:---sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120}"  # ci-perf's suite
 mkdir -p "$work"
 ( while true; do echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 30; done ) > "$work/load.txt" &
 sampler=$!
