@@ -139,17 +139,6 @@ void add_plot_notes(Document& document, const std::vector<PlotFiles>& files) {
   document.extra["images"] = images;
 }
 
-// The estimators over ranks the reports' rows used ("max" for reports from before time_aggregation
-// was recorded): a baseline of per-iteration maxima is not comparable with means.
-std::set<std::string> estimators_of(const std::vector<LoadedReport>& reports) {
-  std::set<std::string> estimators;
-  for (const auto& loaded : reports) {
-    const auto it = loaded.report.context.options.find("time_aggregation");
-    estimators.insert(it != loaded.report.context.options.end() && it->is_string() ? it->get<std::string>() : "max");
-  }
-  return estimators;
-}
-
 int compare_command(const Arguments& arguments) {
   if (arguments.inputs.size() != 2) throw InputError("compare: expects BASE and NEW (a report or a folder each)");
   const CompareOptions& options = arguments.compare;
@@ -161,19 +150,9 @@ int compare_command(const Arguments& arguments) {
   require_single_kind(base);
   require_single_kind(candidate);
   CompareResult result = compare_reports(base, candidate, options);
-  if (const auto difference = fingerprint_difference(fingerprint_of(base, {arguments.inputs[0]}), fingerprint_of(candidate, {arguments.inputs[1]}))) {
-    mark_machine_mismatch(result, *difference);
-  }
-  if (const auto base_estimators = estimators_of(base), new_estimators = estimators_of(candidate);
-      base_estimators != new_estimators) {
-    auto joined = [](const std::set<std::string>& names) {
-      std::string text;
-      for (const auto& name : names) text += (text.empty() ? "" : ",") + name;
-      return text;
-    };
-    mark_machine_mismatch(result, "BASE and NEW combine rank times differently (time_aggregation " + joined(base_estimators) +
-                                      " vs " + joined(new_estimators) + "): record the baseline again, or pass the same -a");
-  }
+  auto difference = fingerprint_difference(fingerprint_of(base, {arguments.inputs[0]}), fingerprint_of(candidate, {arguments.inputs[1]}));
+  if (!difference) difference = measurement_difference(measurement_of(base), measurement_of(candidate));
+  if (difference) mark_machine_mismatch(result, *difference);
   Document document = compare_document(result, options);
   for (const auto& note : partial_notes(base)) document.notes.push_back("BASE: " + note);
   for (const auto& note : partial_notes(candidate)) document.notes.push_back("NEW: " + note);

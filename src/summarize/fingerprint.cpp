@@ -90,19 +90,42 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
   return fingerprint;
 }
 
-std::optional<std::string> machine_change_within(const std::vector<LoadedReport>& reports) {
-  if (reports.empty()) return std::nullopt;
-  const Fingerprint first = fingerprint_of({reports.front()}, {});
-  for (std::size_t i = 1; i < reports.size(); ++i) {
-    const Fingerprint other = fingerprint_of({reports[i]}, {});
-    for (const auto& [field, values] : first) {
-      const auto it = other.find(field);
-      if (it == other.end() || it->second == values) continue;
-      return "the runs come from different machines (" + field + ": '" + joined(values) + "' in " + reports.front().path + " vs '" +
-             joined(it->second) + "' in " + reports[i].path + "): no change is judged";
+Fingerprint measurement_of(const std::vector<LoadedReport>& reports) {
+  Fingerprint measurement;
+  for (const auto& loaded : reports) {
+    const auto& options = loaded.report.context.options;
+    for (const char* field : {"iterations", "warmup_iterations", "cycles", "time_aggregation"}) {
+      const auto it = options.find(field);
+      if (it != options.end() && !it->is_null()) {
+        measurement[std::string("options.") + field].insert(it->is_string() ? it->get<std::string>() : it->dump());
+      } else if (std::string(field) == "time_aggregation") {
+        measurement["options.time_aggregation"].insert("max");
+      }
     }
   }
-  return std::nullopt;
+  return measurement;
+}
+
+std::optional<std::string> machine_change_within(const std::vector<LoadedReport>& reports) {
+  if (reports.empty()) return std::nullopt;
+  // The first field on which a report differs from the first one.
+  const auto first_change = [&](auto describe, const char* what) -> std::optional<std::string> {
+    const Fingerprint first = describe(reports.front());
+    for (std::size_t i = 1; i < reports.size(); ++i) {
+      const Fingerprint other = describe(reports[i]);
+      for (const auto& [field, values] : first) {
+        const auto it = other.find(field);
+        if (it == other.end() || it->second == values) continue;
+        return std::string("the runs ") + what + " (" + field + ": '" + joined(values) + "' in " + reports.front().path + " vs '" +
+               joined(it->second) + "' in " + reports[i].path + "): no change is judged";
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto change = first_change([](const LoadedReport& loaded) { return fingerprint_of({loaded}, {}); }, "come from different machines")) {
+    return change;
+  }
+  return first_change([](const LoadedReport& loaded) { return measurement_of({loaded}); }, "were measured differently");
 }
 
 std::optional<std::string> fingerprint_difference(const Fingerprint& base, const Fingerprint& candidate) {
@@ -112,6 +135,16 @@ std::optional<std::string> fingerprint_difference(const Fingerprint& base, const
     if (it == candidate.end() || it->second == base_values) continue;
     return "BASE and NEW ran on different machines (" + field + ": '" + joined(base_values) + "' vs '" + joined(it->second) +
            "'): verdicts are UNKNOWN; record a baseline on this machine";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> measurement_difference(const Fingerprint& base, const Fingerprint& candidate) {
+  for (const auto& [field, base_values] : base) {
+    const auto it = candidate.find(field);
+    if (it == candidate.end() || it->second == base_values) continue;
+    return "BASE and NEW were measured differently (" + field + ": '" + joined(base_values) + "' vs '" + joined(it->second) +
+           "'): verdicts are UNKNOWN; measure both with the same -n, -w, -N and -a";
   }
   return std::nullopt;
 }

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "summarize/cli.h"
 #include "summarize/ab.h"
@@ -509,6 +512,56 @@ TEST(Compare, AnotherMachineInTheReportsIsUnknownWithoutAFingerprintFile) {
   }
   // Old reports without the block: today's rule (no fingerprint file, so judged).
   EXPECT_FALSE(machine_change_within(load_reports({data("runs/aa_base"), data("runs/aa_new")})).has_value());
+}
+
+// Copies FROM's reports into TO with `options` set in their context.options.
+std::string with_options(const std::string& from, const std::string& to, const nlohmann::json& options) {
+  const std::string dir = ::testing::TempDir() + "/" + to;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& entry : std::filesystem::directory_iterator(data(from))) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    nlohmann::json report = nlohmann::json::parse(in);
+    report["context"]["options"].update(options);
+    std::ofstream(dir + "/" + entry.path().filename().string()) << report.dump();
+  }
+  return dir;
+}
+
+TEST(Compare, RunsMeasuredDifferentlyAreUnknown) {
+  // The same loop settings on both sides: a 20 % slowdown is found (exit 1).
+  const nlohmann::json suite = {{"iterations", 40}, {"warmup_iterations", 5}, {"cycles", 1}, {"time_aggregation", "mean"}};
+  const std::string base = with_options("runs/aa_base", "measured_base", suite);
+  ASSERT_EQ(run_cli({"compare", base, with_options("runs/slower20", "measured_same", suite)}), 1);
+  EXPECT_FALSE(measurement_difference(measurement_of(load_reports({base})), measurement_of(load_reports({base}))).has_value());
+  // NEW measured otherwise in one setting: every verdict UNKNOWN, exit 0, one line naming it.
+  for (const auto& [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"iterations", 500}, {"warmup_iterations", 1}, {"cycles", 8}, {"time_aggregation", "max"}}) {
+    nlohmann::json other = suite;
+    other[field] = value;
+    const std::string candidate = with_options("runs/slower20", "measured_" + field, other);
+    const auto difference = measurement_difference(measurement_of(load_reports({base})), measurement_of(load_reports({candidate})));
+    ASSERT_TRUE(difference.has_value()) << field;
+    EXPECT_NE(difference->find("options." + field), std::string::npos) << *difference;
+    EXPECT_EQ(difference->find('\n'), std::string::npos);
+    EXPECT_EQ(run_cli({"compare", base, candidate}), 0) << field;
+    // history over both sets: the same line, no regression.
+    auto both = load_reports({base, candidate});
+    const auto history = compute_history(both, HistoryOptions{});
+    ASSERT_TRUE(history.machine_mismatch.has_value()) << field;
+    EXPECT_NE(history.machine_mismatch->find("measured differently"), std::string::npos) << *history.machine_mismatch;
+    EXPECT_EQ(run_cli({"history", base, candidate}), 0) << field;
+  }
+  // Reports from before time_aggregation was recorded took the per-iteration maximum: judged
+  // against "max", not against "mean".
+  nlohmann::json old_suite = suite;
+  old_suite.erase("time_aggregation");
+  const std::string old_base = with_options("runs/aa_base", "measured_old", old_suite);
+  nlohmann::json with_max = suite;
+  with_max["time_aggregation"] = "max";
+  EXPECT_EQ(run_cli({"compare", old_base, with_options("runs/slower20", "measured_max", with_max)}), 1);
+  EXPECT_EQ(run_cli({"compare", old_base, with_options("runs/slower20", "measured_mean", suite)}), 0);
 }
 
 TEST(Compare, TimesNearTheLargestDoubleGetAVerdictNotAnInternalError) {
