@@ -32,6 +32,19 @@ std::string joined(const std::set<std::string>& values) {
   return text;
 }
 
+// The first field both sides have and disagree on, as "field: 'a'<where_a> vs 'b'<where_b>", or
+// nullopt. Fields only one side has, and informational ones, never count.
+std::optional<std::string> first_disagreement(const Fingerprint& a, const Fingerprint& b, const std::string& where_a = "",
+                                              const std::string& where_b = "") {
+  for (const auto& [field, values] : a) {
+    if (is_informational(field)) continue;
+    const auto it = b.find(field);
+    if (it == b.end() || it->second == values) continue;
+    return field + ": '" + joined(values) + "'" + where_a + " vs '" + joined(it->second) + "'" + where_b;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Fingerprint parse_fingerprint_text(const std::string& text, const std::string& path) {
@@ -91,17 +104,17 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
 }
 
 Fingerprint measurement_of(const std::vector<LoadedReport>& reports) {
+  const auto text = [](const nlohmann::json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
   Fingerprint measurement;
   for (const auto& loaded : reports) {
     const auto& options = loaded.report.context.options;
-    for (const char* field : {"iterations", "warmup_iterations", "cycles", "time_aggregation"}) {
+    for (const char* field : {"iterations", "warmup_iterations", "cycles"}) {
       const auto it = options.find(field);
-      if (it != options.end() && !it->is_null()) {
-        measurement[std::string("options.") + field].insert(it->is_string() ? it->get<std::string>() : it->dump());
-      } else if (std::string(field) == "time_aggregation") {
-        measurement["options.time_aggregation"].insert("max");
-      }
+      if (it != options.end() && !it->is_null()) measurement[std::string("options.") + field].insert(text(*it));
     }
+    // Reports from before time_aggregation was recorded took the per-iteration maximum.
+    const auto aggregation = options.find("time_aggregation");
+    measurement["options.time_aggregation"].insert(aggregation != options.end() && !aggregation->is_null() ? text(*aggregation) : "max");
   }
   return measurement;
 }
@@ -112,12 +125,8 @@ std::optional<std::string> machine_change_within(const std::vector<LoadedReport>
   const auto first_change = [&](auto describe, const char* what) -> std::optional<std::string> {
     const Fingerprint first = describe(reports.front());
     for (std::size_t i = 1; i < reports.size(); ++i) {
-      const Fingerprint other = describe(reports[i]);
-      for (const auto& [field, values] : first) {
-        const auto it = other.find(field);
-        if (it == other.end() || it->second == values) continue;
-        return std::string("the runs ") + what + " (" + field + ": '" + joined(values) + "' in " + reports.front().path + " vs '" +
-               joined(it->second) + "' in " + reports[i].path + "): no change is judged";
+      if (const auto difference = first_disagreement(first, describe(reports[i]), " in " + reports.front().path, " in " + reports[i].path)) {
+        return std::string("the runs ") + what + " (" + *difference + "): no change is judged";
       }
     }
     return std::nullopt;
@@ -129,24 +138,15 @@ std::optional<std::string> machine_change_within(const std::vector<LoadedReport>
 }
 
 std::optional<std::string> fingerprint_difference(const Fingerprint& base, const Fingerprint& candidate) {
-  for (const auto& [field, base_values] : base) {
-    if (is_informational(field)) continue;
-    const auto it = candidate.find(field);
-    if (it == candidate.end() || it->second == base_values) continue;
-    return "BASE and NEW ran on different machines (" + field + ": '" + joined(base_values) + "' vs '" + joined(it->second) +
-           "'): verdicts are UNKNOWN; record a baseline on this machine";
-  }
-  return std::nullopt;
+  const auto difference = first_disagreement(base, candidate);
+  if (!difference) return std::nullopt;
+  return "BASE and NEW ran on different machines (" + *difference + "): verdicts are UNKNOWN; record a baseline on this machine";
 }
 
 std::optional<std::string> measurement_difference(const Fingerprint& base, const Fingerprint& candidate) {
-  for (const auto& [field, base_values] : base) {
-    const auto it = candidate.find(field);
-    if (it == candidate.end() || it->second == base_values) continue;
-    return "BASE and NEW were measured differently (" + field + ": '" + joined(base_values) + "' vs '" + joined(it->second) +
-           "'): verdicts are UNKNOWN; measure both with the same -n, -w, -N and -a";
-  }
-  return std::nullopt;
+  const auto difference = first_disagreement(base, candidate);
+  if (!difference) return std::nullopt;
+  return "BASE and NEW were measured differently (" + *difference + "): verdicts are UNKNOWN; measure both with the same -n, -w, -N and -a";
 }
 
 }  // namespace collbench::summarize
