@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "report/report_json.h"
 #include "summarize/input_error.h"
 #include "summarize/process.h"
+#include "summarize/state_probe.h"
 
 namespace collbench::summarize {
 namespace {
@@ -45,6 +47,34 @@ std::optional<nlohmann::json> read_manifest(const std::string& path) {
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }
+}
+
+// The two states measured on the 2-core runner are 3.4x apart on the probe, its own spread within
+// one state at most about 2x (results/summarize/README.md); a wrong "two states" costs one re-run.
+constexpr double kStateFactor = 2.0;
+
+// Moves a run's report and log to DIR/set-aside/SIDE/run-K.try-T.*, out of the folders that
+// compare --paired and resuming read, and kept for whoever wants to see what was set aside.
+void set_aside(const std::string& report_path, const std::string& out_dir, const char* side, int run, int attempt) {
+  const std::string folder = out_dir + "/set-aside/" + side;
+  std::error_code error;
+  fs::create_directories(folder, error);
+  const std::string stem = folder + "/run-" + std::to_string(run) + ".try-" + std::to_string(attempt);
+  fs::rename(report_path, stem + ".json", error);
+  if (error) throw std::runtime_error("ab: cannot move " + report_path + " to " + folder + ": " + error.message());
+  fs::path log = report_path;
+  log.replace_extension(".log");
+  fs::rename(log, stem + ".log", error);  // a missing log is no reason to stop
+}
+
+std::string describe_probes(const std::vector<std::optional<double>>& probes) {
+  std::string text;
+  for (const auto& value : probes) {
+    char number[32];
+    std::snprintf(number, sizeof number, "%.0f", value.value_or(0));
+    text += (text.empty() ? "" : ", ") + (value ? std::string(number) : std::string("n/a"));
+  }
+  return text;
 }
 
 bool holds_reports(const std::string& dir) {
@@ -129,26 +159,58 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
     return undecided == 0;
   };
   bool done = first_run - 1 >= options.runs && decided(first_run - 1);
+  // The machine state guard: a pair whose runs the probe saw in two states is set aside and run
+  // again, at most --state-reruns times; the probe runs none of the code under test.
+  const StateProbe probe = state_probe_for_this_process();
+  const bool guarded = options.state_reruns > 0 && (probe.cpu_a >= 0 || options.state_probe);
+  nlohmann::json probes_ns = nlohmann::json::array();
+  int reruns = 0, kept_in_two_states = 0;
+  const auto probe_now = [&]() -> std::optional<double> {
+    if (!guarded) return std::nullopt;
+    return options.state_probe ? options.state_probe() : probe.measure();
+  };
+  const auto run_side = [&](const SweepOptions& side, int run) {
+    const char* name = &side == &side_a ? "A" : "B";
+    const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
+    const std::string report_path = side.out_dir + "/" + point.name + ".json";
+    const std::string log_path = side.out_dir + "/" + point.name + ".log";
+    std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
+    std::fflush(progress);
+    const ProcessOutcome result = run_process({point_command(side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
+    if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
+                                               " (log " + log_path + "); the same command again resumes from the complete run pairs");
+    try {
+      (&side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
+    } catch (const report::ReportFormatError& e) {
+      throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " left no readable report: " + e.what());
+    }
+  };
   for (int run = first_run; run <= options.max_runs && !done; ++run) {
     // ABBA: odd pairs run A first, even pairs B first, so that whatever ties a run's time to its
     // place in the pair (the machine warming up, a periodic job) falls on both sides alike and
     // the pairs' ratios stay symmetric about no change, as the signed-rank test assumes.
     const bool a_first = run % 2 == 1;
-    for (const auto* side : {a_first ? &side_a : &side_b, a_first ? &side_b : &side_a}) {
-      const char* name = side == &side_a ? "A" : "B";
-      const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
-      const std::string report_path = side->out_dir + "/" + point.name + ".json";
-      const std::string log_path = side->out_dir + "/" + point.name + ".log";
-      std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
-      std::fflush(progress);
-      const ProcessOutcome result = run_process({point_command(*side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
-      if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
-                                                 " (log " + log_path + "); the same command again resumes from the complete run pairs");
-      try {
-        (side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
-      } catch (const report::ReportFormatError& e) {
-        throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " left no readable report: " + e.what());
+    for (int attempt = 0;; ++attempt) {
+      std::vector<std::optional<double>> probes{probe_now()};
+      run_side(a_first ? side_a : side_b, run);
+      probes.push_back(probe_now());
+      run_side(a_first ? side_b : side_a, run);
+      probes.push_back(probe_now());
+      const bool one_state = one_machine_state(probes, kStateFactor);
+      if (one_state || attempt == options.state_reruns) {
+        nlohmann::json pair = nlohmann::json::array();
+        for (const auto& value : probes) pair.push_back(value ? nlohmann::json(std::round(*value * 10) / 10) : nlohmann::json());
+        probes_ns.push_back(pair);
+        if (!one_state) ++kept_in_two_states;
+        break;
       }
+      set_aside(reports_a.back().path, options.out_dir, "A", run, attempt + 1);
+      set_aside(reports_b.back().path, options.out_dir, "B", run, attempt + 1);
+      reports_a.pop_back();
+      reports_b.pop_back();
+      ++reruns;
+      std::fprintf(progress, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe.describe().c_str(),
+                   describe_probes(probes).c_str());
     }
     if (run >= options.runs) done = decided(run);
   }
@@ -160,6 +222,21 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
                            std::to_string(outcome.runs_a_side) + " runs a side, interleaved (ABBA), " + seconds + "; reports in " + dir_a +
                            " and " + dir_b;
   outcome.document.notes.push_back(line);
+  if (guarded && (reruns > 0 || kept_in_two_states > 0)) {
+    char factor[16];
+    std::snprintf(factor, sizeof factor, "%g", kStateFactor);
+    std::string note = "ab: " + std::to_string(reruns) + " run pair(s) set aside and run again, their runs in two machine states (" +
+                       probe.describe() + " more than " + factor + "x apart around them); set-aside reports in " + options.out_dir + "/set-aside";
+    if (kept_in_two_states > 0) note += "; " + std::to_string(kept_in_two_states) + " pair(s) kept after " + std::to_string(options.state_reruns) + " re-run(s) still in two states";
+    outcome.document.notes.push_back(note);
+  }
+  outcome.document.extra["state_guard"] = {{"probe", probe.describe()},
+                                           {"on", guarded},
+                                           {"factor", kStateFactor},
+                                           {"rerun_limit", options.state_reruns},
+                                           {"pairs_run_again", reruns},
+                                           {"pairs_kept_in_two_states", kept_in_two_states},
+                                           {"probes_ns", probes_ns}};
   outcome.document.extra["runs_a_side"] = outcome.runs_a_side;
   outcome.document.extra["wall_s"] = outcome.wall_s;
   return outcome;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,9 @@ namespace collbench::summarize {
 struct AbOptions {
   int runs = 3;       // runs a side before the first verdict
   int max_runs = 10;  // runs a side at most, while rows stay UNKNOWN
+  int state_reruns = 2;  // a pair whose runs the state probe saw in two machine states runs again, this often at most
+  // Empty: the real probe (state_probe.h). Tests give a fake, as a machine state cannot be made on demand.
+  std::function<std::optional<double>()> state_probe;
   int world_size = 1;
   std::vector<std::string> launcher;  // as sweep: empty is this machine's mpirun, {"none"} runs directly
   std::string np_flag;

@@ -389,6 +389,8 @@ const Command kCommands[] = {
        AbOptions& o = a.ab;
        add_integer(command, "--runs", "runs a side before the first verdict (default 3)", o.runs, 1, 1000000);
        add_integer(command, "--max-runs", "runs a side at most while rows stay UNKNOWN (default 10)", o.max_runs, 1, 1000000);
+       add_integer(command, "--state-reruns", "a run pair whose runs a cache-line round trip between two CPUs saw in two machine\n"
+                   "states (>2x apart) is set aside and run again, this often at most (default 2; 0: never)", o.state_reruns, 0, 100);
        add_integer(command, "--np", "ranks (default 1)", o.world_size, 1, 1000000);
        add_launch_flags(command, o, "a run");
        add_text(command, "--out", "DIR", "DIR/A and DIR/B: a report and a log per run", o.out_dir)->required();

@@ -86,7 +86,7 @@ case "$scenario" in
     code=$?
     # Different benchmarks share no row: bad input, after the first 3 runs a side.
     [ $code -eq 2 ] || fail "ab of two benchmarks exited $code: $(cat "$work/err.txt")"
-    "$bin/collbench" ab --launcher none --runs 3 --max-runs 4 --out "$work/ab2" --format csv -- \
+    "$bin/collbench" ab --launcher none --state-reruns 0 --runs 3 --max-runs 4 --out "$work/ab2" --format csv -- \
       "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
       > "$work/out.csv" 2> "$work/err.txt"
     code=$?
@@ -102,13 +102,13 @@ case "$scenario" in
     "$bin/collbench" ab --launcher none --out "$work/ab2" -- true ::: true 2> "$work/err.txt"
     [ $? -eq 2 ] || fail "a folder of another comparison was accepted"
     # Killed during run 3 of B: the same command again keeps the two complete pairs and runs pair 3 again.
-    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+    "$bin/collbench" ab --launcher none --state-reruns 0 --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
       "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
       > /dev/null 2> "$work/err.txt" || [ $? -eq 1 ] || fail "ab4 exited $?: $(cat "$work/err.txt")"
     rm "$work/ab4/B/run-3.json"
     first=$(stat -c %Y.%s "$work/ab4/A/run-1.json")
     sleep 1
-    "$bin/collbench" ab --launcher none --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
+    "$bin/collbench" ab --launcher none --state-reruns 0 --runs 3 --max-runs 3 --out "$work/ab4" --format csv -- \
       "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" ::: "$bin/all_reduce_perf" -b 8 -e 64 -f 8 "${quick[@]}" \
       > "$work/out.csv" 2> "$work/err.txt"
     code=$?

@@ -13,6 +13,7 @@
 
 #include "summarize/cli.h"
 #include "summarize/ab.h"
+#include "summarize/state_probe.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"
 #include "summarize/history.h"
@@ -1017,6 +1018,85 @@ TEST(Ab, CommandsSplitAtTheSeparator) {
   EXPECT_THROW(split_ab_commands({"a", ":::", "b", ":::", "c"}, options), InputError);
   EXPECT_EQ(run_cli({"ab", "--out", ::testing::TempDir() + "/ab_bad", "--", "a", "b"}), 2);
   EXPECT_EQ(run_cli({"ab", "--runs", "4", "--max-runs", "3", "--out", ::testing::TempDir() + "/ab_bad", "--", "a", ":::", "b"}), 2);
+}
+
+// ab against a machine state, with a fake probe (no state can be made on demand) and commands
+// that copy a fixture report to the run's -J path: a pair the probe saw in two states is set
+// aside and run again, at most --state-reruns times, and the JSON says so.
+bool has_note(const Document& document, const std::string& text) {
+  return std::any_of(document.notes.begin(), document.notes.end(), [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+AbOptions fixture_ab(const std::string& out_dir, std::vector<double> probe_ns, int* probe_calls) {
+  AbOptions options;
+  options.runs = options.max_runs = 3;
+  options.launcher = {"none"};
+  options.out_dir = out_dir;
+  options.command_a = {"sh", "-c", "cp \"$0\" \"$2\"", data("compare/base.json")};
+  options.command_b = {"sh", "-c", "cp \"$0\" \"$2\"", data("compare/same.json")};
+  options.compare.paired = true;
+  options.state_probe = [probe_ns, probe_calls]() -> std::optional<double> {
+    return probe_ns[static_cast<std::size_t>((*probe_calls)++) % probe_ns.size()];
+  };
+  return options;
+}
+
+TEST(Ab, APairSeenInTwoMachineStatesRunsAgain) {
+  const std::string dir = ::testing::TempDir() + "/ab_state_once";
+  std::filesystem::remove_all(dir);
+  int calls = 0;
+  // Pair 1 in one state; pair 2 flips between its runs, then runs again in the slow state; pair 3 calm.
+  const auto outcome = run_ab(fixture_ab(dir, {100, 110, 100, 100, 300, 310, 300, 320, 310, 100, 100, 100}, &calls), stderr);
+  EXPECT_EQ(calls, 12);
+  EXPECT_EQ(outcome.runs_a_side, 3);
+  const auto& guard = outcome.document.extra.at("state_guard");
+  EXPECT_EQ(guard.at("pairs_run_again"), 1);
+  EXPECT_EQ(guard.at("pairs_kept_in_two_states"), 0);
+  EXPECT_EQ(guard.at("probes_ns").size(), 3u);
+  EXPECT_EQ(guard.at("probes_ns")[1], (nlohmann::json{300, 320, 310}));
+  for (const char* side : {"A", "B"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/" + side + "/run-2.try-1.json")) << side;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/" + side + "/run-2.json")) << side;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/" + side + "/run-4.json")) << side;
+  }
+  EXPECT_TRUE(has_note(outcome.document, "1 run pair(s) set aside and run again"));
+}
+
+TEST(Ab, APairStillInTwoStatesIsKeptAfterItsReruns) {
+  const std::string dir = ::testing::TempDir() + "/ab_state_always";
+  std::filesystem::remove_all(dir);
+  int calls = 0;
+  AbOptions options = fixture_ab(dir, {100, 250}, &calls);  // every pair sees both states
+  options.state_reruns = 1;
+  const auto outcome = run_ab(options, stderr);
+  EXPECT_EQ(calls, 3 * 2 * 3);  // 3 pairs, each run twice, 3 probes a try
+  const auto& guard = outcome.document.extra.at("state_guard");
+  EXPECT_EQ(guard.at("pairs_run_again"), 3);
+  EXPECT_EQ(guard.at("pairs_kept_in_two_states"), 3);
+  EXPECT_TRUE(has_note(outcome.document, "3 pair(s) kept after 1 re-run(s) still in two states"));
+  // --state-reruns 0: no probe, nothing set aside.
+  const std::string off = dir + "_off";
+  std::filesystem::remove_all(off);
+  calls = 0;
+  options = fixture_ab(off, {100, 250}, &calls);
+  options.state_reruns = 0;
+  const auto unguarded = run_ab(options, stderr);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(unguarded.document.extra.at("state_guard").at("on"), false);
+  EXPECT_FALSE(std::filesystem::exists(off + "/set-aside"));
+}
+
+TEST(Ab, TheStateRuleAndTheRealProbe) {
+  EXPECT_TRUE(one_machine_state({100.0, 199.0, std::nullopt}, 2));
+  EXPECT_FALSE(one_machine_state({100.0, 201.0}, 2));
+  EXPECT_TRUE(one_machine_state({std::nullopt, std::nullopt}, 2));
+  const StateProbe probe = state_probe_for_this_process();
+  if (probe.cpu_a < 0) GTEST_SKIP() << "this process may use one CPU only";
+  EXPECT_NE(probe.cpu_a, probe.cpu_b);
+  const auto round_trip = probe.measure();
+  ASSERT_TRUE(round_trip.has_value());
+  EXPECT_GT(*round_trip, 0);
+  EXPECT_LT(*round_trip, 1e7);  // 10 ms for one round trip: the threads never met
 }
 
 TEST(Sweep, GridAndCommandsWithoutAShell) {
