@@ -13,6 +13,7 @@ namespace {
 
 constexpr int kBursts = 5;
 constexpr long kRoundTrips = 2000;
+constexpr auto kPatience = std::chrono::milliseconds(100);  // about 5 ms in the slow state
 
 struct alignas(64) Line {
   std::atomic<long> value{0};
@@ -31,7 +32,7 @@ std::optional<double> StateProbe::measure() const {
   if (cpu_a < 0 || cpu_b < 0) return std::nullopt;
   Line line;
   std::atomic<int> placed{0};
-  std::atomic<bool> failed{false};
+  std::atomic<bool> failed{false}, stopped{false};
   std::vector<double> burst_ns;
   // Both sides on threads of their own: placing this thread would also place the runs it starts.
   std::thread answerer([&] {
@@ -40,7 +41,9 @@ std::optional<double> StateProbe::measure() const {
     while (placed.load() < 2) {}
     if (failed) return;
     for (long i = 0; i < kBursts * kRoundTrips; ++i) {
-      while (line.value.load(std::memory_order_acquire) != 2 * i + 1) {}
+      while (line.value.load(std::memory_order_acquire) != 2 * i + 1) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+      }
       line.value.store(2 * i + 2, std::memory_order_release);
     }
   });
@@ -50,18 +53,25 @@ std::optional<double> StateProbe::measure() const {
     while (placed.load() < 2) {}
     if (failed) return;
     long i = 0;
+    const auto first = std::chrono::steady_clock::now();
     for (int burst = 0; burst < kBursts; ++burst) {
       const auto start = std::chrono::steady_clock::now();
       for (long end = i + kRoundTrips; i < end; ++i) {
         line.value.store(2 * i + 1, std::memory_order_release);
         while (line.value.load(std::memory_order_acquire) != 2 * i + 2) {}
       }
-      burst_ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kRoundTrips);
+      const auto finished = std::chrono::steady_clock::now();
+      burst_ns.push_back(std::chrono::duration<double, std::nano>(finished - start).count() / kRoundTrips);
+      // Other work on these CPUs, not a state of the machine, makes a probe this slow.
+      if (finished - first > kPatience) {
+        stopped = true;
+        return;
+      }
     }
   });
   asker.join();
   answerer.join();
-  if (failed) return std::nullopt;
+  if (failed || stopped) return std::nullopt;
   std::nth_element(burst_ns.begin(), burst_ns.begin() + kBursts / 2, burst_ns.end());
   return burst_ns[kBursts / 2];
 }

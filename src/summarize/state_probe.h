@@ -15,7 +15,8 @@ namespace collbench::summarize {
 struct StateProbe {
   int cpu_a = -1, cpu_b = -1;  // the first two CPUs this process may run on: ranks 0 and 1 under mpirun's default binding
   // Nanoseconds per round trip of one cache line between them: the median of 5 bursts of 2000.
-  // None when this process may use fewer than 2 CPUs or a thread cannot be placed.
+  // None when this process may use fewer than 2 CPUs, a thread cannot be placed, or the probe
+  // takes over 100 ms (other work on those CPUs).
   std::optional<double> measure() const;
   std::string describe() const;  // "cache-line round trip between CPUs 0 and 1"
 };
