@@ -9,6 +9,8 @@ would have had, so the power here is a floor. Usage:
 """
 import json, math, os, shutil, subprocess, sys, tempfile
 
+from ab_results import comparisons
+
 ab, factor, collbench = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 
 
@@ -20,13 +22,9 @@ def whole_benchmark(path):
 
 
 outcomes = {}
-for line in open(os.path.join(ab, "results.txt")).read().splitlines()[1:]:
-    kind, index, code, runs = line.split()[:4]
-    if runs == "failed":
-        continue
-    folder = os.path.join(ab, kind + index)
+for kind, index, code, runs, folder in comparisons(ab):
     kept = []
-    for run in range(1, int(runs) + 1):
+    for run in range(1, runs + 1):
         a, b = f"{folder}/A/run-{run}.json", f"{folder}/B/run-{run}.json"
         if 1 / factor < whole_benchmark(b) / whole_benchmark(a) < factor:
             kept.append(run)
@@ -37,7 +35,7 @@ for line in open(os.path.join(ab, "results.txt")).read().splitlines()[1:]:
             os.symlink(os.path.abspath(f"{folder}/{side}/run-{run}.json"), f"{scratch}/{side}/run-{new_index}.json")
     judged = subprocess.run([collbench, "compare", "--paired", f"{scratch}/A", f"{scratch}/B"], capture_output=True).returncode if len(kept) >= 3 else 0
     shutil.rmtree(scratch)
-    outcomes.setdefault(kind, []).append((int(code) == 1, judged == 1, len(kept) < int(runs)))
+    outcomes.setdefault(kind, []).append((code == 1, judged == 1, len(kept) < runs))
 print(f"| comparison | count | exit 1 as run | exit 1, pairs beyond {factor}x dropped | comparisons with a pair dropped |")
 print("|---|---|---|---|---|")
 for kind, rows in outcomes.items():

@@ -10,6 +10,8 @@ unguarded rule decided, the replay runs out of pairs: such comparisons are count
 """
 import json, os, shutil, subprocess, sys, tempfile
 
+from ab_results import comparisons
+
 ab, collbench = sys.argv[1], sys.argv[2]
 first_runs = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 max_runs = int(sys.argv[4]) if len(sys.argv) > 4 else 10
@@ -37,14 +39,10 @@ def replay(folder, runs):
 
 
 outcomes = {}
-for line in open(os.path.join(ab, "results.txt")).read().splitlines()[1:]:
-    kind, index, code, runs = line.split()[:4]
-    if runs == "failed":
-        continue
-    folder = os.path.join(ab, kind + index)
+for kind, index, code, runs, folder in comparisons(ab):
     rerun = json.load(open(folder + ".json")).get("state_guard", {}).get("pairs_run_again", 0)
-    unguarded = replay(folder, int(runs)) if rerun else int(code)
-    outcomes.setdefault(kind, []).append((int(code) == 1, unguarded, rerun))
+    unguarded = replay(folder, runs) if rerun else code
+    outcomes.setdefault(kind, []).append((code == 1, unguarded, rerun))
 print("| comparison | count | exit 1, guarded (as run) | exit 1, unguarded replay | replay undecided | comparisons with a pair run again | pairs run again |")
 print("|---|---|---|---|---|---|---|")
 for kind, rows in outcomes.items():
