@@ -54,12 +54,16 @@ std::optional<nlohmann::json> read_manifest(const std::string& path) {
 constexpr double kStateFactor = 2.0;
 
 // Moves a run's report and log to DIR/set-aside/SIDE/run-K.try-T.*, out of the folders that
-// compare --paired and resuming read, and kept for whoever wants to see what was set aside.
-void set_aside(const std::string& report_path, const std::string& out_dir, const char* side, int run, int attempt) {
+// compare --paired and resuming read, and kept for whoever wants to see what was set aside. T is
+// the first number free, so a resumed ab adds to what an earlier one set aside.
+void set_aside(const std::string& report_path, const std::string& out_dir, const char* side, int run) {
   const std::string folder = out_dir + "/set-aside/" + side;
   std::error_code error;
   fs::create_directories(folder, error);
-  const std::string stem = folder + "/run-" + std::to_string(run) + ".try-" + std::to_string(attempt);
+  std::string stem;
+  for (int attempt = 1; stem.empty() || fs::exists(stem + ".json", error); ++attempt) {
+    stem = folder + "/run-" + std::to_string(run) + ".try-" + std::to_string(attempt);
+  }
   fs::rename(report_path, stem + ".json", error);
   if (error) throw std::runtime_error("ab: cannot move " + report_path + " to " + folder + ": " + error.message());
   fs::path log = report_path;
@@ -204,8 +208,8 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
         if (!one_state) ++kept_in_two_states;
         break;
       }
-      set_aside(reports_a.back().path, options.out_dir, "A", run, attempt + 1);
-      set_aside(reports_b.back().path, options.out_dir, "B", run, attempt + 1);
+      set_aside(reports_a.back().path, options.out_dir, "A", run);
+      set_aside(reports_b.back().path, options.out_dir, "B", run);
       reports_a.pop_back();
       reports_b.pop_back();
       ++reruns;

@@ -1074,6 +1074,15 @@ TEST(Ab, APairStillInTwoStatesIsKeptAfterItsReruns) {
   EXPECT_EQ(guard.at("pairs_run_again"), 3);
   EXPECT_EQ(guard.at("pairs_kept_in_two_states"), 3);
   EXPECT_TRUE(has_note(outcome.document, "3 pair(s) kept after 1 re-run(s) still in two states"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/B/run-3.try-1.json"));
+  // Resumed after pair 3's B report was lost: pair 3 runs again, and what it sets aside is added
+  // beside the earlier try, not over it.
+  std::filesystem::remove(dir + "/B/run-3.json");
+  calls = 0;
+  const auto resumed = run_ab(options, stderr);
+  EXPECT_EQ(resumed.document.extra.at("state_guard").at("pairs_run_again"), 1);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/B/run-3.try-1.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/B/run-3.try-2.json"));
   // --state-reruns 0: no probe, nothing set aside.
   const std::string off = dir + "_off";
   std::filesystem::remove_all(off);
