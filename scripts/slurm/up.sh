@@ -106,7 +106,10 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 # Tests cancel steps and kill tasks; don't wait the default 30 s for them to go.
 KillWait=2
-MinJobAge=2
+# A finished job's record must outlive sbatch --wait's polls (2-10 s apart, up to 32 s in newer
+# Slurm): once purged, sbatch says "no longer found and exit code not found" and exits 0, so a
+# failed job would pass (seen with 2).
+MinJobAge=60
 InactiveLimit=0
 NodeName=$node NodeAddr=127.0.0.1 CPUs=4 Boards=1 SocketsPerBoard=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=1000 State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE:4
