@@ -60,10 +60,10 @@ void set_aside(const std::string& report_path, const std::string& out_dir, const
   const std::string folder = out_dir + "/set-aside/" + side;
   std::error_code error;
   fs::create_directories(folder, error);
-  std::string stem;
-  for (int attempt = 1; stem.empty() || fs::exists(stem + ".json", error); ++attempt) {
-    stem = folder + "/run-" + std::to_string(run) + ".try-" + std::to_string(attempt);
-  }
+  const auto stem_of = [&](int attempt) { return folder + "/run-" + std::to_string(run) + ".try-" + std::to_string(attempt); };
+  int attempt = 1;
+  while (fs::exists(stem_of(attempt) + ".json", error)) ++attempt;
+  const std::string stem = stem_of(attempt);
   fs::rename(report_path, stem + ".json", error);
   if (error) throw std::runtime_error("ab: cannot move " + report_path + " to " + folder + ": " + error.message());
   fs::path log = report_path;
@@ -74,9 +74,9 @@ void set_aside(const std::string& report_path, const std::string& out_dir, const
 std::string describe_probes(const std::vector<std::optional<double>>& probes) {
   std::string text;
   for (const auto& value : probes) {
-    char number[32];
-    std::snprintf(number, sizeof number, "%.0f", value.value_or(0));
-    text += (text.empty() ? "" : ", ") + (value ? std::string(number) : std::string("n/a"));
+    char number[32] = "n/a";
+    if (value) std::snprintf(number, sizeof number, "%.0f", *value);
+    text += (text.empty() ? "" : ", ") + std::string(number);
   }
   return text;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <system_error>
 #include <thread>
 
 namespace collbench::summarize {
@@ -35,7 +36,7 @@ std::optional<double> StateProbe::measure() const {
   std::atomic<bool> failed{false}, stopped{false};
   std::vector<double> burst_ns;
   // Both sides on threads of their own: placing this thread would also place the runs it starts.
-  std::thread answerer([&] {
+  const auto answer = [&] {
     if (!place_this_thread(cpu_b)) failed = true;
     ++placed;
     while (placed.load() < 2) {}
@@ -46,8 +47,8 @@ std::optional<double> StateProbe::measure() const {
       }
       line.value.store(2 * i + 2, std::memory_order_release);
     }
-  });
-  std::thread asker([&] {
+  };
+  const auto ask = [&] {
     if (!place_this_thread(cpu_a)) failed = true;
     ++placed;
     while (placed.load() < 2) {}
@@ -68,9 +69,17 @@ std::optional<double> StateProbe::measure() const {
         return;
       }
     }
-  });
-  asker.join();
-  answerer.join();
+  };
+  std::thread answerer, asker;
+  try {
+    answerer = std::thread(answer);
+    asker = std::thread(ask);
+  } catch (const std::system_error&) {  // no thread to spare: no probe, and a started side stops
+    failed = true;
+    placed = 2;
+  }
+  if (asker.joinable()) asker.join();
+  if (answerer.joinable()) answerer.join();
   if (failed || stopped) return std::nullopt;
   std::nth_element(burst_ns.begin(), burst_ns.begin() + kBursts / 2, burst_ns.end());
   return burst_ns[kBursts / 2];

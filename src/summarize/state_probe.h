@@ -1,8 +1,8 @@
 // The machine state ab guards against: on a shared VM the host now and then runs the two CPUs
 // that the ranks use far apart, and for seconds to minutes every collective takes about twice
 // its time while one core alone computes and copies as fast as ever. A cache line passed back and
-// forth between those two CPUs shows it (about 150 ns a round trip, and 500 in that state, on the
-// 2-core runner measured in results/summarize/README.md), and it shows it without running the
+// forth between those two CPUs shows it (75-190 ns a round trip, and 350-530 in that state, on
+// the 2-core runner measured in results/summarize/README.md), and it shows it without running the
 // code under test, so a rule on it cannot hide a change of that code.
 #pragma once
 

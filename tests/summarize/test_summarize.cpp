@@ -1102,10 +1102,12 @@ TEST(Ab, TheStateRuleAndTheRealProbe) {
   const StateProbe probe = state_probe_for_this_process();
   if (probe.cpu_a < 0) GTEST_SKIP() << "this process may use one CPU only";
   EXPECT_NE(probe.cpu_a, probe.cpu_b);
-  const auto round_trip = probe.measure();
+  // Two CPUs that are really two: on one, every round trip would wait for a time slice and the
+  // probe would give up. Three tries, as other tests may keep these CPUs busy for a moment.
+  std::optional<double> round_trip;
+  for (int attempt = 0; attempt < 3 && !round_trip; ++attempt) round_trip = probe.measure();
   ASSERT_TRUE(round_trip.has_value());
-  EXPECT_GT(*round_trip, 0);
-  EXPECT_LT(*round_trip, 1e7);  // 10 ms for one round trip: the threads never met
+  EXPECT_GT(*round_trip, 10);  // a cache line through another core's cache takes tens of ns at least
 }
 
 TEST(Sweep, GridAndCommandsWithoutAShell) {
