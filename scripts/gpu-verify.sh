@@ -87,6 +87,14 @@ status=0
 log() { echo "[$program $(date -u +%H:%M:%S)] $*" | tee -a "$work/logs/console.log"; }
 elapsed() { echo $(( $(date +%s) - phase_start )); }
 over_budget() { [ "$(elapsed)" -ge "$budget" ]; }
+# A run's time limit: its own, or what is left of the phase's budget plus 30 s if that is less, so a
+# run in flight cannot carry the phase far past its budget (a lease ends the command at its limit,
+# and nothing is packed then). The run stopped there is recorded as failed, its log kept.
+limit_for() {
+  local left=$(( budget - $(elapsed) + 30 ))
+  [ "$left" -lt 10 ] && left=10
+  if [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
+}
 # One line per step: phase, step, status, seconds, note (the summary's step table).
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$work/steps.tsv"; }
 # Runs a command with a time limit, its output into a log; returns its exit code.
@@ -111,10 +119,59 @@ set_launchers() {
   local nccl_tests_mpi=0
   [ -f "$work/nccl_tests_mpi" ] && nccl_tests_mpi=$(cat "$work/nccl_tests_mpi")
   collbench_prefix=() nccl_tests_prefix=() nccl_tests_gpus=(-g 1)
-  if [ "$gpus" -gt 1 ]; then
+  # No MPI on this machine (a lent GPU machine often has none): collbench's ranks start through
+  # its env bootstrap (scripts/launch-local.sh), one GPU included, since a plain process would
+  # try MPI_Init as a singleton. COLLBENCH_LOCAL_LAUNCHER=env takes that path where MPI exists too.
+  if [ "${COLLBENCH_LOCAL_LAUNCHER:-}" = env ] || ! command -v mpirun >/dev/null 2>&1; then
+    collbench_prefix=("$root/scripts/launch-local.sh" -np "$gpus")
+    [ "$gpus" -gt 1 ] && nccl_tests_gpus=(-g "$gpus")
+  elif [ "$gpus" -gt 1 ]; then
     collbench_prefix=("$root/scripts/mpirun-local.sh" -np "$gpus")
     if [ "$nccl_tests_mpi" = 1 ]; then nccl_tests_prefix=("${collbench_prefix[@]}"); else nccl_tests_gpus=(-g "$gpus"); fi
   fi
+}
+
+# Versions: driver and card, CUDA, the NCCL library both tools load (ncclGetVersion), nccl-tests'.
+# Written by the build phase, and by test or measure on a machine whose build came from elsewhere
+# (built on another machine and copied, as with a lent GPU machine that has no MPI to build with).
+record_versions() {
+  local nccl_include=$1 nccl_library=$2 logs="$work/logs" tool
+  [ -n "$nccl_library" ] || nccl_library=$(ldd "$bin/all_reduce_perf" 2>/dev/null | sed -n 's/.*libnccl[^ ]* => \([^ ]*\).*/\1/p')
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "host: $(uname -n); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+      nvidia-smi --query-gpu=index,name,driver_version,compute_cap,memory.total,pci.bus_id --format=csv,noheader |
+        sed 's/^/gpu: /'
+    else
+      echo "gpu: none visible, build only"
+    fi
+    echo "cuda: $(nvcc --version 2>/dev/null | grep -m1 release | sed 's/.*release //')"
+    echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null || echo "${COLLBENCH_SOURCE_COMMIT:-unknown (no git here)}")"
+    echo "nccl-tests: $(grep -m1 -ho 'NCCL_TESTS_VERSION "[^"]*"' "$nccl_tests"/src/*.h 2>/dev/null | cut -d'"' -f2)"
+    echo "nccl library: ${nccl_library:-not found}"
+    if [ "${COLLBENCH_LOCAL_LAUNCHER:-}" != env ] && command -v mpirun >/dev/null 2>&1; then echo "mpi: $(mpirun --version 2>/dev/null | head -1)"
+    else echo "mpi: none; collbench's ranks start through scripts/launch-local.sh (env bootstrap, no MPI_Init)"; fi
+  } > "$work/versions.txt"
+  if [ -n "$nccl_library" ] && [ -n "$nccl_include" ]; then
+    printf '#include <cstdio>\n#include <nccl.h>\nint main() { int v = 0; if (ncclGetVersion(&v) != ncclSuccess) return 1; std::printf("%%d\\n", v); }\n' \
+      > "$work/nccl_version.cpp"
+    if g++ -o "$work/nccl_version" "$work/nccl_version.cpp" -I"$nccl_include" "$nccl_library" \
+         -Wl,-rpath,"$(dirname "$nccl_library")" >> "$logs/build-collbench.log" 2>&1; then
+      echo "nccl (ncclGetVersion): $("$work/nccl_version")" >> "$work/versions.txt"
+    fi
+  fi
+  # nccl-tests prints its version line (with the NCCL it loaded) before it touches a device, so
+  # this one-size run gives it on a machine without a GPU too.
+  if [ -x "$ntbin/all_reduce_perf" ]; then
+    # Into a file first: a grep that quits early would end the run with SIGPIPE mid-call on a GPU.
+    timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 > "$logs/nccl-tests-version.log" 2>&1
+    echo "nccl-tests version line: $(grep -m1 '^# nccl-tests version' "$logs/nccl-tests-version.log")" >> "$work/versions.txt"
+  fi
+  for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do
+    [ -x "$build/$tool" ] && echo "$tool loads $(readlink -f "$(ldd "$build/$tool" | sed -n 's/.*libnccl[^ ]* => \([^ ]*\).*/\1/p')")" >> "$work/versions.txt"
+  done
+  rm -f "$work/nccl_version"
 }
 
 phase_build() {
@@ -153,42 +210,7 @@ phase_build() {
     record build nccl-tests FAILED $(( $(date +%s) - start )) "see logs/build-nccl-tests.log"; status=1
     log "build: nccl-tests FAILED: $(grep -m1 -iE 'error' "$logs/build-nccl-tests.log")"
   fi
-  # Versions: driver and card, CUDA, the NCCL library both tools load (ncclGetVersion), nccl-tests'.
-  {
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -n); cores: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-    if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
-      nvidia-smi --query-gpu=index,name,driver_version,compute_cap,memory.total,pci.bus_id --format=csv,noheader |
-        sed 's/^/gpu: /'
-    else
-      echo "gpu: none visible, build only"
-    fi
-    echo "cuda: $(nvcc --version 2>/dev/null | grep -m1 release | sed 's/.*release //')"
-    echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null)"
-    echo "nccl-tests: $(grep -m1 -ho 'NCCL_TESTS_VERSION "[^"]*"' "$nccl_tests"/src/*.h 2>/dev/null | cut -d'"' -f2)"
-    echo "nccl library: ${nccl_library:-not found}"
-    echo "mpi: $(mpirun --version 2>/dev/null | head -1 || echo none)"
-  } > "$work/versions.txt"
-  if [ -n "$nccl_library" ] && [ -n "$nccl_include" ]; then
-    printf '#include <cstdio>\n#include <nccl.h>\nint main() { int v = 0; if (ncclGetVersion(&v) != ncclSuccess) return 1; std::printf("%%d\\n", v); }\n' \
-      > "$work/nccl_version.cpp"
-    if g++ -o "$work/nccl_version" "$work/nccl_version.cpp" -I"$nccl_include" "$nccl_library" \
-         -Wl,-rpath,"$(dirname "$nccl_library")" >> "$logs/build-collbench.log" 2>&1; then
-      echo "nccl (ncclGetVersion): $("$work/nccl_version")" >> "$work/versions.txt"
-    fi
-  fi
-  # nccl-tests prints its version line (with the NCCL it loaded) before it touches a device, so
-  # this one-size run gives it on a machine without a GPU too.
-  if [ -x "$ntbin/all_reduce_perf" ]; then
-    # Into a file first: a grep that quits early would end the run with SIGPIPE mid-call on a GPU.
-    timeout 60 "$ntbin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -c 0 -g 1 > "$logs/nccl-tests-version.log" 2>&1
-    echo "nccl-tests version line: $(grep -m1 '^# nccl-tests version' "$logs/nccl-tests-version.log")" >> "$work/versions.txt"
-  fi
-  local tool
-  for tool in bin/all_reduce_perf nccl-tests/all_reduce_perf; do
-    [ -x "$build/$tool" ] && echo "$tool loads $(readlink -f "$(ldd "$build/$tool" | sed -n 's/.*libnccl[^ ]* => \([^ ]*\).*/\1/p')")" >> "$work/versions.txt"
-  done
-  rm -f "$work/nccl_version"
+  record_versions "$nccl_include" "$nccl_library"
 }
 
 phase_test() {
@@ -197,18 +219,19 @@ phase_test() {
   mkdir -p "$work/test"
   log "test: ctest -L gpu (exactly that label)"
   : > "$logs/ctest-gpu.log"
-  if run_logged 420 "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
+  if run_logged "$(limit_for 420)" "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
     record test "ctest -L gpu" ok $(( $(date +%s) - start )) "$(grep -m1 'tests passed' "$logs/ctest-gpu.log")"
   else
     record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
   fi
-  for collective in all_reduce all_gather reduce_scatter broadcast reduce alltoall gather scatter sendrecv alltoallv; do
+  # The two that gave wrong rows on the first GPU (2026-11-26) first, the long reductions last.
+  for collective in sendrecv alltoallv all_gather broadcast alltoall gather scatter reduce_scatter reduce all_reduce; do
     if over_budget; then record test "$collective -d all" skipped 0 "phase budget spent"; continue; fi
     start=$(date +%s)
     op_flags=()
     case $collective in all_reduce|reduce|reduce_scatter) op_flags=(-o all) ;; esac
     rm -f "$work/test/$collective.json"
-    run_logged 300 "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
+    run_logged "$(limit_for 300)" "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
       -c 1 -n 5 -w 2 -J "$work/test/$collective.json"
     code=$?
     case $code in
@@ -221,7 +244,7 @@ phase_test() {
   # method must make and destroy its communicator. pt2pt_perf needs a GPU per rank of a pair, so it
   # runs only with 2+ GPUs (ctest -L gpu's gpu.pt2pt.* above).
   start=$(date +%s)
-  if run_logged 240 "$logs/test-comm_init.log" "${collbench_prefix[@]}" "$bin/comm_init_perf" --backend nccl -n 5 -w 1 \
+  if run_logged "$(limit_for 240)" "$logs/test-comm_init.log" "${collbench_prefix[@]}" "$bin/comm_init_perf" --backend nccl -n 5 -w 1 \
     -J "$work/test/comm_init.json"; then
     record test "comm_init_perf nccl" ok $(( $(date +%s) - start )) ""
   else
@@ -242,12 +265,12 @@ side_by_side() {
         if over_budget; then outcome=partial; break 3; fi
         runs=$((runs + 1))
         if [ "$tool" = nccl-tests ]; then
-          run_logged 240 "$dir/nccl-tests-$collective.txt" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" "${size_flags[@]}" \
+          run_logged "$(limit_for 240)" "$dir/nccl-tests-$collective.txt" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" "${size_flags[@]}" \
             "${iterations[@]}" -c 0 -a 1 "${extra[@]}" "${nccl_tests_gpus[@]}" ||
             { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/nccl-tests-$collective.txt"; }
         else
           rm -f "$dir/collbench-$collective.json"
-          run_logged 240 "$dir/collbench-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" "${size_flags[@]}" \
+          run_logged "$(limit_for 240)" "$dir/collbench-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" "${size_flags[@]}" \
             "${iterations[@]}" -c 0 -a 1 "${extra[@]}" -J "$dir/collbench-$collective.json" ||
             { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/collbench-$collective.log"; }
         fi
@@ -272,9 +295,9 @@ step_compute() {
       over_budget && { record measure compute partial $(( $(date +%s) - start )) "phase budget spent"; return; }
       bare_type=$([ "$dtype" = fp8 ] && echo fp8 || echo bf16)
       rm -f "$dir/matmul-$dtype-r$rep.json"
-      run_logged 120 "$dir/matmul-$dtype-r$rep.log" "$bin/matmul_perf" --device gpu -d "$dtype" --sizes 8192 -n 20 -w 5 -c 1 \
+      run_logged "$(limit_for 120)" "$dir/matmul-$dtype-r$rep.log" "$bin/matmul_perf" --device gpu -d "$dtype" --sizes 8192 -n 20 -w 5 -c 1 \
         -J "$dir/matmul-$dtype-r$rep.json" || failed=$((failed + 1))
-      run_logged 120 "$dir/bare-gemm-$bare_type-r$rep.txt" "$bin/bare_cuda" gemm "$bare_type" 8192 8192 8192 20 5 || failed=$((failed + 1))
+      run_logged "$(limit_for 120)" "$dir/bare-gemm-$bare_type-r$rep.txt" "$bin/bare_cuda" gemm "$bare_type" 8192 8192 8192 20 5 || failed=$((failed + 1))
     done
   done
   record measure compute "$([ $failed = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) "$failed failed"
@@ -287,15 +310,15 @@ step_copy() {
   [ "$quick" = 1 ] && copy_max=256M
   mkdir -p "$dir"
   rm -f "$dir/copy_perf.json" "$dir/membw.json"
-  run_logged 240 "$dir/copy_perf.log" "$bin/copy_perf" -b 1M -e "$copy_max" -f 4 -n 20 -w 5 -J "$dir/copy_perf.json" || failed=$((failed + 1))
-  [ "$quick" = 1 ] || run_logged 120 "$dir/membw.log" "$bin/membw_perf" --device gpu --sizes 1G -k copy,triad,memcpy -n 20 -w 5 \
+  run_logged "$(limit_for 240)" "$dir/copy_perf.log" "$bin/copy_perf" -b 1M -e "$copy_max" -f 4 -n 20 -w 5 -J "$dir/copy_perf.json" || failed=$((failed + 1))
+  [ "$quick" = 1 ] || run_logged "$(limit_for 120)" "$dir/membw.log" "$bin/membw_perf" --device gpu --sizes 1G -k copy,triad,memcpy -n 20 -w 5 \
     -J "$dir/membw.json" || failed=$((failed + 1))
   local bytes=$((1 << 30)); [ "$quick" = 1 ] && bytes=$((256 << 20))
   for direction in d2d h2d d2h; do
     for memory in pinned pageable; do
       [ "$direction" = d2d ] && [ "$memory" = pageable ] && continue
       [ "$quick" = 1 ] && [ "$direction" != d2d ] && continue
-      run_logged 120 "$dir/bare-copy-$direction-$memory.txt" "$bin/bare_cuda" copy "$direction" "$memory" "$bytes" 20 5 ||
+      run_logged "$(limit_for 120)" "$dir/bare-copy-$direction-$memory.txt" "$bin/bare_cuda" copy "$direction" "$memory" "$bytes" 20 5 ||
         failed=$((failed + 1))
     done
   done
@@ -306,7 +329,7 @@ step_copy() {
 step_capture() {
   local start=$(date +%s) dir="$work/capture"
   mkdir -p "$dir"; rm -f "$dir/all_reduce.json"
-  if run_logged 240 "$dir/all_reduce.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 1G -f 8 -n 20 -w 5 -c 1 --capture-algo \
+  if run_logged "$(limit_for 240)" "$dir/all_reduce.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 1G -f 8 -n 20 -w 5 -c 1 --capture-algo \
        -J "$dir/all_reduce.json"; then
     record measure capture ok $(( $(date +%s) - start )) ""
   else
@@ -319,10 +342,10 @@ step_capture() {
 step_timeout() {
   local start=$(date +%s) dir="$work/timeout" code
   mkdir -p "$dir"
-  run_logged 120 "$dir/matmul-stopped-rank.log" bash "$root/tests/reliability/compute_fault.sh" "$bin"
+  run_logged "$(limit_for 120)" "$dir/matmul-stopped-rank.log" bash "$root/tests/reliability/compute_fault.sh" "$bin"
   code=$?
   if [ "$gpus" -ge 3 ]; then
-    run_logged 120 "$dir/all_reduce-stopped-rank.log" bash "$root/tests/reliability/fault.sh" "$bin" STOP 1 || code=1
+    run_logged "$(limit_for 120)" "$dir/all_reduce-stopped-rank.log" bash "$root/tests/reliability/fault.sh" "$bin" STOP 1 || code=1
   fi
   record measure timeout "$([ $code = 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start )) \
     "$(grep -h -m1 '^ok\|^FAIL' "$dir"/*.log | head -1)"
@@ -337,7 +360,7 @@ step_tflag() {
     for setting in 0 60; do
       over_budget && { record measure tflag partial $(( $(date +%s) - start )) "phase budget spent"; return; }
       rm -f "$dir/T$setting-r$rep.json"
-      run_logged 120 "$dir/T$setting-r$rep.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 8 -n 2000 -w 200 -c 0 -T "$setting" \
+      run_logged "$(limit_for 120)" "$dir/T$setting-r$rep.log" "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 8 -n 2000 -w 200 -c 0 -T "$setting" \
         -J "$dir/T$setting-r$rep.json" || failed=$((failed + 1))
     done
   done
@@ -390,8 +413,8 @@ need_build() {
 record "$phase" start ok 0 "load average $(cut -d' ' -f1-3 /proc/loadavg), $gpus GPU(s)"
 case $phase in
   build) phase_build ;;
-  test) need_build; phase_test ;;
-  measure) need_build; phase_measure ;;
+  test) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_test ;;
+  measure) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_measure ;;
   all)
     phase_build
     if [ $status = 0 ]; then

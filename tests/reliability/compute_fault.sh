@@ -19,7 +19,7 @@ report="$work/report.json"
 rows() { grep -c '"kind": "gemm"' "$report" 2>/dev/null || echo 0; }
 
 timeout 100 "$here/../../scripts/mpirun-local.sh" -np 2 bash -c \
-  '"$@"; code=$?; echo $code > "'"$work"'/exit.$OMPI_COMM_WORLD_RANK"; exit $code' rank \
+  '"$@"; code=$?; echo $code > "'"$work"'/exit.${OMPI_COMM_WORLD_RANK:-$RANK}"; exit $code' rank \
   "$bin_dir/matmul_perf" --sizes 16 -n 50 -w 1 -N 100000 --threads 1 -T "$timeout_s" -J "$report" \
   >"$work/stdout" 2>"$work/stderr" &
 launcher=$!
@@ -28,7 +28,7 @@ before=$(rows)
 [ "$before" -ge 2 ] || fail "the run never completed two rows"
 for pid in $(pgrep -f "$bin_dir/matmul_perf"); do
   if [ "$(readlink "/proc/$pid/exe")" = "$(readlink -f "$bin_dir/matmul_perf")" ] &&
-     tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" &&
+     tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qxE "OMPI_COMM_WORLD_RANK=1|RANK=1" &&
      tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- "-J $report"; then victim_pid=$pid; fi
 done
 [ -n "$victim_pid" ] || fail "could not find rank 1's process"
