@@ -26,6 +26,10 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
     return reason != supported.dtype_reasons.end() ? reason->second : prefix + "has no dtype " + std::string(to_string(shape.dtype));
   }
   if (shape.op && lacks(supported.ops, *shape.op)) return prefix + "has no op " + std::string(to_string(*shape.op));
+  if (shape.op) {
+    const auto together = supported.dtype_op_reasons.find({shape.dtype, *shape.op});
+    if (together != supported.dtype_op_reasons.end()) return together->second;
+  }
   if (shape.in_place && !entry->in_place_unsupported.empty()) return entry->in_place_unsupported;
   if (shape.call_count > supported.max_call_count) {
     return prefix + "takes at most " + std::to_string(supported.max_call_count) + " elements per call, not " +

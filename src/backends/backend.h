@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.h"
@@ -103,6 +104,9 @@ struct CommunicatorMethod {
   std::string unsupported;
   // Every rank, untimed, before a communicator size's iterations (what the method copies); may be empty.
   std::function<void(const std::vector<int>& members)> prepare;
+  // Why it cannot make a communicator of every world rank ("" if it can): ncclCommShrink must
+  // leave at least one rank out. That size's row is then skipped with this reason.
+  std::string whole_world_unsupported;
 };
 
 // ---- Point to point (pt2pt_perf): one primitive, a list of transfers posted together ----------
@@ -134,6 +138,8 @@ struct BackendSupport {
   std::vector<ReduceOp> ops;
   std::size_t max_call_count = SIZE_MAX;  // MPI takes counts as int
   std::map<DType, std::string> dtype_reasons;  // why a dtype missing from `dtypes` is missing, when known
+  // A dtype and an op the library rejects together although it has each (NCCL's one-rank fp8 avg), and why.
+  std::map<std::pair<DType, ReduceOp>, std::string> dtype_op_reasons;
   std::vector<CommunicatorMethod> communicators;  // comm_init_perf's methods, in the order rows show them
   PointToPointEntry point_to_point;  // pt2pt_perf's transfers; none: every pt2pt case is skipped with its reason
 };

@@ -1,9 +1,11 @@
-"""Checks a comm_init_perf report: usage: check_comm_init.py REPORT NP BACKEND METHOD[,METHOD] SIZES
-(SIZES: the communicator sizes every method must have rows for, comma-separated)."""
+"""Checks a comm_init_perf report: usage: check_comm_init.py REPORT NP BACKEND METHOD[,METHOD] SIZES [SKIPS]
+(SIZES: the communicator sizes every method must have rows for, comma-separated; SKIPS: the skipped
+cases' "what", comma-separated, that the report must hold and no others)."""
 import json
 import sys
 
 report_path, np, backend, methods, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4].split(","), sys.argv[5]
+skips = set(sys.argv[6].split(",")) if len(sys.argv) > 6 and sys.argv[6] else set()
 report = json.load(open(report_path))
 assert report["benchmark"] == "comm_init" and report["status"] == "complete", (report["benchmark"], report["status"])
 assert report["context"]["world_size"] == np and report["context"]["backend"] == backend, report["context"]["backend"]
@@ -23,4 +25,6 @@ for r in rows:
     assert abs(r["rate_per_s"] - 1e6 / t["mean"]) <= 1e-9 * r["rate_per_s"], where
     assert r["wrong"] is None, where
 assert report["summary"]["rows"] == len(rows), report["summary"]
+skipped = {s["what"] for s in report.get("skipped", [])}
+assert skipped == skips, (sorted(skipped), sorted(skips))
 print(f"ok: {len(rows)} rows, start-up {startup['job_s']:.3f} s")

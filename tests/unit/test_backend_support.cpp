@@ -47,6 +47,9 @@ class PartialBackend final : public Backend {
     return estimate;
   }
 
+  // A dtype and op the library rejects together although it has each (as NCCL's one-rank fp8 avg).
+  void reject_together(DType dtype, ReduceOp op, const std::string& why) { support_.dtype_op_reasons[{dtype, op}] = why; }
+
   int calls = 0;
   std::optional<double> estimate;  // none by default, as the CPU libraries
   int estimates = 0;
@@ -133,6 +136,18 @@ TEST(BackendSupport, RealRowsForWhatItHasSkippedRowsWithItsReasonForTheRest) {
   for (const auto& skipped : outcome.skipped) {
     if (skipped["reason"] == "partial has no in-place all-reduce") EXPECT_EQ(skipped["placement"], "in");
   }
+}
+
+TEST(BackendSupport, ADtypeAndOpRejectedTogetherAreSkippedWithTheLibrarysReason) {
+  PartialBackend backend;
+  backend.reject_together(DType::kInt32, ReduceOp::kMax, "partial rejects int32 with max");
+  const Outcome outcome = run_on_partial_backend("all_reduce", backend);
+  for (const auto& row : outcome.rows) EXPECT_FALSE(row["dtype"] == "int32" && row["op"] == "max") << row["bytes"];
+  EXPECT_EQ(outcome.rows.size(), 6u);  // the 8 of the test above less int32 max at its 2 sizes
+  EXPECT_EQ(backend.calls, 6 * (1 + 2 + 1));
+  const auto found = reasons(outcome);
+  EXPECT_EQ(found.count("partial rejects int32 with max"), 2u);     // out of place and in place
+  EXPECT_EQ(found.count("partial has no in-place all-reduce"), 3u);  // the in-place int32 max said why above
 }
 
 TEST(BackendSupport, ACollectiveTheBackendLacksIsSkippedNeverCalled) {

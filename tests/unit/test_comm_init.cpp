@@ -33,6 +33,24 @@ TEST(CommInitOptions, PowersOfTwoThenTheWorld) {
   }
 }
 
+TEST(CommInitSkips, ALibraryCallMissingEverywhereAShrinkAtTheWorldsSizeOnly) {
+  CommunicatorMethod shrink{"ncclCommShrink", nullptr, "", nullptr, "must leave a rank out"};
+  EXPECT_FALSE(communicator_skip(shrink, 1, 2));
+  const auto at_world = communicator_skip(shrink, 2, 2);
+  ASSERT_TRUE(at_world);
+  EXPECT_EQ(at_world->first, "ncclCommShrink of 2 rank(s)");
+  EXPECT_EQ(at_world->second, "must leave a rank out");
+  EXPECT_TRUE(communicator_skip(shrink, 1, 1));  // one rank: nothing to leave out
+  CommunicatorMethod missing{"ncclCommSplit", nullptr, "needs NCCL 2.18", nullptr, ""};
+  for (int size : {1, 2}) {
+    const auto skip = communicator_skip(missing, size, 2);
+    ASSERT_TRUE(skip);
+    EXPECT_EQ(skip->first, "ncclCommSplit");
+    EXPECT_EQ(skip->second, "needs NCCL 2.18");
+  }
+  EXPECT_FALSE(communicator_skip(CommunicatorMethod{"MPI_Comm_split", nullptr, "", nullptr, ""}, 2, 2));
+}
+
 TEST(CommInitStartUp, SecondsSinceTheProcessStarted) {
   // Field 22 (start time) is 250 ticks: 2.5 s after boot at 100 Hz. The command name may hold
   // blanks and parentheses.

@@ -75,6 +75,17 @@ void NcclBackend::offer_fp8_where_the_device_has_it() {
   if (device_.compute_major >= 9) {
     support_.dtypes = all_dtypes();
     support_.dtype_reasons.clear();
+    // One rank: NCCL runs a reduction as a local kernel (ncclLaunchOneRank), whose host-side type
+    // switch leaves fp8 out (its guard tests __CUDA_ARCH__, which host code never defines), so fp8
+    // with avg is ncclInvalidArgument there. Seen with 2.28.3 on one H100 (2026-11-26); in NCCL's
+    // source through 2.28.9 and its master branch. Other ops are a plain copy at one rank.
+    if (ranks_ == 1) {
+      for (DType fp8 : {DType::kFloat8E4M3, DType::kFloat8E5M2}) {
+        support_.dtype_op_reasons[{fp8, ReduceOp::kAvg}] =
+            "NCCL rejects fp8 with avg on a one-rank communicator (ncclInvalidArgument: its one-rank reduction has no fp8 "
+            "pre-multiplied sum)";
+      }
+    }
     return;
   }
   support_.dtype_reasons = fp8_reasons("fp8 needs a GPU of compute capability 9.0 or newer, as NCCL's fp8 does (this one: " +

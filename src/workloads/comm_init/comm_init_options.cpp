@@ -91,4 +91,12 @@ double seconds_since_process_start(const std::string& proc_stat_line, double now
   return now_since_boot_s - std::stod(field) / static_cast<double>(ticks_per_second);
 }
 
+std::optional<std::pair<std::string, std::string>> communicator_skip(const CommunicatorMethod& method, int size, int world_size) {
+  if (!method.unsupported.empty()) return std::make_pair(std::string(method.name), method.unsupported);
+  if (size == world_size && !method.whole_world_unsupported.empty()) {
+    return std::make_pair(std::string(method.name) + " of " + std::to_string(size) + " rank(s)", method.whole_world_unsupported);
+  }
+  return std::nullopt;
+}
+
 }  // namespace collbench

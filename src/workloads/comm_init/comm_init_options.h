@@ -2,11 +2,14 @@
 // Pure: no MPI, no world (unit-tested).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend.h"
 #include "harness/flag_groups.h"
 
 namespace collbench {
@@ -29,6 +32,11 @@ nlohmann::json comm_init_options_json(const CommInitOptions& options);
 // The communicator sizes of a run: `requested`, or 1, 2, 4 ... up to the world and the world itself.
 // Throws UsageError for a size outside 1..world_size.
 std::vector<int> communicator_sizes(const std::vector<int>& requested, int world_size);
+
+// Why `method` cannot run at communicator size `size` of a `world_size`-rank world, as a skip's
+// {what, reason}; nullopt when it can. A method the loaded library lacks is skipped at every size,
+// one that cannot cover the whole world (ncclCommShrink) at the world's size only.
+std::optional<std::pair<std::string, std::string>> communicator_skip(const CommunicatorMethod& method, int size, int world_size);
 
 // Seconds from this process's start to `now_since_boot_s` (CLOCK_BOOTTIME), from a /proc/<pid>/stat
 // line (its 22nd field, the start in clock ticks since boot: 1/ticks_per_second resolution).

@@ -172,7 +172,7 @@ void CommInitWorkload::print_header(const nlohmann::json& report) {
 CasePlan CommInitWorkload::prepare(std::size_t index) {
   const Case one_case = cases_[index];
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
-  if (!method.unsupported.empty()) return CasePlan::skip_what(std::string(method.name), method.unsupported);
+  if (const auto skip = communicator_skip(method, one_case.size, world_->size())) return CasePlan::skip_what(skip->first, skip->second);
   std::vector<int> members(static_cast<std::size_t>(one_case.size));
   std::iota(members.begin(), members.end(), 0);
   if (method.prepare) method.prepare(members);
