@@ -13,7 +13,7 @@ timeout 280 "$here/../../scripts/mpirun-local.sh" -np "$np" "$bin_dir/ddp_step_p
 status=$?
 if [ "$status" -ne "$expected_exit" ]; then
   echo "FAIL: ddp_step_perf -np $np $* exited $status, expected $expected_exit"
-  tail -20 "$work/stdout" "$work/stderr"
+  tail -n 20 "$work/stdout" "$work/stderr"
   exit 1
 fi
 # shellcheck disable=SC2086

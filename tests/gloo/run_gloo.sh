@@ -17,7 +17,7 @@ timeout 500 "$here/../../scripts/mpirun-local.sh" -np "$np" "$bin_dir/${collecti
 status=$?
 if [ "$status" -ne "$expected_exit" ]; then
   echo "FAIL: ${collective}_perf --backend gloo exited $status, expected $expected_exit"
-  tail -20 "$work/stdout" "$work/stderr"
+  tail -n 20 "$work/stdout" "$work/stderr"
   exit 1
 fi
 # shellcheck disable=SC2086

@@ -13,7 +13,12 @@ report="$work/report.json"
 status=$?
 if [ "$status" -ne "$expected_exit" ]; then
   echo "FAIL: ${collective}_perf exited $status, expected $expected_exit"
-  tail -20 "$work/stdout" "$work/stderr"
+  tail -n 20 "$work/stdout" "$work/stderr"
+  # Which rows were wrong, from the report (a GPU run leaves nothing else behind).
+  [ -s "$report" ] && python3 -c 'import json, sys
+rows = [r for r in json.load(open(sys.argv[1])).get("results", []) if (r.get("wrong") or 0) > 0]
+keys = ("dtype", "op", "placement", "bytes", "root", "wrong")
+print(len(rows), "row(s) with wrong > 0; the first:", "; ".join(" ".join(str(r.get(k)) for k in keys) for r in rows[:12]))' "$report"
   exit 1
 fi
 if [ "$expected_exit" -eq 0 ] || [ "$expected_exit" -eq 3 ]; then
