@@ -250,7 +250,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
   const std::string alltoall_in_place =
       "the gloo backend has no in-place alltoall: gloo::alltoall receives into its output while still sending from "
       "its input, so they must be separate buffers";
-  support_ = {{serve("all_reduce", this, &GlooBackend::all_reduce), serve("broadcast", this, &GlooBackend::broadcast),
+  support_.collectives = {serve("all_reduce", this, &GlooBackend::all_reduce), serve("broadcast", this, &GlooBackend::broadcast),
                serve("reduce", this, &GlooBackend::reduce), serve("all_gather", this, &GlooBackend::all_gather),
                serve("reduce_scatter", this, &GlooBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &GlooBackend::alltoall, alltoall_in_place),
@@ -258,14 +258,11 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
                serve("sendrecv", this, &GlooBackend::sendrecv),
                serve("alltoallv", this, &GlooBackend::alltoallv,
                      "alltoallv runs out of place only, as nccl-tests' does: gloo::alltoallv receives into its output "
-                     "while still sending from its input")},
-              host_dtypes(),
-              all_reduce_ops(),
-              SIZE_MAX,
-              {},
-              {}};
+                     "while still sending from its input")};
+  support_.dtypes = host_dtypes();
+  support_.ops = all_reduce_ops();
   support_.communicators = {
-      {"gloo context + connectFullMesh", [this](const std::vector<int>& members) { connect_members(members); }, "", {}}};
+      {"gloo context + connectFullMesh", [this](const std::vector<int>& members) { connect_members(members); }, "", {}, ""}};
   support_.dtype_reasons = fp8_reasons("the gloo backend has no 8-bit float type");
   support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
   if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {

@@ -136,18 +136,20 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
   sixteen_bit_ops_[0] = create_sixteen_bit_ops<SixteenBitFormat::kHalf>();
   sixteen_bit_ops_[1] = create_sixteen_bit_ops<SixteenBitFormat::kBfloat16>();
   // 16-bit floats through user-defined ops, avg as sum and a division, counts as int.
-  support_ = {{serve("all_reduce", this, &MpiBackend::all_reduce), serve("broadcast", this, &MpiBackend::broadcast),
+  support_.collectives = {serve("all_reduce", this, &MpiBackend::all_reduce), serve("broadcast", this, &MpiBackend::broadcast),
                serve("reduce", this, &MpiBackend::reduce), serve("all_gather", this, &MpiBackend::all_gather),
                // MPI's in-place form reads the whole input and leaves this rank's block at the buffer's start.
                serve("reduce_scatter", this, &MpiBackend::reduce_scatter, "", InPlaceOutput::kAtStart),
                serve("alltoall", this, &MpiBackend::alltoall), serve("gather", this, &MpiBackend::gather),
                serve("scatter", this, &MpiBackend::scatter), serve("sendrecv", this, &MpiBackend::sendrecv),
-               serve("alltoallv", this, &MpiBackend::alltoallv, kAlltoallvInPlace)},
-              host_dtypes(), all_reduce_ops(), static_cast<std::size_t>(INT_MAX), {}, {}};
+               serve("alltoallv", this, &MpiBackend::alltoallv, kAlltoallvInPlace)};
+  support_.dtypes = host_dtypes();
+  support_.ops = all_reduce_ops();
+  support_.max_call_count = static_cast<std::size_t>(INT_MAX);
   support_.communicators = {
       {"MPI_Comm_dup", [this](const std::vector<int>& members) { duplicate_members(members); }, "",
-       [this](const std::vector<int>& members) { split_members_once(members); }},
-      {"MPI_Comm_split", [this](const std::vector<int>& members) { split_members(members); }, "", {}}};
+       [this](const std::vector<int>& members) { split_members_once(members); }, ""},
+      {"MPI_Comm_split", [this](const std::vector<int>& members) { split_members(members); }, "", {}, ""}};
   support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
   support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
   support_.point_to_point.max_transfer_bytes = static_cast<std::size_t>(INT_MAX);

@@ -37,16 +37,16 @@ void NcclBackend::declare_communicator_methods() {
   constexpr bool kBuiltWithScalable = NCCL_VERSION_CODE >= NCCL_VERSION(2, 23, 0);
   constexpr bool kBuiltWithShrink = NCCL_VERSION_CODE >= NCCL_VERSION(2, 27, 0);
   support_.communicators = {
-      {"ncclCommInitRank", [this](const std::vector<int>& members) { init_members(members, false); }, "", {}},
+      {"ncclCommInitRank", [this](const std::vector<int>& members) { init_members(members, false); }, "", {}, ""},
       {"ncclCommSplit", [this](const std::vector<int>& members) { split_members(members); },
-       needs_version(loaded_version_, NCCL_VERSION(2, 18, 0), "ncclCommSplit", kBuiltWithSplit), {}},
+       needs_version(loaded_version_, NCCL_VERSION(2, 18, 0), "ncclCommSplit", kBuiltWithSplit), {}, ""},
       {"ncclCommShrink", [this](const std::vector<int>& members) { shrink_to_members(members); },
        needs_version(loaded_version_, NCCL_VERSION(2, 27, 0), "ncclCommShrink", kBuiltWithShrink), {},
        // NCCL returns ncclInvalidArgument for an empty exclude list (seen with 2.28.3 on one H100, 2026-11-26).
        "ncclCommShrink must leave at least one rank out (NCCL rejects an empty exclude list), so it makes no "
        "communicator of the whole world"},
       {"ncclCommInitRankScalable", [this](const std::vector<int>& members) { init_members(members, true); },
-       needs_version(loaded_version_, NCCL_VERSION(2, 23, 0), "ncclCommInitRankScalable", kBuiltWithScalable), {}}};
+       needs_version(loaded_version_, NCCL_VERSION(2, 23, 0), "ncclCommInitRankScalable", kBuiltWithScalable), {}, ""}};
 }
 
 void NcclBackend::check_and_destroy(ncclComm_t made, const std::vector<int>& members, const char* call) {
