@@ -83,4 +83,8 @@ void HostBuffer::fill_bytes(unsigned char value, std::size_t offset_bytes, std::
   std::memset(storage_.get() + offset_bytes, value, bytes);
 }
 
+void HostBuffer::copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) {
+  std::memcpy(storage_.get() + to_offset, storage_.get() + from_offset, bytes);
+}
+
 }  // namespace collbench

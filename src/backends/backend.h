@@ -49,6 +49,9 @@ class Buffer {
   virtual void copy_from_host(const void* source, std::size_t offset_bytes, std::size_t bytes) = 0;
   virtual void copy_to_host(void* destination, std::size_t offset_bytes, std::size_t bytes) const = 0;
   virtual void fill_bytes(unsigned char value, std::size_t offset_bytes, std::size_t bytes) = 0;
+  // Copies `bytes` from one place of this buffer to another that does not overlap it (device to
+  // device where the buffer is on a device), untimed: how the inputs reach every buffer slice.
+  virtual void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) = 0;
 };
 
 // The arguments of one collective call, in nccl-tests' terms: `count` is the per-call element
@@ -142,6 +145,10 @@ struct BackendSupport {
   std::map<std::pair<DType, ReduceOp>, std::string> dtype_op_reasons;
   std::vector<CommunicatorMethod> communicators;  // comm_init_perf's methods, in the order rows show them
   PointToPointEntry point_to_point;  // pt2pt_perf's transfers; none: every pt2pt case is skipped with its reason
+  // nccl-tests' convention, for GPU backends: each call of a timed loop works on the next slice of
+  // the buffers (workloads/collectives/buffer_slices.h), so no call finds the last one's data in
+  // the cache. Off for host libraries, whose anchor (OSU) reuses one buffer.
+  bool moves_buffers_each_call = false;
 };
 
 // Every dtype but the 8-bit floats: what host libraries (MPI, Gloo) reduce.
@@ -240,6 +247,7 @@ class HostBuffer final : public Buffer {
   void copy_from_host(const void* source, std::size_t offset_bytes, std::size_t bytes) override;
   void copy_to_host(void* destination, std::size_t offset_bytes, std::size_t bytes) const override;
   void fill_bytes(unsigned char value, std::size_t offset_bytes, std::size_t bytes) override;
+  void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) override;
 
  private:
   struct FreeMemory {

@@ -34,6 +34,13 @@ void DeviceBuffer::fill_bytes(unsigned char value, std::size_t offset_bytes, std
   CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+void DeviceBuffer::copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) {
+  if (bytes == 0) return;
+  char* base = static_cast<char*>(data());
+  CB_CUDA_CHECK(cudaMemcpyAsync(base + to_offset, base + from_offset, bytes, cudaMemcpyDeviceToDevice, stream_));
+  CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
 PinnedBuffer allocate_pinned(std::size_t bytes) {
   void* memory = nullptr;
   CB_CUDA_CHECK(cudaMallocHost(&memory, bytes));

@@ -29,6 +29,7 @@ class DeviceBuffer {
   void copy_from_host(const void* source, std::size_t offset_bytes, std::size_t bytes);
   void copy_to_host(void* destination, std::size_t offset_bytes, std::size_t bytes) const;
   void fill_bytes(unsigned char value, std::size_t offset_bytes, std::size_t bytes);
+  void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes);
 
  private:
   std::unique_ptr<void, std::function<void(void*)>> memory_;  // released by its deleter

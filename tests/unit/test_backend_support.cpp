@@ -12,6 +12,7 @@
 #include "workloads/collectives/collective_workload.h"
 #include "harness/report_writer.h"
 #include "report/report_json.h"
+#include "workloads/collectives/buffer_slices.h"
 #include "workloads/collectives/collective.h"
 
 namespace collbench {
@@ -27,7 +28,9 @@ class PartialBackend final : public Backend {
     support_.collectives.push_back({"all_reduce",
                                     [this](const CollectiveCall& call) {
                                       ++calls;
-                                      std::memcpy(call.recv, call.send, call.count * dtype_info(call.dtype).size_bytes);
+                                      const std::size_t bytes = call.count * dtype_info(call.dtype).size_bytes;
+                                      seen.push_back({call.send, call.count, call.dtype, call.op, fnv1a(call.send, bytes)});
+                                      std::memcpy(call.recv, call.send, bytes);
                                     },
                                     "partial has no in-place all-reduce"});
     support_.dtypes = {DType::kFloat32, DType::kInt32};
@@ -47,9 +50,24 @@ class PartialBackend final : public Backend {
     return estimate;
   }
 
+  // nccl-tests' convention, as the nccl backend declares it: each call on the next buffer slice.
+  void move_buffers() { support_.moves_buffers_each_call = true; }
   // A dtype and op the library rejects together although it has each (as NCCL's one-rank fp8 avg).
   void reject_together(DType dtype, ReduceOp op, const std::string& why) { support_.dtype_op_reasons[{dtype, op}] = why; }
 
+  struct Call {
+    const void* send;
+    std::size_t count;
+    DType dtype;
+    ReduceOp op;
+    std::uint64_t input_hash;  // of the bytes the call read
+  };
+  static std::uint64_t fnv1a(const void* data, std::size_t bytes) {
+    std::uint64_t hash = 1469598103934665603ull;
+    for (std::size_t i = 0; i < bytes; ++i) hash = (hash ^ static_cast<const unsigned char*>(data)[i]) * 1099511628211ull;
+    return hash;
+  }
+  std::vector<Call> seen;  // every call, in order
   int calls = 0;
   std::optional<double> estimate;  // none by default, as the CPU libraries
   int estimates = 0;
@@ -148,6 +166,53 @@ TEST(BackendSupport, ADtypeAndOpRejectedTogetherAreSkippedWithTheLibrarysReason)
   const auto found = reasons(outcome);
   EXPECT_EQ(found.count("partial rejects int32 with max"), 2u);     // out of place and in place
   EXPECT_EQ(found.count("partial has no in-place all-reduce"), 3u);  // the in-place int32 max said why above
+}
+
+TEST(BackendSupport, ABackendThatMovesTheBuffersGetsEachCallOnTheNextSliceWithTheSameInputs) {
+  PartialBackend backend;
+  backend.move_buffers();
+  const Outcome outcome = run_on_partial_backend("all_reduce", backend);
+  ASSERT_EQ(outcome.rows.size(), 8u);
+  for (const auto& row : outcome.rows) {
+    EXPECT_EQ(row["wrong"], 0) << row["dtype"] << " " << row["op"] << " " << row["bytes"];
+    // Buffers sized for the 1 KiB row: 1 warm-up + 2 timed calls fit 3 slices 256 B apart.
+    EXPECT_NE(row["timing"].get<std::string>().find("next of 3 buffer slices 256 B apart, as nccl-tests"), std::string::npos)
+        << row["timing"];
+  }
+  // Per row: warm-up and timed calls on three distinct slices, each holding the row's inputs; the
+  // check after them on the first slice again.
+  ASSERT_EQ(backend.seen.size(), 8u * 4);
+  for (std::size_t row = 0; row < 8; ++row) {
+    const auto* calls = &backend.seen[row * 4];
+    const char* first = static_cast<const char*>(calls[0].send);
+    for (int k = 1; k < 3; ++k) {
+      EXPECT_EQ(static_cast<const char*>(calls[k].send) - first, 256 * k) << "row " << row;
+      EXPECT_EQ(calls[k].input_hash, calls[0].input_hash) << "row " << row << ": slice " << k << " holds other inputs";
+    }
+    EXPECT_EQ(calls[3].send, calls[0].send) << "row " << row << ": the check ran off the first slice";
+    EXPECT_EQ(calls[3].input_hash, calls[0].input_hash);
+  }
+  // Without the declaration (the host libraries, as OSU) every call uses the first slice.
+  PartialBackend still;
+  const Outcome unmoved = run_on_partial_backend("all_reduce", still);
+  for (const auto& call : still.seen) EXPECT_EQ(call.send, still.seen[0].send);
+  for (const auto& row : unmoved.rows) EXPECT_EQ(row["timing"].get<std::string>().find("slices"), std::string::npos);
+}
+
+TEST(BufferSlices, AsManyAsTheCallsAndTheRoomAllowAligned) {
+  EXPECT_EQ(buffer_slices(64, 1024, 3).count, 3u);  // 4 would fit 256 B apart; 3 calls use 3
+  EXPECT_EQ(buffer_slices(64, 1024, 3).stride, 256u);
+  EXPECT_EQ(buffer_slices(64, 1024, 100).count, 4u);
+  EXPECT_EQ(buffer_slices(1024, 2048, 100).count, 2u);  // the last slice needs only the footprint
+  EXPECT_EQ(buffer_slices(1024, 2047, 100).count, 1u);
+  EXPECT_EQ(buffer_slices(1 << 20, 1 << 20, 100).count, 1u);  // the largest row never moves
+  EXPECT_EQ(buffer_slices(300, 4096, 100).stride, 512u);     // strides keep 256-byte alignment
+  EXPECT_EQ(buffer_slices(300, 4096, 100).count, 8u);
+  EXPECT_EQ(buffer_slices(8, 100, 10).count, 1u);  // no room for a second aligned slice
+  EXPECT_EQ(buffer_slices(0, 4096, 2).count, 2u);  // a row of no elements: no division by zero
+  EXPECT_EQ(buffer_slices(0, 4096, 2).stride, 256u);
+  EXPECT_EQ(buffer_slices(8, std::size_t{8} << 30, 25).count, 25u);
+  EXPECT_EQ(buffer_slices(8, 4096, 0).count, 1u);
 }
 
 TEST(BackendSupport, ACollectiveTheBackendLacksIsSkippedNeverCalled) {

@@ -149,6 +149,7 @@ class NcclBuffer final : public Buffer {
   void copy_from_host(const void* source, std::size_t offset, std::size_t bytes) override { memory_.copy_from_host(source, offset, bytes); }
   void copy_to_host(void* destination, std::size_t offset, std::size_t bytes) const override { memory_.copy_to_host(destination, offset, bytes); }
   void fill_bytes(unsigned char value, std::size_t offset, std::size_t bytes) override { memory_.fill_bytes(value, offset, bytes); }
+  void copy_within(std::size_t from, std::size_t to, std::size_t bytes) override { memory_.copy_within(from, to, bytes); }
 
  private:
   cuda::DeviceBuffer memory_;

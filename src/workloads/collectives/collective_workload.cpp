@@ -23,6 +23,7 @@
 #include "report/report_json.h"
 #include "report/table.h"
 #include "workloads/collectives/bitwise.h"
+#include "workloads/collectives/buffer_slices.h"
 
 namespace collbench {
 namespace {
@@ -226,7 +227,12 @@ class CollectiveWorkload final : public Workload {
   }
 
   // `rounding`: -B's inputs for floating types (bitwise.h rounding_input) instead of the checks'.
+  // Every call after it works on the buffers' first slice (the checks, -B) until start_moving().
   void fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding = false);
+  // Where the backend moves the buffers each call (nccl-tests' way): copies the inputs just
+  // written into every slice the row's calls will use, and starts the calls cycling through them.
+  void start_moving(const Case& one_case);
+  void issue_one_call();
   std::int64_t count_wrong(const Case& one_case);
   struct BitwiseResult {
     std::int64_t differing = 0;  // over ranks, repeats and ranks together
@@ -255,7 +261,10 @@ class CollectiveWorkload final : public Workload {
   std::unique_ptr<Buffer> send_;     // out of place: the inputs
   std::unique_ptr<Buffer> recv_;     // out of place: the outputs; in place: the one shared buffer
   std::vector<unsigned char> host_;  // staging for inputs and for reading outputs back, a piece at a time
-  CollectiveCall call_;              // the current case's call
+  CollectiveCall call_;              // the current case's call, on the buffers' first slice
+  BufferSlices slices_;              // the current case's slices (count 1: the calls never move)
+  std::size_t next_slice_ = 0;       // where the next timed call goes
+  bool moving_ = false;              // timed calls cycle through the slices; off for checks and -B
   report::TableWriter table_;
   report::Report report_;  // the envelope the table's header and footer read
   report::SummaryBuilder summary_;
@@ -454,9 +463,10 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
                   std::string(to_string(one_case.dtype)) + " " + (in_place ? "in-place" : "out-of-place");
   // The backend decides how the call is issued, grouped and waited for; the loop owns the schedule
   // and the clock, and runs the check after timing through the same operation.
-  const std::function<void()> issue_one_call = [this] { entry_->issue(call_); };
+  const std::function<void()> issue_one_call = [this] { this->issue_one_call(); };
   prepared.operation = backend_->make_operation(issue_one_call, options_.calls_per_iteration);
   const std::optional<double> estimate = backend_->library_estimate_us(issue_one_call);
+  start_moving(one_case);
   RowCheck check;
   check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
   check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
@@ -487,6 +497,47 @@ void CollectiveWorkload::case_done(std::size_t index) {
   in_place_.reset();
 }
 
+void CollectiveWorkload::issue_one_call() {
+  if (!moving_) {
+    entry_->issue(call_);
+    return;
+  }
+  CollectiveCall moved = call_;
+  const std::size_t shift = next_slice_ * slices_.stride;
+  moved.send = static_cast<const char*>(call_.send) + shift;
+  moved.recv = static_cast<char*>(call_.recv) + shift;
+  next_slice_ = (next_slice_ + 1) % slices_.count;
+  entry_->issue(moved);
+}
+
+void CollectiveWorkload::start_moving(const Case& one_case) {
+  slices_ = BufferSlices{};
+  next_slice_ = 0;
+  moving_ = false;
+  if (!backend_->support().moves_buffers_each_call) return;
+  const BufferLayout& layout = one_case.size.layout;
+  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
+  const std::size_t skew = unaligned_bytes(one_case.dtype);
+  const std::size_t send_bytes = layout.send_count * element;
+  // In place, one slice is the whole shared region (this rank's input and every output); out of
+  // place, the larger of the two buffers' parts.
+  const std::size_t footprint = std::max(send_bytes, layout.recv_count * element);
+  const std::size_t room = call_.in_place ? recv_->bytes() - skew : std::min(send_->bytes(), recv_->bytes()) - skew;
+  const auto calls = static_cast<std::size_t>(options_.warmup_iterations + options_.iterations) *
+                     static_cast<std::size_t>(std::max(options_.calls_per_iteration, 1));
+  slices_ = buffer_slices(footprint, room, calls);
+  for (std::size_t slice = 1; slice < slices_.count; ++slice) {
+    // The inputs (in place: with the poisoned outputs around them), so no timed call reads memory
+    // nothing wrote.
+    if (call_.in_place) {
+      recv_->copy_within(skew, skew + slice * slices_.stride, footprint);
+    } else {
+      send_->copy_within(skew, skew + slice * slices_.stride, send_bytes);
+    }
+  }
+  moving_ = slices_.count > 1;
+}
+
 // Poisons the outputs and writes this rank's inputs, a staging piece at a time, so host memory
 // stays at the buffers the collective needs plus one piece (not a third copy of the largest message).
 void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding) {
@@ -495,6 +546,7 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call,
   const std::size_t rank = static_cast<std::size_t>(world_->rank());
   const std::size_t skew = unaligned_bytes(one_case.dtype);
   const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
+  moving_ = false;
 
   call.count = layout.call_count;
   call.dtype = one_case.dtype;
@@ -562,6 +614,10 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Mea
   row.backend = backend_->name();
   row.algorithm = backend_->algorithm(std::string(collective_.name));
   row.calls_per_iteration = options_.calls_per_iteration;
+  if (slices_.count > 1) {
+    row.timing += "; each call on the next of " + std::to_string(slices_.count) + " buffer slices " +
+                  std::to_string(slices_.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
+  }
   row.issue_us = timed.issue_us;
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
   row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
