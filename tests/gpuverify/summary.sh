@@ -36,6 +36,15 @@ absent "no variant without data" 'collbench / nccl-tests: (graph|registered)'
 check "NCCL's own estimate beside the measured time" '^\| 1 KiB \| out \| RING/LL \| 10.00 \| 12.00 \| 1.200 \|$'
 check "a row without an estimate says so" '^\| 1 KiB \| in \| RING/LL \| 10.00 \| – \| – \|$'
 
+# At one rank the in-place ratio (0.950 at 1 MiB) is shown, not marked: NCCL has no work there.
+cp -r "$here/data/verify" "$work/one_rank"
+for report in "$work"/one_rank/collectives/plain/r*/collbench-all_reduce.json; do
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["context"]["world_size"] = 1; json.dump(d, open(sys.argv[1], "w"))' "$report"
+done
+python3 "$maker" "$work/one_rank" --collbench "$collbench" >"$work/summary.md" 2>&1
+check "one rank: the in-place 0.950 is not marked" '^\| 1 MiB \| 100.00 \| 101.00 \| 1.010 .* \| 0.950 \(0.950–0.950, 3\) \|  \|$'
+check "one rank: only 1 KiB outside, and why in place is not counted" '^Rows outside 0.98–1.02: 1\. At one rank NCCL skips an in-place copy'
+
 # A narrower band (--low/--high) marks the 8 B row too.
 python3 "$maker" "$here/data/verify" --collbench "$collbench" --low 1.005 --high 1.2 >"$work/summary.md" 2>&1
 check "--low 1.005 marks 8 B (1.000)" '^\| 8 B \| .*\*\*OUT\*\* \|$'
