@@ -11,6 +11,7 @@
 # cuBLAS, NCCL: both tools then load the same NCCL there). unpack puts the build at ./build-gpu,
 # rewrites the CTest files' absolute paths to this checkout, and prints the LD_LIBRARY_PATH to
 # export: the bundle's libraries, then the NCCL and CUDA libraries it finds (a pip NCCL included).
+# Unpacking again keeps ./build-gpu (and the results in it) and restores only missing libraries.
 # The GPU runs then start without MPI (scripts/launch-local.sh); docs/gpu-verify.md says more.
 set -euo pipefail
 program=gpu-bundle.sh
@@ -58,18 +59,29 @@ pack() {
 }
 
 unpack() {
-  local dest from_root from_build nccl_lib cuda_lib
+  local dest from_root from_build nccl_lib cuda_lib marker
   dest="$(cd "$1" && pwd)" || fail "no bundle $1"
-  [ -f "$dest/source-root.txt" ] || fail "$dest is not a bundle (no source-root.txt)"
+  [ -f "$dest/source-root.txt" ] && [ -f "$dest/bundle.tar.xz" ] || fail "$dest is not a bundle (no source-root.txt or bundle.tar.xz)"
   from_root=$(cat "$dest/source-root.txt") from_build=$(cat "$dest/build-root.txt")
-  [ ! -e "$root/build-gpu" ] || fail "$root/build-gpu exists already"
-  [ ! -e "$dest/lib" ] || fail "$dest was unpacked already"
-  # xz where it is installed, Python's tarfile where not.
-  if command -v xz >/dev/null 2>&1; then tar -xJf "$dest/bundle.tar.xz" -C "$dest"
-  else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$dest/bundle.tar.xz" "$dest"; fi
-  mv "$dest/build-gpu" "$root/build-gpu"
-  find "$root/build-gpu" -name '*.cmake' -print0 |
-    xargs -0 sed -i -e "s#$from_build#$root/build-gpu#g" -e "s#$from_root#$root#g"
+  marker="$root/build-gpu/.from-bundle"
+  [ ! -e "$root/build-gpu" ] || [ -f "$marker" ] || fail "$root/build-gpu exists and did not come from a bundle"
+  # Again on the same machine (a later command of one lease): the build and its verify/ results
+  # stay; only what a re-sync of the tree may have removed (the libraries) comes back.
+  if [ ! -d "$dest/lib" ] || [ ! -e "$root/build-gpu" ]; then
+    local staging="$dest/unpacking"
+    rm -rf "$staging" && mkdir -p "$staging"
+    # xz where it is installed, Python's tarfile where not.
+    if command -v xz >/dev/null 2>&1; then tar -xJf "$dest/bundle.tar.xz" -C "$staging"
+    else python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' "$dest/bundle.tar.xz" "$staging"; fi
+    [ -d "$dest/lib" ] || mv "$staging/lib" "$dest/lib"
+    if [ ! -e "$root/build-gpu" ]; then
+      mv "$staging/build-gpu" "$root/build-gpu"
+      find "$root/build-gpu" -name '*.cmake' -print0 |
+        xargs -0 sed -i -e "s#$from_build#$root/build-gpu#g" -e "s#$from_root#$root#g"
+      echo "$dest" > "$marker"
+    fi
+    rm -rf "$staging"
+  fi
   # NCCL: a system one where the loader finds it, else a pip one (nvidia-nccl-cu13, as PyTorch
   # brings); CUDA's runtime and cuBLAS: the toolkit's, then pip's.
   local pip_nvidia="" found

@@ -4,7 +4,7 @@
 # cudaMemcpy. Run from the repository root on the GPU machine.
 #
 # usage: scripts/gpu-verify.sh --nccl-tests DIR --out OUT [--phase build|test|measure|all] [--quick]
-#                              [--steps LIST] [--budget SECONDS]
+#                              [--steps LIST] [--budget SECONDS] [--bundle DIR]
 #   --nccl-tests DIR  an NVIDIA/nccl-tests source copy (DIR/src/Makefile), kept out of git
 #   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else
 #   --phase           build, test, measure, or all three in turn (default all); each is meant to
@@ -14,6 +14,9 @@
 #   --steps LIST      measure steps, comma list (default all, in this order): collectives,compute,
 #                     copy,capture,timeout,tflag,graph,registered
 #   --budget SECONDS  start no new run after this many seconds of the phase (default 500)
+#   --bundle DIR      use a build made elsewhere (scripts/gpu-bundle.sh pack) instead of building:
+#                     unpacked once, its libraries restored on every later call; --phase all is
+#                     then test and measure
 # Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
 # GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
@@ -25,19 +28,20 @@ program=gpu-verify.sh
 usage_error() { echo "$program: error: $1" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-nccl_tests="" out="" phase=all quick=0 budget=500
+nccl_tests="" out="" phase=all quick=0 budget=500 bundle=""
 all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
 steps=$all_steps
 while [ $# -gt 0 ]; do
   case $1 in
-    --nccl-tests|--out|--phase|--steps|--budget) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
+    --nccl-tests|--out|--phase|--steps|--budget|--bundle) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
     --nccl-tests) nccl_tests=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --phase) phase=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
+    --bundle) bundle=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -49,6 +53,10 @@ for step in ${steps//,/ }; do
   [[ ",$all_steps," == *",$step,"* ]] || usage_error "unknown measure step '$step' (steps: $all_steps)"
 done
 [ -f "$nccl_tests/src/Makefile" ] || usage_error "--nccl-tests $nccl_tests is not an nccl-tests source copy (no src/Makefile)"
+if [ -n "$bundle" ]; then
+  [ "$phase" != build ] || usage_error "--bundle brings a build: run --phase test, measure or all with it"
+  [ -f "$bundle/bundle.tar.xz" ] || usage_error "--bundle $bundle is not a bundle (no bundle.tar.xz; see scripts/gpu-bundle.sh)"
+fi
 [ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out $out exists and is not a folder"
 [ ! -d "$out" ] || [ -z "$(ls -A "$out")" ] || usage_error "--out $out is not empty"
 
@@ -78,6 +86,16 @@ mkdir -p "$out" || usage_error "cannot create --out $out"
 out="$(cd "$out" && pwd)"
 build="${BUILD_DIR:-$root/build-gpu}"
 case $build in /*) ;; *) build="$root/$build" ;; esac
+# A build made elsewhere (--bundle): unpacked into $build once, before anything is written there;
+# every call restores what a re-sync of the tree removed and exports the library path its
+# programs need.
+if [ -n "$bundle" ]; then
+  [ "$build" = "$root/build-gpu" ] || usage_error "--bundle unpacks into $root/build-gpu; leave BUILD_DIR unset"
+  bundle_line=$("$root/scripts/gpu-bundle.sh" unpack "$bundle" 2>&1) ||
+    usage_error "--bundle $bundle could not be unpacked: ${bundle_line##*error: }"
+  export LD_LIBRARY_PATH="${bundle_line#export LD_LIBRARY_PATH=}"
+  export PATH="$build/bin:$PATH"  # the bundle's jq, for the gpu tests
+fi
 work="$build/verify"        # every phase's results, packed into OUT at the end of each phase
 mkdir -p "$work/logs"
 bin="$build/bin" ntbin="$build/nccl-tests"
@@ -416,7 +434,7 @@ case $phase in
   test) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_test ;;
   measure) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_measure ;;
   all)
-    phase_build
+    if [ -n "$bundle" ]; then need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; else phase_build; fi
     if [ $status = 0 ]; then
       phase_start=$(date +%s); phase_test
       phase_start=$(date +%s); phase_measure

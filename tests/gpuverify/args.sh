@@ -38,6 +38,8 @@ expect "unknown argument '--bogus'" --nccl-tests "$nt" --out "$work/out" --bogus
 expect "--phase is build, test, measure or all, not 'run'" --nccl-tests "$nt" --out "$work/out" --phase run
 expect "--phase needs a value" --nccl-tests "$nt" --out "$work/out" --phase
 expect "--budget '0' is not a positive number" --nccl-tests "$nt" --out "$work/out" --budget 0
+expect "--bundle brings a build" --nccl-tests "$nt" --out "$work/out" --phase build --bundle "$work/empty"
+expect "--bundle .* is not a bundle" --nccl-tests "$nt" --out "$work/out" --phase test --bundle "$work/empty"
 expect "unknown measure step 'coffee'" --nccl-tests "$nt" --out "$work/out" --steps collectives,coffee
 expect "not an nccl-tests source copy" --nccl-tests "$work/empty" --out "$work/out"
 expect "is not empty" --nccl-tests "$nt" --out "$work/full"
