@@ -40,6 +40,8 @@ while [ ${#live[@]} -gt 0 ]; do
     status=$code
     forward TERM
     (sleep 3; forward KILL) >/dev/null 2>&1 &
+    sleeper=$!
+    trap 'kill "$sleeper" 2>/dev/null' EXIT  # once every rank is gone, nobody is left to kill
     for pid in "${live[@]}"; do
       [ "$(ps -o stat= -p "$pid" 2>/dev/null | cut -c1)" = T ] && kill -KILL "$pid" 2>/dev/null
     done
