@@ -99,6 +99,10 @@ fi
 work="$build/verify"        # every phase's results, packed into OUT at the end of each phase
 mkdir -p "$work/logs"
 bin="$build/bin" ntbin="$build/nccl-tests"
+# collbench's ranks start under mpirun where there is one, else through scripts/launch-local.sh
+# (as scripts/mpirun-local.sh decides; COLLBENCH_LOCAL_LAUNCHER=env chooses it where MPI exists too).
+with_mpi=1
+if [ "${COLLBENCH_LOCAL_LAUNCHER:-}" = env ] || ! command -v mpirun >/dev/null 2>&1; then with_mpi=0; fi
 phase_start=$(date +%s)
 status=0
 
@@ -139,8 +143,8 @@ set_launchers() {
   collbench_prefix=() nccl_tests_prefix=() nccl_tests_gpus=(-g 1)
   # No MPI on this machine (a lent GPU machine often has none): collbench's ranks start through
   # its env bootstrap (scripts/launch-local.sh), one GPU included, since a plain process would
-  # try MPI_Init as a singleton. COLLBENCH_LOCAL_LAUNCHER=env takes that path where MPI exists too.
-  if [ "${COLLBENCH_LOCAL_LAUNCHER:-}" = env ] || ! command -v mpirun >/dev/null 2>&1; then
+  # try MPI_Init as a singleton.
+  if [ "$with_mpi" = 0 ]; then
     collbench_prefix=("$root/scripts/launch-local.sh" -np "$gpus")
     [ "$gpus" -gt 1 ] && nccl_tests_gpus=(-g "$gpus")
   elif [ "$gpus" -gt 1 ]; then
@@ -168,7 +172,7 @@ record_versions() {
     echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null || echo "${COLLBENCH_SOURCE_COMMIT:-unknown (no git here)}")"
     echo "nccl-tests: $(grep -m1 -ho 'NCCL_TESTS_VERSION "[^"]*"' "$nccl_tests"/src/*.h 2>/dev/null | cut -d'"' -f2)"
     echo "nccl library: ${nccl_library:-not found}"
-    if [ "${COLLBENCH_LOCAL_LAUNCHER:-}" != env ] && command -v mpirun >/dev/null 2>&1; then echo "mpi: $(mpirun --version 2>/dev/null | head -1)"
+    if [ "$with_mpi" = 1 ]; then echo "mpi: $(mpirun --version 2>/dev/null | head -1)"
     else echo "mpi: none; collbench's ranks start through scripts/launch-local.sh (env bootstrap, no MPI_Init)"; fi
   } > "$work/versions.txt"
   if [ -n "$nccl_library" ] && [ -n "$nccl_include" ]; then
@@ -421,20 +425,22 @@ pack() {
 }
 
 # test and measure need what the build phase made on this machine.
+# A build from elsewhere (--bundle) had no build phase here to record the versions: do it now.
 need_build() {
   [ -x "$bin/all_reduce_perf" ] && [ -x "$bin/bare_cuda" ] ||
     usage_error "no CUDA build in $build (run --phase build first on this machine)"
   [ -x "$ntbin/all_reduce_perf" ] || usage_error "no nccl-tests build in $ntbin (run --phase build first on this machine)"
+  [ -f "$work/versions.txt" ] || record_versions "" ""
 }
 [ "$gpus" -eq 0 ] && log "no GPU visible: building for sm_90, nothing runs"
 # The machine's load when each phase starts, in the steps table: timings taken under load say so.
 record "$phase" start ok 0 "load average $(cut -d' ' -f1-3 /proc/loadavg), $gpus GPU(s)"
 case $phase in
   build) phase_build ;;
-  test) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_test ;;
-  measure) need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; phase_measure ;;
+  test) need_build; phase_test ;;
+  measure) need_build; phase_measure ;;
   all)
-    if [ -n "$bundle" ]; then need_build; [ -f "$work/versions.txt" ] || record_versions "" ""; else phase_build; fi
+    if [ -n "$bundle" ]; then need_build; else phase_build; fi
     if [ $status = 0 ]; then
       phase_start=$(date +%s); phase_test
       phase_start=$(date +%s); phase_measure
