@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Packs a CUDA build made here for a GPU machine that cannot build collbench itself (no MPI, Gloo,
-# hwloc or CLI11 there, nothing to install them from), and unpacks it there.
+# Packs a CUDA build made here for a GPU machine that cannot build collbench itself (its build
+# dependencies, Gloo at least, missing there and nothing to install them from), and unpacks it there.
 #
 # usage: scripts/gpu-bundle.sh pack BUILD_DIR DEST     (here, after building BUILD_DIR with CUDA)
 #        scripts/gpu-bundle.sh unpack DEST              (there, from the repository root)
 #
-# pack writes DEST/bundle.tar.xz (about 12 MB for sm_90) holding BUILD_DIR's programs (stripped) and nccl-tests build (BUILD_DIR/nccl-tests),
-# the CTest files (so `ctest -L gpu` runs there), and every shared library those load except the C
-# and C++ runtimes, the CUDA driver and what the GPU machine's own CUDA and NCCL provide (libcudart,
-# cuBLAS, NCCL: both tools then load the same NCCL there). unpack puts the build at ./build-gpu,
-# rewrites the CTest files' absolute paths to this checkout, and prints the LD_LIBRARY_PATH to
-# export: the bundle's libraries, then the NCCL and CUDA libraries it finds (a pip NCCL included).
-# Unpacking again keeps ./build-gpu (and the results in it) and restores only missing libraries.
-# The GPU runs then start without MPI (scripts/launch-local.sh); docs/gpu-verify.md says more.
+# pack writes DEST/bundle.tar.xz (about 12 MB for sm_90): BUILD_DIR's programs (stripped), its
+# nccl-tests build (BUILD_DIR/nccl-tests), the CTest files (so `ctest -L gpu` runs there), and every
+# shared library those load except the C and C++ runtimes, the CUDA driver and what the GPU
+# machine's own CUDA and NCCL provide (libcudart, cuBLAS, NCCL: both tools then load the same NCCL
+# there). unpack puts the build at ./build-gpu, rewrites the CTest files' absolute paths to this
+# checkout, and prints the LD_LIBRARY_PATH to export: the bundle's libraries, then the NCCL and
+# CUDA libraries it finds (a pip NCCL included). Unpacking again keeps ./build-gpu (and the
+# results in it) and restores only missing libraries. Where that machine has no mpirun, the ranks
+# start without MPI (scripts/launch-local.sh); docs/gpu-verify.md says more.
 set -euo pipefail
 program=gpu-bundle.sh
 fail() { echo "$program: error: $1" >&2; exit 2; }
@@ -20,7 +21,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 pack() {
   local build dest lib
-  build="$(cd "$1" && pwd)" || fail "no build folder $1"
+  build="$(cd "$1" 2>/dev/null && pwd)" || fail "no build folder $1"
   dest=$2
   [ -x "$build/bin/all_reduce_perf" ] && [ -x "$build/bin/bare_cuda" ] || fail "$build is not a CUDA build (no bin/bare_cuda)"
   [ ! -e "$dest" ] || [ -z "$(ls -A "$dest")" ] || fail "$dest is not empty"
@@ -60,7 +61,7 @@ pack() {
 
 unpack() {
   local dest from_root from_build nccl_lib cuda_lib marker
-  dest="$(cd "$1" && pwd)" || fail "no bundle $1"
+  dest="$(cd "$1" 2>/dev/null && pwd)" || fail "no bundle $1"
   [ -f "$dest/source-root.txt" ] && [ -f "$dest/bundle.tar.xz" ] || fail "$dest is not a bundle (no source-root.txt or bundle.tar.xz)"
   from_root=$(cat "$dest/source-root.txt") from_build=$(cat "$dest/build-root.txt")
   marker="$root/build-gpu/.from-bundle"

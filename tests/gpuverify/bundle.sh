@@ -18,6 +18,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$source_root/scripts/gpu-bundle.sh" pack "$build" "$work/bundle" >/dev/null 2>"$work/err" && fail "packing into a full folder worked"
 grep -q "is not empty" "$work/err" || fail "full folder: $(cat "$work/err")"
 
+for bad in "pack $work/nowhere $work/x" "unpack $work/nowhere" "pack"; do
+  # shellcheck disable=SC2086
+  "$source_root/scripts/gpu-bundle.sh" $bad >/dev/null 2>"$work/err"
+  code=$?
+  [ "$code" = 2 ] && [ "$(wc -l < "$work/err")" = 1 ] || fail "'$bad': exit $code, stderr: $(cat "$work/err")"
+done
+
 # A checkout elsewhere: the scripts, an nccl-tests source stand-in, the bundle.
 checkout="$work/checkout"
 mkdir -p "$checkout/nccl-tests/src" && touch "$checkout/nccl-tests/src/Makefile"
