@@ -28,18 +28,27 @@ for rank in $(seq 0 $((ranks - 1))); do
   pids+=($!)
 done
 # Like mpirun: the first rank to exit non-zero gives the exit code, and the ranks still running
-# are ended (TERM, then KILL after 3 s; a stopped rank gets KILL at once).
+# are ended (TERM after 1 s, then KILL after 3 s more; a stopped rank gets KILL at once).
 status=0 live=("${pids[@]}")
 while [ ${#live[@]} -gt 0 ]; do
   finished=""
-  wait -n -p finished "${live[@]}"; code=$?
-  [ -n "$finished" ] || continue   # a signal was passed on; wait again
+  wait -n -p finished "${live[@]}" 2>/dev/null; code=$?
+  if [ -z "${finished:-}" ]; then
+    # Either a signal was passed on (wait again), or bash reaped a rank while this loop was not
+    # waiting (during forward or ps below): `wait -n` then says "no such job" (127), but `wait PID`
+    # still returns that rank's saved exit code.
+    for pid in "${live[@]}"; do
+      if ! kill -0 "$pid" 2>/dev/null; then wait "$pid"; code=$? finished=$pid; break; fi
+    done
+    [ -n "${finished:-}" ] || continue
+  fi
   for i in "${!live[@]}"; do [ "${live[$i]}" = "$finished" ] && unset 'live[i]'; done
   live=("${live[@]}")
   if [ "$code" != 0 ] && [ "$status" = 0 ]; then
     status=$code
-    forward TERM
-    (sleep 3; forward KILL) >/dev/null 2>&1 &
+    # One second's grace first: ranks given the same bad input fail on their own and each says
+    # why, instead of being ended mid-sentence by the first one's TERM.
+    (sleep 1; forward TERM; sleep 3; forward KILL) >/dev/null 2>&1 &
     sleeper=$!
     trap 'kill "$sleeper" 2>/dev/null' EXIT  # once every rank is gone, nobody is left to kill
     for pid in "${live[@]}"; do
