@@ -235,6 +235,19 @@ phase_build() {
   record_versions "$nccl_include" "$nccl_library"
 }
 
+# nccl-tests checks its own results (-c 1, every type): "Out of bounds values : N OK|FAILED".
+anchor_check() {
+  local collective=$1 start=$(date +%s) logs="$work/logs" wrong
+  run_logged "$(limit_for 120)" "$logs/test-nccl-tests-$collective.log" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" \
+    -b 8 -e 64M -f 2 -d all -c 1 -n 5 -w 2 "${nccl_tests_gpus[@]}"
+  wrong=$(sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' "$logs/test-nccl-tests-$collective.log")
+  case $wrong in
+    0) record test "nccl-tests $collective -d all" ok $(( $(date +%s) - start )) "its check: 0 wrong" ;;
+    "") record test "nccl-tests $collective -d all" FAILED $(( $(date +%s) - start )) "no check line, see logs/test-nccl-tests-$collective.log" ;;
+    *) record test "nccl-tests $collective -d all" WRONG $(( $(date +%s) - start )) "its check: $wrong wrong" ;;
+  esac
+}
+
 phase_test() {
   local start=$(date +%s) logs="$work/logs" collective op_flags code
   set_launchers
@@ -261,6 +274,9 @@ phase_test() {
       3) record test "$collective -d all" WRONG $(( $(date +%s) - start )) "wrong results (exit 3)"; [ $status = 0 ] && status=3 ;;
       *) record test "$collective -d all" FAILED $(( $(date +%s) - start )) "exit $code: $(grep -m1 'error' "$logs/test-$collective.log")"; status=1 ;;
     esac
+    # The anchor's own check on the same sizes and types: whether NCCL's grouped send/receive to
+    # the rank itself is right here (sendrecv), and its alltoall, which collbench calls natively.
+    case $collective in sendrecv|alltoall) [ -x "$ntbin/${collective}_perf" ] && anchor_check "$collective" ;; esac
   done
   # Communicators on NCCL (ncclCommInitRank, Split, Shrink, InitRankScalable where loaded): every
   # method must make and destroy its communicator. pt2pt_perf needs a GPU per rank of a pair, so it
