@@ -7,7 +7,7 @@
 # Writes WORK/verdicts.md (the tables, with the load average sampled every 30 s) and keeps every
 # report. Nothing here is tuned to its own results: defaults only.
 #   results/summarize/measure_verdicts.sh BIN_DIR WORK_DIR [AA [INJECT10 [INJECT5 [SERIES]]]]
-# Defaults 100 100 40 20 (the issue's "at least"); a smoke: ... BIN WORK 2 2 1 1.
+# Defaults 100 100 40 20 (the issue's "at least"); a smoke: ... BIN WORK 2 2 1 1; history only: 0 0 0 20.
 # HISTORY_ORDER=consecutive|interleaved: how the history series' runs are ordered (see 2.).
 # SUITE: the benchmark's arguments (default ci-perf's suite; before 2026-11-26 it was
 # --sizes 64K,256K -n 40 -w 5 -c 1 --samples -T 120).
@@ -25,7 +25,9 @@ load_range() { awk '{ if (min == "" || $2 < min) min = $2; if ($2 > max) max = $
 # 1. A/A and injected slowdowns. measure_inject.sh pairs A/A with inject-10 one to one; the
 # larger of the two counts sets the pairs.
 pairs=$(( aa > s10 ? aa : s10 ))
-"$here/measure_inject.sh" "$bin" "$pairs" "$s5" "$work/ab" "$runs" "$max_runs" "${suite[@]}" > /dev/null
+if [ "$pairs" -gt 0 ] || [ "$s5" -gt 0 ]; then  # 0 0 0 SERIES: history only
+  "$here/measure_inject.sh" "$bin" "$pairs" "$s5" "$work/ab" "$runs" "$max_runs" "${suite[@]}" > /dev/null
+fi
 
 # 2. History: SERIES series of 12 runs each, flat and with a 10 % step from run 8 (index 7) on.
 # HISTORY_ORDER=consecutive (default): a series' 12 runs back to back, 0.3 s apart, so a machine
@@ -65,11 +67,14 @@ done
 # side with the CPU model rewritten.
 foreign="$work/foreign"
 rm -rf "$foreign"; mkdir -p "$foreign"
-for report in "$work/ab/aa1/A"/run-*.json; do
-  jq '.context.machine.cpu_model = "Another CPU 1"' "$report" > "$foreign/$(basename "$report")"
-done
-"$bin/collbench" compare "$foreign" "$work/ab/aa1/B" > "$work/foreign.txt" 2>&1
-foreign_exit=$?
+foreign_exit="not run (no A/A comparison)"; : > "$work/foreign.txt"
+if [ -d "$work/ab/aa1/A" ]; then
+  for report in "$work/ab/aa1/A"/run-*.json; do
+    jq '.context.machine.cpu_model = "Another CPU 1"' "$report" > "$foreign/$(basename "$report")"
+  done
+  "$bin/collbench" compare "$foreign" "$work/ab/aa1/B" > "$work/foreign.txt" 2>&1
+  foreign_exit=$?
+fi
 
 # The tables.
 {
@@ -78,6 +83,7 @@ foreign_exit=$?
   echo "| comparison | count | exit 1 | rate | median runs a side |"
   echo "|---|---|---|---|---|"
   for kind in aa s10_ s5_; do
+    [ -f "$work/ab/results.txt" ] || break
     # mawk has no asort: the runs' median comes from sort.
     median_runs=$(awk -v k="$kind" 'NR > 1 && $1 == k { print $4 }' "$work/ab/results.txt" | sort -n |
       awk '{ r[NR] = $1 } END { print NR ? r[int((NR + 1) / 2)] : "-" }')

@@ -399,7 +399,7 @@ const Command kCommands[] = {
      },
      ab_command},
     {"history", "REPORT|DIR... [options]",
-     "change points over dated runs (context.start_time), per row series;\n"
+     "change points over dated runs (context.start_time), per row series and all rows as one;\n"
      "exit 1 when a series' latest change is a slowdown (after Holm's correction over the series)",
      [](CLI::App& command, Arguments& a) {
        HistoryOptions& o = a.history;
@@ -414,6 +414,10 @@ const Command kCommands[] = {
        add_value(command, "--correction", "holm|none", "over the series, for the exit code (default holm)", [&o](Text& v, Text& f) {
          if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
          o.holm = v == "holm";
+       });
+       add_value(command, "--pool", "rows|none", "also judge all rows as one series, at alpha / 2 (default rows)", [&o](Text& v, Text& f) {
+         if (v != "rows" && v != "none") throw UsageError(f + " expects rows or none, not '" + v + "'");
+         o.pool_rows = v == "rows";
        });
        add_value(command, "--exponent", "A", "E-divisive's distance |x - y|^A, 0 < A < 2 (default 0.5)", [&o](Text& v, Text& f) {
          o.exponent = parse_real(v, f, 0, 2);

@@ -22,8 +22,12 @@ namespace {
 // built on distances (exponent < 2) rather than squares, is not dragged towards one wild run as a
 // difference of means is. Returns the best split (an index into `values`) and its Q; every candidate keeps at
 // least `min_segment` values a side. O(n^2): the sums are updated as the split moves right.
-std::pair<std::size_t, double> best_energy_split(const std::vector<double>& values, std::size_t min_segment, double exponent) {
+// `slowdowns_only`: only splits whose later part has the higher mean (the all-rows series' one-sided test).
+std::pair<std::size_t, double> best_energy_split(const std::vector<double>& values, std::size_t min_segment, double exponent,
+                                                 bool slowdowns_only = false) {
   const std::size_t n = values.size();
+  const double total = std::accumulate(values.begin(), values.end(), 0.0);
+  double left_sum = 0;
   const auto distance = [exponent](double a, double b) { return std::pow(std::fabs(a - b), exponent); };
   double between = 0, within_left = 0, within_right = 0;
   for (std::size_t j = 0; j < n; ++j) {
@@ -38,8 +42,10 @@ std::pair<std::size_t, double> best_energy_split(const std::vector<double>& valu
     within_left += to_left;
     within_right -= to_right;
     between += to_right - to_left;
+    left_sum += values[moved];
     const double left = static_cast<double>(split), right = static_cast<double>(n - split);
     if (split < min_segment || n - split < min_segment) continue;
+    if (slowdowns_only && (total - left_sum) / right <= left_sum / left) continue;
     const double energy = 2 * between / (left * right) - (split > 1 ? 2 * within_left / (left * (left - 1)) : 0) -
                           (n - split > 1 ? 2 * within_right / (right * (right - 1)) : 0);
     const double score = left * right / static_cast<double>(n) * energy;
@@ -114,6 +120,84 @@ std::vector<Split> e_divisive(const std::vector<double>& logs, const HistoryOpti
   return found;
 }
 
+// The all-rows series' test, one-sided: the strongest split whose later runs are slower (energy
+// statistic, slowdowns only), its p from permutations of the runs. A regression question has one
+// side, and a one-sided test needs half the runs' evidence: 8 runs left after the set-aside can
+// give p = 1/56, where E-divisive's two-sided test cannot go below 2/56. It must move the median by
+// --min-change, and still hold there in the latest --min-segment runs (a slowdown since fixed is
+// not one now).
+std::optional<HistoryChange> latest_slowdown(const std::vector<double>& values, const HistoryOptions& options) {
+  if (values.size() < 2 * options.min_segment) return std::nullopt;
+  std::vector<double> logs;
+  for (double value : values) logs.push_back(std::log(value));
+  const auto [split, score] = best_energy_split(logs, options.min_segment, options.exponent, true);
+  if (score <= 0) return std::nullopt;
+  HistoryChange change;
+  change.index = split;
+  change.before = median_of(values, 0, split);
+  change.after = median_of(values, split, values.size());
+  change.change = change.after / change.before - 1;
+  const double latest = median_of(values, values.size() - options.min_segment, values.size());
+  if (change.change < options.min_change || latest / change.before - 1 < options.min_change) return std::nullopt;
+  std::mt19937_64 generator(0x5eed0000ULL + logs.size());
+  int as_strong = 0;
+  for (int permutation = 0; permutation < options.permutations; ++permutation) {
+    std::shuffle(logs.begin(), logs.end(), generator);
+    if (best_energy_split(logs, options.min_segment, options.exponent, true).second >= score * (1 - 1e-12)) ++as_strong;
+  }
+  change.p_value = (as_strong + 1.0) / (options.permutations + 1.0);
+  return change;
+}
+
+// The "all rows" series (PooledHistory). On the log scale: each row's figure less the row's median
+// over the runs (negated for rates, so that up is slower), then the median over the rows, so one
+// row disturbed alone does not move the run. Runs over kSetAsideFactor x the median of the faster
+// half are set aside, unless the latest --min-segment runs all are: that is a lasting change.
+PooledHistory pool_rows(const std::vector<HistorySeries>& series, const HistoryOptions& options, bool higher_is_better) {
+  std::map<std::string, std::vector<double>> relative;  // report path -> one value per row
+  std::map<std::string, HistoryPoint> runs;
+  for (const auto& one : series) {
+    std::vector<double> logs;
+    for (const auto& point : one.points) logs.push_back(std::log(point.value));
+    const double level = median(logs);
+    for (std::size_t i = 0; i < logs.size(); ++i) {
+      relative[one.points[i].path].push_back(higher_is_better ? level - logs[i] : logs[i] - level);
+      runs.emplace(one.points[i].path, one.points[i]);
+    }
+  }
+  std::vector<std::pair<HistoryPoint, double>> pooled;  // (run, log relative level), runs with every row
+  for (const auto& [path, values] : relative) {
+    if (values.size() == series.size()) pooled.emplace_back(runs.at(path), median(values));
+  }
+  std::stable_sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) {
+    return a.first.epoch_s != b.first.epoch_s ? a.first.epoch_s < b.first.epoch_s : a.first.time < b.first.time;
+  });
+  PooledHistory result;
+  result.rows = series.size();
+  if (pooled.empty()) return result;
+  std::vector<double> levels;
+  for (const auto& [run, level] : pooled) levels.push_back(level);
+  std::sort(levels.begin(), levels.end());
+  const double usual = median(std::vector<double>(levels.begin(), levels.begin() + static_cast<std::ptrdiff_t>((levels.size() + 1) / 2)));
+  const double limit = usual + std::log(kSetAsideFactor);
+  const std::size_t tail = std::min(options.min_segment, pooled.size());
+  const bool lasting = std::all_of(pooled.end() - static_cast<std::ptrdiff_t>(tail), pooled.end(), [&](const auto& run) { return run.second > limit; });
+  std::vector<double> values;
+  for (auto [run, level] : pooled) {
+    run.value = std::exp(level);
+    if (level > limit && !lasting) {
+      result.set_aside.push_back(run);
+      continue;
+    }
+    result.points.push_back(run);
+    values.push_back(run.value);
+  }
+  result.slowdown = latest_slowdown(values, options);
+  const double alpha = options.holm ? options.alpha / 2 : options.alpha;
+  result.regression = result.slowdown && result.slowdown->p_value < alpha;
+  return result;
+}
+
 std::string percent_text(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g%%", 100 * fraction);
@@ -164,7 +248,8 @@ std::vector<HistoryChange> find_change_points(const std::vector<double>& values,
 
 std::size_t HistoryResult::regressions() const {
   if (machine_mismatch) return 0;
-  return static_cast<std::size_t>(std::count_if(series.begin(), series.end(), [](const HistorySeries& s) { return s.regressed(); }));
+  return static_cast<std::size_t>(std::count_if(series.begin(), series.end(), [](const HistorySeries& s) { return s.regressed(); })) +
+         (all_rows && all_rows->regression ? 1 : 0);
 }
 
 HistoryResult compute_history(const std::vector<LoadedReport>& reports, const HistoryOptions& options) {
@@ -218,11 +303,14 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
     const SeriesKey a_rest(a.key.begin(), a.key.end() - 1), b_rest(b.key.begin(), b.key.end() - 1);
     return a_rest != b_rest ? a_rest < b_rest : a.size < b.size;
   });
+  if (options.pool_rows && result.series.size() >= 2) result.all_rows = pool_rows(result.series, options, !timed);
   // The family: every series. One whose latest change is not a slowdown takes part with p = 1.
+  // With the all-rows series beside them, they share alpha with it.
   std::vector<double> p_values;
   for (const auto& series : result.series) p_values.push_back(series.latest_is_slower() ? series.changes.back().p_value : 1.0);
   result.series_judged = p_values.size();
-  const auto rejected = options.holm ? holm_rejections(p_values, options.alpha) : std::vector<bool>{};
+  const double rows_alpha = result.all_rows ? options.alpha / 2 : options.alpha;
+  const auto rejected = options.holm ? holm_rejections(p_values, rows_alpha) : std::vector<bool>{};
   for (std::size_t i = 0; i < result.series.size(); ++i) {
     auto& series = result.series[i];
     series.regression = series.latest_is_slower() && (options.holm ? static_cast<bool>(rejected[i]) : true);
@@ -282,6 +370,24 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                                                 : "not a regression: " + what + ", not after Holm's correction over " +
                                                       std::to_string(result.series_judged) + " series");
   }
+  if (result.all_rows && !result.machine_mismatch) {
+    const PooledHistory& pooled = *result.all_rows;
+    std::string what = "all " + std::to_string(pooled.rows) + " rows together: ";
+    if (!pooled.slowdown) {
+      what += "no slowdown that holds to the latest runs";
+    } else {
+      char p_text[32];
+      std::snprintf(p_text, sizeof p_text, "%.3g", pooled.slowdown->p_value);
+      what += percent_text(pooled.slowdown->change) + " slower since " + pooled.points[pooled.slowdown->index].time + " (p = " + p_text + ", one-sided" +
+              (pooled.regression ? ")" : "; not below its alpha)");
+    }
+    if (!pooled.set_aside.empty()) {
+      what += "; " + std::to_string(pooled.set_aside.size()) + " run(s) set aside, over " + percent_text(kSetAsideFactor - 1) +
+              " slower than the faster half as a whole (the machine, not the code):";
+      for (const auto& run : pooled.set_aside) what += " " + run.time;
+    }
+    document.notes.push_back((pooled.regression ? "regression: " : "") + what);
+  }
   char rule[400];
   std::snprintf(rule, sizeof rule,
                 "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
@@ -289,6 +395,11 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                 result.figure.c_str(), options.exponent, options.permutations, options.alpha, percent_text(options.min_change).c_str(), options.min_segment,
                 options.holm ? "after Holm's correction over the series" : "per series, uncorrected");
   document.notes.push_back(rule);
+  if (result.all_rows) {
+    document.notes.push_back(std::string("all rows: each run's median over rows of the row's figure over its usual level, runs over ") +
+                             percent_text(kSetAsideFactor - 1) + " slower than the faster half set aside; one split, slowdowns only, by the energy "
+                             "statistic and a permutation test at " + (options.holm ? "alpha / 2 (the rows' Holm family takes the other half)" : "alpha"));
+  }
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();
   // Where each regression starts (its first slower run's report), for scripts that check the place.
@@ -296,7 +407,22 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   for (const auto& series : result.series) {
     if (series.regressed() && !result.machine_mismatch) regression_reports.push_back(series.points[series.changes.back().index].path);
   }
+  if (result.all_rows && result.all_rows->regression && !result.machine_mismatch) {
+    regression_reports.push_back(result.all_rows->points[result.all_rows->slowdown->index].path);
+  }
   document.extra["regression_reports"] = regression_reports;
+  if (result.all_rows) {
+    const PooledHistory& pooled = *result.all_rows;
+    nlohmann::json slowdown = nullptr, set_aside = nlohmann::json::array();
+    if (pooled.slowdown) {
+      const auto& change = *pooled.slowdown;
+      slowdown = {{"report", pooled.points[change.index].path}, {"when", pooled.points[change.index].time}, {"before", change.before},
+                  {"after", change.after}, {"change", change.change}, {"p_value", change.p_value}};
+    }
+    for (const auto& run : pooled.set_aside) set_aside.push_back(run.path);
+    document.extra["all_rows"] = {{"rows", pooled.rows}, {"runs_judged", pooled.points.size()}, {"slowdown", slowdown},
+                                  {"set_aside", set_aside}, {"regression", pooled.regression && !result.machine_mismatch}};
+  }
   document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);

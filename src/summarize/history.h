@@ -4,6 +4,14 @@
 // whose latest change is a slowdown is a regression only when that change's p-value also passes
 // Holm's correction over every series, as compare corrects over rows: one report holds many
 // series, and at alpha each, four of them would cry wolf in up to 1 - 0.95^4 = 19 % of flat histories.
+//
+// A code change usually moves every row of a report at once, so the rows are also judged together
+// as one series ("all rows"): each run's median over rows of its figure relative to the row's
+// usual level. Runs in which the whole machine was disturbed (over 1.5x the usual level) are set
+// aside from that series, and it gets half of alpha while the rows' Holm family gets the other
+// half, so a report still cries wolf at most alpha of the time. That series is tested one-sided,
+// for a slowdown that holds to the latest runs. What it buys, on the 2-core runner
+// with 12 runs: results/summarize/README.md.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +39,8 @@ struct HistoryOptions {
   // against a step: 0.5 found a 10 % step in 45 of 50 series with 10 % wild runs, 1 in 23 of 50
   // (results/summarize/README.md), and no more changes in flat series.
   double exponent = 0.5;
+  // The "all rows" series beside the per-row ones, where a report has two rows or more (--pool).
+  bool pool_rows = true;
 };
 
 struct HistoryPoint {
@@ -58,15 +68,34 @@ struct HistorySeries {
   bool regressed() const { return regression; }
 };
 
+// Every row of the report as one series: a run's value is its median over rows of the row's figure
+// over the row's median (1 = the row's usual level; above 1 is slower, for rates too). Only runs
+// that have every row take part.
+struct PooledHistory {
+  std::size_t rows = 0;
+  std::vector<HistoryPoint> points;     // the runs judged, by time
+  std::vector<HistoryPoint> set_aside;  // whole-machine disturbances: over kSetAsideFactor x the faster half's median
+  // The strongest split whose later runs are slower by --min-change, still so in the latest
+  // --min-segment runs; index into `points`. One-sided permutation p.
+  std::optional<HistoryChange> slowdown;
+  bool regression = false;              // slowdown's p below alpha / 2 (alpha with --correction none)
+};
+
+// A run this much slower than the faster half of its series' runs was disturbed as a whole: the
+// slow machine states of the shared runner are 2.5-3x (results/summarize/README.md), and a code
+// change that big still shows in every row's own series, which sets nothing aside.
+inline constexpr double kSetAsideFactor = 1.5;
+
 struct HistoryResult {
   std::vector<HistorySeries> series;
+  std::optional<PooledHistory> all_rows;  // with --pool rows (the default) and two rows or more
   std::string measure = "us";
   std::string figure;      // which run-level figure, in words
   std::size_t reports = 0;
   // Set when the runs come from different machines (fingerprint.h): every verdict is UNKNOWN.
   std::optional<std::string> machine_mismatch;
   std::size_t series_judged = 0;  // the family Holm's correction ran over
-  std::size_t regressions() const;  // series whose latest change is a slowdown, after Holm; 0 on a machine mismatch
+  std::size_t regressions() const;  // series (all rows counting as one) whose latest change is a slowdown, after Holm; 0 on a machine mismatch
 };
 
 // Change points of one series of positive values, on the log scale. Deterministic: the

@@ -674,7 +674,9 @@ TEST(History, OneWildRunDoesNotHideAStep) {
 // `step_at` on. A fixed seed: the same histories every time.
 class SyntheticHistories {
  public:
-  SyntheticHistories(std::uint64_t seed, double disturbed_share) : state_(seed), disturbed_share_(disturbed_share) {}
+  // `machine_share`: a share of runs in which the whole machine was slow, every row 2.5-3x.
+  SyntheticHistories(std::uint64_t seed, double disturbed_share, double machine_share = 0)
+      : state_(seed), disturbed_share_(disturbed_share), machine_share_(machine_share) {}
 
   std::vector<LoadedReport> make(double step, std::size_t step_at) {
     const auto fixture = load_reports({data("history/flat/run-00.json")}).front();
@@ -692,8 +694,9 @@ class SyntheticHistories {
       loaded.path = "synthetic/run-" + std::to_string(run) + ".json";
       loaded.report.context.start_time = "2026-10-01T" + std::string(run < 10 ? "0" : "") + std::to_string(run) + ":00:00Z";
       loaded.report.rows = rows;
+      const double machine = uniform() < machine_share_ ? 2.5 + 0.5 * uniform() : 1.0;
       for (auto& row : loaded.report.rows) {
-        double figure = static_cast<double>(row.size) / 1000 * std::exp(0.03 * normal()) * (run >= step_at ? step : 1.0);
+        double figure = static_cast<double>(row.size) / 1000 * std::exp(0.03 * normal()) * (run >= step_at ? step : 1.0) * machine;
         if (uniform() < disturbed_share_) figure *= 1.5 + 1.2 * uniform();
         row.samples_us.assign(20, figure);  // p10 of twenty equal samples: the figure itself
         row.time_statistics.clear();
@@ -710,8 +713,28 @@ class SyntheticHistories {
   }
   double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::acos(-1.0) * uniform()); }
   std::uint64_t state_;
-  double disturbed_share_;
+  double disturbed_share_, machine_share_;
 };
+
+// Where a history's regressions start: every regressed row series' latest change, and the all-rows
+// series' (by its own points, which leave set-aside runs out).
+std::vector<std::string> regression_reports(const HistoryResult& result) {
+  std::vector<std::string> reports;
+  for (const auto& series : result.series) {
+    if (series.regressed()) reports.push_back(series.points[series.changes.back().index].path);
+  }
+  if (result.all_rows && result.all_rows->regression) reports.push_back(result.all_rows->points[result.all_rows->slowdown->index].path);
+  return reports;
+}
+
+bool regression_near_run(const HistoryResult& result, int from, int to) {
+  for (const auto& path : regression_reports(result)) {
+    for (int run = from; run <= to; ++run) {
+      if (path == "synthetic/run-" + std::to_string(run) + ".json") return true;
+    }
+  }
+  return false;
+}
 
 TEST(History, FlatSeriesWithDisturbedRunsPassAfterHolmOverTheSeries) {
   // Twenty flat histories of four series: at most one may end in a regression (issue 20's 19 of 20).
@@ -739,23 +762,61 @@ TEST(History, AStepIsFoundWithinOneRunOfIt) {
     HistoryOptions options;
     options.holm = holm;
     std::size_t found = 0;
-    for (int history = 0; history < 20; ++history) {
-      const auto result = compute_history(histories.make(1.10, 7), options);
-      bool near = false;
-      for (const auto& series : result.series) {
-        if (series.regressed()) near = near || (series.changes.back().index >= 6 && series.changes.back().index <= 8);
-      }
-      found += near ? 1 : 0;
-    }
+    for (int history = 0; history < 20; ++history) found += regression_near_run(compute_history(histories.make(1.10, 7), options), 6, 8) ? 1 : 0;
     return found;
   };
   EXPECT_GE(found_near_the_step(0.0, 20261126, true), 19u);
-  // With disturbed runs the energy statistic's permutation p-values of a 7 | 5 split spread to
-  // 0.01-0.04, and Holm's first step over four series asks for 0.0125: 16 of these 20 are found
-  // (19 or more per series, uncorrected). Below issue 20's 19 of 20; asserted so that a change of the
-  // method shows, not as a goal.
-  EXPECT_GE(found_near_the_step(0.1, 20261126, true), 16u);
+  // With one row run in ten disturbed on its own, the all-rows series, whose median over rows
+  // ignores a lone disturbed row, finds them all; each row's own series alone, at alpha / 2 over
+  // Holm's four, would not (the energy statistic's p of a 7 | 5 split spreads to 0.01-0.04).
+  EXPECT_GE(found_near_the_step(0.1, 20261126, true), 19u);
   EXPECT_GE(found_near_the_step(0.1, 20261126, false), 19u);
+}
+
+TEST(History, RunsOfASlowMachineAreSetAsideFromTheAllRowsSeries) {
+  // One run in seven with the whole machine 2.5-3x slow, as the 2-core runner's slow state made
+  // 14 % of them on 2026-11-26 (results/summarize/README.md): the all-rows series sets them aside
+  // and finds a 10 % step after run 7 (18 of these 20), the row series alone 7. Flat histories end
+  // in exit 0. With a third of the runs slow (the same runner another day) 11 of 20 are found, the
+  // rows alone 1: what is left after the set-aside is too few runs for the permutation test.
+  SyntheticHistories steps(20261127, 0.0, 0.15), flats(20261128, 0.0, 0.15);
+  std::size_t found = 0, found_by_rows = 0, flat_failing = 0, set_aside = 0;
+  HistoryOptions rows_only;
+  rows_only.pool_rows = false;
+  for (int history = 0; history < 20; ++history) {
+    const auto runs = steps.make(1.10, 7);
+    const auto result = compute_history(runs, HistoryOptions{});
+    ASSERT_TRUE(result.all_rows.has_value());
+    EXPECT_EQ(result.all_rows->rows, 4u);
+    EXPECT_EQ(result.all_rows->points.size() + result.all_rows->set_aside.size(), 12u);
+    set_aside += result.all_rows->set_aside.size();
+    found += regression_near_run(result, 6, 8) ? 1 : 0;
+    found_by_rows += regression_near_run(compute_history(runs, rows_only), 6, 8) ? 1 : 0;
+    flat_failing += compute_history(flats.make(1.0, 12), HistoryOptions{}).regressions() > 0 ? 1 : 0;
+  }
+  EXPECT_GE(found, 17u);
+  EXPECT_GT(found, found_by_rows);
+  EXPECT_LE(flat_failing, 1u);
+  EXPECT_GT(set_aside, 20u);  // about one in seven of 240 runs
+  EXPECT_LT(set_aside, 60u);
+}
+
+TEST(History, ALastingSlowdownIsNotSetAside) {
+  // Twice as slow from run 8 on and to the end: a change, not a disturbed machine. Nothing is set
+  // aside, and the all-rows series reports it where it began.
+  SyntheticHistories histories(20261129, 0.0);
+  const auto result = compute_history(histories.make(2.0, 8), HistoryOptions{});
+  ASSERT_TRUE(result.all_rows.has_value());
+  EXPECT_TRUE(result.all_rows->set_aside.empty());
+  ASSERT_TRUE(result.all_rows->regression);
+  EXPECT_EQ(result.all_rows->points[result.all_rows->slowdown->index].path, "synthetic/run-8.json");
+  EXPECT_NEAR(result.all_rows->slowdown->change, 1.0, 0.1);
+  // One row alone has no all-rows series; --pool none leaves it out, and --pool takes rows or none.
+  HistoryOptions none;
+  none.pool_rows = false;
+  EXPECT_FALSE(compute_history(histories.make(1.0, 12), none).all_rows.has_value());
+  EXPECT_EQ(run_cli({"history", "--pool", "none", data("history/flat")}), 0);
+  EXPECT_EQ(run_cli({"history", "--pool", "columns", data("history/flat")}), 2);
 }
 
 TEST(History, AChangeMustHoldForMinSegmentRuns) {

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Each run's level in history's all-rows series, in percent from the usual, one line per series:
+the median over rows of log(figure / the row's median), the row figure being the p10 over cycles
+of each cycle's p10 (compare's rule). A reading aid for the history tables in README.md.
+usage: all_rows_levels.py WORK/history KIND... (KIND: flat, step)"""
+import glob, json, math, sys
+from collections import defaultdict
+
+
+def median(values):
+    s = sorted(values)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def p10(values):
+    s = sorted(values)
+    position = 0.1 * (len(s) - 1)
+    low = int(position)
+    high = min(low + 1, len(s) - 1)
+    return s[low] + (s[high] - s[low]) * (position - low)
+
+
+def levels(folder):
+    rows = defaultdict(dict)
+    for path in sorted(glob.glob(folder + "/run-*.json")):
+        cycles = defaultdict(list)
+        for row in json.load(open(path))["results"]:
+            if row.get("kind") == "collective":
+                cycles[(row["bytes"], row["placement"])].append(row["time_us"]["p10"])
+        for key, values in cycles.items():
+            rows[key][path] = math.log(p10(values))
+    runs = sorted(set.intersection(*[set(r) for r in rows.values()]))
+    usual = {key: median([rows[key][run] for run in runs]) for key in rows}
+    return [median([rows[key][run] - usual[key] for key in rows]) for run in runs]
+
+
+for kind in sys.argv[2:]:
+    for series in range(1, 21):
+        folder = f"{sys.argv[1]}/{kind}-{series}"
+        if glob.glob(folder + "/run-*.json"):
+            print(f"{kind}-{series:2d}", " ".join(f"{100 * (math.exp(v) - 1):6.1f}" for v in levels(folder)))
