@@ -35,10 +35,12 @@ while [ ${#live[@]} -gt 0 ]; do
   wait -n -p finished "${live[@]}" 2>/dev/null; code=$?
   if [ -z "${finished:-}" ]; then
     # Either a signal was passed on (wait again), or bash reaped a rank while this loop was not
-    # waiting (during forward or ps below): `wait -n` then says "no such job" (127), but `wait PID`
-    # still returns that rank's saved exit code.
+    # waiting (during forward or ps below): `wait -n` then says "no such job" (127) and the rank
+    # is gone from the job table, but `wait PID` still returns its saved exit code. (The job
+    # table, not kill -0: a reaped rank's PID may already belong to another process.)
+    jobs_now=" $(jobs -p | tr '\n' ' ') "
     for pid in "${live[@]}"; do
-      if ! kill -0 "$pid" 2>/dev/null; then wait "$pid"; code=$? finished=$pid; break; fi
+      if [[ $jobs_now != *" $pid "* ]]; then wait "$pid"; code=$? finished=$pid; break; fi
     done
     [ -n "${finished:-}" ] || continue
   fi
