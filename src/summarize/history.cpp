@@ -403,12 +403,16 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();
   // Where each regression starts (its first slower run's report), for scripts that check the place.
+  // Each report once, though several series (and all rows) often regress at the same run.
   nlohmann::json regression_reports = nlohmann::json::array();
+  const auto add_report = [&regression_reports](const std::string& path) {
+    if (std::find(regression_reports.begin(), regression_reports.end(), path) == regression_reports.end()) regression_reports.push_back(path);
+  };
   for (const auto& series : result.series) {
-    if (series.regressed() && !result.machine_mismatch) regression_reports.push_back(series.points[series.changes.back().index].path);
+    if (series.regressed() && !result.machine_mismatch) add_report(series.points[series.changes.back().index].path);
   }
   if (result.all_rows && result.all_rows->regression && !result.machine_mismatch) {
-    regression_reports.push_back(result.all_rows->points[result.all_rows->slowdown->index].path);
+    add_report(result.all_rows->points[result.all_rows->slowdown->index].path);
   }
   document.extra["regression_reports"] = regression_reports;
   if (result.all_rows) {

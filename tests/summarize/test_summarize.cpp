@@ -811,6 +811,10 @@ TEST(History, ALastingSlowdownIsNotSetAside) {
   ASSERT_TRUE(result.all_rows->regression);
   EXPECT_EQ(result.all_rows->points[result.all_rows->slowdown->index].path, "synthetic/run-8.json");
   EXPECT_NEAR(result.all_rows->slowdown->change, 1.0, 0.1);
+  // Every row and all rows regressed at run 8: the JSON names that report once.
+  const auto document = history_document(result, HistoryOptions{});
+  EXPECT_EQ(document.extra.at("regression_reports"), nlohmann::json::array({"synthetic/run-8.json"}));
+  EXPECT_EQ(document.extra.at("all_rows").at("regression"), true);
   // One row alone has no all-rows series; --pool none leaves it out, and --pool takes rows or none.
   HistoryOptions none;
   none.pool_rows = false;
