@@ -149,6 +149,9 @@ std::optional<HistoryChange> latest_slowdown(const std::vector<double>& values, 
   return change;
 }
 
+// Runs in time order: by start second, then by the start time's text (its fraction).
+bool earlier(const HistoryPoint& a, const HistoryPoint& b) { return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time; }
+
 // The "all rows" series (PooledHistory). On the log scale: each row's figure less the row's median
 // over the runs (negated for rates, so that up is slower), then the median over the rows, so one
 // row disturbed alone does not move the run. Runs over kSetAsideFactor x the median of the faster
@@ -169,9 +172,7 @@ PooledHistory pool_rows(const std::vector<HistorySeries>& series, const HistoryO
   for (const auto& [path, values] : relative) {
     if (values.size() == series.size()) pooled.emplace_back(runs.at(path), median(values));
   }
-  std::stable_sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) {
-    return a.first.epoch_s != b.first.epoch_s ? a.first.epoch_s < b.first.epoch_s : a.first.time < b.first.time;
-  });
+  std::stable_sort(pooled.begin(), pooled.end(), [](const auto& a, const auto& b) { return earlier(a.first, b.first); });
   PooledHistory result;
   result.rows = series.size();
   if (pooled.empty()) return result;
@@ -291,9 +292,7 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
     for (const auto& [run, values] : by_run) {
       series.points.push_back({run->report.context.start_time, *parse_utc_time(run->report.context.start_time), run->path, combine_cycles(values, options.figure)});
     }
-    std::stable_sort(series.points.begin(), series.points.end(), [](const HistoryPoint& a, const HistoryPoint& b) {
-      return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time;
-    });
+    std::stable_sort(series.points.begin(), series.points.end(), earlier);
     std::vector<double> values;
     for (const auto& point : series.points) values.push_back(point.value);
     series.changes = find_change_points(values, options, !timed);

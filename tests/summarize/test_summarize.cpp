@@ -716,15 +716,10 @@ class SyntheticHistories {
   double disturbed_share_, machine_share_;
 };
 
-// Where a history's regressions start: every regressed row series' latest change, and the all-rows
-// series' (by its own points, which leave set-aside runs out).
+// Where a history's regressions start, as history's JSON names them (every regressed row series'
+// latest change and the all-rows series').
 std::vector<std::string> regression_reports(const HistoryResult& result) {
-  std::vector<std::string> reports;
-  for (const auto& series : result.series) {
-    if (series.regressed()) reports.push_back(series.points[series.changes.back().index].path);
-  }
-  if (result.all_rows && result.all_rows->regression) reports.push_back(result.all_rows->points[result.all_rows->slowdown->index].path);
-  return reports;
+  return history_document(result, HistoryOptions{}).extra.at("regression_reports").get<std::vector<std::string>>();
 }
 
 bool regression_near_run(const HistoryResult& result, int from, int to) {
