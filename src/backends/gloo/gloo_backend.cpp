@@ -107,22 +107,10 @@ UnboundReduction unbound_reduction(ReduceOp op) {
   }
 }
 
-// Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
-template <typename Body>
-void guarded(const char* collective, Body&& body) {
-  try {
-    body();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(std::string("gloo ") + collective + " failed: " + e.what());
-  }
-}
-
 // guarded() around `body`, called with a value of the call's element type (with_element_type).
 template <typename Body>
 void guarded_typed(const char* collective, DType dtype, Body&& body) {
-  guarded(collective, [&] { with_element_type(dtype, body); });
+  guarded("gloo ", collective, [&] { with_element_type(dtype, body); });
 }
 
 void* mutable_send(const CollectiveCall& call) { return const_cast<void*>(call.send); }
@@ -456,7 +444,7 @@ void GlooBackend::connect_members(const std::vector<int>& members) {
   const std::uint64_t serial = contexts_made_++;
   if (std::find(members.begin(), members.end(), rank_) == members.end()) return;
   const int size = static_cast<int>(members.size());
-  guarded("connectFullMesh", [&] {
+  guarded("gloo ", "connectFullMesh", [&] {
     rendezvous::TcpStoreClient client(rendezvous::parse_store_address(store_address_), kRendezvousTimeout);
     TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout_));
     gloo::rendezvous::PrefixStore prefixed("collbench/comm/" + std::to_string(serial), store);
@@ -522,7 +510,7 @@ void GlooBackend::scatter(const CollectiveCall& call) {
 
 void GlooBackend::barrier(World& world) {
   if (size_ == 1) return world.barrier();  // Gloo has no pair to itself
-  guarded("barrier", [&] {
+  guarded("gloo ", "barrier", [&] {
     gloo::BarrierOptions options(context_);
     gloo::barrier(options);
   });
@@ -540,7 +528,7 @@ void GlooBackend::sendrecv(const CollectiveCall& call) {
   const int previous = (rank_ - 1 + size_) % size_;
   // In place, as MPI_Sendrecv_replace: receive into scratch while sending, then copy over.
   void* landing = call.in_place ? scratch(bytes) : call.recv;
-  guarded("sendrecv", [&] {
+  guarded("gloo ", "sendrecv", [&] {
     const auto timeout = context_->getTimeout();
     auto outgoing = context_->createUnboundBuffer(mutable_send(call), bytes);
     auto incoming = context_->createUnboundBuffer(landing, bytes);
@@ -553,7 +541,7 @@ void GlooBackend::sendrecv(const CollectiveCall& call) {
 }
 
 void GlooBackend::exchange(const std::vector<Transfer>& transfers) {
-  guarded("point-to-point exchange", [&] {
+  guarded("gloo ", "point-to-point exchange", [&] {
     const auto timeout = context_->getTimeout();
     std::vector<std::unique_ptr<gloo::transport::UnboundBuffer>> posted;
     posted.reserve(transfers.size());

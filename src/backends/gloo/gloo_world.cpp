@@ -383,18 +383,6 @@ std::string choose_bind_address(const StoreLaunch& launch, const std::string& ma
   return "127.0.0.1";
 }
 
-// Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
-template <typename Body>
-void guarded(const char* what, Body&& body) {
-  try {
-    body();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw Error(std::string("gloo control plane: ") + what + " failed: " + e.what());
-  }
-}
-
 using Reduction = void (*)(void*, const void*, const void*, std::size_t);
 
 class GlooWorld final : public World {
@@ -473,7 +461,7 @@ class GlooWorld final : public World {
   std::string library_version() const override { return description_; }
 
   void barrier() override {
-    guarded("barrier", [&] {
+    guarded("gloo control plane: ", "barrier", [&] {
       gloo::BarrierOptions options(context_);
       gloo::barrier(options);
     });
@@ -484,7 +472,7 @@ class GlooWorld final : public World {
     const Reduction reduction = how == Combine::kMax   ? static_cast<Reduction>(&gloo::max<double>)
                                 : how == Combine::kMin ? static_cast<Reduction>(&gloo::min<double>)
                                                        : static_cast<Reduction>(&gloo::sum<double>);
-    guarded("allreduce", [&] {
+    guarded("gloo control plane: ", "allreduce", [&] {
       gloo::AllreduceOptions options(context_);
       options.setOutput(values.data(), values.size());
       options.setReduceFunction(reduction);
@@ -494,7 +482,7 @@ class GlooWorld final : public World {
 
   std::int64_t sum(std::int64_t value) override {
     if (size_ == 1) return value;
-    guarded("allreduce", [&] {
+    guarded("gloo control plane: ", "allreduce", [&] {
       gloo::AllreduceOptions options(context_);
       options.setOutput(&value, 1);
       options.setReduceFunction(static_cast<Reduction>(&gloo::sum<std::int64_t>));
@@ -510,7 +498,7 @@ class GlooWorld final : public World {
     std::int64_t length = static_cast<std::int64_t>(sent.size());
     std::vector<std::int64_t> lengths(static_cast<std::size_t>(size_));
     std::string all;
-    guarded("allgather", [&] {
+    guarded("gloo control plane: ", "allgather", [&] {
       gloo::AllgatherOptions sizes(context_);
       sizes.setInput(&length, 1);
       sizes.setOutput(lengths.data(), lengths.size());

@@ -6,10 +6,12 @@
 #include <gloo/rendezvous/store.h>
 
 #include <chrono>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include "backends/rendezvous/tcp_store.h"
+#include "core/error.h"
 
 namespace collbench {
 
@@ -28,5 +30,17 @@ class TcpStoreForGloo final : public gloo::rendezvous::Store {
   rendezvous::TcpStoreClient& client_;
   std::chrono::milliseconds timeout_;
 };
+
+// Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
+template <typename Body>
+void guarded(const char* prefix, const char* what, Body&& body) {
+  try {
+    body();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(std::string(prefix) + what + " failed: " + e.what());
+  }
+}
 
 }  // namespace collbench
