@@ -40,35 +40,14 @@ class CpuStreamEngine final : public StreamEngine {
     a_ = allocate(elements);
     b_ = allocate(elements);
     c_ = allocate(elements);
-    double* a = a_.get();
-    double* b = b_.get();
-    double* c = c_.get();
-    const long long n = elements_;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (long long i = 0; i < n; ++i) {
-      a[i] = 1.0;
-      b[i] = 2.0;
-      c[i] = 0.0;
-    }
+    fill([](long long) { return StreamCheckInput{1.0, 2.0, 0.0}; });
   }
 
   TimingSchedule schedule() const override { return TimingSchedule::kBarrierEachIteration; }
   void issue(StreamKernel kernel) override { run(kernel); }
   void wait() override {}
 
-  void fill_check_inputs() override {
-    double* a = a_.get();
-    double* b = b_.get();
-    double* c = c_.get();
-    const long long n = elements_;
-#pragma omp parallel for schedule(static) num_threads(threads_)
-    for (long long i = 0; i < n; ++i) {
-      const StreamCheckInput input = stream_check_input(i);
-      a[i] = input.a;
-      b[i] = input.b;
-      c[i] = input.c;
-    }
-  }
+  void fill_check_inputs() override { fill(stream_check_input); }
 
   std::int64_t count_wrong(StreamKernel kernel, bool corrupt_first_element) override {
     double* output = kernel == StreamKernel::kCopy || kernel == StreamKernel::kAdd ? c_.get()
@@ -85,6 +64,22 @@ class CpuStreamEngine final : public StreamEngine {
   std::optional<double> peak_gbps() const override { return std::nullopt; }  // no reliable CPU datasheet figure
 
  private:
+  // Element i of a, b and c set from values(i), by the threads (and static schedule) the kernels use.
+  template <typename Values>
+  void fill(Values values) {
+    double* a = a_.get();
+    double* b = b_.get();
+    double* c = c_.get();
+    const long long n = elements_;
+#pragma omp parallel for schedule(static) num_threads(threads_)
+    for (long long i = 0; i < n; ++i) {
+      const StreamCheckInput input = values(i);
+      a[i] = input.a;
+      b[i] = input.b;
+      c[i] = input.c;
+    }
+  }
+
   // The loops are STREAM's, written out so the compiler vectorises them with non-temporal freedom.
   void run(StreamKernel kernel) {
     double* __restrict a = a_.get();
