@@ -6,13 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 
 #include "harness/launcher_env.h"
 
@@ -75,22 +73,19 @@ std::string command_output(const std::string& command) {
 void add_slurm_commands(std::map<std::string, std::string>& scheduler, const std::string& this_host) {
   const auto job = scheduler.find("job_id");
   if (job == scheduler.end()) return;
-  const auto digits = [](const std::string& text) {
-    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (!digits(job->second)) return;
+  if (!whole_number(job->second)) return;
   const std::string job_text = command_output("timeout 5 scontrol show job --oneliner " + job->second + " 2>/dev/null");
   if (scontrol_field(job_text, "BatchFlag") == "1") {
     const std::string script = scontrol_field(job_text, "Command");
     if (!script.empty()) scheduler["batch_command"] = script;
   }
   const auto step = scheduler.find("step_id");
-  if (step == scheduler.end() || !digits(step->second)) return;
+  if (step == scheduler.end() || !whole_number(step->second)) return;
   const std::string step_text =
       command_output("timeout 5 scontrol show step --oneliner " + job->second + "." + step->second + " 2>/dev/null");
   const std::string srun_host_pid = scontrol_field(step_text, "SrunHost:Pid");
   const std::size_t colon = srun_host_pid.rfind(':');
-  if (colon == std::string::npos || !digits(srun_host_pid.substr(colon + 1))) return;
+  if (colon == std::string::npos || !whole_number(srun_host_pid.substr(colon + 1))) return;
   const std::string srun_host = srun_host_pid.substr(0, colon);
   if (srun_host != this_host && srun_host != this_host.substr(0, this_host.find('.'))) return;
   std::ifstream cmdline("/proc/" + srun_host_pid.substr(colon + 1) + "/cmdline");

@@ -21,9 +21,7 @@ int integer_variable(const EnvironmentLookup& lookup, const char* name, long lon
   const char* value = lookup(name);
   if (!value) throw UsageError(std::string(name) + " is not set (" + kNeeded + ")");
   const std::string text(value);
-  const bool digits = !text.empty() && text.size() <= 9 &&
-                      std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (!digits || std::stoll(text) < lowest || std::stoll(text) > highest) {
+  if (!whole_number(text, 9) || std::stoll(text) < lowest || std::stoll(text) > highest) {
     throw UsageError(std::string(name) + "='" + text + "' is not a whole number from " + std::to_string(lowest) +
                      " to " + std::to_string(highest));
   }
@@ -31,6 +29,11 @@ int integer_variable(const EnvironmentLookup& lookup, const char* name, long lon
 }
 
 }  // namespace
+
+bool whole_number(const std::string& text, std::size_t max_digits) {
+  return !text.empty() && text.size() <= max_digits &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 int launcher_rank() {
   for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK"}) {
@@ -109,7 +112,7 @@ class SlurmFallback {
     if (nodes) master_address_ = first_host_of_slurm_list(nodes);
     const char* job = lookup("SLURM_JOB_ID");
     const char* step = lookup("SLURM_STEP_ID");
-    if (job && step && whole(job) && whole(step)) {
+    if (job && step && whole_number(job, 12) && whole_number(step, 12)) {
       master_port_ = std::to_string(slurm_master_port(std::stoll(job), std::stoll(step)));
     }
   }
@@ -127,9 +130,6 @@ class SlurmFallback {
   }
 
  private:
-  static bool whole(const std::string& text) {
-    return !text.empty() && text.size() <= 12 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-  }
   const EnvironmentLookup& lookup_;
   bool active_;
   std::string master_address_, master_port_;

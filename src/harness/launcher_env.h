@@ -30,6 +30,9 @@ bool started_by_srun(const EnvironmentLookup& lookup);
 // The first host of a Slurm host list: "node[07-09,12],gpu1" gives "node07".
 std::string first_host_of_slurm_list(const std::string& host_list);
 
+// A non-empty run of at most `max_digits` decimal digits.
+bool whole_number(const std::string& text, std::size_t max_digits = std::string::npos);
+
 // The port rank 0 serves the store on for a run under srun without MPI and without MASTER_PORT:
 // 10000 + (job id x 97 + step id) mod 20000, so steps of one job and jobs sharing a node differ.
 int slurm_master_port(long long job_id, long long step_id);
