@@ -243,16 +243,9 @@ double load_element(DType type, const void* buffer, std::size_t index) {
     case DType::kUint32: return load_as<std::uint32_t>(buffer, index);
     case DType::kInt64: return load_as<std::int64_t>(buffer, index);
     case DType::kUint64: return load_as<std::uint64_t>(buffer, index);
-    case DType::kFloat16: {
-      std::uint16_t bits;
-      std::memcpy(&bits, static_cast<const char*>(buffer) + index * 2, 2);
-      return half_bits_to_float(bits);
-    }
-    case DType::kBfloat16: {
-      std::uint16_t bits;
-      std::memcpy(&bits, static_cast<const char*>(buffer) + index * 2, 2);
-      return bf16_bits_to_float(bits);
-    }
+    // The 16-bit floats load and store as their bits (exact through the double).
+    case DType::kFloat16: return half_bits_to_float(static_cast<std::uint16_t>(load_as<std::uint16_t>(buffer, index)));
+    case DType::kBfloat16: return bf16_bits_to_float(static_cast<std::uint16_t>(load_as<std::uint16_t>(buffer, index)));
     case DType::kFloat32: return load_as<float>(buffer, index);
     case DType::kFloat64: return load_as<double>(buffer, index);
     case DType::kFloat8E4M3:
@@ -269,16 +262,8 @@ void store_element(DType type, void* buffer, std::size_t index, double value) {
     case DType::kUint32: return store_as<std::uint32_t>(buffer, index, value);
     case DType::kInt64: return store_as<std::int64_t>(buffer, index, value);
     case DType::kUint64: return store_as<std::uint64_t>(buffer, index, value);
-    case DType::kFloat16: {
-      const std::uint16_t bits = float_to_half_bits(static_cast<float>(value));
-      std::memcpy(static_cast<char*>(buffer) + index * 2, &bits, 2);
-      return;
-    }
-    case DType::kBfloat16: {
-      const std::uint16_t bits = float_to_bf16_bits(static_cast<float>(value));
-      std::memcpy(static_cast<char*>(buffer) + index * 2, &bits, 2);
-      return;
-    }
+    case DType::kFloat16: return store_as<std::uint16_t>(buffer, index, float_to_half_bits(static_cast<float>(value)));
+    case DType::kBfloat16: return store_as<std::uint16_t>(buffer, index, float_to_bf16_bits(static_cast<float>(value)));
     case DType::kFloat32: return store_as<float>(buffer, index, value);
     case DType::kFloat64: return store_as<double>(buffer, index, value);
     case DType::kFloat8E4M3:
