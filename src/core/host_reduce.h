@@ -42,4 +42,9 @@ void fold_sixteen_bit(const std::uint16_t* in, std::uint16_t* inout, std::size_t
 // like C and NCCL): the second half of avg.
 void divide_elements(DType dtype, void* data, std::size_t count, int divisor);
 
+// avg is a sum followed by a division by the world size, done on the ranks that hold results.
+inline void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op, int ranks) {
+  if (op == ReduceOp::kAvg) divide_elements(dtype, result, count, ranks);
+}
+
 }  // namespace collbench

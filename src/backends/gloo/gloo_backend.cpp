@@ -292,10 +292,6 @@ unsigned char* GlooBackend::scratch(std::size_t bytes) {
   return scratch_.data();
 }
 
-void GlooBackend::finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const {
-  if (op == ReduceOp::kAvg) divide_elements(dtype, result, count, size_);
-}
-
 template <typename T>
 const gloo::ReductionFunction<T>* GlooBackend::classic_reduction(ReduceOp op) const {
   if constexpr (std::is_same_v<T, Bfloat16Bits>) {
@@ -327,7 +323,7 @@ gloo::Algorithm& GlooBackend::prepared(std::string_view collective, void* buffer
 
 void GlooBackend::all_reduce(const CollectiveCall& call) {
   guarded_typed("allreduce", call.dtype, [&](auto type) { all_reduce_typed<decltype(type)>(call); });
-  finish_average(call.recv, call.count, call.dtype, call.op);
+  finish_average(call.recv, call.count, call.dtype, call.op, size_);
 }
 
 template <typename T>
@@ -376,7 +372,7 @@ void GlooBackend::broadcast(const CollectiveCall& call) {
 
 void GlooBackend::reduce(const CollectiveCall& call) {
   guarded_typed("reduce", call.dtype, [&](auto type) { reduce_typed<decltype(type)>(call); });
-  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op);
+  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op, size_);
 }
 
 template <typename T>
@@ -403,7 +399,7 @@ void GlooBackend::all_gather(const CollectiveCall& call) {
 
 void GlooBackend::reduce_scatter(const CollectiveCall& call) {
   guarded_typed("reduce_scatter", call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
-  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op);
+  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op, size_);
 }
 
 template <typename T>

@@ -105,7 +105,6 @@ class GlooBackend final : public Backend {
   gloo::Algorithm& prepared(std::string_view collective, void* buffer, const CollectiveCall& call, Make make);
   template <typename T>
   const gloo::ReductionFunction<T>* classic_reduction(ReduceOp op) const;
-  void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
   // Scratch memory of at least `bytes`, kept across calls (in-place ring exchange, out-of-place
   // reduce-scatter), so its registration with Gloo stays valid.
   unsigned char* scratch(std::size_t bytes);

@@ -188,15 +188,11 @@ MPI_Op MpiBackend::mpi_op(DType dtype, ReduceOp op) const {
   return MPI_SUM;
 }
 
-void MpiBackend::finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const {
-  if (op == ReduceOp::kAvg) divide_elements(dtype, result, count, size_);
-}
-
 void MpiBackend::all_reduce(const CollectiveCall& call) {
   const void* send = call.in_place ? MPI_IN_PLACE : call.send;
   CB_MPI_CHECK(MPI_Allreduce(send, call.recv, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
                              communicator_));
-  finish_average(call.recv, call.count, call.dtype, call.op);
+  finish_average(call.recv, call.count, call.dtype, call.op, size_);
 }
 
 void MpiBackend::broadcast(const CollectiveCall& call) {
@@ -210,7 +206,7 @@ void MpiBackend::reduce(const CollectiveCall& call) {
   const void* send = call.in_place && rank_ == call.root ? MPI_IN_PLACE : call.send;
   CB_MPI_CHECK(MPI_Reduce(send, call.recv, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
                           call.root, communicator_));
-  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op);
+  if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op, size_);
 }
 
 void MpiBackend::all_gather(const CollectiveCall& call) {
@@ -226,7 +222,7 @@ void MpiBackend::reduce_scatter(const CollectiveCall& call) {
   void* result = call.in_place ? mutable_send(call) : call.recv;
   CB_MPI_CHECK(MPI_Reduce_scatter_block(send, result, mpi_count(call.count), mpi_type(call.dtype), mpi_op(call.dtype, call.op),
                                         communicator_));
-  finish_average(result, call.count, call.dtype, call.op);
+  finish_average(result, call.count, call.dtype, call.op, size_);
 }
 
 void MpiBackend::alltoall(const CollectiveCall& call) {

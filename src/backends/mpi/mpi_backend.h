@@ -45,8 +45,6 @@ class MpiBackend final : public Backend {
   // MPI_Isend/MPI_Irecv and one MPI_Waitall.
   void exchange(const std::vector<Transfer>& transfers);
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
-  // avg is a sum followed by a division by the world size, done on the ranks that hold results.
-  void finish_average(void* result, std::size_t count, DType dtype, ReduceOp op) const;
 
   MPI_Comm communicator_ = MPI_COMM_NULL;
   int rank_ = 0;
