@@ -613,20 +613,24 @@ json read_report_json(const std::string& path) {
   return document;
 }
 
-}  // namespace
-
-Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("row"), row, row_kind_spec(kind)); }
-
-Report read_report_file(const std::string& path) {
+// What `read` makes of a report file's JSON; any error names the path.
+template <typename Read>
+auto read_from_file(const std::string& path, Read read) {
   const json document = read_report_json(path);
   try {
-    return report_from_json(document);
+    return read(document);
   } catch (const ReportFormatError& e) {
     throw ReportFormatError(path + ": " + e.what());
   } catch (const json::exception& e) {
     throw ReportFormatError(path + ": " + std::string(e.what()));
   }
 }
+
+}  // namespace
+
+Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("row"), row, row_kind_spec(kind)); }
+
+Report read_report_file(const std::string& path) { return read_from_file(path, report_from_json); }
 
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
 namespace {
@@ -807,16 +811,7 @@ std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
   return rows;
 }
 
-std::vector<DdpStepRow> read_ddp_rows(const std::string& path) {
-  const json document = read_report_json(path);
-  try {
-    return ddp_rows_from_json(document);
-  } catch (const ReportFormatError& e) {
-    throw ReportFormatError(path + ": " + e.what());
-  } catch (const json::exception& e) {
-    throw ReportFormatError(path + ": " + std::string(e.what()));
-  }
-}
+std::vector<DdpStepRow> read_ddp_rows(const std::string& path) { return read_from_file(path, ddp_rows_from_json); }
 
 RateSummary::RateSummary(RowKind kind) : rate_key_(row_kind_spec(kind).figures.at(0).path), with_spread_(false) {
   for (const TableColumnSpec& column : row_kind_spec(kind).table) with_spread_ = with_spread_ || std::string(column.path) == "spread.ratio";

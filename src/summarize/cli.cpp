@@ -90,40 +90,34 @@ void add_partial_notes(Document& document, const std::vector<LoadedReport>& repo
   document.extra["partial_reports"] = partial_notes(reports).size();
 }
 
+// The end of a command that reads reports and judges nothing: its document, noting partial reports.
+int print_with_notes(Document document, const std::vector<LoadedReport>& reports, Format format) {
+  add_partial_notes(document, reports);
+  print(document, format);
+  return 0;
+}
+
 int table_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  if (arguments.summary) {
-    Document document = report_summary_document(reports);
-    add_partial_notes(document, reports);
-    print(document, arguments.format);
-    return 0;
-  }
+  if (arguments.summary) return print_with_notes(report_summary_document(reports), reports, arguments.format);
   if (arguments.format == Format::kText) {
     const bool collective = reports.front().report.kind == report::RowKind::kCollective;
     std::fputs((collective ? nccl_table_text(reports) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
-  Document document = nccl_table_document(reports);
-  add_partial_notes(document, reports);
-  print(document, arguments.format);
-  return 0;
+  return print_with_notes(nccl_table_document(reports), reports, arguments.format);
 }
 
 int scaling_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  Document document = scaling_document(compute_scaling(reports), arguments.at, kind_of(reports));
-  add_partial_notes(document, reports);
-  print(document, arguments.format);
-  return 0;
+  return print_with_notes(scaling_document(compute_scaling(reports), arguments.at, kind_of(reports)), reports, arguments.format);
 }
 
 int speedup_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
   require_single_benchmark(reports);
-  Document document = speedup_document(compute_speedup(reports, arguments.by, arguments.baseline), kind_of(reports).size_column);
-  add_partial_notes(document, reports);
-  print(document, arguments.format);
-  return 0;
+  const SpeedupResult table = compute_speedup(reports, arguments.by, arguments.baseline);
+  return print_with_notes(speedup_document(table, kind_of(reports).size_column), reports, arguments.format);
 }
 
 void check_compare_options(const CompareOptions& options) {
@@ -261,10 +255,7 @@ int model_command(const Arguments& arguments) {
     DdpWhatIfOptions options = arguments.ddp;
     options.link = arguments.predict;
     const DdpWhatIf what_if = ddp_what_if(model, loaded.front().report.context, rows, loaded.front().path, options);
-    Document document = ddp_document(what_if, options);
-    add_partial_notes(document, loaded);
-    print(document, arguments.format);
-    return 0;
+    return print_with_notes(ddp_document(what_if, options), loaded, arguments.format);
   }
   throw InputError("model: expected 'fit REPORT|DIR...', 'predict MODEL.json' or 'ddp MODEL.json DDP_REPORT.json', not '" + action + "'");
 }
