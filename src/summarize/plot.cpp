@@ -186,6 +186,17 @@ std::string image_for(const std::string& image_path, const std::string& name, bo
   return stem + "-" + file_safe(name) + extension;  // one-to-one: "a/b" and "a_b" get two pictures
 }
 
+// A series per title, its point at each size the median of the values there.
+std::vector<PlotSeries> median_series(const std::map<std::string, std::map<std::uint64_t, std::vector<double>>>& grouped) {
+  std::vector<PlotSeries> out;
+  for (const auto& [title, by_size] : grouped) {
+    PlotSeries series{title, {}};
+    for (const auto& [bytes, values] : by_size) series.points.emplace_back(bytes, median(values));
+    out.push_back(std::move(series));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string size_tick_label(std::uint64_t bytes) {
@@ -235,13 +246,7 @@ std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, co
     if (!value) continue;
     grouped[series_title(*observation.source, *observation.row)][observation.row->size].push_back(*value);
   }
-  std::vector<PlotSeries> out;
-  for (const auto& [title, by_size] : grouped) {
-    PlotSeries series{title, {}};
-    for (const auto& [bytes, values] : by_size) series.points.emplace_back(bytes, median(values));
-    out.push_back(std::move(series));
-  }
-  return out;
+  return median_series(grouped);
 }
 
 std::string plot_data_text(const std::vector<PlotSeries>& series) {
@@ -321,12 +326,7 @@ PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const st
       if (row.placement != "in" && row.busbw_gbps) by_benchmark_size[loaded.report.benchmark][row.bytes].push_back(*row.busbw_gbps);
     }
   }
-  std::vector<PlotSeries> series;
-  for (const auto& [benchmark, by_size] : by_benchmark_size) {
-    PlotSeries one{benchmark, {}};
-    for (const auto& [bytes, values] : by_size) one.points.emplace_back(bytes, median(values));
-    series.push_back(std::move(one));
-  }
+  const std::vector<PlotSeries> series = median_series(by_benchmark_size);
   if (series.empty()) throw InputError("nothing to plot: no collective row has a bus bandwidth (one rank only?)");
   PlotFiles files;
   files.data_path = stem + ".dat";
