@@ -2,13 +2,14 @@
 #include "workloads/collectives/collective.h"
 
 namespace collbench {
-namespace {
 
-BufferLayout layout(std::size_t row_count, int ranks, std::size_t element_bytes) {
+BufferLayout alltoall_layout(std::size_t row_count, int ranks, std::size_t element_bytes) {
   const std::size_t block = aligned_rank_block(row_count, ranks, element_bytes);
   const std::size_t total = block * static_cast<std::size_t>(ranks);
   return {block, total, total, 0, 0};
 }
+
+namespace {
 
 Expected expected(const OutputContext& where, std::size_t i) {
   const auto source = static_cast<int>(i / where.call_count);
@@ -17,6 +18,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_alltoall{"alltoall", false, false, factor_all_but_one_share, layout, expected};
+extern const Collective collective_alltoall{"alltoall", false, false, factor_all_but_one_share, alltoall_layout, expected};
 
 }  // namespace collbench

@@ -8,13 +8,6 @@
 namespace collbench {
 namespace {
 
-// Uniform traffic's layout: alltoall's.
-BufferLayout even_layout(std::size_t row_count, int ranks, std::size_t element_bytes) {
-  const std::size_t block = aligned_rank_block(row_count, ranks, element_bytes);
-  const std::size_t total = block * static_cast<std::size_t>(ranks);
-  return {block, total, total, 0, 0};
-}
-
 // call_count is the busiest rank's elements, the same on every rank: a backend that takes counts
 // and displacements as int (MPI) judges the row by it.
 BufferLayout traffic_layout(const TrafficMatrix& traffic, int rank) {
@@ -29,7 +22,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_alltoallv{"alltoallv", false, false, factor_all_but_one_share, even_layout, expected, false,
+extern const Collective collective_alltoallv{"alltoallv", false, false, factor_all_but_one_share, alltoall_layout, expected, false,
                                             traffic_layout};
 
 }  // namespace collbench

@@ -71,6 +71,7 @@ struct Collective {
 BufferLayout whole_buffer_layout(std::size_t row_count, int ranks, std::size_t element_bytes);  // all_reduce, broadcast, reduce, sendrecv
 BufferLayout gathering_layout(std::size_t row_count, int ranks, std::size_t element_bytes);     // all_gather, gather: n blocks out
 BufferLayout scattering_layout(std::size_t row_count, int ranks, std::size_t element_bytes);    // reduce_scatter, scatter: n blocks in
+BufferLayout alltoall_layout(std::size_t row_count, int ranks, std::size_t element_bytes);      // alltoall, uniform alltoallv
 // One rank's block of a partitioned row, rounded down to whole 16-byte units (nccl-tests).
 std::size_t aligned_rank_block(std::size_t row_count, int ranks, std::size_t element_bytes);
 

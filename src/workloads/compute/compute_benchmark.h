@@ -18,6 +18,7 @@
 #include "workloads/compute/rank_gather.h"
 #include "core/error.h"
 #include "core/world.h"
+#include "engines/host_info.h"
 #include "harness/context.h"
 #include "harness/driver.h"
 #include "harness/measurement_loop.h"
@@ -49,8 +50,9 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
   return make_cpu(threads);
 }
 
-// matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow).
-template <typename Row>
+// matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow)
+// measured by one engine per rank (GemmEngine, StreamEngine).
+template <typename Row, typename Engine>
 class ThroughputWorkload : public Workload {
  public:
   explicit ThroughputWorkload(ComputeOptions options) : options_(std::move(options)) {}
@@ -64,6 +66,27 @@ class ThroughputWorkload : public Workload {
   // A throughput row's time is the slowest rank's per iteration (-a 3): every rank measures its
   // own device, and each rank's own figures are kept beside it.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
+  void end_run() override { engine_.reset(); }
+
+  // Rank 0's closing lines; `wrong_text` says what the run's wrong count counts.
+  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
+    if (run.world.rank() != 0) return 0;
+    std::printf("# rows: %d, %s\n", rate_summary().rows(), wrong_text(wrong_total).c_str());
+    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
+    return 0;
+  }
+  virtual std::string wrong_text(std::int64_t wrong_total) const = 0;
+
+  // This rank's engine (choose_engine) and CPU threads; returns the host it probed.
+  HostInfo start_engine(RunContext& run, std::unique_ptr<Engine> (*make_gpu)(int, std::string*),
+                        std::unique_ptr<Engine> (*make_cpu)(int)) {
+    world_ = &run.world;
+    const HostInfo host = probe_host();
+    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
+    engine_ = choose_engine(options_, run.world.local_rank(), threads_, make_gpu, make_cpu);
+    on_cpu_ = engine_->device() == "cpu";
+    return host;
+  }
 
   // The report without rows: context and every rank's platform (collective calls); rank 0 prints
   // the platforms' warnings.
@@ -107,6 +130,10 @@ class ThroughputWorkload : public Workload {
   }
 
   ComputeOptions options_;
+  World* world_ = nullptr;
+  std::unique_ptr<Engine> engine_;
+  int threads_ = 0;
+  bool on_cpu_ = true;
 };
 
 // The shell around one compute program; `Benchmark` is built from the parsed options.

@@ -71,7 +71,6 @@ class DdpStep {
   std::uint64_t allreduce_bytes_per_step() const;
   // Bytes the two gradient copies write per step: every float32 gradient into its bucket and back.
   std::uint64_t gradient_copy_bytes_per_step() const { return 2 * model_.parameter_count() * sizeof(float); }
-  const ComputePlan& compute_plan() const { return compute_; }
   double forward_gemm_flops() const;   // per micro-step, as executed (0 with a profile)
   double backward_gemm_flops() const;
   double elementwise_bytes() const;    // per micro-step (0 with a profile)

@@ -9,7 +9,6 @@
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
-#include "engines/host_info.h"
 
 namespace collbench::compute {
 namespace {
@@ -43,7 +42,7 @@ struct GemmCase {
 };
 
 // The GEMM workload: dtypes x shapes over a GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
+class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmEngine> {
  public:
   using ThroughputWorkload::ThroughputWorkload;
 
@@ -60,23 +59,17 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
 
  private:
   nlohmann::json start(RunContext& run) override {
-    World& world = run.world;
-    world_ = &world;
-    const HostInfo host = probe_host();
-    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
-    engine_ = choose_engine(options_, world.local_rank(), threads_, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
-    on_cpu_ = engine_->device() == "cpu";
-    world_size_ = world.size();
+    const HostInfo host = start_engine(run, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
     }
     return start_report(run, engine_->device(),
-                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, world.size(), engine_->device(),
+                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
                                        engine_->library(), on_cpu_));
   }
 
   void print_header(const nlohmann::json&) override {
-    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_size_, engine_->device().c_str(), engine_->library().c_str());
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_->size(), engine_->device().c_str(), engine_->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
   }
@@ -85,24 +78,14 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow> {
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
 
-  void end_run() override { engine_.reset(); }
-  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
-    if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (relative error above the dtype's bound)\n", rate_summary().rows(),
-                static_cast<long long>(wrong_total));
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    return 0;
+  std::string wrong_text(std::int64_t wrong_total) const override {
+    return "wrong: " + std::to_string(wrong_total) + " (relative error above the dtype's bound)";
   }
 
-  World* world_ = nullptr;
-  std::unique_ptr<GemmEngine> engine_;
   std::vector<GemmCase> cases_;
   std::vector<GemmEntry> entries_;   // the current case's checked entries and their float64 values
   std::vector<double> reference_;
   double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was
-  int threads_ = 0;
-  int world_size_ = 1;
-  bool on_cpu_ = true;
 };
 
 CasePlan MatmulBenchmark::prepare(std::size_t index) {

@@ -9,7 +9,6 @@
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
-#include "engines/host_info.h"
 
 namespace collbench::compute {
 namespace {
@@ -20,7 +19,7 @@ struct StreamCase {
 };
 
 // The STREAM workload: array sizes x kernels over a STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
+class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamEngine> {
  public:
   using ThroughputWorkload::ThroughputWorkload;
   MemoryNeed memory_need(int) const override {
@@ -31,19 +30,14 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
 
  private:
   nlohmann::json start(RunContext& run) override {
-    World& world = run.world;
-    world_ = &world;
-    const HostInfo host = probe_host();
-    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
-    engine_ = choose_engine(options_, world.local_rank(), threads_, &make_gpu_stream_engine, &make_cpu_stream_engine);
-    on_cpu_ = engine_->device() == "cpu";
+    const HostInfo host = start_engine(run, &make_gpu_stream_engine, &make_cpu_stream_engine);
     std::vector<StreamKernel> kernels = options_.kernels;
     if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
     for (std::uint64_t bytes : options_.array_sizes()) {
       for (StreamKernel kernel : kernels) cases_.push_back({bytes / sizeof(double), kernel});
     }
     return start_report(run, engine_->device(),
-                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, world.size(), engine_->device(),
+                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
                                        on_cpu_ ? "OpenMP" : "CUDA", false));
   }
 
@@ -58,21 +52,11 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow> {
 
   CasePlan prepare(std::size_t index) override;
 
-  void end_run() override { engine_.reset(); }
-  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
-    if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong elements: %lld\n", rate_summary().rows(), static_cast<long long>(wrong_total));
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    return 0;
-  }
+  std::string wrong_text(std::int64_t wrong_total) const override { return "wrong elements: " + std::to_string(wrong_total); }
 
-  World* world_ = nullptr;
-  std::unique_ptr<StreamEngine> engine_;
   std::vector<StreamCase> cases_;
   std::uint64_t prepared_elements_ = 0;  // what the arrays hold STREAM's start values for; 0: not so
   std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
-  int threads_ = 0;
-  bool on_cpu_ = true;
 };
 
 CasePlan MembwBenchmark::prepare(std::size_t index) {
