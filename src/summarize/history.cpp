@@ -150,7 +150,9 @@ std::optional<HistoryChange> latest_slowdown(const std::vector<double>& values, 
 }
 
 // Runs in time order: by start second, then by the start time's text (its fraction).
-bool earlier(const HistoryPoint& a, const HistoryPoint& b) { return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time; }
+bool earlier(const HistoryPoint& a, const HistoryPoint& b) {
+  return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time;
+}
 
 // The "all rows" series (PooledHistory). On the log scale: each row's figure less the row's median
 // over the runs (negated for rates, so that up is slower), then the median over the rows, so one

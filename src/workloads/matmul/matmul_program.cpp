@@ -69,7 +69,8 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmE
   }
 
   void print_header(const nlohmann::json&) override {
-    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_->size(), engine_->device().c_str(), engine_->library().c_str());
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_->size(), engine_->device().c_str(),
+                engine_->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
   }
