@@ -5,15 +5,16 @@ set -uo pipefail
 bin_dir=$1 np=$2 program=$3
 shift 3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/each_rank_exit.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
-timeout 60 "$here/../../scripts/mpirun-local.sh" -np "$np" "$bin_dir/$program" "$@" >"$work/stdout" 2>"$work/stderr"
-status=$?
+launch_recording_exits "$work" "$np" "$bin_dir/$program" "$@"
 elapsed=$(( $(date +%s) - start ))
 lines=$(grep -c "^$program: error: " "$work/stderr")
-if [ "$status" -ne 2 ] || [ "$lines" -ne 1 ]; then
-  echo "FAIL: $program $* under -np $np: exit $status (want 2), $lines error lines (want 1)"
+ranks=$(every_rank_exited "$work" "$np" 2)
+if [ "$launch_status" -ne 2 ] || [ "$lines" -ne 1 ] || [ -n "$ranks" ]; then
+  echo "FAIL: $program $* under -np $np: exit $launch_status (want 2), $lines error lines (want 1) ${ranks}"
   cat "$work/stderr"
   exit 1
 fi

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs line LINE of bad_command_lines.txt under mpirun: the exit code must be the expected one
-# (2 bad usage, 1 machine failure) and stderr must hold exactly one "PROGRAM: error: " line,
+# (2 bad usage, 1 machine failure), on every rank, and stderr must hold exactly one "PROGRAM: error: " line,
 # within the test's own time limit (a hang fails). usage: bad_command.sh BIN_DIR LINE
 set -uo pipefail
 bin_dir=$1 wanted_line=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../mpi/each_rank_exit.sh"
 line=$(grep -v '^#' "$here/bad_command_lines.txt" | grep -v '^$' | sed -n "${wanted_line}p")
 [ -n "$line" ] || { echo "FAIL: no line $wanted_line"; exit 1; }
 eval "set -- $line"
@@ -12,12 +13,12 @@ expected=$1 np=$2 program=$3
 shift 3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-timeout 60 "$here/../../scripts/mpirun-local.sh" -np "$np" "$bin_dir/$program" "$@" >"$work/stdout" 2>"$work/stderr"
-status=$?
+launch_recording_exits "$work" "$np" "$bin_dir/$program" "$@"
 lines=$(grep -c "^$program: error: " "$work/stderr")
-if [ "$status" -ne "$expected" ] || [ "$lines" -ne 1 ]; then
-  echo "FAIL: $line: exit $status (want $expected), $lines error lines (want 1)"
+ranks=$(every_rank_exited "$work" "$np" "$expected")
+if [ "$launch_status" -ne "$expected" ] || [ "$lines" -ne 1 ] || [ -n "$ranks" ]; then
+  echo "FAIL: $line: exit $launch_status (want $expected), $lines error lines (want 1) ${ranks}"
   cat "$work/stderr"
   exit 1
 fi
-echo "ok: $line -> exit $status: $(grep "^$program: error: " "$work/stderr")"
+echo "ok: $line -> exit $launch_status: $(grep "^$program: error: " "$work/stderr")"
