@@ -1,5 +1,7 @@
 #include "core/command_line.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <memory>
 
@@ -37,22 +39,28 @@ std::string display_name(const std::string& names) {
 
 }  // namespace
 
-CommandLine::CommandLine(const std::string& usage, const std::string& description) : app_(description) {
-  set_usage(app_, usage);
-  app_.set_help_flag();  // programs declare -h/--help themselves: it only sets a field, as any flag
+CommandLine::CommandLine(const std::string& usage, const std::string& description)
+    : app_(std::make_unique<CLI::App>(description)) {
+  set_usage(*app_, usage);
+  app_->set_help_flag();  // programs declare -h/--help themselves: it only sets a field, as any flag
 }
+CommandLine::CommandLine(CommandLine&&) noexcept = default;
+CommandLine& CommandLine::operator=(CommandLine&&) noexcept = default;
+CommandLine::~CommandLine() = default;
+
+std::string CommandLine::help() const { return app_->help(); }
 
 void set_usage(CLI::App& app, const std::string& usage) { app.formatter(std::make_shared<ProjectFormatter>(usage)); }
 
 void CommandLine::parse(const std::vector<std::string>& args) {
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads from the back
   try {
-    app_.parse(reversed);
+    app_->parse(reversed);
   } catch (const CLI::CallForHelp&) {
     throw;  // only where CLI11's own help flag was set again (collbench's commands)
   } catch (const CLI::ExtrasError&) {
     // CLI11 lists them last to first; say them as they were typed.
-    const std::vector<std::string> extras = app_.remaining(true);
+    const std::vector<std::string> extras = app_->remaining(true);
     std::string joined;
     for (const auto& extra : extras) joined += (joined.empty() ? "'" : " '") + extra + "'";  // quoted: '' shows
     throw UsageError(std::string(extras.size() > 1 ? "unexpected arguments: " : "unexpected argument: ") + joined + " (see --help)");

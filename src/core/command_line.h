@@ -10,17 +10,23 @@
 // earlier one (as with nccl-tests' getopt) and a repeatable one (--tag) can accumulate.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/flag_values.h"
 #include "core/sizes.h"
+
+// Declared only: CLI11 is header-only and costs every file that includes it about 5 s to compile,
+// so only the files that declare flags or parse include <CLI/CLI.hpp>.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace collbench {
 
@@ -33,17 +39,20 @@ class CommandLine {
  public:
   // `usage` is the usage line's tail, e.g. "[mpirun -np N] all_reduce_perf [options]".
   CommandLine(const std::string& usage, const std::string& description);
+  CommandLine(CommandLine&&) noexcept;
+  CommandLine& operator=(CommandLine&&) noexcept;
+  ~CommandLine();
 
-  CLI::App& app() { return app_; }
+  CLI::App& app() { return *app_; }
 
   // Parses args (without argv[0]). Throws UsageError with one line on any bad flag or value, and
   // CLI::CallForHelp where the app set CLI11's own help flag again (for subcommands' help).
   void parse(const std::vector<std::string>& args);
 
-  std::string help() const { return app_.help(); }
+  std::string help() const;
 
  private:
-  CLI::App app_;
+  std::unique_ptr<CLI::App> app_;
 };
 
 // The usage line's tail in --help (a CommandLine sets its own; subcommands may set theirs).

@@ -1,5 +1,7 @@
 #include "harness/flag_groups.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 
 #include "core/flag_values.h"

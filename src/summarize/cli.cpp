@@ -1,5 +1,7 @@
 #include "summarize/cli.h"
 
+#include <CLI/CLI.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // The shared command-line layer (core/command_line.h) and the programs' parsers over it: every
 // spelling of a flag means the same, values are read by the same parsers everywhere, and every
 // rejection is a one-line UsageError naming the flag.
+#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,7 @@
 #include "workloads/collectives/collective_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cctype>
 #include <cstdlib>
 #include <limits>

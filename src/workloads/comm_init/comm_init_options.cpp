@@ -1,5 +1,7 @@
 #include "workloads/comm_init/comm_init_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <sstream>
 

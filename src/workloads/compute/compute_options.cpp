@@ -1,5 +1,7 @@
 #include "workloads/compute/compute_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <optional>
 
 #include "core/command_line.h"

@@ -2,6 +2,8 @@
 // over the harness's driver, with matrices over GPU pairs at the largest size. Without a visible GPU
 // (or a CUDA build) it measures host memcpy and says the GPU modes are unavailable. P2P between
 // ranks is sendrecv_perf's job.
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <memory>

@@ -1,5 +1,7 @@
 #include "workloads/ddp/ddp_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>

@@ -1,5 +1,7 @@
 #include "workloads/pt2pt/pt2pt_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <numeric>
 
