@@ -153,7 +153,7 @@ struct RankMonitor::Peer {
 };
 
 RankMonitor::RankMonitor(int rank, int size, double silence_seconds)
-    : rank_(rank), size_(size), silence_seconds_(silence_seconds) {
+    : rank_(rank), silence_seconds_(silence_seconds) {
   peers_.resize(rank == 0 ? static_cast<std::size_t>(size) : 1);
 }
 

@@ -72,7 +72,6 @@ class RankMonitor {
   void receive_from(Peer& peer);
 
   int rank_;
-  int size_;
   double silence_seconds_;
   std::uint64_t token_ = 0;
   std::vector<Peer> peers_;  // root: one per other rank (index = rank); others: rank 0 only

@@ -23,7 +23,8 @@ const std::vector<RowKindSpec>& row_kind_table() {
   static const std::vector<RowKindSpec> table = {
       {RowKind::kCollective, "collective", {"backend", "algorithm", "dtype", "op", "root", "placement"}, {"bytes"}, "bytes",
        "size (bytes)", true, "time_us",
-       {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}}},
+       {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}},
+       false, {}},
       {RowKind::kGemm, "gemm", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", true, "time_us",
        {{"tflops", "tflops", "TFLOP/s", true}},
        false,
