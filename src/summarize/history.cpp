@@ -425,8 +425,13 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                   {"after", change.after}, {"change", change.change}, {"p_value", change.p_value}};
     }
     for (const auto& run : pooled.set_aside) set_aside.push_back(run.path);
-    document.extra["all_rows"] = {{"rows", pooled.rows}, {"runs_judged", pooled.points.size()}, {"slowdown", slowdown},
-                                  {"set_aside", set_aside}, {"regression", pooled.regression && !result.machine_mismatch}};
+    // Each judged run's value (1 = the usual level, 1.1 = 10 % slower), so a reader of a series need
+    // not recompute it.
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& run : pooled.points) levels.push_back({{"report", run.path}, {"level", run.value}});
+    document.extra["all_rows"] = {{"rows", pooled.rows},         {"runs_judged", pooled.points.size()},
+                                  {"levels", levels},            {"slowdown", slowdown},
+                                  {"set_aside", set_aside},      {"regression", pooled.regression && !result.machine_mismatch}};
   }
   document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;

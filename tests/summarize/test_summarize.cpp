@@ -810,6 +810,14 @@ TEST(History, ALastingSlowdownIsNotSetAside) {
   const auto document = history_document(result, HistoryOptions{});
   EXPECT_EQ(document.extra.at("regression_reports"), nlohmann::json::array({"synthetic/run-8.json"}));
   EXPECT_EQ(document.extra.at("all_rows").at("regression"), true);
+  // Each judged run's level: about 1 before the change, about 2 from run 8 on.
+  const auto& levels = document.extra.at("all_rows").at("levels");
+  ASSERT_EQ(levels.size(), result.all_rows->points.size());
+  for (const auto& run : levels) {
+    const auto report = run.at("report").get<std::string>();
+    const int number = std::stoi(report.substr(report.find("run-") + 4));
+    EXPECT_NEAR(run.at("level").get<double>(), number >= 8 ? 2.0 : 1.0, 0.25) << report;
+  }
   // One row alone has no all-rows series; --pool none leaves it out, and --pool takes rows or none.
   HistoryOptions none;
   none.pool_rows = false;
