@@ -9,12 +9,10 @@ source "$here/each_rank_exit.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
-launch_recording_exits "$work" "$np" "$bin_dir/$program" "$@"
+problem=$(bad_input_problem "$work" "$np" 2 "$bin_dir/$program" "$@")
 elapsed=$(( $(date +%s) - start ))
-lines=$(grep -c "^$program: error: " "$work/stderr")
-ranks=$(every_rank_exited "$work" "$np" 2)
-if [ "$launch_status" -ne 2 ] || [ "$lines" -ne 1 ] || [ -n "$ranks" ]; then
-  echo "FAIL: $program $* under -np $np: exit $launch_status (want 2), $lines error lines (want 1) ${ranks}"
+if [ -n "$problem" ]; then
+  echo "FAIL: $program $* under -np $np:" $problem
   cat "$work/stderr"
   exit 1
 fi

@@ -13,12 +13,10 @@ expected=$1 np=$2 program=$3
 shift 3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-launch_recording_exits "$work" "$np" "$bin_dir/$program" "$@"
-lines=$(grep -c "^$program: error: " "$work/stderr")
-ranks=$(every_rank_exited "$work" "$np" "$expected")
-if [ "$launch_status" -ne "$expected" ] || [ "$lines" -ne 1 ] || [ -n "$ranks" ]; then
-  echo "FAIL: $line: exit $launch_status (want $expected), $lines error lines (want 1) ${ranks}"
+problem=$(bad_input_problem "$work" "$np" "$expected" "$bin_dir/$program" "$@")
+if [ -n "$problem" ]; then
+  echo "FAIL: $line:" $problem
   cat "$work/stderr"
   exit 1
 fi
-echo "ok: $line -> exit $launch_status: $(grep "^$program: error: " "$work/stderr")"
+echo "ok: $line -> exit $expected: $(grep "^$program: error: " "$work/stderr")"
