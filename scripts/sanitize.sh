@@ -18,7 +18,7 @@ build="${SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 # debug info), and it compiles the whole project markedly faster than -O2 -g on CI's 2 cores.
 flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 # clang (setup.sh installs it for the fuzzer) where it is there: it builds this configuration
-# faster than g++ (on a 2-core VM 382 s against 465 s, measured alone), and the Release build stays
+# faster than g++ (in .ci/run on a 2-core VM: 422-427 s against 465 s), and the Release build stays
 # with g++, so CI compiles the code with both. CUDA off: the GPU code cannot run on a machine without a GPU, and
 # nvcc would only add minutes.
 compiler=$(command -v clang++-14 || command -v clang++ || command -v g++)
