@@ -1,6 +1,8 @@
 #include "summarize/file_names.h"
 
 #include <cctype>
+#include <fstream>
+#include <stdexcept>
 
 namespace collbench::summarize {
 
@@ -15,6 +17,12 @@ std::string file_safe(const std::string& text) {
     }
   }
   return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error(path + ": cannot write");
 }
 
 }  // namespace collbench::summarize

@@ -5,13 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include "core/sizes.h"
 #include "summarize/file_names.h"
@@ -74,12 +72,6 @@ std::string gnuplot_path(const std::string& path) {
     out += c == '\'' ? std::string("''") : std::string(1, static_cast<char>(c));
   }
   return out + "'";
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error(path + ": cannot write");
 }
 
 std::vector<std::string> words_of(const std::string& text) {
@@ -167,16 +159,16 @@ std::pair<std::string, std::string> split_image_path(const std::string& image_pa
   return {image_path.substr(0, image_path.size() - extension.size()), extension};
 }
 
-std::string terminal_line(const std::string& extension, int width, int height) {
-  return (extension == ".png" ? "set terminal pngcairo size " : "set terminal svg dynamic size ") + std::to_string(width) + "," +
-         std::to_string(height) + "\n";
-}
-
-// Reports grouped by benchmark, in name order: one picture each.
-std::map<std::string, std::vector<LoadedReport>> by_benchmark(const std::vector<LoadedReport>& reports) {
-  std::map<std::string, std::vector<LoadedReport>> groups;
-  for (const auto& loaded : reports) groups[loaded.report.benchmark].push_back(loaded);
-  return groups;
+// A script's first lines: what wrote it, the terminal IMAGE's extension asks for (.png, else .svg),
+// the output and the title, if any.
+std::string script_head(const std::string& what, const std::string& image_path, int width, int height,
+                        const std::optional<std::string>& title) {
+  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
+  std::string head = "# collbench " + what + "; run: gnuplot <this file>\n" +
+                     (png ? "set terminal pngcairo size " : "set terminal svg dynamic size ") + std::to_string(width) + "," +
+                     std::to_string(height) + "\nset output " + gnuplot_path(image_path) + "\n";
+  if (title) head += "set title " + gnuplot_label(*title) + " noenhanced\n";
+  return head;
 }
 
 // IMAGE itself for one picture; IMAGE's stem + "-" + name + extension for one of several.
@@ -184,6 +176,23 @@ std::string image_for(const std::string& image_path, const std::string& name, bo
   if (!several) return image_path;
   const auto [stem, extension] = split_image_path(image_path);
   return stem + "-" + file_safe(name) + extension;  // one-to-one: "a/b" and "a_b" get two pictures
+}
+
+// Writes IMAGE's data (its stem + .dat) and script (+ .gp) beside it, then runs gnuplot on them.
+// `script_for` writes the script for the files' paths and fills the data text.
+PlotFiles write_and_render(const std::string& image_path, const std::string& gnuplot_program,
+                           const std::function<std::string(const PlotFiles& files, std::string& data)>& script_for) {
+  const std::string stem = split_image_path(image_path).first;
+  PlotFiles files;
+  files.data_path = stem + ".dat";
+  files.script_path = stem + ".gp";
+  files.image_path = image_path;
+  std::string data;
+  const std::string script = script_for(files, data);
+  write_text_file(files.data_path, data);
+  write_text_file(files.script_path, script);
+  render_with_gnuplot(files, stem, gnuplot_program);
+  return files;
 }
 
 // A series per title, its point at each size the median of the values there.
@@ -262,7 +271,6 @@ std::string plot_data_text(const std::vector<PlotSeries>& series) {
 
 std::string plot_script_text(const std::vector<PlotSeries>& series, const std::string& metric, const std::string& title,
                              const std::string& data_path, const std::string& image_path, const report::RowKindSpec& kind) {
-  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   std::vector<std::string> titles;
   std::uint64_t smallest = UINT64_MAX, largest = 0;
   for (const auto& one : series) {
@@ -275,16 +283,13 @@ std::string plot_script_text(const std::vector<PlotSeries>& series, const std::s
   const ShortTitles short_titles = shorten_titles(titles);
   int height = 600;
   const std::string key = key_below(series.size(), height);
-  std::ostringstream out;
-  out << "# collbench plot; run: gnuplot " << "<this file>\n";
-  out << terminal_line(png ? ".png" : ".svg", 1000, height);
-  out << "set output " << gnuplot_path(image_path) << "\n";
   // The shared words, less those the title already says (the benchmark).
   std::string shared;
   for (const auto& word : words_of(short_titles.shared)) {
     if (title.rfind(word + ":", 0) != 0) shared += (shared.empty() ? "" : " ") + word;
   }
-  out << "set title " << gnuplot_label(shared.empty() ? title : title + "  (" + shared + ")") << " noenhanced\n";
+  std::ostringstream out;
+  out << script_head("plot", image_path, 1000, height, shared.empty() ? title : title + "  (" + shared + ")");
   out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest) << "set logscale y 10\nset grid\n";
   out << "set xlabel " << gnuplot_label(kind.size_label) << "\nset ylabel " << gnuplot_label(metric_label(kind, metric)) << "\n";
   out << key;
@@ -300,25 +305,21 @@ PlotFiles write_plot(const std::vector<LoadedReport>& reports, const std::string
                      const std::string& gnuplot_program) {
   const report::RowKindSpec& kind = kind_of(reports);
   check_plot_metric(kind, metric);
-  const auto [stem, extension] = split_image_path(image_path);
+  split_image_path(image_path);  // refuses anything but .svg and .png before any work
   const auto series = plot_series(reports, metric);
   if (series.empty()) {
     throw InputError(metric == "busbw" ? "nothing to plot: no row has a bus bandwidth (one rank only? try --metric algbw or time)"
                                        : "nothing to plot: no row has a positive " + metric);
   }
-  PlotFiles files;
-  files.data_path = stem + ".dat";
-  files.script_path = stem + ".gp";
-  files.image_path = image_path;
-  write_file(files.data_path, plot_data_text(series));
-  write_file(files.script_path, plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(kind, metric),
-                                                 files.data_path, image_path, kind));
-  render_with_gnuplot(files, stem, gnuplot_program);
-  return files;
+  return write_and_render(image_path, gnuplot_program, [&](const PlotFiles& files, std::string& data) {
+    data = plot_data_text(series);
+    return plot_script_text(series, metric, reports.front().report.benchmark + ": " + metric_label(kind, metric), files.data_path,
+                            image_path, kind);
+  });
 }
 
 PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const std::string& image_path, const std::string& gnuplot_program) {
-  const auto [stem, extension] = split_image_path(image_path);
+  split_image_path(image_path);  // refuses anything but .svg and .png before any work
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_benchmark_size;
   for (const auto& loaded : reports) {
     if (loaded.report.kind != report::RowKind::kCollective) continue;
@@ -328,15 +329,11 @@ PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const st
   }
   const std::vector<PlotSeries> series = median_series(by_benchmark_size);
   if (series.empty()) throw InputError("nothing to plot: no collective row has a bus bandwidth (one rank only?)");
-  PlotFiles files;
-  files.data_path = stem + ".dat";
-  files.script_path = stem + ".gp";
-  files.image_path = image_path;
-  write_file(files.data_path, plot_data_text(series));
-  write_file(files.script_path, plot_script_text(series, PlotMetric::kBusBandwidth, "every collective: bus bandwidth (out of place)",
-                                                 files.data_path, image_path));
-  render_with_gnuplot(files, stem, gnuplot_program);
-  return files;
+  return write_and_render(image_path, gnuplot_program, [&](const PlotFiles& files, std::string& data) {
+    data = plot_data_text(series);
+    return plot_script_text(series, PlotMetric::kBusBandwidth, "every collective: bus bandwidth (out of place)", files.data_path,
+                            image_path);
+  });
 }
 
 std::string heat_map_data_text(const report::LinkMatrix& matrix, bool time) {
@@ -359,13 +356,10 @@ std::string heat_map_data_text(const report::LinkMatrix& matrix, bool time) {
 
 std::string heat_map_script_text(const report::LinkMatrix& matrix, bool time, const std::string& title,
                                  const std::string& data_path, const std::string& image_path) {
-  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   const std::size_t panels = std::max<std::size_t>(1, matrix.sizes.size());
   const double last = matrix.ranks - 0.5;
   std::ostringstream out;
-  out << "# collbench plot (link matrix); run: gnuplot <this file>\n";
-  out << terminal_line(png ? ".png" : ".svg", static_cast<int>(520 * panels), 520);
-  out << "set output " << gnuplot_path(image_path) << "\n";
+  out << script_head("plot (link matrix)", image_path, static_cast<int>(520 * panels), 520, std::nullopt);
   out << "set multiplot layout 1," << panels << " title " << gnuplot_label(title) << " noenhanced\n";
   out << "set xlabel 'peer rank'\nset ylabel 'rank that starts'\nset size ratio -1\n";
   out << "set xrange [-0.5:" << last << "]\nset yrange [" << last << ":-0.5]\n";
@@ -391,23 +385,20 @@ PlotFiles write_heat_map(const LoadedReport& loaded, const std::string& metric, 
   }
   const report::LinkMatrix& matrix = *loaded.report.link_matrix;
   if (matrix.sizes.empty()) throw InputError(loaded.path + ": the link matrix has no sizes (the run stopped before its first link)");
-  const auto [stem, extension] = split_image_path(image_path);
-  PlotFiles files;
-  files.data_path = stem + ".dat";
-  files.script_path = stem + ".gp";
-  files.image_path = image_path;
-  write_file(files.data_path, heat_map_data_text(matrix, time));
   const std::string title = "pt2pt link matrix np=" + std::to_string(matrix.ranks) + ": " +
                             (time ? "time per message (us)" : "bandwidth (GB/s)") + "  " + tags_text(loaded.report.context);
-  write_file(files.script_path, heat_map_script_text(matrix, time, title, files.data_path, image_path));
-  render_with_gnuplot(files, stem, gnuplot_program);
-  return files;
+  return write_and_render(image_path, gnuplot_program, [&](const PlotFiles& files, std::string& data) {
+    data = heat_map_data_text(matrix, time);
+    return heat_map_script_text(matrix, time, title, files.data_path, image_path);
+  });
 }
 
 std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, const std::string& metric, const std::string& image_path,
                                    const std::string& gnuplot_program) {
   split_image_path(image_path);
-  const auto groups = by_benchmark(reports);
+  // Reports grouped by benchmark, in name order: one picture each.
+  std::map<std::string, std::vector<LoadedReport>> groups;
+  for (const auto& loaded : reports) groups[loaded.report.benchmark].push_back(loaded);
   std::vector<PlotFiles> all;
   for (const auto& [benchmark, group] : groups) {
     require_single_kind(group);
@@ -500,7 +491,6 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
     }
   }
   if (data_text) data_text->push_back(data.str());
-  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   int height = 600;
   const std::string key = key_below(verdicts.size() + titles.size() + 1, height);
   std::map<Verdict, std::size_t> counts;
@@ -516,10 +506,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   std::string title = benchmark + ": NEW vs BASE, change of " + (result.measure == "us" ? std::string("time") : result.measure) + " per size" + overall;
   if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
   std::ostringstream out;
-  out << "# collbench compare plot; run: gnuplot <this file>\n";
-  out << terminal_line(png ? ".png" : ".svg", 1000, height);
-  out << "set output " << gnuplot_path(image_path) << "\n";
-  out << "set title " << gnuplot_label(title) << " noenhanced\n";
+  out << script_head("compare plot", image_path, 1000, height, title);
   out << size_axis_lines(kind, smallest == UINT64_MAX ? 0 : smallest, largest);
   out << "set grid\nset xlabel " << gnuplot_label(kind.size_label) << "\n";
   out << "set ylabel " << gnuplot_label("change, NEW vs BASE (%; positive is slower), with its interval") << "\n";
@@ -554,17 +541,13 @@ std::vector<PlotFiles> write_per_benchmark(
   split_image_path(image_path);  // refuses anything but .svg and .png before any work
   std::vector<PlotFiles> all;
   for (const auto& benchmark : benchmarks) {
-    PlotFiles files;
-    files.image_path = image_for(image_path, benchmark, benchmarks.size() > 1);
-    const std::string stem = split_image_path(files.image_path).first;
-    files.data_path = stem + ".dat";
-    files.script_path = stem + ".gp";
-    std::vector<std::string> data;
-    const std::string script = script_for(benchmark, files, &data);
-    write_file(files.data_path, data.front());
-    write_file(files.script_path, script);
-    render_with_gnuplot(files, stem, gnuplot_program);
-    all.push_back(files);
+    const std::string image = image_for(image_path, benchmark, benchmarks.size() > 1);
+    all.push_back(write_and_render(image, gnuplot_program, [&](const PlotFiles& files, std::string& data) {
+      std::vector<std::string> texts;
+      const std::string script = script_for(benchmark, files, &texts);
+      data = texts.front();
+      return script;
+    }));
   }
   return all;
 }
@@ -618,16 +601,12 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
   if (data_text) data_text->push_back(data.str());
   std::size_t changed = 0;
   for (const auto* series : chosen) changed += series->changes.empty() ? 0 : 1;
-  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   int height = 600;
   const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1, height);
-  std::ostringstream out;
-  out << "# collbench history plot; run: gnuplot <this file>\n";
-  out << terminal_line(png ? ".png" : ".svg", 1100, height);
-  out << "set output " << gnuplot_path(image_path) << "\n";
   std::string title = benchmark + ": history, " + std::to_string(change_times.size()) + " change point(s)";
   if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
-  out << "set title " << gnuplot_label(title) << " noenhanced\n";
+  std::ostringstream out;
+  out << script_head("history plot", image_path, 1100, height, title);
   out << "set xdata time\nset timefmt '%s'\nset format x \"%m-%d\\n%H:%M\"\nset grid\n";
   out << "set xlabel 'run start (UTC)'\nset ylabel "
       << gnuplot_label(std::string(rate ? "rate" : "time") + " change from the first level (%; positive is slower)") << "\n";
@@ -668,7 +647,6 @@ std::vector<PlotFiles> write_history_plots(const HistoryResult& result, const st
 
 std::string model_plot_script_text(const ModelPlot& plot, const std::string& data_path, const std::string& image_path,
                                    std::string* data_text) {
-  const bool png = image_path.size() >= 4 && image_path.substr(image_path.size() - 4) == ".png";
   std::ostringstream data;
   data.precision(9);
   std::uint64_t smallest = UINT64_MAX, largest = 0;
@@ -699,10 +677,7 @@ std::string model_plot_script_text(const ModelPlot& plot, const std::string& dat
   int height = 600;
   const std::string key = key_below(blocks.size() + 1, height);
   std::ostringstream out;
-  out << "# collbench model predict --plot; run: gnuplot <this file>\n";
-  out << terminal_line(png ? ".png" : ".svg", 1000, height);
-  out << "set output " << gnuplot_path(image_path) << "\n";
-  out << "set title " << gnuplot_label(plot.title) << " noenhanced\n";
+  out << script_head("model predict --plot", image_path, 1000, height, plot.title);
   out << size_axis_lines(report::row_kind_spec(report::RowKind::kCollective), smallest == UINT64_MAX ? 0 : smallest, largest);
   out << "set logscale y 10\nset grid\nset xlabel 'bytes'\nset ylabel 'time (us)'\n" << key;
   out << "plot \\\n";
@@ -726,17 +701,10 @@ std::vector<PlotFiles> write_model_plots(const std::vector<ModelPlot>& plots, co
   if (plots.empty()) throw InputError("nothing to plot: the model holds no series");
   std::vector<PlotFiles> all;
   for (std::size_t i = 0; i < plots.size(); ++i) {
-    PlotFiles files;
-    files.image_path = image_for(image_path, std::to_string(i + 1), plots.size() > 1);
-    const auto [stem, extension] = split_image_path(files.image_path);
-    files.data_path = stem + ".dat";
-    files.script_path = stem + ".gp";
-    std::string data;
-    const std::string script = model_plot_script_text(plots[i], files.data_path, files.image_path, &data);
-    write_file(files.data_path, data);
-    write_file(files.script_path, script);
-    render_with_gnuplot(files, stem, gnuplot_program);
-    all.push_back(files);
+    const std::string image = image_for(image_path, std::to_string(i + 1), plots.size() > 1);
+    all.push_back(write_and_render(image, gnuplot_program, [&](const PlotFiles& files, std::string& data) {
+      return model_plot_script_text(plots[i], files.data_path, files.image_path, &data);
+    }));
   }
   return all;
 }

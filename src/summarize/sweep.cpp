@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 
@@ -59,12 +58,6 @@ bool finished(const std::string& report_path, const std::vector<std::string>& ex
   return report.status == "complete";
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error(path + ": cannot write");
-}
-
 std::string describe(const SweepPoint& point) {
   std::string text = "np=" + std::to_string(point.world_size);
   for (const auto& [name, value] : point.env) text += " " + name + "=" + value;
@@ -91,7 +84,7 @@ std::vector<std::string> write_summaries(const SweepOptions& options, const std:
   for (const auto& loaded : reports) world_sizes.insert(loaded.report.context.world_size);
   if (world_sizes.size() > 1) {
     attempt("scaling table", [&] {
-      write_text(dir + "/scaling.md", render(scaling_document(compute_scaling(reports), std::nullopt), Format::kMarkdown));
+      write_text_file(dir + "/scaling.md", render(scaling_document(compute_scaling(reports), std::nullopt), Format::kMarkdown));
       notes.push_back("wrote " + dir + "/scaling.md");
     });
   }
@@ -99,7 +92,8 @@ std::vector<std::string> write_summaries(const SweepOptions& options, const std:
     if (setting.values.size() < 2) continue;
     attempt("speedup table by " + setting.name, [&] {
       const std::string path = dir + "/speedup-" + file_safe(setting.name) + ".md";
-      write_text(path, render(speedup_document(compute_speedup(reports, "tag." + setting.name, std::nullopt)), Format::kMarkdown));
+      const SpeedupResult speedup = compute_speedup(reports, "tag." + setting.name, std::nullopt);
+      write_text_file(path, render(speedup_document(speedup), Format::kMarkdown));
       notes.push_back("wrote " + path);
     });
   }
@@ -272,12 +266,12 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
     manifest["interrupted"] = line;
     if (outcome.failed == 0) ++outcome.failed;  // stopped between points: still not a whole sweep
   }
-  write_text(options.out_dir + "/sweep.manifest", manifest.dump(2) + "\n");
+  write_text_file(options.out_dir + "/sweep.manifest", manifest.dump(2) + "\n");
   for (const auto& note : partial_notes(reports)) outcome.document.notes.push_back(note);
   for (const auto& note : write_summaries(options, reports)) outcome.document.notes.push_back(note);
   outcome.document.notes.push_back(std::to_string(outcome.points) + " points: " + std::to_string(outcome.ran) + " ran, " +
                                    std::to_string(outcome.resumed) + " done before, " + std::to_string(outcome.failed) + " failed");
-  write_text(options.out_dir + "/sweep.md", render(outcome.document, Format::kMarkdown));
+  write_text_file(options.out_dir + "/sweep.md", render(outcome.document, Format::kMarkdown));
   outcome.document.extra["failed"] = outcome.failed;
   return outcome;
 }
