@@ -52,10 +52,27 @@ std::vector<Step> ring_steps_of(int p) {  // all_gather, reduce_scatter: p - 1 s
   if (p <= 1) return {};
   return {{p - 1.0, 1.0 / p, Pattern::kShift, 1, true}};
 }
-std::vector<Step> exchange_steps_of(int p) {  // recursive doubling all_reduce: m in every step
+// One step at each distance 2^k, nearest first (farthest first when `farthest_first`), each
+// sender sending `share` of the message.
+std::vector<Step> doubling_steps_of(int p, double share, Pattern pattern, bool farthest_first = false) {
   std::vector<Step> steps;
-  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 1, Pattern::kExchange, power_of_two(k)});
+  const int levels = log2_count(p);
+  for (int k = 0; k < levels; ++k) steps.push_back({1, share, pattern, power_of_two(farthest_first ? levels - 1 - k : k)});
   return steps;
+}
+// The same, the step at distance 2^k carrying the 2^k blocks gathered so far.
+std::vector<Step> doubling_blocks_steps_of(int p, Pattern pattern, bool farthest_first = false) {
+  std::vector<Step> steps;
+  const int levels = log2_count(p);
+  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
+  for (int i = 0; i < levels; ++i) {
+    const int k = farthest_first ? levels - 1 - i : i;
+    steps.push_back({1, norm * std::ldexp(1.0, k), pattern, power_of_two(k)});
+  }
+  return steps;
+}
+std::vector<Step> exchange_steps_of(int p) {  // recursive doubling all_reduce: m in every step
+  return doubling_steps_of(p, 1, Pattern::kExchange);
 }
 // Open MPI's reduce-scatter by recursive halving with distance doubling, then the mirrored
 // all-gather: the step at distance 2^k carries m / 2^(k+1) each way.
@@ -67,31 +84,20 @@ std::vector<Step> halving_doubling_steps_of(int p) {
   return steps;
 }
 // Binomial broadcast: the farthest ranks first, so the data crosses hosts once per host early on.
-std::vector<Step> tree_down_steps_of(int p) {
-  std::vector<Step> steps;
-  const int levels = log2_count(p);
-  for (int k = 0; k < levels; ++k) steps.push_back({1, 1, Pattern::kTreeDown, power_of_two(levels - 1 - k)});
-  return steps;
-}
+std::vector<Step> tree_down_steps_of(int p) { return doubling_steps_of(p, 1, Pattern::kTreeDown, true); }
 std::vector<Step> tree_up_steps_of(int p) {  // binomial reduce: the nearest ranks first
+  return doubling_steps_of(p, 1, Pattern::kTreeUp);
+}
+// The root and every other rank, one step each (kFromRoot or kToRoot).
+std::vector<Step> root_steps_of(int p, double share, Pattern pattern) {
   std::vector<Step> steps;
-  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 1, Pattern::kTreeUp, power_of_two(k)});
+  for (int peer = 1; peer < p; ++peer) steps.push_back({1, share, pattern, peer});
   return steps;
 }
-std::vector<Step> from_root_steps_of(int p, double share) {
-  std::vector<Step> steps;
-  for (int peer = 1; peer < p; ++peer) steps.push_back({1, share, Pattern::kFromRoot, peer});
-  return steps;
-}
-std::vector<Step> to_root_steps_of(int p, double share) {
-  std::vector<Step> steps;
-  for (int peer = 1; peer < p; ++peer) steps.push_back({1, share, Pattern::kToRoot, peer});
-  return steps;
-}
-std::vector<Step> linear_broadcast_steps_of(int p) { return from_root_steps_of(p, 1); }
-std::vector<Step> linear_reduce_steps_of(int p) { return to_root_steps_of(p, 1); }
-std::vector<Step> linear_scatter_steps_of(int p) { return from_root_steps_of(p, 1.0 / p); }
-std::vector<Step> linear_gather_steps_of(int p) { return to_root_steps_of(p, 1.0 / p); }
+std::vector<Step> linear_broadcast_steps_of(int p) { return root_steps_of(p, 1, Pattern::kFromRoot); }
+std::vector<Step> linear_reduce_steps_of(int p) { return root_steps_of(p, 1, Pattern::kToRoot); }
+std::vector<Step> linear_scatter_steps_of(int p) { return root_steps_of(p, 1.0 / p, Pattern::kFromRoot); }
+std::vector<Step> linear_gather_steps_of(int p) { return root_steps_of(p, 1.0 / p, Pattern::kToRoot); }
 // Binomial scatter (halves first, farthest first), then the ring all-gather.
 std::vector<Step> scatter_allgather_steps_of(int p) {
   std::vector<Step> steps;
@@ -102,26 +108,12 @@ std::vector<Step> scatter_allgather_steps_of(int p) {
   return steps;
 }
 // Recursive doubling all_gather: the step at distance 2^k carries the 2^k blocks gathered so far.
-std::vector<Step> doubling_gather_steps_of(int p) {
-  std::vector<Step> steps;
-  const int levels = log2_count(p);
-  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
-  for (int k = 0; k < levels; ++k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kExchange, power_of_two(k)});
-  return steps;
-}
+std::vector<Step> doubling_gather_steps_of(int p) { return doubling_blocks_steps_of(p, Pattern::kExchange); }
 std::vector<Step> tree_gather_steps_of(int p) {  // binomial gather: subtrees of 2^k blocks, nearest first
-  std::vector<Step> steps;
-  const int levels = log2_count(p);
-  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
-  for (int k = 0; k < levels; ++k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kTreeUp, power_of_two(k)});
-  return steps;
+  return doubling_blocks_steps_of(p, Pattern::kTreeUp);
 }
 std::vector<Step> tree_scatter_steps_of(int p) {  // binomial scatter: the mirror of the gather
-  std::vector<Step> steps;
-  const int levels = log2_count(p);
-  const double norm = (p - 1.0) / p / (std::ldexp(1.0, levels) - 1);
-  for (int k = levels - 1; k >= 0; --k) steps.push_back({1, norm * std::ldexp(1.0, k), Pattern::kTreeDown, power_of_two(k)});
-  return steps;
+  return doubling_blocks_steps_of(p, Pattern::kTreeDown, true);
 }
 std::vector<Step> pairwise_steps_of(int p) {  // step k: rank r sends its m/p block for r + k
   std::vector<Step> steps;
@@ -129,9 +121,7 @@ std::vector<Step> pairwise_steps_of(int p) {  // step k: rank r sends its m/p bl
   return steps;
 }
 std::vector<Step> bruck_steps_of(int p) {  // step k: half of the blocks travel 2^k ranks on
-  std::vector<Step> steps;
-  for (int k = 0; k < log2_count(p); ++k) steps.push_back({1, 0.5, Pattern::kShift, power_of_two(k)});
-  return steps;
+  return doubling_steps_of(p, 0.5, Pattern::kShift);
 }
 std::vector<Step> direct_steps_of(int) { return {{1, 1, Pattern::kShift, 1}}; }
 
@@ -326,14 +316,29 @@ std::string machine_of(const std::vector<LoadedReport>& reports) {
 json interval_json(const ParameterInterval& interval) { return {interval.value, interval.low, interval.high}; }
 ParameterInterval interval_from(const json& value, const std::string& what) {
   if (!value.is_array() || value.size() != 3) throw InputError(what + ": expected [value, low, high]");
-  ParameterInterval interval;
   for (std::size_t i = 0; i < 3; ++i) {
     if (!value[i].is_number() || !std::isfinite(value[i].get<double>()) || value[i].get<double>() < 0) {
       throw InputError(what + ": expected three non-negative numbers");
     }
   }
-  interval = {value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
-  return interval;
+  return {value[0].get<double>(), value[1].get<double>(), value[2].get<double>()};
+}
+
+// One set of fitted levels as the model file holds it: alpha and beta, the link between hosts
+// where it was fitted, and the bootstrap draws (four numbers each with that link, else two).
+json levels_json(const ParameterInterval& alpha_us, const ParameterInterval& beta_gbps,
+                 const std::optional<LinkParameters>& inter, const std::vector<BootstrapDraw>& bootstrap) {
+  json draws = json::array();
+  for (const auto& draw : bootstrap) {
+    draws.push_back(inter ? json{draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps}
+                          : json{draw.alpha_us, draw.beta_gbps});
+  }
+  json out = {{"alpha_us", interval_json(alpha_us)}, {"beta_gbps", interval_json(beta_gbps)}, {"bootstrap", draws}};
+  if (inter) {
+    out["inter_alpha_us"] = interval_json(inter->alpha_us);
+    out["inter_beta_gbps"] = interval_json(inter->beta_gbps);
+  }
+  return out;
 }
 
 std::string number_text(double value, const char* format = "%.3g") {
@@ -812,10 +817,8 @@ ProtocolSegment segment_parameters(const FormPoints& points, const SegmentedFit&
     std::vector<LevelPoint> sample;
     for (std::size_t i = 0; i < members.size(); ++i) sample.push_back(points.points[members[pick(random)]]);
     const LevelFit resampled = fit_levels(sample, points.used);
-    values[0].push_back(resampled.x[0]);
-    values[1].push_back(gbps_of(resampled.x[1]));
-    values[2].push_back(resampled.x[2]);
-    values[3].push_back(gbps_of(resampled.x[3]));
+    // x holds alpha, gamma, alpha', gamma': the gammas are kept as GB/s.
+    for (std::size_t j = 0; j < 4; ++j) values[j].push_back(j % 2 ? gbps_of(resampled.x[j]) : resampled.x[j]);
   }
   const LevelFit& central = fit.fits[segment];
   const auto interval = [&](std::size_t j, double value) { return ParameterInterval{value, percentile(values[j], 0.025), percentile(values[j], 0.975)}; };
@@ -957,12 +960,10 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
             const double m = static_cast<double>(bytes);
             const AlgorithmForm& run = form_run_at(form, forms, key[2].second, p, element > 0 ? m / element : 0);
             const StepCoefficients c = step_coefficients(run, group.placement, root, mean_over_ranks);
-            points.points.push_back({{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time});
+            const LevelPoint point{{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time};
+            points.points.push_back(point);
             points.step_bytes.push_back(step_message_share(run, p) * m);
-            points.used[0] = points.used[0] || c.intra_steps > 0;
-            points.used[1] = points.used[1] || c.intra_bytes > 0;
-            points.used[2] = points.used[2] || c.inter_steps > 0;
-            points.used[3] = points.used[3] || c.inter_bytes > 0;
+            for (std::size_t j = 0; j < 4; ++j) points.used[j] = points.used[j] || point.coefficient[j] > 0;
           }
           const auto& pieces = series.per_world_size[g].pieces;
           const double share = step_message_share(form, p);
@@ -1040,47 +1041,25 @@ json model_json(const Model& model) {
                           {"beta_gbps", interval_json(piece.beta_gbps)}, {"points", piece.points},
                           {"rms_relative_error", piece.rms_relative_error}});
       }
-      json measured = json::array();
-      for (const auto& [bytes, time] : world.measured) measured.push_back({bytes, time});
-      worlds.push_back({{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}, {"measured", measured}});
-      if (!world.library_estimates.empty()) {
-        json estimated = json::array();
-        for (const auto& [bytes, time] : world.library_estimates) estimated.push_back({bytes, time});
-        worlds.back()["library_estimates"] = estimated;
-      }
+      // (size, time) pairs as [bytes, time] arrays.
+      worlds.push_back(
+          {{"world_size", world.world_size}, {"hosts", world.hosts}, {"pieces", pieces}, {"measured", json(world.measured)}});
+      if (!world.library_estimates.empty()) worlds.back()["library_estimates"] = world.library_estimates;
     }
     json entry = {{"key", key}, {"bus_factor", one.bus_factor}, {"time_aggregation", one.time_aggregation}, {"smallest_bytes", one.smallest_bytes}, {"largest_bytes", one.largest_bytes},
                   {"per_world_size", worlds}, {"notes", one.notes}};
     if (one.across) {
-      json draws = json::array();
-      for (const auto& draw : one.across->bootstrap) {
-        draws.push_back(one.across->inter ? json{draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps}
-                                          : json{draw.alpha_us, draw.beta_gbps});
-      }
-      entry["across_world_sizes"] = {{"form", one.across->form}, {"chosen_by_fit", one.across->chosen_by_fit},
-                                     {"alpha_us", interval_json(one.across->alpha_us)}, {"beta_gbps", interval_json(one.across->beta_gbps)},
-                                     {"intra_measured", one.across->intra_measured},
-                                     {"rms_relative_error", one.across->rms_relative_error}, {"bootstrap", draws}};
-      if (one.across->inter) {
-        entry["across_world_sizes"]["inter_alpha_us"] = interval_json(one.across->inter->alpha_us);
-        entry["across_world_sizes"]["inter_beta_gbps"] = interval_json(one.across->inter->beta_gbps);
-      }
+      const AcrossWorldSizes& fit = *one.across;
+      json across = levels_json(fit.alpha_us, fit.beta_gbps, fit.inter, fit.bootstrap);
+      across.update({{"form", fit.form}, {"chosen_by_fit", fit.chosen_by_fit}, {"intra_measured", fit.intra_measured},
+                     {"rms_relative_error", fit.rms_relative_error}});
       json segments = json::array();
-      for (const auto& segment : one.across->larger_messages) {
-        json segment_draws = json::array();
-        for (const auto& draw : segment.bootstrap) {
-          segment_draws.push_back(segment.inter ? json{draw.alpha_us, draw.beta_gbps, draw.inter_alpha_us, draw.inter_beta_gbps}
-                                                : json{draw.alpha_us, draw.beta_gbps});
-        }
-        json item = {{"above_step_bytes", segment.above_step_bytes}, {"alpha_us", interval_json(segment.alpha_us)},
-                     {"beta_gbps", interval_json(segment.beta_gbps)}, {"bootstrap", segment_draws}};
-        if (segment.inter) {
-          item["inter_alpha_us"] = interval_json(segment.inter->alpha_us);
-          item["inter_beta_gbps"] = interval_json(segment.inter->beta_gbps);
-        }
-        segments.push_back(item);
+      for (const auto& segment : fit.larger_messages) {
+        segments.push_back(levels_json(segment.alpha_us, segment.beta_gbps, segment.inter, segment.bootstrap));
+        segments.back()["above_step_bytes"] = segment.above_step_bytes;
       }
-      if (!segments.empty()) entry["across_world_sizes"]["larger_messages"] = segments;
+      if (!segments.empty()) across["larger_messages"] = segments;
+      entry["across_world_sizes"] = across;
     }
     series.push_back(entry);
   }
@@ -1497,9 +1476,7 @@ std::vector<ModelPlot> model_plots(const Model& model, const PredictOptions& opt
       plot.predicted.high_us.push_back(prediction.high_us);
     }
     for (const auto& world : series.per_world_size) {
-      PlotSeries measured{"measured " + world_words(world), {}};
-      for (const auto& point : world.measured) measured.points.push_back(point);
-      plot.measured.push_back(measured);
+      plot.measured.push_back({"measured " + world_words(world), world.measured});
       // The fit drawn over its own sizes (the measured ones, or its pieces' ends in older files).
       PlotSeries fitted{"fit " + world_words(world), {}};
       std::vector<std::uint64_t> sizes;
