@@ -70,8 +70,6 @@ std::vector<double> logs_of(const std::vector<double>& values, bool invert) {
   return out;
 }
 
-double geometric_mean(const std::vector<double>& values) { return std::exp(mean_of(logs_of(values, false))); }
-
 // What a row's verdict is judged against (logs): the least estimate a paired SLOWER needs, and the
 // band SAME must fit in (the unpaired rule's threshold).
 struct Thresholds {

@@ -41,6 +41,12 @@ double signed_rank_normal_cdf(double t, double n, double tie_correction) {
   return boost::math::cdf(boost::math::normal(), (t + 0.5 - mean) / std::sqrt(variance));
 }
 
+// The signed-rank test's standard error of the Hodges-Lehmann estimate, from the pairs' spread:
+// that of a mean over pairs * 3 / pi pairs (the test's efficiency against t for normal spreads).
+double hodges_lehmann_standard_error(double pair_spread, double pairs) {
+  return pair_spread * std::sqrt(std::acos(-1.0) / (3 * pairs));
+}
+
 }  // namespace
 
 double student_t_upper_tail(double t, double degrees_of_freedom) {
@@ -141,6 +147,13 @@ double mean_of(const std::vector<double>& values) {
   return values.empty() ? 0 : sum / static_cast<double>(values.size());
 }
 
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double log_sum = 0;
+  for (double value : values) log_sum += std::log(value);
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
 double standard_deviation(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
   const double mean = mean_of(values);
@@ -167,27 +180,19 @@ LogRatioInterval log_ratio_interval(const std::vector<double>& base_logs, const 
 
 double robust_spread(const std::vector<double>& values) {
   if (values.size() < 2) return 0;
-  const double center = median_value(values);
+  const double center = median(values);
   std::vector<double> deviations;
   for (double value : values) deviations.push_back(std::fabs(value - center));
-  return 1.4826 * median_value(deviations);  // the MAD scaled to a normal's standard deviation
+  return 1.4826 * median(deviations);  // the MAD scaled to a normal's standard deviation
 }
 
-double median_value(std::vector<double> values) {
+double median(std::vector<double> values) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
   const std::size_t middle = values.size() / 2;
   // Halves first: the sum of two values near the largest double would overflow.
   return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
 }
-
-namespace {
-
-// The signed-rank test's standard error of the Hodges-Lehmann estimate, from the pairs' spread:
-// that of a mean over pairs * 3 / pi pairs (the test's efficiency against t for normal spreads).
-double hodges_lehmann_standard_error(double pair_spread, double pairs) { return pair_spread * std::sqrt(std::acos(-1.0) / (3 * pairs)); }
-
-}  // namespace
 
 LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error) {
   if (log_ratios.size() < 2) throw std::invalid_argument("paired_log_ratio_interval: needs 2 pairs");
@@ -198,12 +203,12 @@ LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios
   std::vector<double> walsh_averages;
   walsh_averages.reserve(n * (n + 1) / 2);
   for (std::size_t i = 0; i < n; ++i) {
-    // Halves first, as median_value: no overflow for ratios near the largest double.
+    // Halves first, as median: no overflow for ratios near the largest double.
     for (std::size_t j = i; j < n; ++j) walsh_averages.push_back(log_ratios[i] / 2 + log_ratios[j] / 2);
   }
   std::sort(walsh_averages.begin(), walsh_averages.end());
   const std::size_t averages = walsh_averages.size();
-  interval.estimate = median_value(walsh_averages);
+  interval.estimate = median(walsh_averages);
   interval.pair_spread = robust_spread(log_ratios);
   interval.base_spread = interval.new_spread = interval.pair_spread / std::sqrt(2.0);
   interval.degrees_of_freedom = static_cast<double>(n - 1);

@@ -81,7 +81,8 @@ double p_value_above(const LogRatioInterval& interval, double threshold);
 std::vector<bool> holm_rejections(const std::vector<double>& p_values, double alpha);
 
 double mean_of(const std::vector<double>& values);
-double median_value(std::vector<double> values);  // 0 for none
+double geometric_mean(const std::vector<double>& values);  // 0 for none
+double median(std::vector<double> values);  // of values in any order; 0 for none
 double robust_spread(const std::vector<double>& values);  // 1.4826 x the median absolute deviation
 double standard_deviation(const std::vector<double>& values);  // n - 1; 0 for fewer than 2 values
 

@@ -1,7 +1,5 @@
 #include "summarize/series.h"
 
-#include <algorithm>
-
 namespace collbench::summarize {
 
 bool is_bookkeeping_tag(const std::string& key) { return key == "np" || key == "repeat" || key == "sweep_point"; }
@@ -55,14 +53,6 @@ nlohmann::json size_cell(const report::Row& row) {
 }
 
 std::optional<double> headline(const report::Row& row) { return row.figures.empty() ? std::nullopt : row.figures.front(); }
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  // Halves first: the sum of two values near the largest double would overflow.
-  return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
-}
 
 std::vector<std::string> key_names(const SeriesKey& key) {
   std::vector<std::string> names;

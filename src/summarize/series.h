@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "summarize/load.h"
+#include "summarize/run_stats.h"
 
 namespace collbench::summarize {
 
@@ -45,9 +46,6 @@ nlohmann::json size_cell(const report::Row& row);
 
 // The headline rate of a row (figures[0]), or nullopt.
 std::optional<double> headline(const report::Row& row);
-
-// The median of values (they need not be sorted); 0 for none.
-double median(std::vector<double> values);
 
 // Group headings for tables: names and values of a key, as table cells.
 std::vector<std::string> key_names(const SeriesKey& key);

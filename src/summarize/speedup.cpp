@@ -1,7 +1,6 @@
 #include "summarize/speedup.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -100,13 +99,6 @@ std::string value_of_key(const std::string& key, const LoadedReport& source, con
   if (has_prefix(key, "tag.") || has_prefix(key, "tag:")) return lookup(context.tags, key.substr(4));
   if (context.tags.count(key)) return context.tags.at(key);
   return lookup(context.env, key);
-}
-
-double geometric_mean(const std::vector<double>& values) {
-  if (values.empty()) return 0;
-  double log_sum = 0;
-  for (double value : values) log_sum += std::log(value);
-  return std::exp(log_sum / static_cast<double>(values.size()));
 }
 
 SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const std::string& key,

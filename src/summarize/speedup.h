@@ -47,8 +47,6 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
 // Speedup = baseline time / time, so > 1 is faster than the baseline. `size_column` names the sizes.
 Document speedup_document(const SpeedupResult& result, const std::string& size_column = "bytes");
 
-double geometric_mean(const std::vector<double>& values);  // 0 for none
-
 // One sentence per series on its best value, from the geometric-mean speedups: "bucket_mb 50:
 // 1.21x faster than 25 on this machine", or that the baseline is fastest, or that no value is
 // clearly faster (every one within `clear_margin` of the best). Series are named by the key
