@@ -15,20 +15,16 @@ void print_bitdiff(std::FILE* out, const ResultRow* row, bool bitdiff_column) {
 void print_half(std::FILE* out, const ResultRow* row, bool issue_time, bool bitdiff_column) {
   if (!row) {
     std::fprintf(out, "  %9s  %7s  %7s  %6s", "-", "-", "-", "-");
-    print_bitdiff(out, row, bitdiff_column);
-    return;
+  } else {
+    char time[32], busbw[32], wrong[32];
+    if (issue_time && !row->issue_us) std::snprintf(time, sizeof(time), "%9s", "n/a");
+    else std::snprintf(time, sizeof(time), "%9.2f", issue_time ? *row->issue_us : row->time_us.mean);
+    if (row->busbw_gbps) std::snprintf(busbw, sizeof(busbw), "%7.2f", *row->busbw_gbps);
+    else std::snprintf(busbw, sizeof(busbw), "%7s", "n/a");
+    if (row->wrong) std::snprintf(wrong, sizeof(wrong), "%6lld", static_cast<long long>(*row->wrong));
+    else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
+    std::fprintf(out, "  %s  %7.2f  %s  %s", time, row->algbw_gbps, busbw, wrong);
   }
-  char busbw[32], wrong[32];
-  if (row->busbw_gbps) std::snprintf(busbw, sizeof(busbw), "%7.2f", *row->busbw_gbps);
-  else std::snprintf(busbw, sizeof(busbw), "%7s", "n/a");
-  if (row->wrong) std::snprintf(wrong, sizeof(wrong), "%6lld", static_cast<long long>(*row->wrong));
-  else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
-  if (issue_time && !row->issue_us) {
-    std::fprintf(out, "  %9s  %7.2f  %s  %s", "n/a", row->algbw_gbps, busbw, wrong);
-    print_bitdiff(out, row, bitdiff_column);
-    return;
-  }
-  std::fprintf(out, "  %9.2f  %7.2f  %s  %s", issue_time ? *row->issue_us : row->time_us.mean, row->algbw_gbps, busbw, wrong);
   print_bitdiff(out, row, bitdiff_column);
 }
 
@@ -154,17 +150,19 @@ std::string cell_text(const TableColumnSpec& column, const nlohmann::json& value
   return missing;
 }
 
+// A cell padded to its column's width: text left-aligned, numbers right-aligned.
+std::string padded(const TableColumnSpec& column, const char* text) {
+  char cell[96];
+  std::snprintf(cell, sizeof cell, column.style == TableColumnSpec::Style::kText ? " %-*s" : " %*s", column_width(column), text);
+  return cell;
+}
+
 }  // namespace
 
 // Text columns are left-aligned, numbers right-aligned, each at least its header's width.
 void KindTableWriter::header() {
   std::string line = "#";
-  for (const auto& column : kind_.table) {
-    const bool text = column.style == TableColumnSpec::Style::kText;
-    char cell[80];
-    std::snprintf(cell, sizeof cell, text ? " %-*s" : " %*s", column_width(column), column.header);
-    line += cell;
-  }
+  for (const auto& column : kind_.table) line += padded(column, column.header);
   std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
 }
@@ -174,10 +172,7 @@ void KindTableWriter::line(const Row& row) {
   for (std::size_t i = 0; i < kind_.table.size(); ++i) {
     const auto& column = kind_.table[i];
     const nlohmann::json& value = i < row.table_cells.size() ? row.table_cells[i] : nlohmann::json();
-    const bool text = column.style == TableColumnSpec::Style::kText;
-    char cell[96];
-    std::snprintf(cell, sizeof cell, text ? " %-*s" : " %*s", column_width(column), cell_text(column, value).c_str());
-    line += cell;
+    line += padded(column, cell_text(column, value).c_str());
   }
   std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);

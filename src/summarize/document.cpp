@@ -169,14 +169,10 @@ Format parse_format(const std::string& name) {
 std::string cell_text(const json& cell, int precision) {
   if (cell.is_null()) return "n/a";
   if (cell.is_string()) return cell.get<std::string>();
-  if (cell.is_number_float() && precision >= 0) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", precision, cell.get<double>());
-    return buffer;
-  }
   if (cell.is_number_float()) {
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%g", cell.get<double>());
+    if (precision >= 0) std::snprintf(buffer, sizeof buffer, "%.*f", precision, cell.get<double>());
+    else std::snprintf(buffer, sizeof buffer, "%g", cell.get<double>());
     return buffer;
   }
   return cell.dump();
