@@ -27,6 +27,12 @@ constexpr int kSchemaMinor = 2;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
+// A figure that may not be defined, as JSON: its value, or null.
+template <typename T>
+nlohmann::json json_or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.

@@ -14,12 +14,6 @@ json stats_to_json(const TimeStats& stats) {
           {"p99", stats.p99}, {"max", stats.max}, {"stdev", stats.stdev}};
 }
 
-namespace {
-
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
-
-}  // namespace
-
 json row_json(RowKind kind, json fields, const Measurement& measured) {
   fields["kind"] = row_kind_spec(kind).name;
   fields.update({{"cycle", measured.cycle},
@@ -27,7 +21,7 @@ json row_json(RowKind kind, json fields, const Measurement& measured) {
                  {"warmup_iterations", measured.warmup_iterations},
                  {"time_us", stats_to_json(measured.time_us)},
                  {"check_iterations", measured.check_iterations},
-                 {"wrong", measured.wrong ? json(*measured.wrong) : json(nullptr)}});
+                 {"wrong", json_or_null(measured.wrong)}});
   if (!measured.time_aggregation.empty()) fields["time_aggregation"] = measured.time_aggregation;
   if (measured.time_over_ranks_us) {
     const RankTimeViews& views = *measured.time_over_ranks_us;
@@ -54,8 +48,8 @@ json row_to_json(const ResultRow& row) {
       {"algorithm", row.algorithm},
       {"algbw_gbps", row.algbw_gbps},
       {"bus_bandwidth_factor", row.bus_bandwidth_factor},
-      {"busbw_gbps", optional_number(row.busbw_gbps)},
-      {"bitdiff", row.bitdiff ? json(*row.bitdiff) : json(nullptr)},
+      {"busbw_gbps", json_or_null(row.busbw_gbps)},
+      {"bitdiff", json_or_null(row.bitdiff)},
   };
   if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
   if (!row.bitwise_hash.empty()) out["bitwise_hash"] = row.bitwise_hash;
@@ -456,8 +450,8 @@ nlohmann::json to_json(const SkippedCase& skipped) {
 }
 
 nlohmann::json to_json(const Summary& summary) {
-  return {{"avg_busbw_gbps", optional_number(summary.avg_busbw_gbps)},
-          {"max_busbw_gbps", optional_number(summary.max_busbw_gbps)},
+  return {{"avg_busbw_gbps", json_or_null(summary.avg_busbw_gbps)},
+          {"max_busbw_gbps", json_or_null(summary.max_busbw_gbps)},
           {"wrong_total", summary.wrong_total},
           {"rows", summary.rows},
           {"rows_checked", summary.rows_checked}};
@@ -633,12 +627,6 @@ Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("ro
 Report read_report_file(const std::string& path) { return read_from_file(path, report_from_json); }
 
 // ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
-namespace {
-
-json optional_integer(const std::optional<std::int64_t>& value) { return value ? json(*value) : json(nullptr); }
-
-}  // namespace
-
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit) {
   return {{"fastest_rank", spread.fastest_rank},
           {"slowest_rank", spread.slowest_rank},
@@ -655,8 +643,8 @@ json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
     json entry = {{"rank", rank.rank},
                   {"time_us", stats_to_json(rank.time_us)},
                   {unit, rank.rate},
-                  {"percent_of_peak", optional_number(rank.percent_of_peak)},
-                  {"wrong", optional_integer(rank.wrong)}};
+                  {"percent_of_peak", json_or_null(rank.percent_of_peak)},
+                  {"wrong", json_or_null(rank.wrong)}};
     if (rank.relative_error) entry["relative_error"] = std::isfinite(*rank.relative_error) ? json(*rank.relative_error) : json(nullptr);
     out.push_back(entry);
   }
@@ -678,8 +666,8 @@ template <typename Row>
 json throughput_row_json(const Row& row) {
   const std::string unit = Row::kUnit;
   json fields = kind_fields(row);
-  fields.update({{"device", row.device}, {"threads", row.threads}, {unit, row.rate}, {"peak_" + unit, optional_number(row.peak)},
-                 {"percent_of_peak", optional_number(row.percent_of_peak)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
+  fields.update({{"device", row.device}, {"threads", row.threads}, {unit, row.rate}, {"peak_" + unit, json_or_null(row.peak)},
+                 {"percent_of_peak", json_or_null(row.percent_of_peak)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
                  {"spread", to_json(row.spread, Row::kUnit)}});
   return row_json(Row::kKind, std::move(fields), row);
 }
@@ -709,8 +697,8 @@ json ddp_rank_json(const DdpStepRank& rank) {
           {"elementwise_us", rank.elementwise_us},
           {"gradient_copy_us", rank.gradient_copy_us},
           {"memory_gbps", rank.memory_gbps},
-          {"wrong", optional_integer(rank.wrong)},
-          {"max_error", optional_number(rank.max_error)}};
+          {"wrong", json_or_null(rank.wrong)},
+          {"max_error", json_or_null(rank.max_error)}};
 }
 
 json ddp_row_json(const DdpStepRow& row) {
@@ -735,8 +723,8 @@ json ddp_row_json(const DdpStepRow& row) {
               {"compute_us", row.compute_us},
               {"comm_us", row.comm_us},
               {"exposed_comm_us", row.exposed_comm_us},
-              {"overlap_fraction", optional_number(row.overlap_fraction)},
-              {"comm_compute_ratio", optional_number(row.comm_compute_ratio)},
+              {"overlap_fraction", json_or_null(row.overlap_fraction)},
+              {"comm_compute_ratio", json_or_null(row.comm_compute_ratio)},
               {"buckets", row.buckets},
               {"allreduce_calls", row.allreduce_calls},
               {"allreduce_bytes", row.allreduce_bytes},
@@ -751,7 +739,7 @@ json ddp_row_json(const DdpStepRow& row) {
               {"memory_bandwidth", row.memory_bandwidth},
               {"gradient_copy_us", row.gradient_copy_us},
               {"gradient_copy_bytes", row.gradient_copy_bytes},
-              {"max_error", optional_number(row.max_error)},
+              {"max_error", json_or_null(row.max_error)},
               {"error_bound", row.error_bound},
               {"per_rank", per_rank}};
   return row_json(RowKind::kDdpStep, std::move(out), row);
@@ -831,8 +819,8 @@ void RateSummary::add(const nlohmann::json& row) {
 
 nlohmann::json RateSummary::to_json() const {
   json out = {{"rows", rows_}, {"rows_checked", rows_checked_}, {"wrong_total", wrong_total_},
-              {"max_" + rate_key_, optional_number(max_rate_)}};
-  if (with_spread_) out["worst_spread_ratio"] = optional_number(worst_spread_ratio_);
+              {"max_" + rate_key_, json_or_null(max_rate_)}};
+  if (with_spread_) out["worst_spread_ratio"] = json_or_null(worst_spread_ratio_);
   return out;
 }
 

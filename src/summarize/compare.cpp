@@ -498,10 +498,10 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   for (const auto& row : result.only_in_new) document.notes.push_back("only in NEW: " + row);
   document.extra["regression"] = result.any_slower();
   document.extra["counts"] = {{"same", same}, {"faster", faster}, {"slower", slower}, {"unknown", unknown}};
-  document.extra["more_runs"] = result.more_runs() ? nlohmann::json(*result.more_runs()) : nlohmann::json(nullptr);
-  document.extra["detectable_change"] = result.detectable() ? nlohmann::json(*result.detectable()) : nlohmann::json(nullptr);
+  document.extra["more_runs"] = report::json_or_null(result.more_runs());
+  document.extra["detectable_change"] = report::json_or_null(result.detectable());
   document.extra["figure"] = result.figure;
-  document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
+  document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);
   return document;
 }
 

@@ -435,7 +435,7 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   }
   document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;
-  document.extra["machine_mismatch"] = result.machine_mismatch ? nlohmann::json(*result.machine_mismatch) : nlohmann::json(nullptr);
+  document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);
   return document;
 }
 

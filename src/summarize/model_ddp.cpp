@@ -256,8 +256,7 @@ Document ddp_document(const DdpWhatIf& what_if, const DdpWhatIfOptions& options)
   Table::Group group;
   for (const auto& s : what_if.settings) {
     group.rows.push_back({mb_text(s.bucket_mb), s.grad_dtype, s.accumulate, s.buckets, s.allreduce_us, s.exposed_comm_us, s.step_us,
-                          s.step_low_us, s.step_high_us, s.samples_per_s,
-                          s.measured_step_us ? nlohmann::json(*s.measured_step_us) : nlohmann::json(nullptr)});
+                          s.step_low_us, s.step_high_us, s.samples_per_s, report::json_or_null(s.measured_step_us)});
   }
   table.groups.push_back(group);
   document.tables.push_back(table);

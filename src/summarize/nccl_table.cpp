@@ -137,8 +137,6 @@ std::string kind_table_text(const std::vector<LoadedReport>& reports) {
 
 namespace {
 
-nlohmann::json optional_cell(const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
-
 // Any kind's rows through its spec: key fields, size, mean time, figures and #wrong.
 Document rows_document(const std::vector<LoadedReport>& reports) {
   const report::RowKindSpec& kind = kind_of(reports);
@@ -157,9 +155,9 @@ Document rows_document(const std::vector<LoadedReport>& reports) {
       std::vector<nlohmann::json> cells;
       for (const auto& key : row.keys) cells.emplace_back(key.second);
       cells.push_back(size_cell(row));
-      if (kind.time_path) cells.push_back(optional_cell(row.time_us));
-      for (const auto& figure : row.figures) cells.push_back(optional_cell(figure));
-      cells.push_back(row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json(nullptr));
+      if (kind.time_path) cells.push_back(report::json_or_null(row.time_us));
+      for (const auto& figure : row.figures) cells.push_back(report::json_or_null(figure));
+      cells.push_back(report::json_or_null(row.wrong));
       group.rows.push_back(std::move(cells));
     }
     table.groups.push_back(std::move(group));
@@ -184,8 +182,7 @@ Document nccl_table_document(const std::vector<LoadedReport>& reports) {
     Table::Group group{{loaded.path, report.benchmark, report.context.world_size, report.status}, {}};
     for (const auto& row : report.results) {
       group.rows.push_back({row.bytes, row.count, row.dtype, row.op, row.root, row.placement, row.algorithm, row.time_us.mean,
-                            row.algbw_gbps, row.busbw_gbps ? nlohmann::json(*row.busbw_gbps) : nlohmann::json(nullptr),
-                            row.wrong ? nlohmann::json(*row.wrong) : nlohmann::json(nullptr)});
+                            row.algbw_gbps, report::json_or_null(row.busbw_gbps), report::json_or_null(row.wrong)});
     }
     table.groups.push_back(std::move(group));
   }
@@ -219,7 +216,7 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
       }
     }
     group.rows.push_back({loaded.report.benchmark, loaded.report.context.world_size, loaded.report.status, loaded.report.rows.size(),
-                          total ? nlohmann::json(*total / with_rate) : nlohmann::json(nullptr), optional_cell(peak),
+                          total ? nlohmann::json(*total / with_rate) : nlohmann::json(nullptr), report::json_or_null(peak),
                           checked > 0 ? nlohmann::json(wrong_total) : nlohmann::json("not checked"), loaded.path});
     if (collective) {
       const report::ResultRow* best = nullptr;

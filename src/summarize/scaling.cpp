@@ -82,8 +82,7 @@ Document scaling_document(const std::vector<ScalingSeries>& series, std::optiona
     Table::Group group{key_cells(one.key), {}};
     for (const auto& point : one.points) {
       if (at_bytes && point.bytes != *at_bytes) continue;
-      group.rows.push_back({point.size_cell, point.world_size, point.time_us,
-                            point.headline_rate ? nlohmann::json(*point.headline_rate) : nlohmann::json(nullptr),
+      group.rows.push_back({point.size_cell, point.world_size, point.time_us, report::json_or_null(point.headline_rate),
                             point.speedup, point.efficiency, point.runs});
     }
     if (!group.rows.empty()) table.groups.push_back(std::move(group));

@@ -238,16 +238,15 @@ Document speedup_document(const SpeedupResult& result, const std::string& size_c
   auto header = [&](const std::string& value) { return numeric ? short_key + "=" + value : value; };
   table.columns = {{size_column}, {header(result.values.front()) + " time_us", 2}};
   for (std::size_t i = 1; i < result.values.size(); ++i) table.columns.push_back({header(result.values[i]), 3});
-  auto cell = [](const std::optional<double>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
   for (const auto& series : result.series) {
     Table::Group group{key_cells(series.key), {}};
     for (const auto& line : series.lines) {
-      std::vector<nlohmann::json> row = {line.size_cell, cell(line.time_us[0])};
-      for (std::size_t i = 1; i < result.values.size(); ++i) row.push_back(cell(line.speedup[i]));
+      std::vector<nlohmann::json> row = {line.size_cell, report::json_or_null(line.time_us[0])};
+      for (std::size_t i = 1; i < result.values.size(); ++i) row.push_back(report::json_or_null(line.speedup[i]));
       group.rows.push_back(std::move(row));
     }
     std::vector<nlohmann::json> footer = {"geomean", nullptr};
-    for (std::size_t i = 1; i < result.values.size(); ++i) footer.push_back(cell(series.geomean[i]));
+    for (std::size_t i = 1; i < result.values.size(); ++i) footer.push_back(report::json_or_null(series.geomean[i]));
     group.rows.push_back(std::move(footer));
     table.groups.push_back(std::move(group));
   }
