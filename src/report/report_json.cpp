@@ -33,9 +33,7 @@ json row_json(RowKind kind, json fields, const Measurement& measured) {
   return fields;
 }
 
-namespace {
-
-json row_to_json(const ResultRow& row) {
+nlohmann::json to_json(const ResultRow& row) {
   json out = {
       {"bytes", row.bytes},
       {"requested_bytes", row.requested_bytes},
@@ -79,6 +77,8 @@ json row_to_json(const ResultRow& row) {
   if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
   return row_json(RowKind::kAlltoallv, std::move(out), row);
 }
+
+namespace {
 
 json context_json(const Context& context) {
   json ranks = json::array();
@@ -443,8 +443,6 @@ int readable_major(const std::string& version) {
 
 }  // namespace
 
-nlohmann::json to_json(const ResultRow& row) { return row_to_json(row); }
-
 nlohmann::json to_json(const SkippedCase& skipped) {
   return {{"dtype", skipped.dtype}, {"op", skipped.op}, {"placement", skipped.placement}, {"reason", skipped.reason}};
 }
@@ -466,7 +464,7 @@ nlohmann::json envelope_json(const std::string& benchmark, const Context& contex
 
 nlohmann::json to_json(const Report& report) {
   json results = json::array();
-  for (const auto& row : report.results) results.push_back(row_to_json(row));
+  for (const auto& row : report.results) results.push_back(to_json(row));
   json skipped = json::array();
   for (const auto& entry : report.skipped) skipped.push_back(to_json(entry));
   json out = envelope_json(report.benchmark, report.context);
@@ -701,7 +699,9 @@ json ddp_rank_json(const DdpStepRank& rank) {
           {"max_error", json_or_null(rank.max_error)}};
 }
 
-json ddp_row_json(const DdpStepRow& row) {
+}  // namespace
+
+nlohmann::json to_json(const DdpStepRow& row) {
   json per_rank = json::array();
   for (const auto& rank : row.per_rank) per_rank.push_back(ddp_rank_json(rank));
   json out = {{"model", row.model},
@@ -744,10 +744,6 @@ json ddp_row_json(const DdpStepRow& row) {
               {"per_rank", per_rank}};
   return row_json(RowKind::kDdpStep, std::move(out), row);
 }
-
-}  // namespace
-
-nlohmann::json to_json(const DdpStepRow& row) { return ddp_row_json(row); }
 
 // What a ddp_step row holds beyond the generic row (its bucket schedule, compute split and batch).
 // Fields an older report lacks stay at their defaults; a field of the wrong type is an error.
