@@ -420,23 +420,20 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
     if (table.columns.empty()) {
       for (const auto& [name, value] : line.key) table.columns.push_back({name == "world_size" ? "np" : name});
       for (const char* name : {"base_", "new_"}) table.columns.push_back({name + result.measure, 2});
-      for (const Column& column : std::vector<Column>{{"change_%", 1}, {"low_%", 1}, {"high_%", 1}, {"threshold_%", 1}, {"runs"},
-                                                      {"more_runs"}, {"verdict"}}) {
-        table.columns.push_back(column);
-      }
+      table.columns.insert(table.columns.end(), {{"change_%", 1}, {"low_%", 1}, {"high_%", 1}, {"threshold_%", 1}, {"runs"},
+                                                 {"more_runs"}, {"verdict"}});
     }
     std::vector<nlohmann::json> cells;
     for (const auto& [name, value] : line.key) cells.emplace_back(value);
     cells[1] = std::stoi(line.key[1].second);  // np as a number
     if (line.key.back().second == std::to_string(line.size)) cells.back() = line.size;
     const auto percent = [](const std::optional<double>& value) { return value ? nlohmann::json(100 * *value) : nlohmann::json(nullptr); };
-    for (const nlohmann::json& cell : std::vector<nlohmann::json>{
-             line.base_value, line.new_value, 100 * line.change, percent(line.change_low), percent(line.change_high), 100 * line.threshold,
-             std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs),
-             line.more_runs ? nlohmann::json(*line.more_runs) : nlohmann::json(line.verdict == Verdict::kUnknown ? "?" : ""),
-             to_string(line.verdict)}) {
-      cells.push_back(cell);
-    }
+    cells.insert(cells.end(), {line.base_value, line.new_value, 100 * line.change, percent(line.change_low),
+                               percent(line.change_high), 100 * line.threshold,
+                               std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs),
+                               line.more_runs ? nlohmann::json(*line.more_runs)
+                                              : nlohmann::json(line.verdict == Verdict::kUnknown ? "?" : ""),
+                               to_string(line.verdict)});
     group.rows.push_back(std::move(cells));
   }
   table.groups.push_back(std::move(group));

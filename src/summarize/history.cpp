@@ -329,20 +329,17 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
     for (const auto& change : series.changes) {
       if (table.columns.empty()) {
         for (const auto& [name, value] : series.key) table.columns.push_back({name == "world_size" ? "np" : name});
-        for (const Column& column : std::vector<Column>{{"when"}, {"report"}, {"before_" + result.measure, 2}, {"after_" + result.measure, 2},
-                                                        {"change_%", 1}, {"direction"}, {"p_value", 4}}) {
-          table.columns.push_back(column);
-        }
+        table.columns.insert(table.columns.end(), {{"when"}, {"report"}, {"before_" + result.measure, 2},
+                                                   {"after_" + result.measure, 2}, {"change_%", 1}, {"direction"},
+                                                   {"p_value", 4}});
       }
       ++changes;
       std::vector<nlohmann::json> cells = key_cells(series.key);
       cells[1] = std::stoi(series.key[1].second);
       if (series.key.back().second == std::to_string(series.size)) cells.back() = series.size;
       const auto& point = series.points[change.index];
-      for (const nlohmann::json& cell : std::vector<nlohmann::json>{point.time, point.path, change.before, change.after, 100 * change.change,
-                                                                     change.change > 0 ? "slower" : "faster", change.p_value}) {
-        cells.push_back(cell);
-      }
+      cells.insert(cells.end(), {point.time, point.path, change.before, change.after, 100 * change.change,
+                                 change.change > 0 ? "slower" : "faster", change.p_value});
       group.rows.push_back(std::move(cells));
     }
   }
