@@ -32,17 +32,7 @@ double accumulation_roundoff(GemmType type) {
 
 double round_to_e4m3(double value) {
   if (!std::isfinite(value)) return value;
-  const double magnitude = std::fabs(value);
-  if (magnitude == 0) return value;
-  constexpr double kLargest = 448.0;
-  // Below 2^-6 the format is subnormal with a fixed spacing of 2^-9.
-  int exponent = 0;
-  std::frexp(magnitude, &exponent);  // magnitude in [2^(exponent-1), 2^exponent)
-  const int unbiased = std::max(exponent - 1, -6);
-  const double spacing = std::ldexp(1.0, unbiased - 3);
-  double rounded = std::nearbyint(magnitude / spacing) * spacing;  // ties to even under the default mode
-  rounded = std::min(rounded, kLargest);
-  return std::copysign(rounded, value);
+  return fp8_bits_to_double(double_to_fp8_bits(value, DType::kFloat8E4M3), DType::kFloat8E4M3);
 }
 
 double gemm_input(GemmType type, std::uint64_t seed, Matrix matrix, std::uint64_t index) {
