@@ -322,39 +322,37 @@ gloo::Algorithm& GlooBackend::prepared(std::string_view collective, void* buffer
 }
 
 void GlooBackend::all_reduce(const CollectiveCall& call) {
-  guarded_typed("allreduce", call.dtype, [&](auto type) { all_reduce_typed<decltype(type)>(call); });
-  finish_average(call.recv, call.count, call.dtype, call.op, size_);
-}
-
-template <typename T>
-void GlooBackend::all_reduce_typed(const CollectiveCall& call) {
-  T* output = static_cast<T*>(call.recv);
-  if (allreduce_algorithm_ == AllreduceAlgorithm::kDefault) {
-    gloo::AllreduceOptions options(context_);
-    if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
-    options.setOutput(output, call.count);
-    options.setReduceFunction(unbound_reduction<T>(call.op));
-    gloo::allreduce(options);
-    return;
-  }
-  // The classic algorithms reduce in place: out of place, the input is copied into the output.
-  if (!call.in_place) std::memcpy(static_cast<void*>(output), call.send, bytes_of(call, call.count));
-  const int count = classic_count(call.count, sizeof(T));
-  const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
-  gloo::Algorithm& algorithm = prepared<T>("all_reduce", output, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
-    const std::vector<T*> pointers{output};
-    switch (allreduce_algorithm_) {
-      case AllreduceAlgorithm::kRing: return std::make_unique<gloo::AllreduceRing<T>>(context_, pointers, count, reduction);
-      case AllreduceAlgorithm::kRingChunked:
-        return std::make_unique<gloo::AllreduceRingChunked<T>>(context_, pointers, count, reduction);
-      case AllreduceAlgorithm::kHalvingDoubling:
-        return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(context_, pointers, count, reduction);
-      case AllreduceAlgorithm::kBcube: return std::make_unique<gloo::AllreduceBcube<T>>(context_, pointers, count, reduction);
-      case AllreduceAlgorithm::kDefault: break;
+  guarded_typed("allreduce", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    T* output = static_cast<T*>(call.recv);
+    if (allreduce_algorithm_ == AllreduceAlgorithm::kDefault) {
+      gloo::AllreduceOptions options(context_);
+      if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+      options.setOutput(output, call.count);
+      options.setReduceFunction(unbound_reduction<T>(call.op));
+      gloo::allreduce(options);
+      return;
     }
-    throw Error("internal error: no classic Gloo algorithm for " + to_string(allreduce_algorithm_));
+    // The classic algorithms reduce in place: out of place, the input is copied into the output.
+    if (!call.in_place) std::memcpy(static_cast<void*>(output), call.send, bytes_of(call, call.count));
+    const int count = classic_count(call.count, sizeof(T));
+    const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
+    gloo::Algorithm& algorithm = prepared<T>("all_reduce", output, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
+      const std::vector<T*> pointers{output};
+      switch (allreduce_algorithm_) {
+        case AllreduceAlgorithm::kRing: return std::make_unique<gloo::AllreduceRing<T>>(context_, pointers, count, reduction);
+        case AllreduceAlgorithm::kRingChunked:
+          return std::make_unique<gloo::AllreduceRingChunked<T>>(context_, pointers, count, reduction);
+        case AllreduceAlgorithm::kHalvingDoubling:
+          return std::make_unique<gloo::AllreduceHalvingDoubling<T>>(context_, pointers, count, reduction);
+        case AllreduceAlgorithm::kBcube: return std::make_unique<gloo::AllreduceBcube<T>>(context_, pointers, count, reduction);
+        case AllreduceAlgorithm::kDefault: break;
+      }
+      throw Error("internal error: no classic Gloo algorithm for " + to_string(allreduce_algorithm_));
+    });
+    algorithm.run();
   });
-  algorithm.run();
+  finish_average(call.recv, call.count, call.dtype, call.op, size_);
 }
 
 void GlooBackend::broadcast(const CollectiveCall& call) {
@@ -371,19 +369,17 @@ void GlooBackend::broadcast(const CollectiveCall& call) {
 }
 
 void GlooBackend::reduce(const CollectiveCall& call) {
-  guarded_typed("reduce", call.dtype, [&](auto type) { reduce_typed<decltype(type)>(call); });
+  guarded_typed("reduce", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    // Gloo's reduce uses the output on every rank as working space; only the root's is the result.
+    gloo::ReduceOptions options(context_);
+    if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
+    options.setOutput(static_cast<T*>(call.recv), call.count);
+    options.setRoot(call.root);
+    options.setReduceFunction(unbound_reduction<T>(call.op));
+    gloo::reduce(options);
+  });
   if (rank_ == call.root) finish_average(call.recv, call.count, call.dtype, call.op, size_);
-}
-
-template <typename T>
-void GlooBackend::reduce_typed(const CollectiveCall& call) {
-  // Gloo's reduce uses the output on every rank as working space; only the root's is the result.
-  gloo::ReduceOptions options(context_);
-  if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
-  options.setOutput(static_cast<T*>(call.recv), call.count);
-  options.setRoot(call.root);
-  options.setReduceFunction(unbound_reduction<T>(call.op));
-  gloo::reduce(options);
 }
 
 void GlooBackend::all_gather(const CollectiveCall& call) {
@@ -397,29 +393,27 @@ void GlooBackend::all_gather(const CollectiveCall& call) {
   });
 }
 
+// ReduceScatterHalvingDoubling reduces the whole input in place and leaves this rank's block at the
+// buffer's start (its distribution phase; at 2 ranks it also happens to sit at r * count). In place
+// that is declared as InPlaceOutput::kAtStart; out of place the input is copied to scratch first
+// and this rank's block copied out after.
 void GlooBackend::reduce_scatter(const CollectiveCall& call) {
-  guarded_typed("reduce_scatter", call.dtype, [&](auto type) { reduce_scatter_typed<decltype(type)>(call); });
-  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op, size_);
-}
-
-template <typename T>
-void GlooBackend::reduce_scatter_typed(const CollectiveCall& call) {
-  // ReduceScatterHalvingDoubling reduces the whole input in place and leaves this rank's block at
-  // the buffer's start (its distribution phase; at 2 ranks it also happens to sit at r * count).
-  // In place that is declared as InPlaceOutput::kAtStart; out of place the input is copied to
-  // scratch first and this rank's block copied out after.
-  const std::size_t total = call.count * static_cast<std::size_t>(size_);
-  const int total_count = classic_count(total, sizeof(T));
-  T* working = call.in_place ? static_cast<T*>(mutable_send(call)) : reinterpret_cast<T*>(scratch(total * sizeof(T)));
-  if (!call.in_place) std::memcpy(static_cast<void*>(working), call.send, total * sizeof(T));
-  const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
-  gloo::Algorithm& algorithm = prepared<T>("reduce_scatter", working, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
-    const std::vector<int> block_counts(static_cast<std::size_t>(size_), static_cast<int>(call.count));
-    return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(context_, std::vector<T*>{working}, total_count,
-                                                                    block_counts, reduction);
+  guarded_typed("reduce_scatter", call.dtype, [&](auto type) {
+    using T = decltype(type);
+    const std::size_t total = call.count * static_cast<std::size_t>(size_);
+    const int total_count = classic_count(total, sizeof(T));
+    T* working = call.in_place ? static_cast<T*>(mutable_send(call)) : reinterpret_cast<T*>(scratch(total * sizeof(T)));
+    if (!call.in_place) std::memcpy(static_cast<void*>(working), call.send, total * sizeof(T));
+    const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
+    gloo::Algorithm& algorithm = prepared<T>("reduce_scatter", working, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
+      const std::vector<int> block_counts(static_cast<std::size_t>(size_), static_cast<int>(call.count));
+      return std::make_unique<gloo::ReduceScatterHalvingDoubling<T>>(context_, std::vector<T*>{working}, total_count,
+                                                                      block_counts, reduction);
+    });
+    algorithm.run();
+    if (!call.in_place) std::memcpy(call.recv, static_cast<const void*>(working), call.count * sizeof(T));
   });
-  algorithm.run();
-  if (!call.in_place) std::memcpy(call.recv, static_cast<const void*>(working), call.count * sizeof(T));
+  finish_average(call.in_place ? mutable_send(call) : call.recv, call.count, call.dtype, call.op, size_);
 }
 
 void GlooBackend::alltoall(const CollectiveCall& call) {

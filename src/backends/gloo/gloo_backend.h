@@ -93,12 +93,6 @@ class GlooBackend final : public Backend {
   // pt2pt_perf: an unbound buffer per transfer, all posted, then every send and receive waited for.
   void exchange(const std::vector<Transfer>& transfers);
 
-  template <typename T>
-  void all_reduce_typed(const CollectiveCall& call);
-  template <typename T>
-  void reduce_typed(const CollectiveCall& call);
-  template <typename T>
-  void reduce_scatter_typed(const CollectiveCall& call);
   // A classic algorithm object for (collective, buffer, count, dtype, op), built on the first
   // call of that shape. Every rank sees the same sequence of shapes, so all build together.
   template <typename T, typename Make>
