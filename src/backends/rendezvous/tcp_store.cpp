@@ -205,6 +205,12 @@ class TcpStoreServer::Loop {
   void handle(int socket, Client& client, std::uint32_t op, std::vector<std::string> fields);
   bool store_value(int socket, const std::string& key, std::string value);  // false: over a limit (refused)
   bool try_answer(const Waiter& waiter);  // true when answered
+  // The first key `waiter` waits for that is not set yet; nullptr when every one is.
+  const std::string* first_missing(const Waiter& waiter) const {
+    const auto missing = std::find_if(waiter.keys.begin(), waiter.keys.end(),
+                                      [&](const std::string& key) { return values_.count(key) == 0; });
+    return missing == waiter.keys.end() ? nullptr : &*missing;
+  }
   void answer_ready_and_expired();
   void reply(int socket, std::uint32_t status, const std::string& payload);
   void flush(int socket, Client& client);
@@ -413,9 +419,7 @@ bool TcpStoreServer::Loop::store_value(int socket, const std::string& key, std::
 }
 
 bool TcpStoreServer::Loop::try_answer(const Waiter& waiter) {
-  for (const std::string& key : waiter.keys) {
-    if (values_.count(key) == 0) return false;
-  }
+  if (first_missing(waiter)) return false;
   reply(waiter.socket, kDone, waiter.op == kGet ? values_[waiter.keys.front()] : "");
   return true;
 }
@@ -426,14 +430,8 @@ void TcpStoreServer::Loop::answer_ready_and_expired() {
   for (Waiter& waiter : waiters_) {
     bool answered = try_answer(waiter);
     if (!answered && now >= waiter.deadline) {
-      std::string missing;
-      for (const std::string& key : waiter.keys) {
-        if (values_.count(key) == 0) {
-          missing = key;
-          break;
-        }
-      }
-      reply(waiter.socket, kDeadlinePassed, missing);
+      const std::string* missing = first_missing(waiter);
+      reply(waiter.socket, kDeadlinePassed, missing ? *missing : "");
       answered = true;
     }
     if (!answered) {
