@@ -5,7 +5,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstring>
-#include <stdexcept>
 
 namespace collbench {
 namespace {
@@ -237,39 +236,23 @@ double fp8_bits_to_double(std::uint8_t bits, DType fp8_type) {
 
 double load_element(DType type, const void* buffer, std::size_t index) {
   switch (type) {
-    case DType::kInt8: return load_as<std::int8_t>(buffer, index);
-    case DType::kUint8: return load_as<std::uint8_t>(buffer, index);
-    case DType::kInt32: return load_as<std::int32_t>(buffer, index);
-    case DType::kUint32: return load_as<std::uint32_t>(buffer, index);
-    case DType::kInt64: return load_as<std::int64_t>(buffer, index);
-    case DType::kUint64: return load_as<std::uint64_t>(buffer, index);
     // The 16-bit floats load and store as their bits (exact through the double).
     case DType::kFloat16: return half_bits_to_float(static_cast<std::uint16_t>(load_as<std::uint16_t>(buffer, index)));
     case DType::kBfloat16: return bf16_bits_to_float(static_cast<std::uint16_t>(load_as<std::uint16_t>(buffer, index)));
-    case DType::kFloat32: return load_as<float>(buffer, index);
-    case DType::kFloat64: return load_as<double>(buffer, index);
     case DType::kFloat8E4M3:
     case DType::kFloat8E5M2: return fp8_bits_to_double(static_cast<const std::uint8_t*>(buffer)[index], type);
+    default: return with_arithmetic_type(type, [&](auto element) { return load_as<decltype(element)>(buffer, index); });
   }
-  throw std::logic_error("unknown dtype");
 }
 
 void store_element(DType type, void* buffer, std::size_t index, double value) {
   switch (type) {
-    case DType::kInt8: return store_as<std::int8_t>(buffer, index, value);
-    case DType::kUint8: return store_as<std::uint8_t>(buffer, index, value);
-    case DType::kInt32: return store_as<std::int32_t>(buffer, index, value);
-    case DType::kUint32: return store_as<std::uint32_t>(buffer, index, value);
-    case DType::kInt64: return store_as<std::int64_t>(buffer, index, value);
-    case DType::kUint64: return store_as<std::uint64_t>(buffer, index, value);
     case DType::kFloat16: return store_as<std::uint16_t>(buffer, index, float_to_half_bits(static_cast<float>(value)));
     case DType::kBfloat16: return store_as<std::uint16_t>(buffer, index, float_to_bf16_bits(static_cast<float>(value)));
-    case DType::kFloat32: return store_as<float>(buffer, index, value);
-    case DType::kFloat64: return store_as<double>(buffer, index, value);
     case DType::kFloat8E4M3:
     case DType::kFloat8E5M2: static_cast<std::uint8_t*>(buffer)[index] = double_to_fp8_bits(value, type); return;
+    default: return with_arithmetic_type(type, [&](auto element) { store_as<decltype(element)>(buffer, index, value); });
   }
-  throw std::logic_error("unknown dtype");
 }
 
 }  // namespace collbench

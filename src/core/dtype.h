@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,24 @@ float bf16_bits_to_float(std::uint16_t bits);
 std::uint8_t double_to_fp8_bits(double value, DType fp8_type);
 double fp8_bits_to_double(std::uint8_t bits, DType fp8_type);
 bool is_fp8(DType type);
+
+// Calls `visit` with a value of the C++ type of one element of `type` and returns what it returns:
+// for the integers, float32 and float64 only. The 16- and 8-bit floats have no C++ type here (they
+// are held as bits), so callers handle them first.
+template <typename Visit>
+decltype(auto) with_arithmetic_type(DType type, Visit&& visit) {
+  switch (type) {
+    case DType::kInt8: return visit(std::int8_t{});
+    case DType::kUint8: return visit(std::uint8_t{});
+    case DType::kInt32: return visit(std::int32_t{});
+    case DType::kUint32: return visit(std::uint32_t{});
+    case DType::kInt64: return visit(std::int64_t{});
+    case DType::kUint64: return visit(std::uint64_t{});
+    case DType::kFloat32: return visit(float{});
+    case DType::kFloat64: return visit(double{});
+    default: throw std::logic_error("unknown dtype");
+  }
+}
 
 // Element access through double. Exact for every value collbench generates (small integers).
 double load_element(DType type, const void* buffer, std::size_t index);

@@ -21,16 +21,8 @@ void divide_sixteen_bit(void* data, std::size_t count, int divisor) {
 
 void divide_elements(DType dtype, void* data, std::size_t count, int divisor) {
   switch (dtype) {
-    case DType::kInt8: return divide_all<std::int8_t>(data, count, divisor);
-    case DType::kUint8: return divide_all<std::uint8_t>(data, count, divisor);
-    case DType::kInt32: return divide_all<std::int32_t>(data, count, divisor);
-    case DType::kUint32: return divide_all<std::uint32_t>(data, count, divisor);
-    case DType::kInt64: return divide_all<std::int64_t>(data, count, divisor);
-    case DType::kUint64: return divide_all<std::uint64_t>(data, count, divisor);
     case DType::kFloat16: return divide_sixteen_bit<SixteenBitFormat::kHalf>(data, count, divisor);
     case DType::kBfloat16: return divide_sixteen_bit<SixteenBitFormat::kBfloat16>(data, count, divisor);
-    case DType::kFloat32: return divide_all<float>(data, count, divisor);
-    case DType::kFloat64: return divide_all<double>(data, count, divisor);
     case DType::kFloat8E4M3:
     case DType::kFloat8E5M2: {
       auto* values = static_cast<std::uint8_t*>(data);
@@ -39,6 +31,7 @@ void divide_elements(DType dtype, void* data, std::size_t count, int divisor) {
       }
       return;
     }
+    default: return with_arithmetic_type(dtype, [&](auto element) { divide_all<decltype(element)>(data, count, divisor); });
   }
 }
 

@@ -54,18 +54,11 @@ constexpr std::uint64_t kPointToPointSlot = 0x7dull << 56;
 template <typename Visit>
 void with_element_type(DType dtype, Visit&& visit) {
   switch (dtype) {
-    case DType::kInt8: return visit(std::int8_t{});
-    case DType::kUint8: return visit(std::uint8_t{});
-    case DType::kInt32: return visit(std::int32_t{});
-    case DType::kUint32: return visit(std::uint32_t{});
-    case DType::kInt64: return visit(std::int64_t{});
-    case DType::kUint64: return visit(std::uint64_t{});
     case DType::kFloat16: return visit(gloo::float16{});
     case DType::kBfloat16: return visit(Bfloat16Bits{});
-    case DType::kFloat32: return visit(float{});
-    case DType::kFloat64: return visit(double{});
     case DType::kFloat8E4M3:
     case DType::kFloat8E5M2: return;  // not offered: see the support table
+    default: return with_arithmetic_type(dtype, visit);
   }
 }
 
