@@ -1,7 +1,6 @@
 // GEMM on the CPU through OpenBLAS cblas_sgemm/cblas_dgemm, column-major, no transposes.
 #include <cblas.h>
 
-#include <chrono>
 #include <vector>
 
 #include "engines/engines.h"

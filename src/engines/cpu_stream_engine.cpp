@@ -1,7 +1,6 @@
 // STREAM on the CPU: OpenMP loops over host arrays, first touched by the threads that use them.
 #include <omp.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <memory>
 
