@@ -175,6 +175,9 @@ struct CallShape {
 
 class Backend {
  public:
+  Backend() = default;
+  Backend(const Backend&) = delete;  // it holds its library's communicator
+  Backend& operator=(const Backend&) = delete;
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   // What the backend runs for this collective, as far as it can tell ("default" when it cannot).

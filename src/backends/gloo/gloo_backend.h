@@ -63,8 +63,6 @@ class GlooBackend final : public Backend {
  public:
   GlooBackend(World& world, const BackendConfig& config);
   ~GlooBackend() override;
-  GlooBackend(const GlooBackend&) = delete;
-  GlooBackend& operator=(const GlooBackend&) = delete;
 
   std::string name() const override { return "gloo"; }
   std::string algorithm(const std::string& collective) const override;

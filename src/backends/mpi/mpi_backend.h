@@ -16,8 +16,6 @@ class MpiBackend final : public Backend {
  public:
   explicit MpiBackend(MPI_Comm parent);
   ~MpiBackend() override;
-  MpiBackend(const MpiBackend&) = delete;
-  MpiBackend& operator=(const MpiBackend&) = delete;
 
   std::string name() const override { return "mpi"; }
   std::string algorithm(const std::string& collective) const override;

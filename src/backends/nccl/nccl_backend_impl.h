@@ -29,8 +29,6 @@ class NcclBackend final : public Backend {
   // and creates the communicator. A collective call on every rank; throws Error.
   NcclBackend(World& world, const BackendConfig& config);
   ~NcclBackend() override;
-  NcclBackend(const NcclBackend&) = delete;
-  NcclBackend& operator=(const NcclBackend&) = delete;
 
   std::string name() const override { return "nccl"; }
   std::string algorithm(const std::string& collective) const override;
@@ -69,7 +67,6 @@ class NcclBackend final : public Backend {
   void shrink_to_members(const std::vector<int>& members);
   void check_and_destroy(ncclComm_t made, const std::vector<int>& members, const char* call);
   // nccl_pt2pt.cpp: pt2pt_perf's transfers as ncclSend/ncclRecv in one group on the stream.
-  void declare_point_to_point();
   void exchange(const std::vector<Transfer>& transfers);
 
   // Every NCCL call goes through here: anything but success throws with NCCL's last error.
