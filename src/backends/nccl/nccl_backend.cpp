@@ -345,10 +345,8 @@ bool NcclBackend::has_native(const char* /*collective*/) const {
 }
 
 std::map<std::string, std::string> NcclBackend::versions() const {
-  int loaded = 0;
-  CB_NCCL_CHECK(ncclGetVersion(&loaded));
   return {
-      {"nccl", nccl_version_text(loaded)},
+      {"nccl", nccl_version_text(loaded_version_)},
       {"nccl_header", nccl_version_text(NCCL_VERSION_CODE)},
       {"cuda_runtime", cuda::runtime_version()},
       {"cuda_driver", cuda::driver_version()},

@@ -70,7 +70,7 @@ void NcclBackend::declare_support() {
   // As nccl-tests: without it a one-rank copy of 8-16 MiB ran from the H100's L2 and timed 30-37 %
   // under nccl-tests' (results/gpu/2026-11-26-h100).
   support_.moves_buffers_each_call = true;
-  declare_point_to_point();
+  support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
 }
 
 void NcclBackend::offer_fp8_where_the_device_has_it() {

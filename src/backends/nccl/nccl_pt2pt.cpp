@@ -8,10 +8,6 @@
 
 namespace collbench::nccl {
 
-void NcclBackend::declare_point_to_point() {
-  support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
-}
-
 void NcclBackend::exchange(const std::vector<Transfer>& transfers) {
   std::size_t largest = 0;
   for (const Transfer& transfer : transfers) largest = std::max(largest, transfer.bytes);
