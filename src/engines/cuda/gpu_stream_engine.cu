@@ -11,8 +11,6 @@
 namespace collbench::compute {
 namespace {
 
-constexpr double kScalar = 3.0;
-
 __global__ void fill_kernel(double* a, double* b, double* c, long long n, int pattern) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
     if (pattern) {
@@ -31,9 +29,9 @@ __global__ void stream_kernel(double* __restrict__ a, double* __restrict__ b, do
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
     switch (which) {
       case 0: c[i] = a[i]; break;
-      case 1: b[i] = kScalar * c[i]; break;
+      case 1: b[i] = kStreamScalar * c[i]; break;
       case 2: c[i] = a[i] + b[i]; break;
-      default: a[i] = b[i] + kScalar * c[i]; break;
+      default: a[i] = b[i] + kStreamScalar * c[i]; break;
     }
   }
 }
