@@ -69,8 +69,6 @@ class CpuGemmEngine final : public GemmEngine {
     return cpu_peak_tflops_estimate(host_, threads_, type == GemmType::kFloat64 ? 64 : 32);
   }
 
-  const OpenBlasInfo& blas() const { return blas_; }
-
  private:
   template <typename T>
   static void fill(std::vector<MatrixSet<T>>& sets_out, const GemmShape& shape, GemmType type, std::uint64_t seed, int sets) {

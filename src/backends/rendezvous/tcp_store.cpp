@@ -130,7 +130,8 @@ std::string StoreAddress::text() const {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-int parse_port(const std::string& text) {
+// Throws UsageError unless `text` is a decimal port 0..65535.
+static int parse_port(const std::string& text) {
   const bool digits = !text.empty() && text.size() <= 5 &&
                       std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (!digits || std::stoi(text) > 65535) {

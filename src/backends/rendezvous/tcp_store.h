@@ -39,8 +39,6 @@ struct StoreAddress {
 
 // "host:port" or "[v6addr]:port"; throws UsageError with one sentence for anything else.
 StoreAddress parse_store_address(const std::string& text);
-// Throws UsageError unless `text` is a decimal port 0..65535.
-int parse_port(const std::string& text);
 
 // What one server holds at most. Rendezvous values are addresses, a few KiB each; the defaults
 // leave room for thousands of ranks and keep a hostile client from growing rank 0 without end.
@@ -102,8 +100,6 @@ class TcpStoreClient {
   std::vector<char> claim(const std::string& key, const std::vector<char>& value);
   // Whether `key` is set now (no waiting).
   bool has(const std::string& key);
-
-  const StoreAddress& server() const { return server_; }
 
  private:
   std::vector<char> request(std::uint32_t op, const std::vector<std::string>& fields,
