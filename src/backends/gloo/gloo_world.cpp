@@ -401,6 +401,9 @@ class GlooWorld final : public World {
                                                    [&](const JoinRecord& r) { return r.host == host_; }));
     }
     const Clock::time_point connect_start = Clock::now();
+    const std::string connections = "the control plane's Gloo connections through " + store_->description();
+    const std::string no_answer = " got no answer from some rank within " + seconds_text(launch.join_timeout) +
+                                  " (-T, or the default join timeout; a rank stopped or frozen after joining?): ";
     try {
       gloo::transport::tcp::attr attributes;
       attributes.hostname = bind_address_;
@@ -418,20 +421,13 @@ class GlooWorld final : public World {
       // Only the store throws collbench's errors here: a key that never came is a rank that
       // stopped answering after joining (exit 4, see below); anything else, the store is gone.
       if (e.code() != ExitCode::kTimeout) lost_store(*store_, e);
-      throw Error("the control plane's Gloo connections through " + store_->description() + " got no answer from some rank within " +
-                      seconds_text(launch.join_timeout) + " (-T, or the default join timeout; a rank stopped or frozen after joining?): " +
-                      e.what(),
-                  ExitCode::kTimeout);
+      throw Error(connections + no_answer + e.what(), ExitCode::kTimeout);
     } catch (const std::exception& e) {
       throw_verdict_if_any(*store_);
       // Every rank had joined, so a connection that never came is a rank that stopped answering
       // (stopped, frozen) since: a timeout, exit 4, as when it stops later under the watchdog.
       const bool timed_out = Clock::now() - connect_start >= launch.join_timeout;
-      throw Error("the control plane's Gloo connections through " + store_->description() + " from " + bind_address_ +
-                      (timed_out ? " got no answer from some rank within " + seconds_text(launch.join_timeout) +
-                                       " (-T, or the default join timeout; a rank stopped or frozen after joining?): "
-                                 : " failed: ") +
-                      e.what(),
+      throw Error(connections + " from " + bind_address_ + (timed_out ? no_answer : " failed: ") + e.what(),
                   timed_out ? ExitCode::kTimeout : ExitCode::kRuntimeError);
     }
     description_ = "gloo " + std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
