@@ -50,6 +50,9 @@ constexpr Milliseconds kRendezvousTimeout = std::chrono::minutes(1);
 constexpr std::uint64_t kRingExchangeSlot = 0x7eull << 56;
 constexpr std::uint64_t kPointToPointSlot = 0x7dull << 56;
 
+// --algo's names, in AllreduceAlgorithm's order.
+constexpr std::array<const char*, 5> kAllreduceAlgorithmNames = {"default", "ring", "ring_chunked", "halving_doubling", "bcube"};
+
 // Gloo's element type for each collbench dtype; Visit is called with a value of that type.
 template <typename Visit>
 void with_element_type(DType dtype, Visit&& visit) {
@@ -154,23 +157,13 @@ Network choose_network(World& world, const std::string& requested_interface) {
 AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name) {
   std::string lower = name;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  for (AllreduceAlgorithm each : {AllreduceAlgorithm::kDefault, AllreduceAlgorithm::kRing, AllreduceAlgorithm::kRingChunked,
-                                  AllreduceAlgorithm::kHalvingDoubling, AllreduceAlgorithm::kBcube}) {
-    if (lower == to_string(each)) return each;
+  for (std::size_t i = 0; i < kAllreduceAlgorithmNames.size(); ++i) {
+    if (lower == kAllreduceAlgorithmNames[i]) return static_cast<AllreduceAlgorithm>(i);
   }
   throw UsageError("--algo " + name + " is not a Gloo algorithm (gloo: default, ring, ring_chunked, halving_doubling, bcube)");
 }
 
-std::string to_string(AllreduceAlgorithm algorithm) {
-  switch (algorithm) {
-    case AllreduceAlgorithm::kDefault: return "default";
-    case AllreduceAlgorithm::kRing: return "ring";
-    case AllreduceAlgorithm::kRingChunked: return "ring_chunked";
-    case AllreduceAlgorithm::kHalvingDoubling: return "halving_doubling";
-    case AllreduceAlgorithm::kBcube: return "bcube";
-  }
-  return "default";
-}
+std::string to_string(AllreduceAlgorithm algorithm) { return kAllreduceAlgorithmNames[static_cast<std::size_t>(algorithm)]; }
 
 GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(world.rank()), size_(world.size()) {
   if (!config.algorithm.empty()) allreduce_algorithm_ = parse_allreduce_algorithm(config.algorithm);
@@ -198,13 +191,12 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
   if (served.rfind("error ", 0) == 0) throw Error(served.substr(6));
   const rendezvous::StoreAddress store_address = rendezvous::parse_store_address(served.substr(3));
 
-  const Milliseconds collective_timeout =
+  collective_timeout_ =
       config.timeout_seconds > 0 ? Milliseconds(static_cast<long long>(config.timeout_seconds * 1000)) : kDefaultCollectiveTimeout;
-  collective_timeout_ = collective_timeout;
   store_address_ = store_address.text();
   try {
     rendezvous::TcpStoreClient client(store_address, kRendezvousTimeout);
-    TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout));
+    TcpStoreForGloo store(client, std::max(kRendezvousTimeout, collective_timeout_));
     gloo::rendezvous::PrefixStore prefixed("collbench/gloo", store);
     gloo::transport::tcp::attr attributes;
     attributes.iface = interface_;
@@ -212,7 +204,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
     std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
     io_thread_policy_ = calm_new_io_threads(threads_before);  // io_thread.h says why
     auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
-    context->setTimeout(collective_timeout);
+    context->setTimeout(collective_timeout_);
     context->connectFullMesh(prefixed, device);
     context_ = std::move(context);
     device_ = std::move(device);
