@@ -260,4 +260,12 @@ class HostBuffer final : public Buffer {
   std::unique_ptr<unsigned char, FreeMemory> storage_;
 };
 
+// A backend of a host library (MPI, Gloo): host buffers, and calls that are done when they return.
+class HostBackend : public Backend {
+ public:
+  std::string device_description() const override { return "cpu"; }
+  std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
+  void synchronize() override {}
+};
+
 }  // namespace collbench

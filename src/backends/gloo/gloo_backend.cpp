@@ -267,8 +267,6 @@ std::map<std::string, std::string> GlooBackend::versions() const {
           {"gloo_io_thread", io_thread_policy_}};
 }
 
-std::unique_ptr<Buffer> GlooBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
-
 unsigned char* GlooBackend::scratch(std::size_t bytes) {
   if (scratch_.size() < bytes) {
     prepared_algorithm_.reset();  // it may hold the old scratch

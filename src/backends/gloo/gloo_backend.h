@@ -59,17 +59,14 @@ enum class AllreduceAlgorithm { kDefault, kRing, kRingChunked, kHalvingDoubling,
 AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name);
 std::string to_string(AllreduceAlgorithm algorithm);
 
-class GlooBackend final : public Backend {
+class GlooBackend final : public HostBackend {
  public:
   GlooBackend(World& world, const BackendConfig& config);
   ~GlooBackend() override;
 
   std::string name() const override { return "gloo"; }
   std::string algorithm(const std::string& collective) const override;
-  std::string device_description() const override { return "cpu"; }
   const BackendSupport& support() const override { return support_; }
-  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
-  void synchronize() override {}
   // Gloo's own barrier on the measured context (TimedOperation::start_together says why).
   void barrier(World& world) override;
   std::string own_barrier() const override { return "Gloo's, on the measured context"; }

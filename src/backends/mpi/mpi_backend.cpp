@@ -171,8 +171,6 @@ std::string MpiBackend::algorithm(const std::string& collective) const {
   return it == tuned_algorithms_.end() ? "default" : it->second;
 }
 
-std::unique_ptr<Buffer> MpiBackend::allocate(std::size_t bytes) { return std::make_unique<HostBuffer>(bytes); }
-
 MPI_Op MpiBackend::mpi_op(DType dtype, ReduceOp op) const {
   const ReduceOp combine = op == ReduceOp::kAvg ? ReduceOp::kSum : op;
   if (dtype == DType::kFloat16 || dtype == DType::kBfloat16) {

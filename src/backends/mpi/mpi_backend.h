@@ -12,17 +12,14 @@
 
 namespace collbench::mpi {
 
-class MpiBackend final : public Backend {
+class MpiBackend final : public HostBackend {
  public:
   explicit MpiBackend(MPI_Comm parent);
   ~MpiBackend() override;
 
   std::string name() const override { return "mpi"; }
   std::string algorithm(const std::string& collective) const override;
-  std::string device_description() const override { return "cpu"; }
   const BackendSupport& support() const override { return support_; }
-  std::unique_ptr<Buffer> allocate(std::size_t bytes) override;
-  void synchronize() override {}
 
  private:
   void all_reduce(const CollectiveCall& call);
