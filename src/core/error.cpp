@@ -1,5 +1,7 @@
 #include "core/error.h"
 
+#include <unistd.h>
+
 #include <cstring>
 
 namespace collbench {
@@ -8,6 +10,12 @@ std::string located_message(const char* file, int line, const std::string& messa
   // Keep only the path below src/ so messages do not carry machine-specific build paths.
   const char* shown = std::strstr(file, "src/");
   return std::string(shown ? shown : file) + ":" + std::to_string(line) + ": " + message;
+}
+
+std::string this_host() {
+  char name[256] = {0};
+  ::gethostname(name, sizeof(name) - 1);
+  return name;
 }
 
 }  // namespace collbench

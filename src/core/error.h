@@ -41,4 +41,7 @@ class UsageError : public std::runtime_error {
 // "file:line: message" for errors raised by the CB_*_CHECK macros.
 std::string located_message(const char* file, int line, const std::string& message);
 
+// This machine's host name (gethostname), for the messages and records that say where a process runs.
+std::string this_host();
+
 }  // namespace collbench

@@ -1,7 +1,5 @@
 #include "cuda/check.h"
 
-#include <unistd.h>
-
 #include <cstdlib>
 
 namespace collbench::cuda {
@@ -13,9 +11,7 @@ std::string where_this_process_runs() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
     if ((rank = std::getenv(name)) != nullptr) break;
   }
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  return std::string("rank ") + (rank ? rank : "0") + " (" + host + ")";
+  return std::string("rank ") + (rank ? rank : "0") + " (" + this_host() + ")";
 }
 
 void throw_call_error(const char* call, const std::string& words, const char* file, int line, const char* detail) {

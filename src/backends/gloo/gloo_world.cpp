@@ -44,12 +44,6 @@ std::string seconds_text(Milliseconds duration) {
   return text.str();
 }
 
-std::string this_host() {
-  char name[256] = {0};
-  ::gethostname(name, sizeof(name) - 1);
-  return name;
-}
-
 std::vector<char> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
 std::string text_of(const std::vector<char>& bytes) { return {bytes.begin(), bytes.end()}; }
 

@@ -114,13 +114,12 @@ std::string outward_address() {
   // A documentation address (RFC 5737): only the routing table is consulted.
   std::string source = source_address_towards("192.0.2.1", "9");
   if (!source.empty()) return source;
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
+  const std::string host = this_host();
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* resolved = nullptr;
-  if (::getaddrinfo(host, nullptr, &hints, &resolved) == 0) {
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &resolved) == 0) {
     source = numeric_host(resolved->ai_addr);
     ::freeaddrinfo(resolved);
   }

@@ -1,7 +1,5 @@
 #include "backends/mpi/mpi_world.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 
@@ -17,9 +15,7 @@ void throw_mpi_error(int code, const char* call, const char* file, int line) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  char host[256] = {0};
-  ::gethostname(host, sizeof(host) - 1);
-  throw Error(located_message(file, line, std::string(call) + " failed on rank " + std::to_string(rank) + " (" + host +
+  throw Error(located_message(file, line, std::string(call) + " failed on rank " + std::to_string(rank) + " (" + this_host() +
                                               "): " + std::string(text, static_cast<std::size_t>(length))));
 }
 
