@@ -37,13 +37,8 @@ TimeStats summarize_samples(std::vector<double> samples_us) {
 }
 
 std::string_view to_string(TimeAggregation aggregation) {
-  switch (aggregation) {
-    case TimeAggregation::kRankZero: return "rank0";
-    case TimeAggregation::kMean: return "mean";
-    case TimeAggregation::kMin: return "min";
-    case TimeAggregation::kMax: return "max";
-  }
-  return "max";
+  constexpr std::string_view kNames[] = {"rank0", "mean", "min", "max"};  // in TimeAggregation's order
+  return kNames[static_cast<std::size_t>(aggregation)];
 }
 
 }  // namespace collbench

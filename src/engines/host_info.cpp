@@ -130,14 +130,8 @@ VectorLevel detect_vector_level() {
 }  // namespace
 
 std::string to_string(VectorLevel level) {
-  switch (level) {
-    case VectorLevel::kScalar: return "scalar";
-    case VectorLevel::kSse: return "sse";
-    case VectorLevel::kAvx: return "avx";
-    case VectorLevel::kAvx2: return "avx2";
-    case VectorLevel::kAvx512: return "avx512";
-  }
-  return "?";
+  constexpr const char* kNames[] = {"scalar", "sse", "avx", "avx2", "avx512"};  // in VectorLevel's order
+  return kNames[static_cast<std::size_t>(level)];
 }
 
 HostInfo probe_host() {
