@@ -124,11 +124,6 @@ class ThroughputWorkload : public Workload {
     return report::to_json(row);
   }
 
-  void print_skipped(const SkippedCase& skipped) override {
-    std::printf("# skipped %s\n", skipped.text.c_str());
-    std::fflush(stdout);
-  }
-
   ComputeOptions options_;
   World* world_ = nullptr;
   std::unique_ptr<Engine> engine_;
