@@ -33,22 +33,13 @@ struct Frame {
   std::uint64_t progress = 0;
   std::uint64_t token = 0;
 };
+static_assert(sizeof(Frame) == kFrameBytes, "a frame's bytes are its four fields in order, unpadded");
 
-std::string encode(const Frame& frame) {
-  std::string bytes(kFrameBytes, '\0');
-  std::memcpy(&bytes[0], &frame.kind, 4);
-  std::memcpy(&bytes[4], &frame.rank, 4);
-  std::memcpy(&bytes[8], &frame.progress, 8);
-  std::memcpy(&bytes[16], &frame.token, 8);
-  return bytes;
-}
+std::string encode(const Frame& frame) { return std::string(reinterpret_cast<const char*>(&frame), kFrameBytes); }
 
 Frame decode(const char* bytes) {
   Frame frame;
-  std::memcpy(&frame.kind, bytes, 4);
-  std::memcpy(&frame.rank, bytes + 4, 4);
-  std::memcpy(&frame.progress, bytes + 8, 8);
-  std::memcpy(&frame.token, bytes + 16, 8);
+  std::memcpy(&frame, bytes, kFrameBytes);
   return frame;
 }
 
