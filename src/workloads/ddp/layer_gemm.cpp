@@ -27,18 +27,13 @@ void check_flops(const Gemm& gemm, const std::string& layer, const char* which) 
 }  // namespace
 
 Gemm gemm_at(const GemmShape& shape, double samples) {
-  Gemm gemm;
-  if (shape.empty()) return gemm;
+  if (shape.empty()) return {};
   std::uint64_t factors[4] = {shape.m, shape.n, shape.k, shape.count};
   auto& scaled = factors[static_cast<int>(shape.batch_axis)];
   const double value = std::round(static_cast<double>(scaled) * samples);
   // Past 2^62 the GEMM is refused by its FLOPs anyway; the clamp only keeps the cast defined.
   scaled = static_cast<std::uint64_t>(std::clamp(value, 1.0, 4.6e18));
-  gemm.m = factors[0];
-  gemm.n = factors[1];
-  gemm.k = factors[2];
-  gemm.count = factors[3];
-  return gemm;
+  return {factors[0], factors[1], factors[2], factors[3]};
 }
 
 double ComputePlan::forward_flops() const {

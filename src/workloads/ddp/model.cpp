@@ -137,30 +137,26 @@ std::string GemmShape::text() const {
 }
 
 GemmShape parse_gemm_shape(const std::string& text, const std::string& what) {
-  GemmShape shape;
-  if (trim(text).empty()) return shape;
+  if (trim(text).empty()) return {};
   const std::vector<std::string> factors = split_on(trim(text), 'x');
   if (factors.size() != 3 && factors.size() != 4) {
     throw UsageError(what + ": expected MxNxK or MxNxKxCOUNT, got " + shown_name(text));
   }
   std::uint64_t values[4] = {0, 0, 0, 1};
+  BatchAxis batch_axis = BatchAxis::kM;
   int per_sample_factors = 0;
   for (std::size_t i = 0; i < factors.size(); ++i) {
     bool per_sample = false;
     values[i] = parse_factor(factors[i], what, per_sample);
     if (per_sample) {
       ++per_sample_factors;
-      shape.batch_axis = static_cast<BatchAxis>(i);
+      batch_axis = static_cast<BatchAxis>(i);
     }
   }
   if (per_sample_factors != 1) {
     throw UsageError(what + ": exactly one factor of " + shown_name(text) + " must be B*<n> (the one that grows with the batch)");
   }
-  shape.m = values[0];
-  shape.n = values[1];
-  shape.k = values[2];
-  shape.count = values[3];
-  return shape;
+  return {values[0], values[1], values[2], values[3], batch_axis};
 }
 
 ScaledBytes parse_scaled_bytes(const std::string& text, const std::string& what) {
@@ -168,12 +164,10 @@ ScaledBytes parse_scaled_bytes(const std::string& text, const std::string& what)
   const std::string trimmed = trim(text);
   if (trimmed.empty()) return bytes;
   for (const auto& term : split_on(trimmed, '+')) {
-    bool per_sample = false;
     const std::string value = trim(term);
     const bool scaled = value.size() > 2 && (value[0] == 'B' || value[0] == 'b') && value[1] == '*';
     const double number = parse_real(scaled ? value.substr(2) : value, what, 0, kMaxBytes);
-    per_sample = scaled;
-    (per_sample ? bytes.per_sample : bytes.fixed) += number;
+    (scaled ? bytes.per_sample : bytes.fixed) += number;
   }
   return bytes;
 }
