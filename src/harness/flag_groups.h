@@ -81,4 +81,21 @@ void add_help_flags(CLI::App& app, RunFlags& flags);
 // Parses args into the flags the command line's declarations write, then records what was given.
 void parse_flags(CommandLine& command_line, const std::vector<std::string>& args, RunFlags& flags);
 
+// A program's flags are declared once, by `declare(app, options)`, for both of these.
+// Parses args into `options` (their defaults) and returns them as parsed.
+template <typename Options, typename Declare>
+Options parse_declared(const std::vector<std::string>& args, Options options, Declare declare) {
+  CommandLine command_line("", "");  // no help text is printed from here
+  declare(command_line.app(), options);
+  parse_flags(command_line, args, options);
+  return options;
+}
+// --help: the usage line's tail, the description and the flags, with `options` as their defaults.
+template <typename Options, typename Declare>
+std::string declared_help(const std::string& usage, const std::string& description, Options options, Declare declare) {
+  CommandLine command_line(usage, description);
+  declare(command_line.app(), options);
+  return command_line.help();
+}
+
 }  // namespace collbench

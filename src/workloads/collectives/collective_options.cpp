@@ -160,10 +160,7 @@ std::vector<Placement> Options::placements() const {
 }
 
 Options parse_options(const std::vector<std::string>& args) {
-  Options options;
-  CommandLine command_line("", "");  // no help text is printed from here
-  declare_options(command_line.app(), options);
-  parse_flags(command_line, args, options);
+  Options options = parse_declared(args, Options{}, declare_options);
   if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
     if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
       options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
@@ -189,10 +186,7 @@ Options parse_options(const std::vector<std::string>& args) {
 }
 
 std::string usage_text(const std::string& program) {
-  Options unused;
-  CommandLine command_line("[mpirun -np N] " + program + " [options]", "");
-  declare_options(command_line.app(), unused);
-  return command_line.help();
+  return declared_help("[mpirun -np N] " + program + " [options]", "", Options{}, declare_options);
 }
 
 nlohmann::json options_as_json(const Options& options) {

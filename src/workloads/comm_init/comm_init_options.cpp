@@ -43,18 +43,11 @@ void declare_options(CLI::App& app, CommInitOptions& o) {
 }  // namespace
 
 CommInitOptions parse_comm_init_options(const std::vector<std::string>& args) {
-  CommInitOptions options;
-  CommandLine command_line("", "");
-  declare_options(command_line.app(), options);
-  parse_flags(command_line, args, options);
-  return options;
+  return parse_declared(args, CommInitOptions{}, declare_options);
 }
 
 std::string comm_init_usage() {
-  CommInitOptions unused;
-  CommandLine command_line("[mpirun -np N] comm_init_perf [options]", "");
-  declare_options(command_line.app(), unused);
-  return command_line.help();
+  return declared_help("[mpirun -np N] comm_init_perf [options]", "", CommInitOptions{}, declare_options);
 }
 
 nlohmann::json comm_init_options_json(const CommInitOptions& options) {

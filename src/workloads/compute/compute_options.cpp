@@ -47,9 +47,10 @@ std::optional<StreamKernel> parse_kernel(const std::string& text) {
   return std::nullopt;
 }
 
-// Every flag of one compute program, once: parse_compute_options and compute_usage_text both read these.
-void declare_options(CLI::App& app, ComputeOptions& o, ComputeProgram program) {
+// Every flag of one compute program (o.program), once: parse_compute_options and compute_usage_text both read these.
+void declare_options(CLI::App& app, ComputeOptions& o) {
   using Text = const std::string;
+  const ComputeProgram program = o.program;
   const bool matmul = program == ComputeProgram::kMatmul, membw = program == ComputeProgram::kMembw;
   if (matmul) {
     start_section(app, "Sizes (K/M = 1024-based)");
@@ -185,9 +186,7 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
     options.iterations = 7;
     options.warmup_iterations = 1;
   }
-  CommandLine command_line("", "");  // no help text is printed from here
-  declare_options(command_line.app(), options, program);
-  parse_flags(command_line, args, options);
+  options = parse_declared(args, options, declare_options);
   if (program == ComputeProgram::kMatmul && options.shapes.empty()) {
     for (std::uint64_t n : options.array_sizes()) {
       if (n > (1u << 20)) throw UsageError("matrix side " + std::to_string(n) + " is larger than 1048576 (-b/-e give N for matmul_perf)");
@@ -203,10 +202,8 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
 }
 
 std::string compute_usage_text(ComputeProgram program) {
-  ComputeOptions unused = parse_compute_options(program, {});  // the program's own defaults, for --help
-  CommandLine command_line("[mpirun -np N] " + program_name(program) + " [options]", description_of(program));
-  declare_options(command_line.app(), unused, program);
-  return command_line.help();
+  return declared_help("[mpirun -np N] " + program_name(program) + " [options]", description_of(program),
+                       parse_compute_options(program, {}), declare_options);  // the program's own defaults, for --help
 }
 
 }  // namespace collbench::compute

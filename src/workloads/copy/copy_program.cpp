@@ -36,10 +36,7 @@ void declare_options(CLI::App& app, CopyOptions& options) {
 }
 
 CopyOptions parse_copy_options(const std::vector<std::string>& args) {
-  CopyOptions options;
-  CommandLine command_line("", "");  // no help text is printed from here
-  declare_options(command_line.app(), options);
-  parse_flags(command_line, args, options);
+  CopyOptions options = parse_declared(args, CopyOptions{}, declare_options);
   if (!options.show_help && !options.show_version) expand_sweep(options.sweep);  // validates now
   return options;
 }
@@ -75,13 +72,11 @@ class CopyWorkload final : public Workload {
 
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override {
-    CopyOptions unused;
-    CommandLine command_line("copy_perf [options]",
-                             "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
-                             "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
-                             "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).");
-    declare_options(command_line.app(), unused);
-    return command_line.help();
+    return declared_help("copy_perf [options]",
+                         "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
+                         "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
+                         "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).",
+                         CopyOptions{}, declare_options);
   }
   std::string build_features() const override { return compute_build_features(); }
   std::string check_for_world(World&) override { return ""; }

@@ -137,10 +137,7 @@ std::string to_string(Overlap overlap) { return overlap == Overlap::kOn ? "on" :
 bool DdpOptions::any_overlap() const { return std::find(overlap.begin(), overlap.end(), Overlap::kOn) != overlap.end(); }
 
 DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
-  DdpOptions options;
-  CommandLine command_line("", "");
-  declare_options(command_line.app(), options);
-  parse_flags(command_line, args, options);
+  DdpOptions options = parse_declared(args, DdpOptions{}, declare_options);
   if (!options.show_help && !options.show_version) {  // a bad model or profile is a usage error, before MPI
     const Model model = load_model(options.model);
     if (!options.compute_profile.empty()) load_compute_profile(options.compute_profile, model);
@@ -149,14 +146,12 @@ DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
 }
 
 std::string ddp_usage_text() {
-  DdpOptions unused;
-  CommandLine command_line("[mpirun -np N] ddp_step_perf [options]",
-                           "The communication and computation of one PyTorch-DDP data-parallel step, in C++: every layer's\n"
-                           "forward, input-gradient and weight-gradient GEMM at its real shape (OpenBLAS) plus its elementwise\n"
-                           "time, or measured layer times (--compute-profile); gradients copied into buckets as DDP does, each\n"
-                           "bucket all-reduced (average) as soon as it is ready; gradients checked against closed-form values.");
-  declare_options(command_line.app(), unused);
-  return command_line.help();
+  return declared_help("[mpirun -np N] ddp_step_perf [options]",
+                       "The communication and computation of one PyTorch-DDP data-parallel step, in C++: every layer's\n"
+                       "forward, input-gradient and weight-gradient GEMM at its real shape (OpenBLAS) plus its elementwise\n"
+                       "time, or measured layer times (--compute-profile); gradients copied into buckets as DDP does, each\n"
+                       "bucket all-reduced (average) as soon as it is ready; gradients checked against closed-form values.",
+                       DdpOptions{}, declare_options);
 }
 
 std::vector<int> rank_batches(const DdpOptions& options, int world_size) {

@@ -113,10 +113,7 @@ std::vector<std::uint64_t> Options::requested_sizes() const {
 }
 
 Options parse_options(const std::vector<std::string>& args) {
-  Options options;
-  CommandLine command_line("", "");  // no help text is printed from here
-  declare_options(command_line.app(), options);
-  parse_flags(command_line, args, options);
+  Options options = parse_declared(args, Options{}, declare_options);
   options.sizes_given = given(options, "--sizes") || given(options, "--minbytes") || given(options, "--maxbytes") ||
                         given(options, "--stepbytes") || given(options, "--stepfactor");
   options.iterations_given = given(options, "--iters");
@@ -135,12 +132,10 @@ Options parse_options(const std::vector<std::string>& args) {
 }
 
 std::string usage_text() {
-  Options unused;
-  CommandLine command_line("[mpirun -np N] pt2pt_perf [options]",
-                           "Point-to-point latency and bandwidth with OSU's semantics (--mode), or the link matrix\n"
-                           "(--matrix). Times in microseconds; GB/s = 1e9 bytes/s of message payload.");
-  declare_options(command_line.app(), unused);
-  return command_line.help();
+  return declared_help("[mpirun -np N] pt2pt_perf [options]",
+                       "Point-to-point latency and bandwidth with OSU's semantics (--mode), or the link matrix\n"
+                       "(--matrix). Times in microseconds; GB/s = 1e9 bytes/s of message payload.",
+                       Options{}, declare_options);
 }
 
 nlohmann::json options_as_json(const Options& options) {
