@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "harness/context.h"
 #include "report/report_file.h"
 
 namespace collbench {

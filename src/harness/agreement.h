@@ -2,7 +2,6 @@
 // that varies per host) would run different sweeps and hang in the first mismatched collective.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -6,7 +6,6 @@
 
 #include "core/error.h"
 #include "harness/context.h"
-#include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
 

@@ -2,7 +2,6 @@
 // allocated or written, so that a bad request ends with one clear line instead of a crash.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "core/world.h"

@@ -18,7 +18,6 @@
 #include "core/values.h"
 #include "harness/backend_choice.h"
 #include "harness/context.h"
-#include "harness/input_checks.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"

@@ -2,7 +2,6 @@
 // command-line layer (core/command_line.h), like every other program.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 

@@ -3,7 +3,6 @@
 #include "workloads/ddp/ddp_program.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <numeric>
@@ -30,7 +29,6 @@
 #include "harness/measurement_loop.h"
 #include "harness/driver.h"
 #include "harness/program_shell.h"
-#include "harness/watchdog.h"
 #include "report/report_json.h"
 
 namespace collbench::ddp {

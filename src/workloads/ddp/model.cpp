@@ -1,7 +1,6 @@
 #include "workloads/ddp/model.h"
 
 #include <cctype>
-#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>

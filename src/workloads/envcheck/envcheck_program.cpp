@@ -16,8 +16,6 @@
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_speeds.h"
 #include "core/error.h"
-#include "harness/context.h"
-#include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
 

@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <numeric>
 
 #include "core/command_line.h"
 #include "core/error.h"
