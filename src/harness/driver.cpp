@@ -75,6 +75,7 @@ int Workload::measure(RunContext& run) {
     ~EndRun() { workload.end_run(); }
   } end_run_on_exit{*this};
   World& world = run.world;
+  world_ = &world;
   const bool leader = world.rank() == 0;
   rate_summary_.emplace(row_kind());
   {

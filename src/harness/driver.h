@@ -110,6 +110,8 @@ class Workload : public Program {
   // way out of measure(), however it leaves.
   virtual void end_run() = 0;
 
+  World* world_ = nullptr;  // the world measure() runs in, from before start() on
+
  private:
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
   std::optional<report::RateSummary> rate_summary_;  // made by measure(), before start(): row_kind() is virtual

@@ -250,7 +250,6 @@ class CollectiveWorkload final : public Workload {
   PeerBlocks peer_blocks_;                 // this rank's blocks of the current case (per-peer collectives)
   Options options_;
   BackendMaker make_backend_;
-  World* world_ = nullptr;
   Watchdog* watchdog_ = nullptr;  // -T: hears the -B repeats' progress
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
@@ -375,7 +374,6 @@ report::TrafficRow CollectiveWorkload::traffic_row(const TrafficMatrix& traffic,
 
 nlohmann::json CollectiveWorkload::start(RunContext& run) {
   World& world = run.world;
-  world_ = &world;
   watchdog_ = run.watchdog;
   backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
   entry_ = backend_->entry_for(collective_.name);

@@ -104,7 +104,6 @@ class CommInitWorkload final : public Workload {
 
   CommInitOptions options_;
   std::vector<int> sizes_;
-  World* world_ = nullptr;
   std::unique_ptr<Backend> backend_;
   std::vector<Case> cases_;
   int rows_ = 0;
@@ -114,7 +113,6 @@ class CommInitWorkload final : public Workload {
 
 nlohmann::json CommInitWorkload::start(RunContext& run) {
   World& world = run.world;
-  world_ = &world;
   BackendConfig config;
   config.timeout_seconds = options_.timeout_seconds;
   config.network_interface = options_.gloo_iface;

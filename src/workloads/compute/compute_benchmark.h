@@ -80,7 +80,6 @@ class ThroughputWorkload : public Workload {
   // This rank's engine (choose_engine) and CPU threads; returns the host it probed.
   HostInfo start_engine(RunContext& run, std::unique_ptr<Engine> (*make_gpu)(int, std::string*),
                         std::unique_ptr<Engine> (*make_cpu)(int)) {
-    world_ = &run.world;
     const HostInfo host = probe_host();
     threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
     engine_ = choose_engine(options_, run.world.local_rank(), threads_, make_gpu, make_cpu);
@@ -125,7 +124,6 @@ class ThroughputWorkload : public Workload {
   }
 
   ComputeOptions options_;
-  World* world_ = nullptr;
   std::unique_ptr<Engine> engine_;
   int threads_ = 0;
   bool on_cpu_ = true;

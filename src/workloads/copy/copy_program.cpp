@@ -89,7 +89,6 @@ class CopyWorkload final : public Workload {
 
  private:
   nlohmann::json start(RunContext& run) override {
-    world_ = &run.world;
     const std::vector<std::uint64_t> sizes = expand_sweep(options_.sweep);
     std::string unavailable;
     if (!options_.host_only) engine_ = make_gpu_copy_engine(sizes.back(), &unavailable);
@@ -153,7 +152,6 @@ class CopyWorkload final : public Workload {
   void end_run() override { engine_.reset(); }
 
   CopyOptions options_;
-  World* world_ = nullptr;
   std::unique_ptr<CopyEngine> engine_;
   std::vector<std::pair<std::size_t, std::uint64_t>> cases_;  // (path, bytes), sizes outermost
 };

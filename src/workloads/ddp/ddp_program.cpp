@@ -164,7 +164,6 @@ class DdpStepProgram final : public Workload {
   std::string memory_bandwidth_;    // where it comes from
   std::vector<int> batches_;
   std::vector<DdpCase> cases_;
-  World* world_ = nullptr;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* all_reduce_ = nullptr;
   compute::OpenBlasInfo blas_;
@@ -322,7 +321,6 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
 
 nlohmann::json DdpStepProgram::start(RunContext& run) {
   World& world = run.world;
-  world_ = &world;
   batches_ = rank_batches(options_, world.size());
   const compute::HostInfo host = compute::probe_host();
   const int threads = options_.threads > 0 ? options_.threads : host.affinity_cores;

@@ -82,7 +82,6 @@ class EnvcheckBenchmark final : public Workload {
   }
 
   ComputeOptions options_;
-  World* world_ = nullptr;
   HostInfo host_;
   OpenBlasInfo blas_;
   GpuInventory gpu_;
@@ -126,7 +125,6 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
 
 nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
   World& world = run.world;
-  world_ = &world;
   host_ = probe_host();
   const int threads = options_.threads > 0 ? options_.threads : host_.affinity_cores;
   blas_ = configure_openblas(threads, host_.vector_level);

@@ -124,7 +124,6 @@ class Pt2ptWorkload final : public Workload {
   nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
 
   Options options_;
-  World* world_ = nullptr;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Buffer> send_, recv_, ack_;
   std::vector<Case> cases_;
@@ -135,7 +134,6 @@ class Pt2ptWorkload final : public Workload {
 
 nlohmann::json Pt2ptWorkload::start(RunContext& run) {
   World& world = run.world;
-  world_ = &world;
   hosts_ = world.gather_strings(world.host());
   backend_ = make_backend(options_.backend, world, backend_config(options_));
   report::Context context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
