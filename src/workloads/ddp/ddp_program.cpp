@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
-#include <numeric>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -57,10 +57,6 @@ nlohmann::json options_json(const DdpOptions& o) {
           {"backend", o.backend},
           {"gloo_iface", o.gloo_iface},
           {"threads", o.threads}};
-}
-
-double mean(const std::vector<double>& values) {
-  return values.empty() ? 0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
 // This rank's figures of one row, as they travel to rank 0.
@@ -245,24 +241,22 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   mine.rank = world.rank();
   mine.batch = config.batch;
   mine.step_us = timed.mine;
-  std::vector<double> forward, backward, comm, exposed, elementwise, copies;
-  // Exposed communication against the loop's own sample of the step, so that step = compute +
-  // exposed holds for the figures the row reports.
+  // Means over the timed steps (none: zeros). Exposed communication against the loop's own sample
+  // of the step, so that step = compute + exposed holds for the figures the row reports.
   for (std::size_t i = 0; i < timed_steps.size(); ++i) {
     const StepTimes& times = timed_steps[i];
-    forward.push_back(times.forward_us);
-    backward.push_back(times.backward_us);
-    comm.push_back(times.comm_us);
-    elementwise.push_back(times.elementwise_us);
-    copies.push_back(times.gradient_copy_us);
-    exposed.push_back(std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us));
+    mine.forward_us += times.forward_us;
+    mine.backward_compute_us += times.backward_us;
+    mine.comm_us += times.comm_us;
+    mine.elementwise_us += times.elementwise_us;
+    mine.gradient_copy_us += times.gradient_copy_us;
+    mine.exposed_comm_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
   }
-  mine.forward_us = mean(forward);
-  mine.backward_compute_us = mean(backward);
-  mine.comm_us = mean(comm);
-  mine.exposed_comm_us = mean(exposed);
-  mine.elementwise_us = mean(elementwise);
-  mine.gradient_copy_us = mean(copies);
+  const double steps = static_cast<double>(std::max<std::size_t>(timed_steps.size(), 1));
+  for (double* figure : {&mine.forward_us, &mine.backward_compute_us, &mine.comm_us, &mine.exposed_comm_us,
+                         &mine.elementwise_us, &mine.gradient_copy_us}) {
+    *figure /= steps;
+  }
   mine.memory_gbps = memory_gbps_;
   if (options_.check_iterations > 0) {
     mine.wrong = checked_.wrong;
