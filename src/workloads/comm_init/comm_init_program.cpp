@@ -113,10 +113,7 @@ class CommInitWorkload final : public Workload {
 
 nlohmann::json CommInitWorkload::start(RunContext& run) {
   World& world = run.world;
-  BackendConfig config;
-  config.timeout_seconds = options_.timeout_seconds;
-  config.network_interface = options_.gloo_iface;
-  backend_ = make_backend(options_.backend, world, config);
+  backend_ = make_backend(options_.backend, world, backend_config(options_));
 
   // The job's start-up, before anything else of the benchmark: every rank leaves one barrier.
   world.barrier();

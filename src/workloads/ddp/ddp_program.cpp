@@ -320,10 +320,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   const int threads = options_.threads > 0 ? options_.threads : host.affinity_cores;
   blas_ = compute::configure_openblas(threads, host.vector_level);
 
-  BackendConfig config;
-  config.timeout_seconds = options_.timeout_seconds;
-  config.network_interface = options_.gloo_iface;
-  backend_ = make_backend(options_.backend, world, config);
+  backend_ = make_backend(options_.backend, world, backend_config(options_));
   all_reduce_ = backend_->entry_for("all_reduce");
   if (!all_reduce_) throw Error("the " + backend_->name() + " backend has no all_reduce");
   if (options_.any_overlap()) comm_thread_.emplace();

@@ -44,13 +44,6 @@ std::string link_text(const std::vector<LinkPair>& pairs) {
 
 std::string build_features_text() { return describe_backends(); }
 
-BackendConfig backend_config(const Options& options) {
-  BackendConfig config;
-  config.timeout_seconds = options.timeout_seconds;
-  config.network_interface = options.gloo_iface;
-  return config;
-}
-
 // The timing text a row carries, for its mode.
 std::string timing_text(Mode mode, int window) {
   switch (mode) {
