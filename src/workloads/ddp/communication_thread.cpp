@@ -1,5 +1,7 @@
 #include "workloads/ddp/communication_thread.h"
 
+#include <utility>
+
 namespace collbench::ddp {
 
 CommunicationThread::CommunicationThread() : thread_([this] { serve(); }) {}
@@ -29,20 +31,14 @@ void CommunicationThread::wait_finished(std::uint64_t number) {
   idle_.wait(lock, [this, number] { return finished_ >= number || error_ != nullptr; });
   if (error_) {
     idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });  // the rest are skipped, as wait_idle leaves them
-    std::exception_ptr error = error_;
-    error_ = nullptr;
-    std::rethrow_exception(error);
+    std::rethrow_exception(std::exchange(error_, nullptr));
   }
 }
 
 void CommunicationThread::wait_idle() {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
-  if (error_) {
-    std::exception_ptr error = error_;
-    error_ = nullptr;
-    std::rethrow_exception(error);
-  }
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void CommunicationThread::serve() {
