@@ -16,10 +16,6 @@ constexpr double kMaxLayerMicroseconds = 1e9;
   throw UsageError("compute profile " + printable(what) + ": " + problem);
 }
 
-std::string shown(const std::string& text) {
-  return "'" + printable(text.size() > 80 ? text.substr(0, 80) + "..." : text) + "'";
-}
-
 }  // namespace
 
 ComputeProfile parse_compute_profile_csv(const std::string& text, const std::string& what, const Model& model) {
@@ -39,9 +35,9 @@ ComputeProfile parse_compute_profile_csv(const std::string& text, const std::str
     const std::vector<std::string> fields = split_list(line);
     if (fields.size() != 3) bad_profile(what, where + ": expected layer,forward_us,backward_us");
     const int layer = model.find_layer(fields[0]);
-    if (layer < 0) bad_profile(what, where + ": the model " + shown(model.name) + " has no layer " + shown(fields[0]));
+    if (layer < 0) bad_profile(what, where + ": the model " + shown_name(model.name) + " has no layer " + shown_name(fields[0]));
     const auto index = static_cast<std::size_t>(layer);
-    if (seen[index]) bad_profile(what, where + ": layer " + shown(fields[0]) + " appears twice");
+    if (seen[index]) bad_profile(what, where + ": layer " + shown_name(fields[0]) + " appears twice");
     seen[index] = true;
     try {
       profile.forward_us[index] = parse_real(fields[1], where + " forward_us", 0, kMaxLayerMicroseconds);

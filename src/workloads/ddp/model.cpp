@@ -16,18 +16,17 @@ namespace collbench::ddp {
 // The presets' CSV text, generated from src/workloads/ddp/presets/*.csv by src/workloads/ddp/CMakeLists.txt.
 const std::vector<std::pair<std::string, std::string>>& embedded_presets();
 
+std::string shown_name(const std::string& text) {
+  const std::string shown = printable(text.size() > 80 ? text.substr(0, 80) + "..." : text);
+  return "'" + shown + "'";
+}
+
 namespace {
 
 // Every factor of a GEMM and every element count stays below 2^34, so products of three stay
 // far from overflowing a double's exact range for the checks that follow.
 constexpr long long kMaxFactor = 1LL << 34;
 constexpr double kMaxBytes = 1e18;
-
-// Text from a file, shown in one message: control characters replaced, long names cut.
-std::string shown_name(const std::string& text) {
-  const std::string shown = printable(text.size() > 80 ? text.substr(0, 80) + "..." : text);
-  return "'" + shown + "'";
-}
 
 [[noreturn]] void bad_file(const std::string& what, const std::string& problem) {
   throw UsageError("model file " + printable(what) + ": " + problem);

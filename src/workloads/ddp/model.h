@@ -61,6 +61,9 @@ struct Model {
   int find_layer(const std::string& name) const;
 };
 
+// Text from a model or profile file, quoted for one message: control characters replaced, long names cut.
+std::string shown_name(const std::string& text);
+
 // The built-in presets' names, for --help and error messages.
 std::vector<std::string> preset_names();
 
