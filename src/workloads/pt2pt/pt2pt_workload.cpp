@@ -42,8 +42,6 @@ std::string link_text(const std::vector<LinkPair>& pairs) {
   return std::to_string(pairs.size()) + " pairs (i->i+" + std::to_string(pairs.size()) + ")";
 }
 
-std::string build_features_text() { return describe_backends(); }
-
 // The timing text a row carries, for its mode.
 std::string timing_text(Mode mode, int window) {
   switch (mode) {
@@ -69,7 +67,7 @@ class Pt2ptWorkload final : public Workload {
 
   const RunFlags& run_flags() const override { return options_; }
   std::string help_text() const override { return usage_text(); }
-  std::string build_features() const override { return build_features_text(); }
+  std::string build_features() const override { return describe_backends(); }
   std::string check_for_world(World& world) override {
     check_against_world(options_, world.size());
     settle_backend_name(options_.backend, world.control_plane());
