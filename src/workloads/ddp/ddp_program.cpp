@@ -185,10 +185,7 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
 CasePlan DdpStepProgram::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
   const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
-  if (!reason.empty()) {
-    const std::string dtype(to_string(one_case.grad_dtype));
-    return CasePlan::skip_what(dtype, reason);
-  }
+  if (!reason.empty()) return CasePlan::skip_what(std::string(to_string(one_case.grad_dtype)), reason);
   World& world = *world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
                           batches_[static_cast<std::size_t>(world.rank())], options_.compute_scale, world.rank(), world.size(),
@@ -283,18 +280,16 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   row.compute_us = row.forward_us + row.backward_compute_us;
   if (row.comm_us > 0) row.overlap_fraction = std::clamp(1.0 - row.exposed_comm_us / row.comm_us, 0.0, 1.0);
   if (row.compute_us > 0) row.comm_compute_ratio = row.comm_us / row.compute_us;
-  const Backend& backend = *backend_;
-  const double bucket_mb = one_case.bucket_mb;
   row.model = model_.name;
-  row.backend = backend.name();
+  row.backend = backend_->name();
   row.device = "cpu";
   row.threads = blas_.threads;
   row.scaling = options_.global_batch > 0 ? "strong" : "weak";
   row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
-  row.bucket_mb = bucket_mb;
-  row.first_bucket_mb = first_bucket_cap_mb(options_, bucket_mb);
+  row.bucket_mb = one_case.bucket_mb;
+  row.first_bucket_mb = first_bucket_cap_mb(options_, one_case.bucket_mb);
   row.overlap = to_string(config.overlap);
-  row.comm_thread = comm_thread_text(backend.name(), config.overlap);
+  row.comm_thread = comm_thread_text(backend_->name(), config.overlap);
   row.grad_dtype = std::string(to_string(config.grad_dtype));
   row.accumulate = config.accumulate;
   row.compute_scale = config.compute_scale;

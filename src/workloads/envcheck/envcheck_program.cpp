@@ -202,7 +202,6 @@ CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
 int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::int64_t) {
   World& world = *world_;
   const bool leader = world.rank() == 0;
-  const ComputeOptions& options = options_;
   // Rank 0's verdict, as the report writes it.
   std::vector<nlohmann::json> results;
   std::vector<int> slow;
@@ -219,8 +218,8 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
       triad_rates.push_back(results.back()["probes"]["triad_gbps"].get<double>());
     }
     const auto relative = relative_speeds({gemm_rates, triad_rates});
-    slow = slow_ranks(relative, options.slow_factor);
-    const Recommendation advice = recommend(relative, options.slow_factor);
+    slow = slow_ranks(relative, options_.slow_factor);
+    const Recommendation advice = recommend(relative, options_.slow_factor);
     for (auto& row : results) {
       const int rank = row["rank"].get<int>();
       row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
@@ -233,8 +232,8 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
          {"warnings", warnings},
          {"results", results},
          {"summary",
-          {{"ranks", world.size()}, {"slow", slow.size()}, {"slow_factor", options.slow_factor},
-           {"repeats", options.iterations * options.cycles}, {"probe_ms", options.probe_ms},
+          {{"ranks", world.size()}, {"slow", slow.size()}, {"slow_factor", options_.slow_factor},
+           {"repeats", options_.iterations * options_.cycles}, {"probe_ms", options_.probe_ms},
            {"recommendation", to_string(advice.advice)}, {"recommendation_text", advice.text},
            {"spread_ratio", std::isfinite(advice.spread_ratio) ? nlohmann::json(advice.spread_ratio) : nlohmann::json()},
            {"weights", advice.weights}, {"exclude", advice.exclude},
@@ -242,12 +241,12 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
            {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}}}});
     for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
     std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
-                world.size(), static_cast<long long>(options.probe_matrix_n), static_cast<unsigned long long>(options.probe_bytes),
-                options.iterations, options.probe_ms);
+                world.size(), static_cast<long long>(options_.probe_matrix_n),
+                static_cast<unsigned long long>(options_.probe_bytes), options_.iterations, options_.probe_ms);
     report::KindTableWriter table(stdout, report::row_kind_spec(report::RowKind::kProbe));
     table.header();
     for (const auto& row : results) table.line(report::row_from_json(row, report::RowKind::kProbe));
-    std::printf("# slow ranks (slower than the fastest by more than %gx):", options.slow_factor);
+    std::printf("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
     if (slow.empty()) std::printf(" none");
     for (int rank : slow) std::printf(" %d", rank);
     std::printf("\n# recommendation: %s\n# weights:", advice.text.c_str());

@@ -92,9 +92,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmE
 CasePlan MatmulBenchmark::prepare(std::size_t index) {
   const GemmCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.type);
-  if (!reason.empty()) {
-    return CasePlan::skip_what(to_string(one_case.type), reason);
-  }
+  if (!reason.empty()) return CasePlan::skip_what(to_string(one_case.type), reason);
   const int sets = rotation_sets(options_, set_bytes(one_case.shape, one_case.type), engine_->cache_bytes());
   // A shape the library has no algorithm for is a skipped row, not the end of the run.
   try {

@@ -61,9 +61,7 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamE
 CasePlan MembwBenchmark::prepare(std::size_t index) {
   const StreamCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.kernel);
-  if (!reason.empty()) {
-    return CasePlan::skip_what(to_string(one_case.kernel), reason);
-  }
+  if (!reason.empty()) return CasePlan::skip_what(to_string(one_case.kernel), reason);
   if (prepared_elements_ != one_case.elements) {  // a new size, or the check's pattern is in the arrays
     engine_->prepare(one_case.elements);
     prepared_elements_ = one_case.elements;
