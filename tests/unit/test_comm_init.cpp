@@ -14,7 +14,7 @@ TEST(CommInitOptions, DefaultsAndSizes) {
   EXPECT_EQ(options.warmup_iterations, 1);
   EXPECT_TRUE(options.comm_sizes.empty());
   EXPECT_EQ(parse_comm_init_options({"--comm-sizes", "3,1,8"}).comm_sizes, (std::vector<int>{3, 1, 8}));
-  for (const char* bad : {"0", "x", "1,,2", "-1", ""}) {
+  for (const char* bad : {"0", "x", "1,,2", "1,2,", "-1", ""}) {
     EXPECT_THROW(parse_comm_init_options({"--comm-sizes", bad}), UsageError) << bad;
   }
   EXPECT_THROW(parse_comm_init_options({"-n", "0"}), UsageError);  // the shared loop group's range

@@ -19,10 +19,7 @@ void declare_options(CLI::App& app, CommInitOptions& o) {
             "(default 1, 2, 4 ... and the world size)",
             [&o](Text& v, Text& f) {
               o.comm_sizes.clear();
-              std::stringstream items(v);
-              for (std::string item; std::getline(items, item, ',');) {
-                o.comm_sizes.push_back(static_cast<int>(parse_integer(item, f, 1, 1 << 24)));
-              }
+              for (const auto& item : split_list(v)) o.comm_sizes.push_back(static_cast<int>(parse_integer(item, f, 1, 1 << 24)));
               if (o.comm_sizes.empty()) throw UsageError(f + " expects sizes such as 1,2,4");
             });
   add_backend_flags(app, o,
