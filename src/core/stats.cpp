@@ -16,6 +16,13 @@ double quantile_of_sorted(const std::vector<double>& sorted, double q) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * weight;
 }
 
+double median_of(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median needs at least one value");
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
 TimeStats summarize_samples(std::vector<double> samples_us) {
   if (samples_us.empty()) throw std::invalid_argument("statistics of no samples");
   std::sort(samples_us.begin(), samples_us.end());

@@ -19,6 +19,9 @@ TimeStats summarize_samples(std::vector<double> samples_us);
 // The q-quantile (0..1) of sorted values, linear interpolation.
 double quantile_of_sorted(const std::vector<double>& sorted, double q);
 
+// The median of values in any order (the mean of the middle two for an even count); requires at least one.
+double median_of(std::vector<double> values);
+
 // How per-rank times combine into one time per iteration (nccl-tests' -a).
 enum class TimeAggregation { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
 std::string_view to_string(TimeAggregation aggregation);

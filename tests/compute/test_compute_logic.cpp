@@ -11,6 +11,7 @@
 #include "engines/openblas_info.h"
 #include "workloads/compute/rank_speeds.h"
 #include "core/error.h"
+#include "core/stats.h"
 
 using namespace collbench::compute;
 
@@ -101,8 +102,8 @@ TEST(RankSpeeds, Recommendation) {
   const auto exclude = recommend({1.0, 0.4, 0.95}, 1.5);
   EXPECT_EQ(exclude.advice, Advice::kExclude);
   EXPECT_EQ(exclude.exclude, (std::vector<int>{1}));
-  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
-  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(collbench::median_of({5, 1, 3}), 3);
+  EXPECT_DOUBLE_EQ(collbench::median_of({4, 1, 3, 2}), 2.5);
 }
 
 TEST(OpenBlas, WarnsWhenTheCoreIsBelowTheCpu) {

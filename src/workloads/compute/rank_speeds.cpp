@@ -76,11 +76,4 @@ Recommendation recommend(const std::vector<double>& relative_speed, double slow_
   return out;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) throw std::invalid_argument("median needs at least one value");
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
-
 }  // namespace collbench::compute

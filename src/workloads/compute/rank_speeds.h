@@ -35,7 +35,5 @@ struct Recommendation {
 // keep: spread under 20%; exclude the slow ranks: spread over 2x; otherwise rebalance by speed.
 Recommendation recommend(const std::vector<double>& relative_speed, double slow_factor);
 
-// The median of `values` (the mean of the middle two for an even count); requires at least one.
-double median(std::vector<double> values);
 
 }  // namespace collbench::compute

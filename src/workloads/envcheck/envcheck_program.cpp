@@ -16,6 +16,7 @@
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_speeds.h"
 #include "core/error.h"
+#include "core/stats.h"
 #include "report/report_json.h"
 #include "report/table.h"
 
@@ -119,8 +120,8 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
             {"openblas_config", blas.config}, {"openblas_warning", blas.warning},
             {"mpi_version", world.library_version()}, {"gpu", gpu_json}}},
           {"probes",
-           {{"device", device}, {"gemm_gflops", median(gemm_samples)}, {"gemm_gflops_samples", gemm_samples},
-            {"triad_gbps", median(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
+           {{"device", device}, {"gemm_gflops", median_of(gemm_samples)}, {"gemm_gflops_samples", gemm_samples},
+            {"triad_gbps", median_of(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
 nlohmann::json EnvcheckBenchmark::start(RunContext& run) {

@@ -2,15 +2,11 @@
 
 #include <algorithm>
 
+#include "core/stats.h"
+
 namespace collbench::pt2pt {
 
 std::string to_string(LinkClass link_class) { return link_class == LinkClass::kIntraHost ? "intra_host" : "inter_host"; }
-
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
-}
 
 namespace {
 

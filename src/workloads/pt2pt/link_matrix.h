@@ -45,8 +45,6 @@ struct SizeVerdict {
   std::vector<SlowLink> slow;  // in the order of `links`
 };
 
-double median_of(std::vector<double> values);  // values not empty
-
 // `hosts[rank]` names each rank's host. A link is flagged when time_us > factor x its class's median.
 SizeVerdict judge_links(const std::vector<MeasuredLink>& links, const std::vector<std::string>& hosts, double factor);
 

@@ -14,6 +14,7 @@
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/printable.h"
+#include "core/stats.h"
 #include "harness/backend_choice.h"
 #include "harness/context.h"
 #include "harness/driver.h"
