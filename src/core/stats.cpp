@@ -20,7 +20,8 @@ double median_of(std::vector<double> values) {
   if (values.empty()) throw std::invalid_argument("median needs at least one value");
   std::sort(values.begin(), values.end());
   const std::size_t middle = values.size() / 2;
-  return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+  // Halves first: the sum of two values near the largest double would overflow.
+  return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
 }
 
 TimeStats summarize_samples(std::vector<double> samples_us) {

@@ -4,9 +4,12 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
+
+#include "core/stats.h"
 
 namespace collbench::summarize {
 namespace {
@@ -186,13 +189,7 @@ double robust_spread(const std::vector<double>& values) {
   return 1.4826 * median(deviations);  // the MAD scaled to a normal's standard deviation
 }
 
-double median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const std::size_t middle = values.size() / 2;
-  // Halves first: the sum of two values near the largest double would overflow.
-  return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
-}
+double median(std::vector<double> values) { return values.empty() ? 0 : collbench::median_of(std::move(values)); }
 
 LogRatioInterval paired_log_ratio_interval(const std::vector<double>& log_ratios, double one_sided_error) {
   if (log_ratios.size() < 2) throw std::invalid_argument("paired_log_ratio_interval: needs 2 pairs");
