@@ -4,7 +4,7 @@
 # cudaMemcpy. Run from the repository root on the GPU machine.
 #
 # usage: scripts/gpu-verify.sh --nccl-tests DIR --out OUT [--phase build|test|measure|all] [--quick]
-#                              [--steps LIST] [--budget SECONDS] [--bundle DIR]
+#                              [--steps LIST] [--budget SECONDS] [--bundle DIR] [--sizes MIN,MAX,FACTOR]
 #   --nccl-tests DIR  an NVIDIA/nccl-tests source copy (DIR/src/Makefile), kept out of git
 #   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else
 #   --phase           build, test, measure, or all three in turn (default all); each is meant to
@@ -17,6 +17,8 @@
 #   --bundle DIR      use a build made elsewhere (scripts/gpu-bundle.sh pack) instead of building:
 #                     unpacked once, its libraries restored on every later call; --phase all is
 #                     then test and measure
+#   --sizes MIN,MAX,FACTOR  the side-by-side steps' sizes instead of 8,8G,2 (--quick: 8,128M,4096),
+#                     as both tools' -b, -e and -f take them, e.g. 4M,32M,2 to look at one range again
 # Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
 # GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
@@ -28,20 +30,21 @@ program=gpu-verify.sh
 usage_error() { echo "$program: error: $1" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-nccl_tests="" out="" phase=all quick=0 budget=500 bundle=""
+nccl_tests="" out="" phase=all quick=0 budget=500 bundle="" sizes=""
 all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
 steps=$all_steps
 while [ $# -gt 0 ]; do
   case $1 in
-    --nccl-tests|--out|--phase|--steps|--budget|--bundle) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
+    --nccl-tests|--out|--phase|--steps|--budget|--bundle|--sizes) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
     --nccl-tests) nccl_tests=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --phase) phase=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -49,6 +52,10 @@ done
 [ -n "$out" ] || usage_error "--out OUT is required"
 case $phase in build|test|measure|all) ;; *) usage_error "--phase is build, test, measure or all, not '$phase'" ;; esac
 [[ $budget =~ ^[1-9][0-9]*$ ]] || usage_error "--budget '$budget' is not a positive number of seconds"
+# Both tools parse -b/-e/-f themselves; only the shape is checked here, so a typo fails at once.
+size_pattern='[1-9][0-9]*[KMG]?'
+[ -z "$sizes" ] || [[ $sizes =~ ^$size_pattern,$size_pattern,[1-9][0-9]*$ ]] ||
+  usage_error "--sizes '$sizes' is not MIN,MAX,FACTOR (e.g. 4M,32M,2)"
 for step in ${steps//,/ }; do
   [[ ",$all_steps," == *",$step,"* ]] || usage_error "unknown measure step '$step' (steps: $all_steps)"
 done
@@ -133,6 +140,10 @@ if [ "$quick" = 1 ]; then
 else
   collectives="all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv"
   size_flags=(-b 8 -e 8G -f 2); iterations=(-n 20 -w 5); repetitions=3
+fi
+if [ -n "$sizes" ]; then
+  IFS=, read -r min_size max_size size_factor <<<"$sizes"
+  size_flags=(-b "$min_size" -e "$max_size" -f "$size_factor")
 fi
 # One rank per GPU for both tools; one GPU runs both as a plain process (no launcher at all).
 # Prefixes as arrays, not functions: `timeout` runs programs only. nccl-tests was built with MPI
@@ -315,7 +326,7 @@ side_by_side() {
       done
     done
   done
-  local note="$runs runs, $failed failed"
+  local note="$runs runs (${size_flags[*]}), $failed failed"
   [ "$outcome" = ok ] || note+=", then the phase budget was spent"
   [ $failed = 0 ] || outcome=FAILED
   [ -z "$first_failure" ] || note+="; first: $first_failure: $(grep -m1 -iE 'error|failure' "$work/$first_failure" | cut -c1-160)"

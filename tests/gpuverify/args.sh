@@ -40,6 +40,8 @@ expect "--phase needs a value" --nccl-tests "$nt" --out "$work/out" --phase
 expect "--budget '0' is not a positive number" --nccl-tests "$nt" --out "$work/out" --budget 0
 expect "--bundle brings a build" --nccl-tests "$nt" --out "$work/out" --phase build --bundle "$work/empty"
 expect "--bundle .* is not a bundle" --nccl-tests "$nt" --out "$work/out" --phase test --bundle "$work/empty"
+expect "--sizes '4M,32M' is not MIN,MAX,FACTOR" --nccl-tests "$nt" --out "$work/out" --sizes 4M,32M
+expect "--sizes '4X,32M,2' is not MIN,MAX,FACTOR" --nccl-tests "$nt" --out "$work/out" --sizes 4X,32M,2
 expect "unknown measure step 'coffee'" --nccl-tests "$nt" --out "$work/out" --steps collectives,coffee
 expect "not an nccl-tests source copy" --nccl-tests "$work/empty" --out "$work/out"
 expect "is not empty" --nccl-tests "$nt" --out "$work/full"
