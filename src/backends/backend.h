@@ -199,10 +199,14 @@ class Backend {
   // with its library's barrier on the measured communicator, and names it in own_barrier().
   virtual void barrier(World& world) { world.barrier(); }
   virtual std::string own_barrier() const { return ""; }
-  // The library's own estimate of one call's time in microseconds, from its cost model, without
-  // running it (NCCL's ncclGroupSimulateEnd, 2.22 and later); nullopt where the library has none.
-  // Asked once per row, untimed, on every rank; it is kept beside the measured time, never in it.
-  virtual std::optional<double> library_estimate_us(const std::function<void()>& /*issue_one_call*/) { return std::nullopt; }
+  // The library's own estimate of one call of `collective` in microseconds, from its cost model,
+  // without running it (NCCL's ncclGroupSimulateEnd, 2.22 and later); nullopt where the library has
+  // none. Asked once per row before its warm-up, untimed, on every rank; it is kept beside the
+  // measured time, never in it.
+  virtual std::optional<double> library_estimate_us(std::string_view /*collective*/,
+                                                    const std::function<void()>& /*issue_one_call*/) {
+    return std::nullopt;
+  }
   // Library versions and settings the report should record ("nccl" -> "2.28.9", ...).
   virtual std::map<std::string, std::string> versions() const { return {}; }
 

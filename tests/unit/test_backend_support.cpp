@@ -44,9 +44,10 @@ class PartialBackend final : public Backend {
   std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return std::make_unique<HostBuffer>(bytes); }
   void synchronize() override {}
   // As NCCL's ncclGroupSimulateEnd: the call is planned, not run (so `calls` does not count it).
-  std::optional<double> library_estimate_us(const std::function<void()>&) override {
+  std::optional<double> library_estimate_us(std::string_view collective, const std::function<void()>&) override {
     if (!estimate) return std::nullopt;
     ++estimates;
+    estimated.emplace_back(collective);
     return estimate;
   }
 
@@ -71,6 +72,7 @@ class PartialBackend final : public Backend {
   int calls = 0;
   std::optional<double> estimate;  // none by default, as the CPU libraries
   int estimates = 0;
+  std::vector<std::string> estimated;  // the collective each estimate was asked for
 
  private:
   BackendSupport support_;
@@ -83,13 +85,13 @@ struct Outcome {
 };
 
 // The collective's workload over the one driver, on one rank, with the partial backend.
-Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend) {
+Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend, int warmup_iterations = 1) {
   Options options;
   options.explicit_sizes = {64, 256, 1024};  // 16, 64 and 256 float32 elements
   options.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32};
   options.ops = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kAvg};
   options.iterations = 2;
-  options.warmup_iterations = 1;
+  options.warmup_iterations = warmup_iterations;
   options.check_iterations = 1;
   options.backend = "partial";
   // The driver owns the backend it is given; this one forwards to the test's.
@@ -101,7 +103,9 @@ Outcome run_on_partial_backend(const char* collective_name, PartialBackend& back
     const BackendSupport& support() const override { return to.support(); }
     std::unique_ptr<Buffer> allocate(std::size_t bytes) override { return to.allocate(bytes); }
     void synchronize() override { to.synchronize(); }
-    std::optional<double> library_estimate_us(const std::function<void()>& issue) override { return to.library_estimate_us(issue); }
+    std::optional<double> library_estimate_us(std::string_view collective, const std::function<void()>& issue) override {
+      return to.library_estimate_us(collective, issue);
+    }
     PartialBackend& to;
   };
   auto workload = make_collective_workload(*find_collective(collective_name), options, [&backend](World&, const Options&) {
@@ -238,6 +242,7 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   ASSERT_EQ(with_estimate.rows.size(), 8u);
   for (const auto& row : with_estimate.rows) EXPECT_EQ(row.at("library_estimate_us"), 12.5) << row["bytes"];
   EXPECT_EQ(estimating.estimates, 8);
+  EXPECT_EQ(estimating.estimated, std::vector<std::string>(8, "all_reduce"));
   EXPECT_EQ(estimating.calls, 8 * (1 + 2 + 1));  // the estimate ran no call
   // It survives the report's reader, and an old row without it still reads.
   for (const auto& row : report::report_from_json(with_estimate.document).results) EXPECT_EQ(row.library_estimate_us, 12.5);
@@ -247,6 +252,18 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   ASSERT_EQ(without.rows.size(), 8u);
   for (const auto& row : without.rows) EXPECT_FALSE(row.contains("library_estimate_us"));
   for (const auto& row : report::report_from_json(without.document).results) EXPECT_FALSE(row.library_estimate_us.has_value());
+}
+
+TEST(BackendSupport, NoEstimateIsAskedForWithoutAWarmUp) {
+  // NCCL runs what it simulated with its next real launch; without a warm-up that launch would be
+  // a timed one (or be captured into -G's graph), so the row goes without the estimate.
+  PartialBackend estimating;
+  estimating.estimate = 12.5;
+  const Outcome outcome = run_on_partial_backend("all_reduce", estimating, 0);
+  ASSERT_EQ(outcome.rows.size(), 8u);
+  EXPECT_EQ(estimating.estimates, 0);
+  for (const auto& row : outcome.rows) EXPECT_FALSE(row.contains("library_estimate_us")) << row["bytes"];
+  EXPECT_EQ(estimating.calls, 8 * (2 + 1));
 }
 
 }  // namespace

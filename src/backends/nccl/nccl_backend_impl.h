@@ -39,7 +39,7 @@ class NcclBackend final : public Backend {
   std::unique_ptr<TimedOperation> make_operation(std::function<void()> issue_one_call, int calls_per_iteration) override;
   std::map<std::string, std::string> versions() const override;
   // ncclGroupSimulateEnd's estimatedTime for one call, where the header and the loaded NCCL have it.
-  std::optional<double> library_estimate_us(const std::function<void()>& issue_one_call) override;
+  std::optional<double> library_estimate_us(std::string_view collective, const std::function<void()>& issue_one_call) override;
 
   cudaStream_t stream() const { return stream_.get(); }
   // -m: the calls of one iteration go to NCCL as one group.
