@@ -292,6 +292,8 @@ phase_test() {
   # Communicators on NCCL (ncclCommInitRank, Split, Shrink, InitRankScalable where loaded): every
   # method must make and destroy its communicator. pt2pt_perf needs a GPU per rank of a pair, so it
   # runs only with 2+ GPUs (ctest -L gpu's gpu.pt2pt.* above).
+  # Past the budget it is skipped like the collectives: a 10-second remainder killed it mid-run once.
+  if over_budget; then record test "comm_init_perf nccl" skipped 0 "phase budget spent"; return; fi
   start=$(date +%s)
   if run_logged "$(limit_for 240)" "$logs/test-comm_init.log" "${collbench_prefix[@]}" "$bin/comm_init_perf" --backend nccl -n 5 -w 1 \
     -J "$work/test/comm_init.json"; then
