@@ -1068,6 +1068,12 @@ json model_json(const Model& model) {
 
 Model model_from_json(const json& document, const std::string& path) {
   const auto bad = [&](const std::string& why) { return InputError(path + ": not a collbench model (" + why + ")"); };
+  // A byte count must be a whole number of at least 0: nlohmann's get<uint64_t> would wrap -5 into
+  // 2^64 - 5 and 1.5 into 1 without a word.
+  const auto bytes_at = [&](const json& value, const char* name) {
+    if (!value.is_number_unsigned()) throw bad(std::string(name) + " is not a byte count");
+    return value.get<std::uint64_t>();
+  };
   // Version 1 files (one alpha and beta for every size) read as version 2 files without segments.
   if (!document.is_object() || !document.contains("collbench_model") || !document.at("collbench_model").is_number_integer() ||
       document.at("collbench_model").get<int>() < 1 || document.at("collbench_model").get<int>() > kModelVersion) {
@@ -1088,8 +1094,8 @@ Model model_from_json(const json& document, const std::string& path) {
       if (root.empty() || *end != '\0' || root_rank < -1 || root_rank > std::numeric_limits<int>::max()) throw bad("root must be a rank or -1");
       series.bus_factor = entry.at("bus_factor").get<std::string>();
       series.time_aggregation = entry.value("time_aggregation", std::string("mean"));
-      series.smallest_bytes = entry.at("smallest_bytes").get<std::uint64_t>();
-      series.largest_bytes = entry.at("largest_bytes").get<std::uint64_t>();
+      series.smallest_bytes = bytes_at(entry.at("smallest_bytes"), "smallest_bytes");
+      series.largest_bytes = bytes_at(entry.at("largest_bytes"), "largest_bytes");
       for (const auto& world : entry.at("per_world_size")) {
         WorldSizeFit fit;
         fit.world_size = world.at("world_size").get<int>();
@@ -1098,8 +1104,8 @@ Model model_from_json(const json& document, const std::string& path) {
         if (fit.hosts < 1 || fit.hosts > fit.world_size) throw bad("hosts outside 1 to world_size");
         for (const auto& piece : world.at("pieces")) {
           HockneyPiece one;
-          one.from_bytes = piece.at("from_bytes").get<std::uint64_t>();
-          one.to_bytes = piece.at("to_bytes").get<std::uint64_t>();
+          one.from_bytes = bytes_at(piece.at("from_bytes"), "from_bytes");
+          one.to_bytes = bytes_at(piece.at("to_bytes"), "to_bytes");
           one.alpha_us = interval_from(piece.at("alpha_us"), path + ": alpha_us");
           one.beta_gbps = interval_from(piece.at("beta_gbps"), path + ": beta_gbps");
           if (!(one.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
@@ -1107,7 +1113,8 @@ Model model_from_json(const json& document, const std::string& path) {
         }
         if (fit.pieces.empty()) throw bad("a world size without pieces");
         for (const auto& point : world.value("measured", json::array())) {
-          if (!point.is_array() || point.size() != 2 || !point[1].is_number() || !(point[1].get<double>() > 0)) {
+          if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() ||
+              !(point[1].get<double>() > 0)) {
             throw bad("a measured point is not [bytes, time above 0]");
           }
           fit.measured.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
@@ -1158,7 +1165,7 @@ Model model_from_json(const json& document, const std::string& path) {
         std::uint64_t previous_above = 0;
         for (const auto& item : across.value("larger_messages", json::array())) {
           ProtocolSegment segment;
-          segment.above_step_bytes = item.at("above_step_bytes").get<std::uint64_t>();
+          segment.above_step_bytes = bytes_at(item.at("above_step_bytes"), "above_step_bytes");
           if (segment.above_step_bytes <= previous_above && !fit.larger_messages.empty()) throw bad("larger_messages out of size order");
           previous_above = segment.above_step_bytes;
           segment.alpha_us = interval_from(item.at("alpha_us"), path + ": alpha_us");

@@ -506,6 +506,20 @@ TEST(Model, BadInputIsExitTwoWithOneLine) {
   nlohmann::json edited = model_json(fit_model({synthetic(2, [](double m) { return 1 + m / 100; })}));
   edited["series"][0]["key"]["root"] = "zero";
   EXPECT_THROW(model_from_json(edited, "edited.json"), InputError);
+  // Byte counts that are not whole numbers of at least 0 (nlohmann would wrap -5 to 2^64 - 5).
+  const nlohmann::json fitted = model_json(fit_model({synthetic(2, [](double m) { return 1 + m / 100; })}));
+  for (const nlohmann::json& bytes : {nlohmann::json(-5), nlohmann::json(1.5), nlohmann::json("8")}) {
+    nlohmann::json negative = fitted;
+    negative["series"][0]["largest_bytes"] = bytes;
+    EXPECT_THROW(model_from_json(negative, "bytes.json"), InputError) << bytes;
+    negative = fitted;
+    negative["series"][0]["per_world_size"][0]["pieces"][0]["from_bytes"] = bytes;
+    EXPECT_THROW(model_from_json(negative, "bytes.json"), InputError) << bytes;
+    negative = fitted;
+    negative["series"][0]["per_world_size"][0]["measured"][0][0] = bytes;
+    EXPECT_THROW(model_from_json(negative, "bytes.json"), InputError) << bytes;
+  }
+  EXPECT_NO_THROW(model_from_json(fitted, "bytes.json"));
   // Reports of two machines.
   LoadedReport other = synthetic(4, [](double m) { return 1 + m / 100; });
   other.report.context.versions["mpi"] = "another MPI 9.9";
