@@ -13,6 +13,13 @@ std::uint64_t mix_bits(std::uint64_t x) {
   return x;
 }
 
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 namespace {
 
 std::uint64_t element_hash(const ValueSpec& spec, int rank, std::uint64_t index) {

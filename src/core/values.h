@@ -24,6 +24,10 @@ struct ValueSpec {
 // generator is built on it; other deterministic generators (GEMM sampling) reuse it.
 std::uint64_t mix_bits(std::uint64_t x);
 
+// splitmix64: the next number of a fixed stream for a seed (`state`, advanced), the same on every
+// platform and rank (std::mt19937 is fixed too, but the standard's distributions are not).
+std::uint64_t splitmix64(std::uint64_t& state);
+
 // Input element `index` of `rank`'s send buffer.
 double input_value(const ValueSpec& spec, int rank, std::uint64_t index);
 

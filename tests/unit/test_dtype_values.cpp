@@ -170,3 +170,18 @@ TEST(Values, FillWritesWhatInputValueSays) {
 
 }  // namespace
 }  // namespace collbench
+
+namespace collbench {
+namespace {
+
+TEST(Splitmix64, IsTheReferenceStreamSoEveryRankDrawsTheSame) {
+  // The published splitmix64 outputs for seed 0: the traffic patterns and pt2pt's pair draws must
+  // be this stream on every platform, or the ranks of a mixed job would disagree.
+  std::uint64_t state = 0;
+  EXPECT_EQ(splitmix64(state), 0xe220a8397b1dcdafull);
+  EXPECT_EQ(splitmix64(state), 0x6e789e6aa1b965f4ull);
+  EXPECT_EQ(splitmix64(state), 0x06c45d188009454full);
+}
+
+}  // namespace
+}  // namespace collbench

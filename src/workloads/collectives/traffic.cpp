@@ -12,18 +12,12 @@
 #include "core/error.h"
 #include "core/flag_values.h"
 #include "core/printable.h"
+#include "core/values.h"
 
 namespace collbench {
 namespace {
 
 constexpr std::uint64_t kBlockAlignment = 16;  // nccl-tests aligns each peer's block to 16 bytes
-
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 // One field of the matrix file, quoted for a message (file text is never printed raw).
 std::string quoted(const std::string& field) {

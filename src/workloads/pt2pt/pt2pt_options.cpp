@@ -7,6 +7,7 @@
 #include "core/command_line.h"
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "core/values.h"
 
 namespace collbench::pt2pt {
 namespace {
@@ -68,20 +69,11 @@ void declare_options(CLI::App& app, Options& o) {
              "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong bytes or a slow link (--matrix), 4 timeout.");
 }
 
-// splitmix64: a fixed stream for a seed on every platform (std::mt19937 is fixed too, but the
-// standard's distributions are not, and the draw must be the same on every rank of a mixed job).
-std::uint64_t next_random(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 // A number in [0, bound) without modulo bias.
 std::uint64_t draw_below(std::uint64_t& state, std::uint64_t bound) {
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
   for (;;) {
-    const std::uint64_t value = next_random(state);
+    const std::uint64_t value = splitmix64(state);  // core/values.h: the same draw on every rank
     if (value < limit) return value % bound;
   }
 }
