@@ -35,7 +35,8 @@ all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
 steps=$all_steps
 while [ $# -gt 0 ]; do
   case $1 in
-    --nccl-tests|--out|--phase|--steps|--budget|--bundle|--sizes) [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
+    --nccl-tests|--out|--phase|--steps|--budget|--bundle|--sizes)
+      [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
     --nccl-tests) nccl_tests=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --phase) phase=$2; shift 2 ;;
