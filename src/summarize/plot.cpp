@@ -598,11 +598,38 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
       if (std::fabs(change.change) > std::fabs(largest)) largest = change.change;
     }
   }
+  // The all-rows series history judges beside the rows (history.h), relative to its own level
+  // before its slowdown, with the runs it set aside; only where every row is this benchmark's, as
+  // it pools whole reports.
+  const PooledHistory* pooled = nullptr;
+  if (result.all_rows && !result.all_rows->points.empty() && chosen.size() == result.series.size()) {
+    pooled = &*result.all_rows;
+  }
+  std::string pooled_title;
+  if (pooled) {
+    pooled_title = "all " + std::to_string(pooled->rows) + " rows (median over rows)";
+    const std::size_t level_end = pooled->slowdown ? pooled->slowdown->index : pooled->points.size();
+    std::vector<double> first_level;
+    for (std::size_t p = 0; p < level_end; ++p) first_level.push_back(pooled->points[p].value);
+    const double reference = median(first_level);
+    for (const auto* runs : {&pooled->points, &pooled->set_aside}) {
+      if (runs->empty()) continue;  // no block, and no plot line for it (a NaN time would stretch the axis)
+      data << "\n\n# " << gnuplot_label(runs == &pooled->points ? pooled_title : "set aside") << "\n";
+      for (const auto& run : *runs) data << run.epoch_s << ' ' << 100 * (run.value / reference - 1) << '\n';
+    }
+    if (pooled->regression) {
+      const std::int64_t time = pooled->points[pooled->slowdown->index].epoch_s;
+      change_times.insert(time);
+      auto& largest = change_sizes[time];
+      if (std::fabs(pooled->slowdown->change) > std::fabs(largest)) largest = pooled->slowdown->change;
+    }
+  }
   if (data_text) data_text->push_back(data.str());
   std::size_t changed = 0;
   for (const auto* series : chosen) changed += series->changes.empty() ? 0 : 1;
   int height = 600;
-  const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1, height);
+  const std::size_t pooled_entries = pooled ? (pooled->set_aside.empty() ? 1 : 2) : 0;
+  const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1 + pooled_entries, height);
   std::string title = benchmark + ": history, " + std::to_string(change_times.size()) + " change point(s)";
   if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
   std::ostringstream out;
@@ -631,7 +658,16 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
     } else {
       out << "lw 1 pt 7 ps 0.3 lc rgb '#bbbbbb' notitle";
     }
-    out << (i + 1 < chosen.size() ? ", \\\n" : "\n");
+    out << (i + 1 < chosen.size() || pooled ? ", \\\n" : "\n");
+  }
+  if (pooled) {
+    out << "  " << gnuplot_path(data_path) << " index " << chosen.size()
+        << " using 1:2 with linespoints lw 3 pt 5 ps 0.8 lc rgb '#000000' title " << gnuplot_label(pooled_title);
+    if (!pooled->set_aside.empty()) {
+      out << ", \\\n  " << gnuplot_path(data_path) << " index " << chosen.size() + 1
+          << " using 1:2 with points pt 2 ps 1.5 lc rgb '#000000' title " << gnuplot_label("set aside (the whole machine slow)");
+    }
+    out << "\n";
   }
   return out.str();
 }

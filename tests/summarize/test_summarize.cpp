@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -975,6 +976,44 @@ TEST(Plot, CompareAndHistoryScripts) {
   const std::string history_script = history_plot_script_text(history, "all_reduce", "h.dat", "h.png");
   EXPECT_NE(history_script.find("set arrow 1 from " + std::to_string(*parse_utc_time("2026-03-01T20:00:00Z"))), std::string::npos) << history_script;
   EXPECT_EQ(history_script.find("set arrow 2 "), std::string::npos);  // both series changed at the same time: one mark
+  // The all-rows series history judges is drawn too, with the runs it set aside (none here).
+  std::vector<std::string> history_data;
+  const std::string with_pooled = history_plot_script_text(history, "all_reduce", "h.dat", "h.png", &history_data);
+  ASSERT_TRUE(history.all_rows.has_value());
+  EXPECT_NE(with_pooled.find("index 2 using 1:2 with linespoints lw 3"), std::string::npos) << with_pooled;
+  EXPECT_NE(with_pooled.find("'all 2 rows (median over rows)'"), std::string::npos) << with_pooled;
+  EXPECT_EQ(with_pooled.find("index 3 "), std::string::npos) << with_pooled;  // no run set aside: no block, no line
+  ASSERT_EQ(history_data.size(), 1u);
+  const std::string& blocks = history_data.front();
+  const std::size_t pooled_block = blocks.find("# 'all 2 rows (median over rows)'");
+  ASSERT_NE(pooled_block, std::string::npos) << blocks;
+  // Its first level is 0 %, and the step fixture's later runs are slower by what history reports.
+  EXPECT_EQ(blocks.find("# 'set aside'"), std::string::npos) << blocks;
+  std::istringstream pooled_lines(blocks.substr(pooled_block));
+  std::string header, line;
+  std::getline(pooled_lines, header);
+  std::vector<double> percents;
+  while (std::getline(pooled_lines, line)) {
+    if (line.empty()) continue;
+    percents.push_back(std::stod(line.substr(line.find(' ') + 1)));
+  }
+  ASSERT_EQ(percents.size(), history.all_rows->points.size());
+  ASSERT_TRUE(history.all_rows->slowdown.has_value());
+  EXPECT_NEAR(percents.front(), 0, 5);
+  EXPECT_NEAR(percents.back(), 100 * history.all_rows->slowdown->change, 5);
+  // A run set aside gets its own block and crosses, at its height over the first level.
+  auto with_set_aside = history;
+  HistoryPoint slow = with_set_aside.all_rows->points.front();
+  slow.value *= 3;
+  with_set_aside.all_rows->set_aside.push_back(slow);
+  history_data.clear();
+  const std::string crossed = history_plot_script_text(with_set_aside, "all_reduce", "h.dat", "h.png", &history_data);
+  EXPECT_NE(crossed.find("index 3 using 1:2 with points pt 2"), std::string::npos) << crossed;
+  const std::size_t set_aside_block = history_data.front().find("# 'set aside'\n");
+  ASSERT_NE(set_aside_block, std::string::npos) << history_data.front();
+  const std::string set_aside_line = history_data.front().substr(set_aside_block + std::string("# 'set aside'\n").size());
+  EXPECT_EQ(std::stoll(set_aside_line), slow.epoch_s);
+  EXPECT_NEAR(std::stod(set_aside_line.substr(set_aside_line.find(' ') + 1)), 100 * (3 * (1 + percents.front() / 100) - 1), 1);
 }
 
 // Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).
