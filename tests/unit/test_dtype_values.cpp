@@ -174,6 +174,29 @@ TEST(Values, FillWritesWhatInputValueSays) {
 namespace collbench {
 namespace {
 
+TEST(FillInputs, WritesExactlyTheBytesOfEachInputValue) {
+  // fill_inputs copies a pre-encoded value per element; the checks compute with input_value, so
+  // the two must agree byte for byte in every dtype, op, rank count, rank, seed and offset.
+  for (DType dtype : all_dtypes()) {
+    const std::size_t size = dtype_info(dtype).size_bytes;
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax, ReduceOp::kAvg}) {
+      for (int ranks : {1, 2, 7, 13}) {
+        for (std::uint64_t seed : {1ull, 987654321ull}) {
+          const ValueSpec spec{dtype, op, ranks, seed};
+          for (int rank : {0, ranks - 1}) {
+            const std::size_t count = 3001;
+            const std::uint64_t first = seed == 1 ? 0 : (1ull << 33) + 5;
+            std::vector<unsigned char> filled(count * size), expected(count * size);
+            fill_inputs(spec, rank, filled.data(), count, first);
+            for (std::size_t i = 0; i < count; ++i) store_element(dtype, expected.data(), i, input_value(spec, rank, first + i));
+            ASSERT_EQ(filled, expected) << to_string(dtype) << " " << to_string(op) << " ranks " << ranks << " rank " << rank;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Splitmix64, IsTheReferenceStreamSoEveryRankDrawsTheSame) {
   // The published splitmix64 outputs for seed 0: the traffic patterns and pt2pt's pair draws must
   // be this stream on every platform, or the ranks of a mixed job would disagree.
