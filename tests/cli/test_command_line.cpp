@@ -146,6 +146,8 @@ TEST(CollectiveOptions, NcclTestsLongNamesAndAliases) {
   EXPECT_DOUBLE_EQ(parity.min_busbw_gbps.value_or(0), 12.5);
   EXPECT_EQ(parity.gpu_only_flags_in_use(), (std::vector<std::string>{"-z 3", "-I 1", "-C 1", "-R 2"}));
   EXPECT_TRUE(parse_options({}).gpu_only_flags_in_use().empty());
+  EXPECT_TRUE(parse_options({"--nccl-estimate"}).nccl_estimate);
+  EXPECT_EQ(parse_options({"--nccl-estimate"}).gpu_only_flags_in_use(), std::vector<std::string>{"--nccl-estimate"});
   EXPECT_EQ(parse_options({}).aggregation, TimeAggregation::kMean);  // nccl-tests' and OSU's default
   EXPECT_THROW(parse_options({"-I", "1", "-G", "2"}), UsageError);
   EXPECT_THROW(parse_options({"-R", "3"}), UsageError);

@@ -85,8 +85,10 @@ struct Outcome {
 };
 
 // The collective's workload over the one driver, on one rank, with the partial backend.
-Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend, int warmup_iterations = 1) {
+Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend, int warmup_iterations = 1,
+                               bool estimate = true) {
   Options options;
+  options.nccl_estimate = estimate;  // --nccl-estimate
   options.explicit_sizes = {64, 256, 1024};  // 16, 64 and 256 float32 elements
   options.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32};
   options.ops = {ReduceOp::kSum, ReduceOp::kMax, ReduceOp::kAvg};
@@ -252,6 +254,17 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   ASSERT_EQ(without.rows.size(), 8u);
   for (const auto& row : without.rows) EXPECT_FALSE(row.contains("library_estimate_us"));
   for (const auto& row : report::report_from_json(without.document).results) EXPECT_FALSE(row.library_estimate_us.has_value());
+}
+
+TEST(BackendSupport, NoEstimateIsAskedForUnlessWanted) {
+  // --nccl-estimate is off by default: no row asks, whatever the backend could tell.
+  PartialBackend estimating;
+  estimating.estimate = 12.5;
+  const Outcome outcome = run_on_partial_backend("all_reduce", estimating, 1, false);
+  ASSERT_EQ(outcome.rows.size(), 8u);
+  EXPECT_EQ(estimating.estimates, 0);
+  for (const auto& row : outcome.rows) EXPECT_FALSE(row.contains("library_estimate_us")) << row["bytes"];
+  EXPECT_FALSE(Options{}.nccl_estimate);
 }
 
 TEST(BackendSupport, NoEstimateIsAskedForWithoutAWarmUp) {

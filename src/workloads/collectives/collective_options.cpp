@@ -91,6 +91,8 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "--proto", "LIST", "sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)",
             [&o](Text& v, Text& f) { o.nccl_proto = parse_nccl_setting(v, f); });
   add_flag(app, "--capture-algo", "record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)", o.capture_nccl_algorithm);
+  add_flag(app, "--nccl-estimate", "keep NCCL's own estimate per row (ncclGroupSimulateEnd, before the warm-up; all_reduce,\n"
+           "broadcast, reduce, all_gather, reduce_scatter at 2+ ranks; unverified, see docs/gpu.md)", o.nccl_estimate);
   start_section(app, "Measurement");
   add_loop_flags(app, o);
   add_integer(app, "-m,--agg_iters", "calls per timed iteration (one NCCL group); times are per call (default 1)",
@@ -147,6 +149,7 @@ std::vector<std::string> Options::gpu_only_flags_in_use() const {
   if (registration != 0) flags.push_back("-R " + std::to_string(registration));
   if (!nccl_proto.empty()) flags.push_back("--proto");
   if (capture_nccl_algorithm) flags.push_back("--capture-algo");
+  if (nccl_estimate) flags.push_back("--nccl-estimate");
   return flags;
 }
 

@@ -50,6 +50,10 @@ struct Options : RunFlags, BackendFlags {
   // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
   // log. Off by default because NCCL then writes a log line per call inside the timed loop.
   bool capture_nccl_algorithm = false;
+  // --nccl-estimate: ask NCCL's cost model for each row's time (Backend::library_estimate_us). Off
+  // by default: NCCL 2.28 runs a simulated group's tasks with its next launch (nccl_backend.cpp),
+  // which has been seen to corrupt send/recv at one rank and is unverified at two ranks or more.
+  bool nccl_estimate = false;
   // -B N: after timing and checks, each case runs N more times with the same inputs and the outputs
   // are compared bit for bit across the repeats and, where every rank must hold the same result
   // (all_reduce, all_gather, broadcast), across ranks. 0: off.

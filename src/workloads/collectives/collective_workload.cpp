@@ -462,10 +462,12 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   // and the clock, and runs the check after timing through the same operation.
   const std::function<void()> issue_one_call = [this] { this->issue_one_call(); };
   prepared.operation = backend_->make_operation(issue_one_call, options_.calls_per_iteration);
-  // Only with a warm-up: a library may run what it simulated with its next real launch (NCCL does,
-  // nccl_backend.cpp), which then falls in the warm-up instead of a timed iteration or a graph.
+  // Asked for (--nccl-estimate), and only with a warm-up: a library may run what it simulated with
+  // its next real launch (NCCL does, nccl_backend.cpp), which then falls in the warm-up instead of a
+  // timed iteration or a graph.
+  const bool estimate_wanted = options_.nccl_estimate && options_.warmup_iterations > 0;
   const std::optional<double> estimate =
-      options_.warmup_iterations > 0 ? backend_->library_estimate_us(collective_.name, issue_one_call) : std::nullopt;
+      estimate_wanted ? backend_->library_estimate_us(collective_.name, issue_one_call) : std::nullopt;
   start_moving(one_case);
   RowCheck check;
   check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
