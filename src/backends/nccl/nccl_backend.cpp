@@ -277,7 +277,8 @@ void NcclBackend::issued(ncclResult_t result, const char* call, const char* file
 // planner only after a real launch), so the next real group paired its receives with stale sends:
 // on one H100 with NCCL 2.28.3 (2026-11-27) out-of-place sendrecv and alltoallv rows received an
 // earlier row's bytes. By the same source a simulated collective's tasks run with the next real
-// launch, which is why the workload asks before its warm-up (not verified yet: needs 2 GPUs).
+// launch (not verified yet: needs 2 GPUs), which is why the workload asks only with --nccl-estimate
+// and before a warm-up.
 std::optional<double> NcclBackend::library_estimate_us(std::string_view collective,
                                                         const std::function<void()>& issue_one_call) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 22, 0)

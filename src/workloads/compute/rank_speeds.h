@@ -35,5 +35,4 @@ struct Recommendation {
 // keep: spread under 20%; exclude the slow ranks: spread over 2x; otherwise rebalance by speed.
 Recommendation recommend(const std::vector<double>& relative_speed, double slow_factor);
 
-
 }  // namespace collbench::compute
