@@ -87,4 +87,8 @@ void HostBuffer::copy_within(std::size_t from_offset, std::size_t to_offset, std
   std::memcpy(storage_.get() + to_offset, storage_.get() + from_offset, bytes);
 }
 
+void HostBuffer::fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count) {
+  collbench::fill_inputs(spec, rank, storage_.get() + offset_bytes, count);
+}
+
 }  // namespace collbench

@@ -24,6 +24,7 @@
 
 #include "core/dtype.h"
 #include "core/timed_operation.h"
+#include "core/values.h"
 
 namespace collbench {
 
@@ -52,6 +53,9 @@ class Buffer {
   // Copies `bytes` from one place of this buffer to another that does not overlap it (device to
   // device where the buffer is on a device), untimed: how the inputs reach every buffer slice.
   virtual void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) = 0;
+  // Writes fill_inputs(spec, rank, ...)'s `count` elements at `offset_bytes`, where the buffer lives
+  // (a device buffer with a kernel: no host fill and copy of the whole message).
+  virtual void fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count) = 0;
 };
 
 // The arguments of one collective call, in nccl-tests' terms: `count` is the per-call element
@@ -255,6 +259,7 @@ class HostBuffer final : public Buffer {
   void copy_to_host(void* destination, std::size_t offset_bytes, std::size_t bytes) const override;
   void fill_bytes(unsigned char value, std::size_t offset_bytes, std::size_t bytes) override;
   void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes) override;
+  void fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count) override;
 
  private:
   struct FreeMemory {

@@ -5,14 +5,6 @@
 #include <cstring>
 
 namespace collbench {
-std::uint64_t mix_bits(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ULL;
-  x ^= x >> 33;
-  return x;
-}
 
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -22,16 +14,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 }
 
 namespace {
-
-std::uint64_t element_hash(const ValueSpec& spec, int rank, std::uint64_t index) {
-  return mix_bits(index + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(rank) + 1) + (spec.seed << 40));
-}
-
-// At most this many ranks contribute a factor 2 to one product element, so |product| <= 2^6 fits
-// every dtype (int8 included) and stays exact in bfloat16.
-constexpr int kMaxDoublingsPerProduct = 6;
-
-int doubling_stride(int ranks) { return std::max(1, (ranks + kMaxDoublingsPerProduct - 1) / kMaxDoublingsPerProduct); }
 
 // Brings an exact integer result into the dtype's range the way two's-complement arithmetic does.
 double wrap_to_dtype(DType type, std::int64_t value) {
@@ -48,41 +30,42 @@ double wrap_to_dtype(DType type, std::int64_t value) {
 
 double unit_roundoff(DType type) { return std::ldexp(1.0, -dtype_info(type).significand_bits); }
 
-// Every input is one of a few small integers: which one is an element's "choice", its value
-// choice_value(). fill_inputs encodes each choice in the dtype once and copies it per element.
-// Sum-like ops: choices 0..8 are the values -4..4 (signed) or 0..8 (unsigned). prod: bit 1 says
-// the element doubles, bit 0 that it is negated.
-int input_choice(const ValueSpec& spec, bool is_signed, int rank, std::uint64_t index) {
-  const std::uint64_t hash = element_hash(spec, rank, index);
-  if (spec.op == ReduceOp::kProd) {
-    const bool doubles = (static_cast<std::uint64_t>(rank) + index) % doubling_stride(spec.ranks) == 0;
-    const bool negates = is_signed && (hash & 7) == 0;
-    return (doubles ? 2 : 0) | (negates ? 1 : 0);
-  }
-  return static_cast<int>(((hash >> 32) * 9) >> 32);  // uniform in [0, 9)
+// Every input is one of a few small integers: which one is an element's "choice" (input_choice,
+// core/input_pattern.h), its value choice_value(). fill_inputs encodes each choice in the dtype once
+// and copies it per element.
+double choice_value(const InputPattern& pattern, int choice) {
+  if (pattern.product) return ((choice & 2) ? 2.0 : 1.0) * ((choice & 1) ? -1.0 : 1.0);
+  return pattern.is_signed ? choice - 4 : choice;
 }
-
-double choice_value(const ValueSpec& spec, bool is_signed, int choice) {
-  if (spec.op == ReduceOp::kProd) return ((choice & 2) ? 2.0 : 1.0) * ((choice & 1) ? -1.0 : 1.0);
-  return is_signed ? choice - 4 : choice;
-}
-
-constexpr int kChoices = 9;  // the most an op has (sum-like: 9, prod: 4)
 
 // The fill's inner loop for one element size: a copy of the element's encoded choice.
 template <std::size_t kSize>
-void copy_choices(const ValueSpec& spec, bool is_signed, int rank, unsigned char* out, std::size_t count, std::uint64_t first_index,
-                  const unsigned char (&encoded)[kChoices][8]) {
+void copy_choices(const InputPattern& pattern, int rank, unsigned char* out, std::size_t count, std::uint64_t first_index,
+                  const EncodedChoices& encoded) {
   for (std::size_t i = 0; i < count; ++i) {
-    std::memcpy(out + i * kSize, encoded[input_choice(spec, is_signed, rank, first_index + i)], kSize);
+    std::memcpy(out + i * kSize, encoded.bytes[input_choice(pattern, rank, first_index + i)], kSize);
   }
 }
 
 }  // namespace
 
+InputPattern input_pattern(const ValueSpec& spec) {
+  return InputPattern{spec.op == ReduceOp::kProd, dtype_info(spec.dtype).is_signed, spec.ranks, spec.seed};
+}
+
+EncodedChoices encode_choices(const ValueSpec& spec) {
+  const InputPattern pattern = input_pattern(spec);
+  EncodedChoices encoded;
+  for (int choice = 0; choice < kInputChoices; ++choice) {
+    const double value = choice_value(pattern, choice);
+    if (value >= 0 || pattern.is_signed) store_element(spec.dtype, encoded.bytes[choice], 0, value);  // unsigned: never chosen
+  }
+  return encoded;
+}
+
 double input_value(const ValueSpec& spec, int rank, std::uint64_t index) {
-  const bool is_signed = dtype_info(spec.dtype).is_signed;
-  return choice_value(spec, is_signed, input_choice(spec, is_signed, rank, index));
+  const InputPattern pattern = input_pattern(spec);
+  return choice_value(pattern, input_choice(pattern, rank, index));
 }
 
 double reduced_value(const ValueSpec& spec, std::uint64_t index) {
@@ -124,18 +107,14 @@ double reduction_tolerance(const ValueSpec& spec, std::uint64_t index) {
 // instead of a conversion (about 3 ns an element in every dtype, from 5-21 before:
 // results/micro/fill-inputs-2026-11-27.md).
 void fill_inputs(const ValueSpec& spec, int rank, void* buffer, std::size_t count, std::uint64_t first_index) {
-  const DTypeInfo& info = dtype_info(spec.dtype);
-  unsigned char encoded[kChoices][8] = {};
-  for (int choice = 0; choice < kChoices; ++choice) {
-    const double value = choice_value(spec, info.is_signed, choice);
-    if (value >= 0 || info.is_signed) store_element(spec.dtype, encoded[choice], 0, value);  // unsigned: never chosen
-  }
+  const InputPattern pattern = input_pattern(spec);
+  const EncodedChoices encoded = encode_choices(spec);
   auto* out = static_cast<unsigned char*>(buffer);
-  switch (info.size_bytes) {
-    case 1: copy_choices<1>(spec, info.is_signed, rank, out, count, first_index, encoded); return;
-    case 2: copy_choices<2>(spec, info.is_signed, rank, out, count, first_index, encoded); return;
-    case 4: copy_choices<4>(spec, info.is_signed, rank, out, count, first_index, encoded); return;
-    case 8: copy_choices<8>(spec, info.is_signed, rank, out, count, first_index, encoded); return;
+  switch (dtype_info(spec.dtype).size_bytes) {
+    case 1: copy_choices<1>(pattern, rank, out, count, first_index, encoded); return;
+    case 2: copy_choices<2>(pattern, rank, out, count, first_index, encoded); return;
+    case 4: copy_choices<4>(pattern, rank, out, count, first_index, encoded); return;
+    case 8: copy_choices<8>(pattern, rank, out, count, first_index, encoded); return;
     default: break;  // no dtype has another size today; a new one is still filled right, element by element
   }
   for (std::size_t i = 0; i < count; ++i) store_element(spec.dtype, buffer, i, input_value(spec, rank, first_index + i));

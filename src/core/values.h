@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "core/dtype.h"
+#include "core/input_pattern.h"  // mix_bits, and the per-element choice the fills share
 
 namespace collbench {
 
@@ -19,10 +20,6 @@ struct ValueSpec {
   int ranks;
   std::uint64_t seed;
 };
-
-// A 64-bit finaliser (splitmix/murmur style): spreads nearby integers over all bits. The input
-// generator is built on it; other deterministic generators (GEMM sampling) reuse it.
-std::uint64_t mix_bits(std::uint64_t x);
 
 // splitmix64: the next number of a fixed stream for a seed (`state`, advanced), the same on every
 // platform and rank (std::mt19937 is fixed too, but the standard's distributions are not).
@@ -40,6 +37,11 @@ double reduction_tolerance(const ValueSpec& spec, std::uint64_t index);
 
 // Writes input_value(spec, rank, first_index + i) for i in [0, count) into `buffer`.
 void fill_inputs(const ValueSpec& spec, int rank, void* buffer, std::size_t count, std::uint64_t first_index = 0);
+
+// What a fill outside this file (the GPU's, cuda/input_fill.h) needs to write the same bytes: the
+// pattern input_choice() takes, and each choice's value encoded in spec.dtype.
+InputPattern input_pattern(const ValueSpec& spec);
+EncodedChoices encode_choices(const ValueSpec& spec);
 
 // A byte pattern written over output buffers before a check, so unwritten elements are caught.
 constexpr unsigned char kPoisonByte = 0xA5;

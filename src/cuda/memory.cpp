@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "cuda/check.h"
+#include "cuda/input_fill.h"
 
 namespace collbench::cuda {
 
@@ -39,6 +40,10 @@ void DeviceBuffer::copy_within(std::size_t from_offset, std::size_t to_offset, s
   char* base = static_cast<char*>(data());
   CB_CUDA_CHECK(cudaMemcpyAsync(base + to_offset, base + from_offset, bytes, cudaMemcpyDeviceToDevice, stream_));
   CB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
+void DeviceBuffer::fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count) {
+  fill_inputs_on_device(static_cast<char*>(data()) + offset_bytes, spec, rank, count, 0, stream_);
 }
 
 PinnedBuffer allocate_pinned(std::size_t bytes) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "core/values.h"
+
 namespace collbench::cuda {
 
 // Memory on the current GPU (cudaMalloc), or allocated elsewhere with its own release (ncclMemAlloc,
@@ -30,6 +32,8 @@ class DeviceBuffer {
   void copy_to_host(void* destination, std::size_t offset_bytes, std::size_t bytes) const;
   void fill_bytes(unsigned char value, std::size_t offset_bytes, std::size_t bytes);
   void copy_within(std::size_t from_offset, std::size_t to_offset, std::size_t bytes);
+  // The collectives' inputs, written by a kernel (cuda/input_fill.h): `count` elements at the offset.
+  void fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count);
 
  private:
   std::unique_ptr<void, std::function<void(void*)>> memory_;  // released by its deleter

@@ -205,6 +205,23 @@ TEST(BackendSupport, ABackendThatMovesTheBuffersGetsEachCallOnTheNextSliceWithTh
   for (const auto& row : unmoved.rows) EXPECT_EQ(row["timing"].get<std::string>().find("slices"), std::string::npos);
 }
 
+TEST(HostBuffer, FillsTheInputsAtTheOffsetAndNothingElse) {
+  // The runner writes inputs through Buffer::fill_inputs (on a GPU, a kernel): at an unaligned
+  // offset (-u) the bytes are fill_inputs', and the poison around them stays.
+  const ValueSpec spec{DType::kFloat64, ReduceOp::kProd, 4, 3};
+  const std::size_t offset = 3, count = 100, element = 8;
+  HostBuffer buffer(offset + count * element + 16);
+  buffer.fill_bytes(kPoisonByte, 0, buffer.bytes());
+  buffer.fill_inputs(spec, 2, offset, count);
+  std::vector<unsigned char> expected(count * element);
+  fill_inputs(spec, 2, expected.data(), count);
+  const auto* bytes = static_cast<const unsigned char*>(buffer.data());
+  EXPECT_EQ(std::vector<unsigned char>(bytes + offset, bytes + offset + count * element), expected);
+  for (std::size_t i = 0; i < buffer.bytes(); ++i) {
+    if (i < offset || i >= offset + count * element) ASSERT_EQ(bytes[i], kPoisonByte) << "byte " << i;
+  }
+}
+
 TEST(BufferSlices, AsManyAsTheCallsAndTheRoomAllowAligned) {
   EXPECT_EQ(buffer_slices(64, 1024, 3).count, 3u);  // 4 would fit 256 B apart; 3 calls use 3
   EXPECT_EQ(buffer_slices(64, 1024, 3).stride, 256u);

@@ -197,6 +197,35 @@ TEST(FillInputs, WritesExactlyTheBytesOfEachInputValue) {
   }
 }
 
+TEST(FillInputs, TheGpuKernelsFormulaWritesTheHostsBytes) {
+  // cuda/input_fill.cu writes element i as the first size bytes of
+  // encode_choices(spec).bytes[input_choice(input_pattern(spec), rank, first + i)]; no GPU runs here,
+  // so this pins that formula on the host against the fill the checks were written for.
+  for (DType dtype : all_dtypes()) {
+    const std::size_t size = dtype_info(dtype).size_bytes;
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kAvg}) {
+      for (int ranks : {1, 8, 13}) {
+        const ValueSpec spec{dtype, op, ranks, 77};
+        const InputPattern pattern = input_pattern(spec);
+        const EncodedChoices encoded = encode_choices(spec);
+        for (int rank : {0, ranks - 1}) {
+          const std::size_t count = 2000;
+          const std::uint64_t first = (1ull << 32) + 11;
+          std::vector<unsigned char> filled(count * size), formula(count * size);
+          fill_inputs(spec, rank, filled.data(), count, first);
+          for (std::size_t i = 0; i < count; ++i) {
+            const int choice = input_choice(pattern, rank, first + i);
+            ASSERT_GE(choice, 0);
+            ASSERT_LT(choice, kInputChoices);
+            std::memcpy(formula.data() + i * size, encoded.bytes[choice], size);
+          }
+          ASSERT_EQ(formula, filled) << to_string(dtype) << " " << to_string(op) << " ranks " << ranks << " rank " << rank;
+        }
+      }
+    }
+  }
+}
+
 TEST(Splitmix64, IsTheReferenceStreamSoEveryRankDrawsTheSame) {
   // The published splitmix64 outputs for seed 0: the traffic patterns and pt2pt's pair draws must
   // be this stream on every platform, or the ranks of a mixed job would disagree.

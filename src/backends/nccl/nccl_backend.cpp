@@ -150,6 +150,9 @@ class NcclBuffer final : public Buffer {
   void copy_to_host(void* destination, std::size_t offset, std::size_t bytes) const override { memory_.copy_to_host(destination, offset, bytes); }
   void fill_bytes(unsigned char value, std::size_t offset, std::size_t bytes) override { memory_.fill_bytes(value, offset, bytes); }
   void copy_within(std::size_t from, std::size_t to, std::size_t bytes) override { memory_.copy_within(from, to, bytes); }
+  void fill_inputs(const ValueSpec& spec, int rank, std::size_t offset, std::size_t count) override {
+    memory_.fill_inputs(spec, rank, offset, count);
+  }
 
  private:
   cuda::DeviceBuffer memory_;

@@ -540,8 +540,9 @@ void CollectiveWorkload::start_moving(const Case& one_case) {
   moving_ = slices_.count > 1;
 }
 
-// Poisons the outputs and writes this rank's inputs, a staging piece at a time, so host memory
-// stays at the buffers the collective needs plus one piece (not a third copy of the largest message).
+// Poisons the outputs and writes this rank's inputs where the buffer lives (Buffer::fill_inputs: a
+// kernel on a GPU). The rounding inputs of -B's check go through host staging a piece at a time, so
+// host memory stays at the buffers the collective needs plus one piece.
 void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
@@ -588,15 +589,15 @@ void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call,
     call.send = at_offset(send_->data(), skew);
     call.recv = at_offset(recv_->data(), skew);
   }
+  if (!rounding || !dtype_info(one_case.dtype).is_floating) {
+    inputs->fill_inputs(spec, world_->rank(), input_offset, layout.send_count);  // on the device where it lives
+    return;
+  }
   const std::size_t piece = host_.size() / element;
   for (std::size_t first = 0; first < layout.send_count; first += piece) {
     const std::size_t count = std::min(piece, layout.send_count - first);
-    if (rounding && dtype_info(one_case.dtype).is_floating) {
-      for (std::size_t i = 0; i < count; ++i) {
-        store_element(one_case.dtype, host_.data(), i, rounding_input(options_.seed, world_->rank(), first + i));
-      }
-    } else {
-      collbench::fill_inputs(spec, world_->rank(), host_.data(), count, first);
+    for (std::size_t i = 0; i < count; ++i) {
+      store_element(one_case.dtype, host_.data(), i, rounding_input(options_.seed, world_->rank(), first + i));
     }
     inputs->copy_from_host(host_.data(), input_offset + first * element, count * element);
   }
