@@ -68,13 +68,27 @@ double input_value(const ValueSpec& spec, int rank, std::uint64_t index) {
   return choice_value(pattern, input_choice(pattern, rank, index));
 }
 
-double reduced_value(const ValueSpec& spec, std::uint64_t index) {
-  const bool floating = dtype_info(spec.dtype).is_floating;
+double reduced_value(const ValueSpec& spec, std::uint64_t index) { return ValueModel(spec).reduction(index).value; }
+
+double reduction_tolerance(const ValueSpec& spec, std::uint64_t index) { return ValueModel(spec).reduction(index).tolerance; }
+
+ValueModel::ValueModel(const ValueSpec& spec)
+    : spec_(spec),
+      pattern_(input_pattern(spec)),
+      floating_(dtype_info(spec.dtype).is_floating),
+      unit_roundoff_(floating_ ? unit_roundoff(spec.dtype) : 0.0) {
+  for (int choice = 0; choice < kInputChoices; ++choice) choice_values_[choice] = choice_value(pattern_, choice);
+}
+
+ValueModel::Reduction ValueModel::reduction(std::uint64_t index) const {
   // Inputs are small integers, so the exact result fits an int64 for any realistic rank count.
-  std::int64_t exact = static_cast<std::int64_t>(input_value(spec, 0, index));
-  for (int rank = 1; rank < spec.ranks; ++rank) {
-    const auto value = static_cast<std::int64_t>(input_value(spec, rank, index));
-    switch (spec.op) {
+  std::int64_t exact = static_cast<std::int64_t>(input(0, index));
+  double sum_of_magnitudes = std::fabs(input(0, index));
+  for (int rank = 1; rank < spec_.ranks; ++rank) {
+    const double input_of_rank = input(rank, index);
+    const auto value = static_cast<std::int64_t>(input_of_rank);
+    sum_of_magnitudes += std::fabs(input_of_rank);
+    switch (spec_.op) {
       case ReduceOp::kSum:
       case ReduceOp::kAvg: exact += value; break;
       case ReduceOp::kProd: exact *= value; break;
@@ -82,25 +96,20 @@ double reduced_value(const ValueSpec& spec, std::uint64_t index) {
       case ReduceOp::kMax: exact = std::max(exact, value); break;
     }
   }
-  if (floating) {
-    const double result = static_cast<double>(exact);
-    return spec.op == ReduceOp::kAvg ? result / spec.ranks : result;
+  const bool avg = spec_.op == ReduceOp::kAvg;
+  if (!floating_) {
+    const double wrapped = wrap_to_dtype(spec_.dtype, exact);
+    // Integer avg is the wrapped sum divided in the dtype, truncating toward zero like C and NCCL.
+    // Integers are exact: no tolerance.
+    return {avg ? std::trunc(wrapped / spec_.ranks) : wrapped, 0.0};
   }
-  const double wrapped = wrap_to_dtype(spec.dtype, exact);
-  if (spec.op != ReduceOp::kAvg) return wrapped;
-  // Integer avg is the wrapped sum divided in the dtype, truncating toward zero like C and NCCL.
-  return std::trunc(wrapped / spec.ranks);
-}
-
-double reduction_tolerance(const ValueSpec& spec, std::uint64_t index) {
-  if (!dtype_info(spec.dtype).is_floating) return 0.0;
-  if (spec.op != ReduceOp::kSum && spec.op != ReduceOp::kAvg) return 0.0;  // exact by construction
-  double sum_of_magnitudes = 0.0;
-  for (int rank = 0; rank < spec.ranks; ++rank) sum_of_magnitudes += std::fabs(input_value(spec, rank, index));
-  const double u = unit_roundoff(spec.dtype);
-  double bound = (spec.ranks - 1) * u * sum_of_magnitudes;
-  if (spec.op == ReduceOp::kAvg) bound = bound / spec.ranks + 2 * u * sum_of_magnitudes / spec.ranks;
-  return bound;
+  const double result = static_cast<double>(exact);
+  // Floating sum and avg round within (ranks - 1) additions (plus avg's division); prod, min and
+  // max are exact by construction.
+  if (spec_.op != ReduceOp::kSum && !avg) return {result, 0.0};
+  const double bound = (spec_.ranks - 1) * unit_roundoff_ * sum_of_magnitudes;
+  if (!avg) return {result, bound};
+  return {result / spec_.ranks, bound / spec_.ranks + 2 * unit_roundoff_ * sum_of_magnitudes / spec_.ranks};
 }
 
 // The same bytes as store_element(input_value(...)) per element, at a hash and a copy per element

@@ -35,6 +35,27 @@ double reduced_value(const ValueSpec& spec, std::uint64_t index);
 // types the rounding bound of (ranks - 1) additions (plus the division of avg).
 double reduction_tolerance(const ValueSpec& spec, std::uint64_t index);
 
+// The same closed forms with what every element of one spec shares worked out once (each choice's
+// value, the dtype's facts, its unit roundoff): what a check asks for each of millions of elements.
+// The functions above are one-element calls of it.
+class ValueModel {
+ public:
+  explicit ValueModel(const ValueSpec& spec);
+  double input(int rank, std::uint64_t index) const { return choice_values_[input_choice(pattern_, rank, index)]; }
+  struct Reduction {
+    double value;      // reduced_value()
+    double tolerance;  // reduction_tolerance()
+  };
+  Reduction reduction(std::uint64_t index) const;
+
+ private:
+  ValueSpec spec_;
+  InputPattern pattern_;
+  double choice_values_[kInputChoices] = {};
+  bool floating_;
+  double unit_roundoff_;
+};
+
 // Writes input_value(spec, rank, first_index + i) for i in [0, count) into `buffer`.
 void fill_inputs(const ValueSpec& spec, int rank, void* buffer, std::size_t count, std::uint64_t first_index = 0);
 

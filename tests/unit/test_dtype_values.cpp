@@ -226,6 +226,20 @@ TEST(FillInputs, TheGpuKernelsFormulaWritesTheHostsBytes) {
   }
 }
 
+TEST(ValueModel, ItsInputsAreInputValuesInEveryDtypeAndOp) {
+  // The checks read inputs from the model's table of choice values; the fills and the one-element
+  // calls compute them: the two must agree everywhere, or a check blames a right output.
+  for (DType dtype : all_dtypes()) {
+    for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMax}) {
+      const ValueSpec spec{dtype, op, 5, 21};
+      const ValueModel model(spec);
+      for (int rank = 0; rank < 5; ++rank) {
+        for (std::uint64_t i = 0; i < 500; ++i) ASSERT_EQ(model.input(rank, i), input_value(spec, rank, i)) << to_string(dtype);
+      }
+    }
+  }
+}
+
 TEST(Splitmix64, IsTheReferenceStreamSoEveryRankDrawsTheSame) {
   // The published splitmix64 outputs for seed 0: the traffic patterns and pt2pt's pair draws must
   // be this stream on every platform, or the ranks of a mixed job would disagree.

@@ -641,7 +641,7 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
   const int rank = world_->rank();
-  const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
+  const ValueModel values({one_case.dtype, one_case.op, world_->size(), options_.seed});
   const bool in_place = one_case.placement == Placement::kInPlace;
   OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place,
                       one_case.traffic.get()};
@@ -660,11 +660,13 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
       double expected = 0, tolerance = 0;
       switch (source.kind) {
         case Expected::Kind::kUnchecked: continue;
-        case Expected::Kind::kCopyOf: expected = input_value(spec, source.source_rank, source.source_index); break;
-        case Expected::Kind::kReductionAt:
-          expected = reduced_value(spec, source.source_index);
-          tolerance = reduction_tolerance(spec, source.source_index);
+        case Expected::Kind::kCopyOf: expected = values.input(source.source_rank, source.source_index); break;
+        case Expected::Kind::kReductionAt: {
+          const ValueModel::Reduction reduction = values.reduction(source.source_index);
+          expected = reduction.value;
+          tolerance = reduction.tolerance;
           break;
+        }
       }
       if (corrupt) {  // --inject-corrupt-output: a value no input produces and no reduction over < 12 ranks reaches
         store_element(one_case.dtype, host_.data(), i, 99.0);
