@@ -184,6 +184,39 @@ def side_by_side_section(work, collbench, variant, low, high):
     return lines, outside
 
 
+def run_times_section(work):
+    """Each side-by-side run's wall time (runs.tsv), median per variant, collective and tool."""
+    path = os.path.join(work, "runs.tsv")
+    if not os.path.exists(path):
+        return []
+    seconds = {}  # (variant, collective) -> tool -> [seconds of the runs that succeeded]
+    failed = 0
+    for line in read(path).splitlines():
+        fields = line.split("\t")
+        if len(fields) != 6:
+            continue
+        variant, _, collective, tool, wall, outcome = fields
+        if outcome != "ok":
+            failed += 1
+            continue
+        try:
+            seconds.setdefault((variant, collective), {}).setdefault(tool, []).append(float(wall))
+        except ValueError:
+            continue
+    lines = ["## Run wall times", "",
+             "Seconds per side-by-side run, start-up, buffer set-up, every size's warm-up and timing "
+             "included (median over repetitions, runs); what a lease's minutes go to. Failed runs left out: "
+             f"{failed}.", "",
+             "| variant | collective | nccl-tests s | collbench s | collbench / nccl-tests |", "|---|---|---|---|---|"]
+    for (variant, collective), tools in sorted(seconds.items()):
+        theirs, mine = tools.get("nccl-tests"), tools.get("collbench")
+        cells = [f"{statistics.median(t):.1f} ({len(t)})" if t else "–" for t in (theirs, mine)]
+        ratio = (f"{statistics.median(mine) / statistics.median(theirs):.1f}"
+                 if theirs and mine and statistics.median(theirs) > 0 else "–")
+        lines.append(f"| {variant} | {collective} | {cells[0]} | {cells[1]} | {ratio} |")
+    return lines
+
+
 def world_size(report_path):
     """The report's context.world_size; None where the report cannot be read (listed elsewhere)."""
     try:
@@ -358,6 +391,7 @@ def main(argv):
             lines, outside = side_by_side_section(work, collbench, variant, low, high)
             out += lines
             total_outside += outside
+        out += run_times_section(work) + [""]
         out += compute_section(work, collbench) + [""]
         out += copy_section(work, collbench) + [""]
         out += capture_section(work, collbench) + [""]

@@ -127,6 +127,9 @@ limit_for() {
 }
 # One line per step: phase, step, status, seconds, note (the summary's step table).
 record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$work/steps.tsv"; }
+# One line per side-by-side run: variant, repetition, collective, tool, wall seconds, ok|FAILED (the
+# summary's run-time table: what a lease's minutes go to, start-up and set-up included).
+record_run() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$work/runs.tsv"; }
 # Runs a command with a time limit, its output into a log; returns its exit code.
 run_logged() {
   local limit=$1 logfile=$2; shift 2
@@ -309,23 +312,26 @@ phase_test() {
 side_by_side() {
   local variant=$1; shift
   local extra=("$@") start=$(date +%s) rep collective dir order tool runs=0 failed=0 first_failure="" outcome=ok
+  local run_start run_outcome run_ms
   for rep in $(seq 1 "$repetitions"); do
     dir="$work/collectives/$variant/r$rep"; mkdir -p "$dir"
     for collective in $collectives; do
       order="nccl-tests collbench"; [ $((rep % 2)) = 0 ] && order="collbench nccl-tests"
       for tool in $order; do
         if over_budget; then outcome=partial; break 3; fi
-        runs=$((runs + 1))
+        runs=$((runs + 1)) run_start=$(date +%s%N) run_outcome=ok
         if [ "$tool" = nccl-tests ]; then
           run_logged "$(limit_for 240)" "$dir/nccl-tests-$collective.txt" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" "${size_flags[@]}" \
             "${iterations[@]}" -c 0 -a 1 "${extra[@]}" "${nccl_tests_gpus[@]}" ||
-            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/nccl-tests-$collective.txt"; }
+            { run_outcome=FAILED; failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/nccl-tests-$collective.txt"; }
         else
           rm -f "$dir/collbench-$collective.json"
           run_logged "$(limit_for 240)" "$dir/collbench-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" "${size_flags[@]}" \
             "${iterations[@]}" -c 0 -a 1 "${extra[@]}" -J "$dir/collbench-$collective.json" ||
-            { failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/collbench-$collective.log"; }
+            { run_outcome=FAILED; failed=$((failed + 1)); [ -n "$first_failure" ] || first_failure="${dir#"$work"/}/collbench-$collective.log"; }
         fi
+        run_ms=$(( ($(date +%s%N) - run_start) / 1000000 ))
+        record_run "$variant" "$rep" "$collective" "$tool" "$(printf '%d.%03d' $((run_ms / 1000)) $((run_ms % 1000)))" "$run_outcome"
       done
     done
   done

@@ -42,6 +42,9 @@ code=$?
 [ "$(ls "$work/out2" | sort | tr '\n' ' ')" = "gpu-verify.tar.gz summary.md " ] || fail "OUT holds: $(ls "$work/out2")"
 grep -q '^| measure | plain | \*\*FAILED\*\* | [0-9]* | 12 runs, 6 failed; first: collectives/plain/r1/nccl-tests-all_reduce.txt: ' "$work/out2/summary.md" ||
   fail "the summary does not say that nccl-tests failed: $(grep '| measure' "$work/out2/summary.md")"
+grep -q 'Failed runs left out: 6\.$' "$work/out2/summary.md" &&
+  grep -Eq '^\| plain \| all_gather \| – \| [0-9]+\.[0-9] \(3\) \| – \|$' "$work/out2/summary.md" ||
+  fail "the run wall times do not show 3 collbench runs and 6 failed nccl-tests runs: $(grep -A6 'Run wall' "$work/out2/summary.md")"
 grep -q '^| measure | compute | \*\*FAILED\*\* |' "$work/out2/summary.md" || fail "the compute step did not fail without a GPU"
 grep -q '^| measure | tflag | ok |' "$work/out2/summary.md" || fail "the -T step (collbench on the CPU here) did not run"
 grep -q '^| build | nccl-tests | ok |' "$work/out2/summary.md" || fail "the measure phase's summary lost the build phase's steps"

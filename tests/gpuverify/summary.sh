@@ -33,6 +33,8 @@ check "a failed step stands out" '^\| test \| reduce -d all \| \*\*WRONG\*\* \|'
 check "bf16 GEMM against bare cuBLASLt" '^\| bfloat16 \| 8192x8192x8192 \| 1099.5 \| 1099.5 \| 1.000 \| 1 / 1 \|$'
 check "d2d copy against the ceiling" '^\| d2d \| device \| driver \| 536.87 \| 1073.74 \| 0.500 \|$'
 absent "no variant without data" 'collbench / nccl-tests: (graph|registered)'
+check "run wall times: medians 3 and 8 s, the failed run left out" '^\| plain \| all_reduce \| 3.0 \(3\) \| 8.0 \(3\) \| 2.7 \|$'
+check "the failed run counted" 'Failed runs left out: 1\.$'
 check "NCCL's own estimate beside the measured time" '^\| 1 KiB \| out \| RING/LL \| 10.00 \| 12.00 \| 1.200 \|$'
 check "a row without an estimate says so" '^\| 1 KiB \| in \| RING/LL \| 10.00 \| – \| – \|$'
 

@@ -78,6 +78,11 @@ def main():
           "cuda: 13.0, V13.0.88\nnccl (ncclGetVersion): 22800\n")
     write("steps.tsv", "build\tcollbench\tok\t1\tsm_90\ntest\tall_reduce -d all\tok\t1\t\n"
           "test\treduce -d all\tWRONG\t1\twrong results (exit 3)\nmeasure\tplain\tok\t1\t6 runs, 0 failed\n")
+    # Run wall times: nccl-tests 2, 3, 4 s, collbench 8, 6, 10 s (medians 3 and 8: 2.7); one failed
+    # collbench run, left out of the medians.
+    write("runs.tsv", "".join(f"plain\t{rep}\tall_reduce\t{tool}\t{wall}\tok\n" for rep, tool, wall in
+                              [(1, "nccl-tests", 2), (1, "collbench", 8), (2, "collbench", 6), (2, "nccl-tests", 3),
+                               (3, "nccl-tests", 4), (3, "collbench", 10)]) + "plain\t3\tall_reduce\tcollbench\t240\tFAILED\n")
     write("test/all_reduce.json", collective_report("all_reduce", [collective_row(8, "out", 10.0, 0), collective_row(8, "in", 10.0, 0)]))
     write("test/reduce.json", collective_report("reduce", [collective_row(8, "out", 10.0, 3), collective_row(8, "in", 10.0, 0)]))
     nccl = [(8, 10.0, 10.0), (1024, 20.0, 20.0), (1048576, 100.0, 100.0)]
