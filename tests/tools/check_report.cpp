@@ -1,7 +1,7 @@
 // Checks a collective report against the contract users and CI rely on (docs/report-schema.md).
 // Used by the MPI integration tests; prints every violation and exits 1 when there is any.
 //
-// usage: check_report REPORT --benchmark NAME --world-size N [--wrong zero|positive]
+// usage: check_report REPORT --benchmark NAME --world-size N [--wrong zero|positive|per-row:K]
 //                     [--status complete|partial] [--dtypes a,b] [--ops a,b] [--placements out,in]
 //                     [--roots every|N] [--samples]
 #include <algorithm>
@@ -153,6 +153,10 @@ int main(int argc, char** argv) {
     check.expect(row["wrong"].is_number_integer(), where + ": wrong is a number (checks ran)");
     if (row["wrong"].is_number_integer()) wrong_total += row["wrong"].get<std::int64_t>();
     if (wrong == "zero") check.expect(row["wrong"] == 0, where + ": wrong == 0");
+    // per-row:K: exactly K wrong elements in every row (one corrupted element per check iteration).
+    if (wrong.rfind("per-row:", 0) == 0) {
+      check.expect(row["wrong"] == std::stoll(wrong.substr(8)), where + ": wrong == " + wrong.substr(8));
+    }
     if (samples) check.expect(row.contains("samples_us") && row["samples_us"].size() == row["iterations"].get<std::size_t>(), where + ": one sample per iteration");
     seen_dtypes.insert(row["dtype"]);
     seen_ops.insert(row["op"]);

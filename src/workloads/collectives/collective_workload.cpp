@@ -29,6 +29,10 @@ namespace {
 
 // The staging piece: a whole number of elements of any dtype, small next to the messages.
 constexpr std::size_t kStagingBytes = 4u << 20;
+// A staging piece with at least this many elements is checked by the process's OpenMP threads
+// (as many as its CPU binding allows: one where mpirun binds each rank to a core); smaller pieces
+// stay on one thread, where starting the team would cost more than it saves.
+constexpr std::size_t kParallelCheckElements = 1u << 16;
 
 char* at_offset(void* base, std::size_t bytes) { return static_cast<char*>(base) + bytes; }
 
@@ -636,7 +640,9 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Mea
 }
 
 // Compares this rank's outputs of the call just completed with their closed forms, a staging
-// piece at a time.
+// piece at a time. Each element's verdict depends on nothing but its index and the piece's bytes,
+// so a large piece is counted by several threads (the check is untimed; on a GPU host it is the one
+// part of a row that still walks every element on a CPU).
 std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
   const BufferLayout& layout = one_case.size.layout;
   const std::size_t element = dtype_info(one_case.dtype).size_bytes;
@@ -655,8 +661,19 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
   for (std::size_t first = 0; first < layout.recv_count; first += piece) {
     const std::size_t count = std::min(piece, layout.recv_count - first);
     recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
-    for (std::size_t i = 0; i < count; ++i) {
-      const Expected source = collective_.expected_output(where, first + i);
+    // --inject-corrupt-output: the first element this rank checks gets a value no input produces
+    // and no reduction over < 12 ranks reaches.
+    for (std::size_t i = 0; corrupt && i < count; ++i) {
+      if (collective_.expected_output(where, first + i).kind == Expected::Kind::kUnchecked) continue;
+      store_element(one_case.dtype, host_.data(), i, 99.0);
+      corrupt = false;
+    }
+    const auto elements = static_cast<std::ptrdiff_t>(count);
+    std::int64_t wrong_in_piece = 0;
+#pragma omp parallel for schedule(static) reduction(+ : wrong_in_piece) if (count >= kParallelCheckElements)
+    for (std::ptrdiff_t i = 0; i < elements; ++i) {
+      const auto index = static_cast<std::size_t>(i);
+      const Expected source = collective_.expected_output(where, first + index);
       double expected = 0, tolerance = 0;
       switch (source.kind) {
         case Expected::Kind::kUnchecked: continue;
@@ -668,13 +685,10 @@ std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
           break;
         }
       }
-      if (corrupt) {  // --inject-corrupt-output: a value no input produces and no reduction over < 12 ranks reaches
-        store_element(one_case.dtype, host_.data(), i, 99.0);
-        corrupt = false;
-      }
-      const double actual = load_element(one_case.dtype, host_.data(), i);
-      if (!(std::fabs(actual - expected) <= tolerance)) ++wrong;  // NaN counts as wrong
+      const double actual = load_element(one_case.dtype, host_.data(), index);
+      if (!(std::fabs(actual - expected) <= tolerance)) ++wrong_in_piece;  // NaN counts as wrong
     }
+    wrong += wrong_in_piece;
   }
   return wrong;
 }
