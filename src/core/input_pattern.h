@@ -61,7 +61,7 @@ CB_HOST_DEVICE inline int input_choice(const InputPattern& pattern, int rank, st
     const bool negates = pattern.is_signed && (hash & 7) == 0;
     return (doubles ? 2 : 0) | (negates ? 1 : 0);
   }
-  return static_cast<int>(((hash >> 32) * 9) >> 32);  // uniform in [0, 9)
+  return static_cast<int>(((hash >> 32) * kInputChoices) >> 32);  // uniform in [0, 9)
 }
 
 }  // namespace collbench

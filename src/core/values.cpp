@@ -82,8 +82,9 @@ ValueModel::ValueModel(const ValueSpec& spec)
 
 ValueModel::Reduction ValueModel::reduction(std::uint64_t index) const {
   // Inputs are small integers, so the exact result fits an int64 for any realistic rank count.
-  std::int64_t exact = static_cast<std::int64_t>(input(0, index));
-  double sum_of_magnitudes = std::fabs(input(0, index));
+  const double first = input(0, index);
+  std::int64_t exact = static_cast<std::int64_t>(first);
+  double sum_of_magnitudes = std::fabs(first);
   for (int rank = 1; rank < spec_.ranks; ++rank) {
     const double input_of_rank = input(rank, index);
     const auto value = static_cast<std::int64_t>(input_of_rank);

@@ -6,17 +6,15 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <cstdint>
 
 #include "core/values.h"
 
 namespace collbench::cuda {
 
-// Writes input_value(spec, rank, first_index + i) in spec.dtype for i in [0, count) at device
-// address `destination` (any alignment), on `stream`, and returns when it is written. Then it
+// Writes input_value(spec, rank, i) in spec.dtype for i in [0, count) (a rank's whole input) at
+// device address `destination` (any alignment), on `stream`, and returns when it is written. Then it
 // reads a few elements back (the first, middle and last ones) and compares them with the host's
 // fill, so a defect here is an Error naming the element, never a check that blames the library.
-void fill_inputs_on_device(void* destination, const ValueSpec& spec, int rank, std::size_t count,
-                           std::uint64_t first_index, cudaStream_t stream);
+void fill_inputs_on_device(void* destination, const ValueSpec& spec, int rank, std::size_t count, cudaStream_t stream);
 
 }  // namespace collbench::cuda

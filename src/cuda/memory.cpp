@@ -43,7 +43,7 @@ void DeviceBuffer::copy_within(std::size_t from_offset, std::size_t to_offset, s
 }
 
 void DeviceBuffer::fill_inputs(const ValueSpec& spec, int rank, std::size_t offset_bytes, std::size_t count) {
-  fill_inputs_on_device(static_cast<char*>(data()) + offset_bytes, spec, rank, count, 0, stream_);
+  fill_inputs_on_device(static_cast<char*>(data()) + offset_bytes, spec, rank, count, stream_);
 }
 
 PinnedBuffer allocate_pinned(std::size_t bytes) {
