@@ -52,15 +52,15 @@ for stand_in in bin/bare_cuda nccl-tests/all_reduce_perf; do
   chmod +x "$build/$stand_in"
 done
 
-# run OUT ARGS...: gpu-verify.sh on the fake machine, in its own process group.
-run() {
-  local out=$1; shift
-  env PATH="$work/fakebin:$PATH" PYTHONPATH="$work/site" COLLBENCH_LOCAL_LAUNCHER=env BUILD_DIR="$build" \
-    setsid bash "$script" --nccl-tests "$work/nccl-tests" --out "$out" --phase test --test-sizes 8,64,8 "$@"
-}
+# The fake machine's environment, and gpu-verify.sh's arguments for its test phase.
+machine=(env PATH="$work/fakebin:$PATH" PYTHONPATH="$work/site" COLLBENCH_LOCAL_LAUNCHER=env BUILD_DIR="$build")
+test_phase=(bash "$script" --nccl-tests "$work/nccl-tests" --phase test --test-sizes 8,64,8)
 
 # 1. The test phase, cut off after its first step as a lease's limit would (SIGKILL, no cleanup).
-run "$work/out1" --collectives all_gather,broadcast,alltoall --budget 120 > "$work/run1.out" 2>&1 &
+# setsid in this shell's own child (not a group leader) makes no new process: its pid leads the
+# script's process group, so one kill reaches the script and every run it started.
+setsid "${machine[@]}" "${test_phase[@]}" --out "$work/out1" --collectives all_gather,broadcast,alltoall --budget 120 \
+  > "$work/run1.out" 2>&1 &
 pgid=$!
 for _ in $(seq 1 600); do
   tar -tzf "$work/out1/gpu-verify.tar.gz" 2>/dev/null | grep -q '^verify/test/all_gather.json$' && break
@@ -70,6 +70,7 @@ done
 kill -KILL -- "-$pgid" 2>/dev/null
 wait "$pgid" 2>/dev/null
 pgid=""
+grep -q 'ctest -L gpu' "$build/verify/steps.tsv" && fail "the command was not stopped after its first step"
 grep -q 'preflight: driver: 580.159.04' "$work/run1.out" || fail "no driver line: $(head -n 20 "$work/run1.out")"
 grep -q "preflight: nccl: $work/site/nvidia/nccl/lib/libnccl.so.2 (the pip wheel's (nvidia-nccl)), version 2.28.7 (22807)" "$work/run1.out" ||
   fail "the pip wheel's NCCL not found: $(grep preflight "$work/run1.out")"
@@ -85,7 +86,7 @@ grep -q '^\$ env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 ' "$build/verify/logs/test-all
 rm -rf "$build/verify"
 
 # 2. The whole phase: the collectives in --collectives' order, then ctest -L gpu and comm_init_perf.
-run "$work/out2" --collectives broadcast,all_gather --budget 120 > "$work/run2.out" 2>&1
+"${machine[@]}" "${test_phase[@]}" --out "$work/out2" --collectives broadcast,all_gather --budget 120 > "$work/run2.out" 2>&1
 steps=$(cut -f2,3 "$build/verify/steps.tsv" | grep -v '^start' | cut -f1 | tr '\n' ',')
 [ "$steps" = "broadcast -d all,all_gather -d all,ctest -L gpu,comm_init_perf nccl," ] || fail "steps in the wrong order: $steps"
 grep -q $'^test\tbroadcast -d all\tok' "$build/verify/steps.tsv" || fail "broadcast: $(cat "$build/verify/steps.tsv")"
