@@ -31,8 +31,10 @@
 # Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
 # GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
-# any other phase stops at once with one line and exit 2.
-# Exit codes: 0 ok, 1 a step failed, 2 bad usage, 3 wrong results in the test phase.
+# any other phase stops at once with one line and exit 2. Every phase starts with a preflight (the
+# driver, CUDA, the NCCL the programs will load, MPI or none) that stops a test or measure phase
+# with one line and exit 2 when python3, NCCL or a program's library is missing.
+# Exit codes: 0 ok, 1 a step failed, 2 bad usage or something missing, 3 wrong results in the test phase.
 set -uo pipefail
 
 program=gpu-verify.sh
