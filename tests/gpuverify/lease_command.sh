@@ -20,7 +20,7 @@ stated=$(grep -o 'It is [0-9,]* characters' "$page" | tr -dc '0-9')
 bash -n <<<"$command" || fail "the command does not parse"
 position=0
 for part in 'nvidia-smi -q' '--phase test' '--steps collectives' '--steps compute,copy' '--steps graph,registered' \
-            '$l 2 $b/all_reduce_perf' '--nccl-estimate' 'collbench ab' 'ddp_gpu_vs_torch.py'; do
+            '$l 2 $b/all_reduce_perf --backend nccl' '--nccl-estimate' 'collbench ab' 'ddp_gpu_vs_torch.py'; do
   rest=${command:$position}
   [[ $rest == *"$part"* ]] || fail "'$part' is missing or out of order"
   before=${rest%%"$part"*}
