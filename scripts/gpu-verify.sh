@@ -385,6 +385,8 @@ side_by_side() {
         record_run "$variant" "$rep" "$collective" "$tool" "$(printf '%d.%03d' $((run_ms / 1000)) $((run_ms % 1000)))" "$run_outcome"
       done
     done
+    # A whole repetition (every collective once) is in OUT before the next one starts.
+    pack quiet
   done
   local note="$runs runs (${size_flags[*]}), $failed failed"
   [ "$outcome" = ok ] || note+=", then the phase budget was spent"

@@ -5,7 +5,8 @@
 # and there is no MPI (COLLBENCH_LOCAL_LAUNCHER=env). This build's CPU programs stand in for the
 # GPU build, so the collectives run on the CPU. Checked: the preflight says what it found, the
 # test phase runs --collectives in their order with one rank as a plain process, OUT holds every
-# finished step even when the command is killed mid-phase, and a missing NCCL or a missing library
+# finished step (and every finished repetition of the sweep) even when the command is killed
+# mid-phase, and a missing NCCL or a missing library
 # stops it at once with one line and exit 2.
 # usage: h200_layout.sh BUILD_DIR
 set -uo pipefail
@@ -92,7 +93,29 @@ steps=$(cut -f2,3 "$build/verify/steps.tsv" | grep -v '^start' | cut -f1 | tr '\
 grep -q $'^test\tbroadcast -d all\tok' "$build/verify/steps.tsv" || fail "broadcast: $(cat "$build/verify/steps.tsv")"
 rm -rf "$build/verify"
 
-# 3. Missing pieces stop it at once: one line on stderr, exit 2.
+# 3. The sweep, cut off after its first repetition: that repetition, every collective of it, is in
+# OUT (nccl-tests is a stand-in that fails here; collbench's runs are real).
+setsid "${machine[@]}" bash "$script" --nccl-tests "$work/nccl-tests" --phase measure --quick --steps collectives \
+  --sizes 8,64,8 --repetitions 3 --budget 120 --out "$work/out5" > "$work/run5.out" 2>&1 &
+pgid=$!
+for _ in $(seq 1 600); do
+  tar -tzf "$work/out5/gpu-verify.tar.gz" 2>/dev/null | grep -q '^verify/collectives/plain/r1/collbench-all_gather.json$' && break
+  kill -0 "$pgid" 2>/dev/null || break
+  sleep 0.2
+done
+kill -KILL -- "-$pgid" 2>/dev/null
+wait "$pgid" 2>/dev/null
+pgid=""
+rm -rf "$work/unpacked" && mkdir -p "$work/unpacked"
+tar -xzf "$work/out5/gpu-verify.tar.gz" -C "$work/unpacked" || fail "the sweep's archive is not whole"
+for collective in all_reduce all_gather; do
+  [ -s "$work/unpacked/verify/collectives/plain/r1/collbench-$collective.json" ] ||
+    fail "repetition 1's $collective is not in OUT: $(tar -tzf "$work/out5/gpu-verify.tar.gz" | grep collectives)"
+done
+grep -q $'^measure\tplain' "$build/verify/steps.tsv" && fail "the sweep was not stopped before its end"
+rm -rf "$build/verify"
+
+# 4. Missing pieces stop it at once: one line on stderr, exit 2.
 expect_stop() {
   local pattern=$1; shift
   "$@" > "$work/stdout" 2> "$work/stderr"
