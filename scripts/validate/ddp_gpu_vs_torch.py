@@ -20,9 +20,10 @@ A profile pass follows (not timed as steps): each layer of ddp_step_perf's resne
 (src/workloads/ddp/presets/resnet50.csv, the torchvision module names) timed alone, forward and
 backward, with torch.cuda.synchronize() around it, median of 5 steps: DIR/profile-<dtype>.csv
 (layer,forward_us,backward_us), ddp_step_perf's --compute-profile format. Full backward hooks
-need the ReLUs out of place and the input to need a gradient there, so the profile's model
-differs from the timed one in that; the ReLUs and the residual adds belong to no preset layer, so
-their time is in no line (the output prints the profile's sum beside torch's compute).
+need the ReLUs and the residual adds out of place and the input to need a gradient, so the
+profile's model differs from the timed one in that; the ReLUs and the residual adds belong to no
+preset layer, so their time is in no line (the output prints the profile's sum beside torch's
+compute).
 
 ddp_step_perf side, one rank as a plain process (env bootstrap, Gloo, no MPI needed): the
 resnet50 preset at the same batch and gradient dtype, --overlap on,off, twice: with its own
@@ -47,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -108,13 +110,26 @@ def torch_side(torch, torchvision, dtype_name, args):
     return result
 
 
+def bottleneck_out_of_place(block, x):
+    out = block.relu(block.bn1(block.conv1(x)))
+    out = block.relu(block.bn2(block.conv2(out)))
+    out = block.bn3(block.conv3(out))
+    shortcut = block.downsample(x) if block.downsample is not None else x
+    return block.relu(out + shortcut)
+
+
 def layer_profile(torch, torchvision, dtype, args):
     """{layer: (forward_us, backward_us)}: each preset layer timed alone, median over 5 steps."""
     torch.manual_seed(1234)
     model = torchvision.models.resnet50(weights=None).cuda().to(dtype)
+    # A full backward hook wraps its module's output, which nothing may then change in place: the
+    # ReLUs run out of place, and each bottleneck adds its shortcut out of place (the same
+    # arithmetic as torchvision's block, whose `out += identity` writes into bn3's output).
     for module in model.modules():
         if isinstance(module, torch.nn.ReLU):
-            module.inplace = False  # an in-place ReLU would overwrite a hooked module's output
+            module.inplace = False
+        if isinstance(module, torchvision.models.resnet.Bottleneck):
+            module.forward = types.MethodType(bottleneck_out_of_place, module)
     modules = dict(model.named_modules())
     layers = [name for name in preset_layers() if name in modules]
     times = {name: ([], []) for name in layers}
