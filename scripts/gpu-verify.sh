@@ -559,7 +559,8 @@ print(f"{v.value // 10000}.{v.value // 100 % 100}.{v.value % 100} ({v.value})")'
     else echo "mpi: none; one rank runs as a plain process, several through scripts/launch-local.sh"; fi
   } > "$work/preflight.txt"
   sed 's/^/preflight: /' "$work/preflight.txt" | while read -r line; do log "$line"; done
-  [ "$phase" = build ] && return 0
+  # A phase that builds first finds NCCL through CMake, which may know folders ldconfig does not.
+  { [ "$phase" = build ] || { [ "$phase" = all ] && [ -z "$bundle" ]; }; } && return 0
   command -v python3 >/dev/null 2>&1 || missing="python3 (the summary and the launchers need it)"
   [ -n "$missing" ] || [ -n "$nccl_path" ] ||
     missing="an NCCL library (none loaded by the programs, none in ldconfig, no pip nvidia-nccl wheel)"
