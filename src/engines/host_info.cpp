@@ -179,7 +179,7 @@ HostInfo probe_host() {
 std::uint64_t host_last_level_cache_bytes() {
   try {
     const Topology topology;
-    return last_level_cache(topology);
+    return last_level_cache(cache_levels(topology));
   } catch (const std::exception&) {
     return 0;  // a row is then left unmarked, not the run stopped
   }
