@@ -1,6 +1,7 @@
 #include "harness/context.h"
 
 #include "engines/host_info.h"
+#include "harness/source_state.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -129,7 +130,18 @@ nlohmann::json machine_of(const report::Context& context) {
   return machine;
 }
 
-std::string collbench_version() { return COLLBENCH_VERSION; }
+std::string collbench_version() {
+  // "0.4.0+g1a2b3c4", "-dirty" when the tree differed from that commit: git describe's style,
+  // from the state recorded at build time.
+  const std::string commit = collbench_source_commit();
+  if (commit.size() < 7 || commit == "unknown") return COLLBENCH_VERSION;
+  const std::string tree = collbench_source_tree();
+  return std::string(COLLBENCH_VERSION) + "+g" + commit.substr(0, 7) + (tree.rfind("modified", 0) == 0 ? "-dirty" : "");
+}
+
+std::string collbench_source_line() {
+  return "source: commit " + collbench_source_commit() + ", tree " + collbench_source_tree();
+}
 
 std::string utc_timestamp_now() {
   const auto now = std::chrono::system_clock::now();
@@ -186,6 +198,8 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   }
   context.backend = backend_name;
   context.versions["collbench"] = collbench_version();
+  context.versions["collbench_commit"] = collbench_source_commit();
+  context.versions["collbench_tree"] = collbench_source_tree();
   // Under MPI its library; without MPI, Gloo and the store the ranks met in.
   context.versions[world.control_plane() == ControlPlane::kMpi ? "mpi" : "control_plane"] = world.library_version();
   context.versions["compiler"] = std::string(__VERSION__);

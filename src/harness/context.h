@@ -26,6 +26,9 @@ nlohmann::json machine_of(const report::Context& context);
 
 std::string utc_timestamp_now();
 
+// "0.4.0+g1a2b3c4[-dirty]": the version and the code it was built from (harness/source_state.h).
 std::string collbench_version();
+// "source: commit <40 hex>, tree clean|modified (diff sha256 <16 hex>)", as --version prints it.
+std::string collbench_source_line();
 
 }  // namespace collbench

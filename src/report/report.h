@@ -328,6 +328,10 @@ struct MembwRow : ThroughputRow {
   std::string kernel;
   std::uint64_t bytes = 0;           // per array
   std::uint64_t bytes_counted = 0;   // per iteration, as STREAM counts
+  // The cache in front of the arrays and whether one pass's arrays fit in it (the row then times
+  // the cache); absent where the cache is unknown and in older reports.
+  std::optional<std::uint64_t> cache_bytes;
+  std::optional<bool> cache_resident;
 };
 
 // What one rank ran on, for matmul_perf and membw_perf reports.

@@ -657,7 +657,10 @@ json kind_fields(const MatmulRow& row) {
 }
 
 json kind_fields(const MembwRow& row) {
-  return {{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted}};
+  json fields = {{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted}};
+  if (row.cache_bytes) fields["cache_bytes"] = *row.cache_bytes;
+  if (row.cache_resident) fields["cache_resident"] = *row.cache_resident;
+  return fields;
 }
 
 template <typename Row>
