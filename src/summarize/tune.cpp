@@ -375,8 +375,10 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
   std::string candidates;
   for (const auto& candidate : decision.candidates) candidates += (candidates.empty() ? "" : ", ") + candidate.name;
   decision.provenance["candidates"] = provenance_value(candidates);
+  char alpha[32];
+  std::snprintf(alpha, sizeof alpha, "%g", options.alpha);
   decision.provenance["rule"] = "FASTER by ab's paired signed-rank test, Holm over the sizes, min effect " + percent_text(options.min_effect) +
-                                ", alpha " + provenance_value(std::to_string(options.alpha));
+                                ", alpha " + alpha;
   decision.provenance["measured"] = first_defaults->front().report.context.start_time;
   return decision;
 }
