@@ -177,14 +177,16 @@ std::vector<LoadedReport> load_side(const std::string& folder) {
   }
 }
 
-// The last line of a run's log that says something: the benchmark's own one-line error.
-std::string last_line_of(const std::string& path) {
+// What a failed run said: the benchmark's own one-line error where there is one (mpirun's banner
+// of dashes and its summary follow it in the log), else the log's last line with text.
+std::string failure_line_of(const std::string& path) {
   std::ifstream in(path);
-  std::string line, last;
+  std::string line, last, error;
   while (std::getline(in, line)) {
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    if (line.find(": error: ") != std::string::npos && error.empty()) error = line;
+    if (line.find_first_not_of(" \t\r-") != std::string::npos) last = line;
   }
-  return last.substr(0, 300);
+  return (error.empty() ? last : error).substr(0, 300);
 }
 
 // Why a candidate's runs cannot stand for it, from its reports: Open MPI rejected the forced
@@ -441,7 +443,7 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
       run_ab(ab, progress);
     } catch (const RunFailure& failure) {
       if (failure.interrupted) throw std::runtime_error(std::string(failure.what()) + "; run the same tune again to resume");
-      const std::string said = last_line_of(failure.log_path);
+      const std::string said = failure_line_of(failure.log_path);
       // The default failing with exit 2 is the benchmark's bad usage: the user's to fix.
       if (failure.side_a && failure.exit_code == 2) throw InputError("tune: the benchmark refused its arguments: " + said);
       if (failure.side_a) throw;

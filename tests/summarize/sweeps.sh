@@ -306,6 +306,20 @@ PY
     code=$?
     [ $code -eq 2 ] || fail "a file for 4 ranks verified at 2 exited $code"
     [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q '(world_size)' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
+    # Sizes the benchmark refuses: its own line, exit 2, before any candidate ran.
+    "$bin/collbench" tune --np 2 "${candidates[@]}" --out "$work/bad" -- "$bin/all_reduce_perf" -b 64 -e 8 "${backend[@]}" > /dev/null 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "sizes out of range exited $code"
+    [ "$(wc -l < "$work/err.txt" | tr -d ' ')" -ge 1 ] && tail -1 "$work/err.txt" | grep -q 'refused its arguments: all_reduce_perf: error: minimum size 64 B' \
+      || fail "stderr: $(cat "$work/err.txt")"
+    if [ $scenario = tune_gloo ]; then
+      # A candidate the backend cannot run is skipped with its reason: bcube at 3 ranks.
+      "$bin/collbench" tune --np 3 --gloo-algorithms bcube,ring --runs 2 --max-runs 2 --state-reruns 0 --out "$work/np3" -- \
+        "$bin/all_reduce_perf" --backend gloo --sizes 1K --placement out -n 3 -w 1 -c 1 -T 120 > "$work/np3.txt" 2> "$work/err.txt" \
+        || fail "tune with a candidate gloo refuses exited $?: $(tail -3 "$work/err.txt")"
+      grep -q '^note: skipped bcube: its run failed (all_reduce_perf: error: --algo bcube needs a world size that is a power of 2' "$work/np3.txt" \
+        || fail "no skipped note: $(cat "$work/np3.txt")"
+    fi
     ;;
   *) fail "unknown scenario" ;;
 esac
