@@ -1,7 +1,6 @@
 #include "core/algorithm_ranges.h"
 
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "core/error.h"

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -318,6 +317,11 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
     throw InputError("tune: the runs hold " + std::to_string(series.size()) +
                      " series (placements, dtypes or ops); a tuning file holds one choice per size: run one (e.g. --placement out)");
   }
+  if (!first_defaults) {
+    std::string reasons;
+    for (const auto& skipped : decision.skipped) reasons += (reasons.empty() ? "" : "; ") + skipped;
+    throw InputError("tune: no candidate ran (" + reasons + ")");
+  }
   if (sizes.empty()) throw InputError("tune: no candidate has a size in common with the default");
   decision.collective = first_defaults->front().report.benchmark;
   decision.world_size = first_defaults->front().report.context.world_size;
@@ -473,6 +477,11 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
 
 TuneOutcome run_verify(const TuneOptions& options, std::FILE* progress) {
   check_common(options);
+  const TuneRequest& request = options.request;
+  if (!request.mpi_algorithms.empty() || !request.gloo_algorithms.empty() || !request.nccl_algorithms.empty() ||
+      !request.nccl_protocols.empty() || !request.nccl_channels.empty()) {
+    throw InputError("tune --verify: the file names the setting; give no candidates with it");
+  }
   const TuningFile file = read_tuning_file(options.verify_file);
   const std::string collective = collective_of_program(options.bench.front());
   if (collective != file.collective) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
 #include <sstream>
 
 #include "core/algorithm_ranges.h"

@@ -234,6 +234,16 @@ TEST(Tune, CandidatesAndBadInput) {
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "alltoallv_perf"}, &err), 2);
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out}, &err), 2);
+  EXPECT_EQ(run_cli({"tune", "--verify", data("tune/none.conf"), "--mpi-algorithms", "all", "--out", out, "--", "all_reduce_perf"}, &err), 2);
+  EXPECT_NE(err.find("give no candidates"), std::string::npos) << err;
+  // Every candidate skipped: nothing to decide, and the line says why.
+  CandidateRuns skipped{mpi_candidate(4, "ring"), {}, {}, "its run failed (no such thing)"};
+  try {
+    decide_tuning({skipped}, CompareOptions{});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "tune: no candidate ran (ring (4): its run failed (no such thing))");
+  }
 }
 
 // --verify with a fake benchmark named all_reduce_perf that copies a fixture report to its -J
