@@ -171,6 +171,28 @@ TEST(Tune, TheNcclAndGlooFilesRoundTrip) {
   EXPECT_EQ(algorithm_at(rules, "broadcast", 8), std::nullopt);
 }
 
+TEST(Tune, AFakeNcclRunGivesTheTunerCsv) {
+  TuneCandidate tree_ll;
+  tree_ll.name = "Tree/LL";
+  tree_ll.folder = "nccl-Tree-LL";
+  tree_ll.nccl_algorithm = "tree";
+  tree_ll.nccl_protocol = "ll";
+  const TuneDecision decision = decide_tuning({fixture_runs(tree_ll)}, CompareOptions{});
+  ASSERT_EQ(decision.ranges.size(), 2u);
+  const std::string csv = tuning_file_text(decision, TuneLibrary::kNccl);
+  // From 1 KiB (the first measured size) to the byte before 16 KiB, where NCCL's choice stays.
+  EXPECT_NE(csv.find("\nallreduce,1024,16383,tree,ll,-1,1,2\n"), std::string::npos) << csv;
+  // The tuner skips lines that start with '#': one rule line, every other line a comment.
+  std::size_t rules = 0;
+  for (std::size_t start = 0; start < csv.size(); start = csv.find('\n', start) + 1) rules += csv[start] != '#';
+  EXPECT_EQ(rules, 1u) << csv;
+  EXPECT_NE(csv.find("# tune: versions.nccl=2.28.3\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("# tune: machine.gpus=NVIDIA H100 80GB HBM3\n"), std::string::npos) << csv;
+  const TuningFile file = parse_tuning_file(csv, "nccl_tuner.conf");
+  ASSERT_EQ(file.ranges.size(), 1u);
+  EXPECT_EQ(file.ranges[0].setting, "tree/ll");
+}
+
 TEST(Tune, MalformedFilesAreOneLineErrors) {
   EXPECT_THROW(parse_algorithm_ranges("all_reduce 64 8 ring\n", "f"), UsageError);
   EXPECT_THROW(parse_algorithm_ranges("all_reduce 8 64 ring\nall_reduce 64 128 bcube\n", "f"), UsageError);
