@@ -282,8 +282,7 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
   decision.min_effect = options.min_effect;
   decision.alpha = options.alpha;
   CompareOptions compare = options;
-  compare.paired = true;  // each pair ran back to back (ab)
-  compare.holm = true;    // over the sizes, as ab
+  compare.paired = true;  // each pair ran back to back (ab); Holm over the sizes unless --correction none
   if (std::find(compare.ignored_keys.begin(), compare.ignored_keys.end(), "algorithm") == compare.ignored_keys.end()) {
     compare.ignored_keys.push_back("algorithm");
   }
@@ -383,8 +382,9 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
   decision.provenance["candidates"] = provenance_value(candidates);
   char alpha[32];
   std::snprintf(alpha, sizeof alpha, "%g", options.alpha);
-  decision.provenance["rule"] = "FASTER by ab's paired signed-rank test, Holm over the sizes, min effect " + percent_text(options.min_effect) +
-                                ", alpha " + alpha;
+  decision.provenance["rule"] = std::string("FASTER by ab's paired signed-rank test, ") +
+                                (options.holm ? "Holm over the sizes" : "no correction over the sizes") + ", min effect " +
+                                percent_text(options.min_effect) + ", alpha " + alpha;
   decision.provenance["measured"] = first_defaults->front().report.context.start_time;
   return decision;
 }
