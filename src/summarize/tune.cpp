@@ -415,9 +415,11 @@ Document decision_document(const TuneDecision& decision) {
   }
   ranges.groups.push_back(std::move(range_rows));
   document.tables.push_back(std::move(ranges));
+  const auto rule = decision.provenance.find("rule");
   document.notes.push_back("a candidate replaces the default at a size only when ab's verdict is FASTER: the paired signed-rank interval "
                            "below 0 and the change at least " + percent_text(decision.min_effect) +
-                           ", after Holm over the sizes; best/best_us/change: the chosen candidate, else the best estimate");
+                           (rule != decision.provenance.end() ? " (" + rule->second + ")" : std::string()) +
+                           "; best/best_us/change: the chosen candidate, else the best estimate");
   document.notes.push_back("each candidate is tested against the default on its own (Holm over sizes, not over candidates): with many "
                            "candidates a chance win is more likely, which is why collbench tune --verify measures the file afresh");
   for (const auto& skipped : decision.skipped) document.notes.push_back("skipped " + skipped);
