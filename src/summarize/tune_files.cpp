@@ -121,8 +121,9 @@ std::string gloo_text(const TuneDecision& decision, const std::vector<TunedRange
 }
 
 std::uint64_t parse_count(const std::string& word, const std::string& where) {
-  if (word.empty() || word.size() > 20 || word.find_first_not_of("0123456789") != std::string::npos) {
-    throw InputError(where + ": '" + word + "' is not a number");
+  // 19 digits at most: every such number fits 64 bits, so no text reaches stoull's overflow.
+  if (word.empty() || word.size() > 19 || word.find_first_not_of("0123456789") != std::string::npos) {
+    throw InputError(where + ": '" + word + "' is not a number (at most 19 digits)");
   }
   return std::stoull(word);
 }
@@ -278,7 +279,9 @@ TuningFile parse_tuning_file(const std::string& text, const std::string& path) {
   };
   const std::string library = field("library");
   file.collective = field("collective");
-  file.world_size = static_cast<int>(parse_count(field("world_size"), path));
+  const std::uint64_t world_size = parse_count(field("world_size"), path);
+  if (world_size < 1 || world_size > (1u << 24)) throw InputError(path + ": world_size " + std::to_string(world_size) + " is out of range");
+  file.world_size = static_cast<int>(world_size);
   if (library == to_string(TuneLibrary::kOpenMpi)) {
     file.library = TuneLibrary::kOpenMpi;
     parse_open_mpi(text, path, file);

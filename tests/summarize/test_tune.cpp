@@ -204,7 +204,15 @@ TEST(Tune, MalformedFilesAreOneLineErrors) {
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "gloo.conf:2: 'x' is not a byte count");
   }
+  EXPECT_THROW(parse_algorithm_ranges("all_reduce 8 99999999999999999999 ring\n", "f"), UsageError);  // beyond 64 bits
   EXPECT_THROW(parse_tuning_file("1\n2\n", "plain.conf"), InputError);  // no provenance: not tune's
+  const std::string huge = "# tune: library=openmpi\n# tune: collective=all_reduce\n# tune: world_size=99999999999999999999\n";
+  EXPECT_THROW(parse_tuning_file(huge, "huge.conf"), InputError);
+  EXPECT_THROW(parse_tuning_file("# tune: library=openmpi\n# tune: collective=all_reduce\n# tune: world_size=0\n", "zero.conf"), InputError);
+  // Rules that end early, and an algorithm Open MPI 4.1 does not have.
+  const std::string head = "# tune: library=openmpi\n# tune: collective=all_reduce\n# tune: world_size=2\n";
+  EXPECT_THROW(parse_tuning_file(head + "1\n2\n1\n2\n3\n0 0 0 0\n", "short.conf"), InputError);
+  EXPECT_THROW(parse_tuning_file(head + "1\n2\n1\n2\n2\n0 9 4 0\n64 0 0 0\n", "nine.conf"), InputError);
   EXPECT_THROW(read_tuning_file("/nonexistent/rules.conf"), InputError);
 }
 
