@@ -211,8 +211,21 @@ AbOptions ab_for(const TuneOptions& options, const std::string& folder, std::vec
   return ab;
 }
 
+// The collective programs run in and out of place unless told: two rows a size, where a tuning
+// file holds one choice. Refused before any run rather than after all of them.
+void require_one_placement(const std::vector<std::string>& bench) {
+  for (std::size_t i = 1; i < bench.size(); ++i) {
+    const std::string value = bench[i] == "--placement" && i + 1 < bench.size() ? bench[i + 1]
+                              : bench[i].rfind("--placement=", 0) == 0        ? bench[i].substr(12)
+                                                                               : "";
+    if (value == "out" || value == "in") return;
+  }
+  throw InputError("tune: give the benchmark --placement out (or in): a tuning file holds one choice per size");
+}
+
 void check_common(const TuneOptions& options) {
   if (options.bench.empty()) throw InputError("tune: no benchmark after --");
+  require_one_placement(options.bench);
   if (options.ab.out_dir.empty()) throw InputError("tune: --out DIR is required");
   if (options.ab.runs < 1 || options.ab.max_runs < options.ab.runs) throw InputError("tune: --runs >= 1 and --max-runs >= --runs");
 }

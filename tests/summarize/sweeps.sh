@@ -307,7 +307,7 @@ PY
     [ $code -eq 2 ] || fail "a file for 4 ranks verified at 2 exited $code"
     [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q '(world_size)' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
     # Sizes the benchmark refuses: its own line, exit 2, before any candidate ran.
-    "$bin/collbench" tune --np 2 "${candidates[@]}" --out "$work/bad" -- "$bin/all_reduce_perf" -b 64 -e 8 "${backend[@]}" > /dev/null 2> "$work/err.txt"
+    "$bin/collbench" tune --np 2 "${candidates[@]}" --out "$work/bad" -- "$bin/all_reduce_perf" -b 64 -e 8 --placement out "${backend[@]}" > /dev/null 2> "$work/err.txt"
     code=$?
     [ $code -eq 2 ] || fail "sizes out of range exited $code"
     [ "$(wc -l < "$work/err.txt" | tr -d ' ')" -ge 1 ] && tail -1 "$work/err.txt" | grep -q 'refused its arguments: all_reduce_perf: error: minimum size 64 B' \

@@ -258,13 +258,16 @@ TEST(Tune, CandidatesAndBadInput) {
   // On the command line: one line on stderr, exit 2.
   const std::string out = ::testing::TempDir() + "/tune_bad";
   std::string err;
-  EXPECT_EQ(run_cli({"tune", "--np", "2", "--out", out, "--", "all_reduce_perf"}, &err), 2);
+  EXPECT_EQ(run_cli({"tune", "--np", "2", "--mpi-algorithms", "ring", "--out", out, "--", "all_reduce_perf"}, &err), 2);
+  EXPECT_NE(err.find("give the benchmark --placement out"), std::string::npos) << err;  // in and out: two rows a size
+  EXPECT_EQ(run_cli({"tune", "--np", "2", "--out", out, "--", "all_reduce_perf", "--placement", "out"}, &err), 2);
   EXPECT_NE(err.find("no candidates"), std::string::npos) << err;
-  EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "warp", "--out", out, "--", "all_reduce_perf"}, &err), 2);
+  EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "warp", "--out", out, "--", "all_reduce_perf", "--placement=out"}, &err), 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "alltoallv_perf"}, &err), 2);
+  EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "alltoallv_perf", "--placement", "out"}, &err), 2);
+  EXPECT_NE(err.find("covers all_reduce, broadcast, reduce and all_gather, not alltoallv"), std::string::npos) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out}, &err), 2);
-  EXPECT_EQ(run_cli({"tune", "--verify", data("tune/none.conf"), "--mpi-algorithms", "all", "--out", out, "--", "all_reduce_perf"}, &err), 2);
+  EXPECT_EQ(run_cli({"tune", "--verify", data("tune/none.conf"), "--mpi-algorithms", "all", "--out", out, "--", "all_reduce_perf", "--placement", "in"}, &err), 2);
   EXPECT_NE(err.find("give no candidates"), std::string::npos) << err;
   // Every candidate skipped: nothing to decide, and the line says why.
   CandidateRuns skipped{mpi_candidate(4, "ring"), {}, {}, "its run failed (no such thing)"};
@@ -292,7 +295,7 @@ TuneOptions verify_options(const std::string& name, const std::string& file_text
   const std::string dir = ::testing::TempDir() + "/" + name;
   std::filesystem::remove_all(dir);
   TuneOptions options;
-  options.bench = {fake_benchmark(dir + "/bin", data("tune/mpi-4/A/run-1.json"))};
+  options.bench = {fake_benchmark(dir + "/bin", data("tune/mpi-4/A/run-1.json")), "--placement", "out"};
   // A launcher that drops "-np 2" and runs the benchmark once: the reports say 2 ranks.
   options.ab.launcher = {"sh", "-c", "shift 2; exec \"$@\"", "fake-launcher"};
   options.ab.world_size = 2;
