@@ -83,16 +83,22 @@ std::string open_mpi_text(const TuneDecision& decision, const std::vector<TunedR
     rules.emplace_back(range.first_bytes, range.candidate.mpi_algorithm);
     rules.emplace_back(range.last_bytes + 1, 0);
   }
+  std::ostringstream rule_lines;
+  rule_lines << rules.size() << "\n";
+  for (const auto& [bytes, algorithm] : rules) {
+    rule_lines << bytes << " " << algorithm << " " << (algorithm ? kOpenMpiFanInOut : 0) << " " << kOpenMpiSegmentSize << "\n";
+  }
+  // Communicator sizes N, N+1 (the rules) and N+2 (Open MPI's own choice): 4.1 and 5.0 apply an
+  // entry from its size up to the next one's, so the rules hold at N and N+1; the classic reader
+  // of Open MPI's main branch (2025) makes entry k cover the sizes from entry k-1's up to its own
+  // minus 1, so there they hold up to N. Both give the rules at N, the size they were measured at.
+  const int ranks = decision.world_size;
   std::ostringstream out;
   out << "# Open MPI dynamic rules (coll_tuned_use_dynamic_rules=1, coll_tuned_dynamic_rules_filename=FILE), written by collbench tune\n"
       << "# collective id, then per communicator size: its rules, each 'from_bytes algorithm faninout segsize' (algorithm 0: Open MPI's own choice)\n"
       << provenance_lines(decision, TuneLibrary::kOpenMpi) << "1\n" << entry->id << "\n"
-      << "# these rules from " << decision.world_size << " ranks; Open MPI's own choice from " << decision.world_size + 1 << "\n"
-      << "2\n" << decision.world_size << "\n" << rules.size() << "\n";
-  for (const auto& [bytes, algorithm] : rules) {
-    out << bytes << " " << algorithm << " " << (algorithm ? kOpenMpiFanInOut : 0) << " " << kOpenMpiSegmentSize << "\n";
-  }
-  out << decision.world_size + 1 << "\n1\n0 0 0 0\n";
+      << "# the rules at " << ranks << " ranks (also " << ranks + 1 << " in Open MPI 4.1 and 5.0); Open MPI's own choice from " << ranks + 2 << "\n"
+      << "3\n" << ranks << "\n" << rule_lines.str() << ranks + 1 << "\n" << rule_lines.str() << ranks + 2 << "\n1\n0 0 0 0\n";
   return out.str();
 }
 
