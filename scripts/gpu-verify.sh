@@ -42,8 +42,10 @@ usage_error() { echo "$program: error: $1" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 nccl_tests="" out="" phase=all quick=0 budget=500 bundle="" sizes="" test_sizes=8,64M,2 repetitions=""
-all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
-steps=$all_steps
+# tune is optional (asked for with --steps): on one GPU NCCL has no algorithm worth tuning.
+default_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
+all_steps="$default_steps,tune"
+steps=$default_steps
 # The collectives whose GPU rows were never data-checked in a committed report come first, then
 # all_reduce (checked only by older code), then the two fixed on 2026-11-27.
 all_test_collectives="all_gather,broadcast,alltoall,gather,scatter,reduce_scatter,reduce,all_reduce,sendrecv,alltoallv"
@@ -448,6 +450,21 @@ step_capture() {
   fi
 }
 
+# collbench tune over NCCL_ALGO x NCCL_PROTO for all_reduce (docs/tune.md): the NCCL tuner file's
+# first real test. One GPU is one rank, which moves nothing between devices: skipped there.
+step_tune() {
+  local start=$(date +%s) dir="$work/tune"
+  if [ "$gpus" -lt 2 ]; then record measure tune skipped 0 "one GPU: NCCL has no algorithm worth tuning"; return; fi
+  rm -rf "$dir"
+  if run_logged "$(limit_for 600)" "$work/tune.log" "$bin/collbench" tune --np "$gpus" --launcher "${collbench_prefix[0]}" \
+       --nccl-algos Ring,Tree --nccl-protos LL,LL128,Simple --runs 5 --max-runs 5 --out "$dir" --format markdown -- \
+       "$bin/all_reduce_perf" -b 8 -e 64M -f 8 --placement out -n 20 -w 5 -c 1; then
+    record measure tune ok $(( $(date +%s) - start )) "$(grep -c '^allreduce,' "$dir/nccl_tuner.conf") tuned range(s)"
+  else
+    record measure tune FAILED $(( $(date +%s) - start )) "$(tail -n 1 "$work/tune.log")"; status=1
+  fi
+}
+
 # -T with a stopped process: the reliability tests' own scripts, on the GPU path. With one GPU,
 # two matmul_perf ranks share it (a collective needs a GPU per rank); with 3+ GPUs, all_reduce.
 step_timeout() {
@@ -482,7 +499,7 @@ step_tflag() {
 phase_measure() {
   local step
   set_launchers
-  [ "$quick" = 1 ] && [ "$steps" = "$all_steps" ] && steps="collectives,compute,copy"
+  [ "$quick" = 1 ] && [ "$steps" = "$default_steps" ] && steps="collectives,compute,copy"
   for step in ${steps//,/ }; do
     if over_budget; then record measure "$step" skipped 0 "phase budget spent"; continue; fi
     log "measure: $step"
@@ -495,6 +512,7 @@ phase_measure() {
       capture) step_capture ;;
       timeout) step_timeout ;;
       tflag) step_tflag ;;
+      tune) step_tune ;;
     esac
   done
 }

@@ -181,8 +181,12 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
     std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
     std::fflush(progress);
     const ProcessOutcome result = run_process({point_command(side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
-    if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
-                                               " (log " + log_path + "); the same command again resumes from the complete run pairs");
+    if (!result.ok()) {
+      throw RunFailure(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() + " (log " + log_path +
+                           "); the same command again resumes from the complete run pairs",
+                       result.started && result.signal == 0 && !result.timed_out ? result.exit_code : -1, result.interrupted_by != 0,
+                       &side == &side_a, log_path);
+    }
     try {
       (&side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
     } catch (const report::ReportFormatError& e) {

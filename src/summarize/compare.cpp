@@ -41,11 +41,15 @@ struct Collected {
   std::size_t rows_fallen_back = 0;
 };
 
-Collected collect(const std::vector<LoadedReport>& reports, RunFigure figure) {
+Collected collect(const std::vector<LoadedReport>& reports, RunFigure figure, const std::vector<std::string>& ignored_keys) {
   Collected out;
   for (const auto& observation : observations(reports)) {
     const auto& row = *observation.row;
-    Side& side = out.sides[row_identity(observation)];
+    SeriesKey identity = row_identity(observation);
+    identity.erase(std::remove_if(identity.begin(), identity.end(),
+                                  [&](const auto& field) { return std::count(ignored_keys.begin(), ignored_keys.end(), field.first) > 0; }),
+                   identity.end());
+    Side& side = out.sides[identity];
     side.figure = figure;
     side.size = row.size;
     std::optional<double> value = headline(row);
@@ -343,8 +347,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
                      (new_benchmarks.empty() ? std::string("?") : *new_benchmarks.begin()) +
                      ") have no benchmark in common; compare expects the same benchmark on both sides");
   }
-  const auto base_collected = collect(base, options.figure);
-  const auto new_collected = collect(candidate, options.figure);
+  const auto base_collected = collect(base, options.figure, options.ignored_keys);
+  const auto new_collected = collect(candidate, options.figure, options.ignored_keys);
   const auto& base_sides = base_collected.sides;
   const auto& new_sides = new_collected.sides;
   // Paired only when every row's runs line up by name; a half-paired table would mix two methods.

@@ -34,6 +34,9 @@ struct CompareOptions {
   // Many rows are judged at once; Holm's correction keeps the chance that any row of an A/A
   // comparison is called SLOWER (or FASTER) at alpha, instead of alpha per row.
   bool holm = true;
+  // Key fields left out of a row's identity, so rows that differ only in them pair up: tune
+  // compares the library's default with a forced algorithm, whose rows say which ran.
+  std::vector<std::string> ignored_keys;
 };
 
 // The decisions, kept apart so they can be tested on their own. `interval` is on log(new / base)
