@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include "core/printable.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
+#include "temp_folder.h"
 
 namespace collbench::report {
 namespace {
@@ -164,21 +164,7 @@ TEST(ReportJson, RejectsMalformedReports) {
   }
 }
 
-class TempFolder : public ::testing::Test {
- protected:
-  void SetUp() override {
-    folder_ = std::filesystem::temp_directory_path() /
-              ("collbench-test-" + std::to_string(::getpid()) + "-" +
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(folder_);
-    std::filesystem::create_directories(folder_);
-  }
-  void TearDown() override { std::filesystem::remove_all(folder_); }
-  std::string path(const std::string& name) const { return (folder_ / name).string(); }
-  std::filesystem::path folder_;
-};
-
-using ReportFileTest = TempFolder;
+using ReportFileTest = collbench::testing::TempFolder;
 
 TEST_F(ReportFileTest, WritesAtomicallyAndReadsBack) {
   ReportFile file(path("r.json"), false);
