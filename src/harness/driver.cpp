@@ -34,7 +34,7 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   measured.warmup_iterations = settings.warmup_iterations;
   measured.time_aggregation = std::string(to_string(settings.aggregation));
   measured.time_us = timed.combined;
-  measured.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
+  measured.time_over_ranks_us = timed.views;
   measured.timing = timed.method;
   measured.check_iterations = checked ? settings.check_iterations : 0;
   measured.wrong = timed.wrong;

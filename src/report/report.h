@@ -126,10 +126,6 @@ struct Context {
   std::map<std::string, std::string> scheduler;
 };
 
-struct RankTimeViews {
-  double mean_us = 0, max_us = 0, min_us = 0;
-};
-
 // How a timed row was measured, under the same keys in every kind: the loop's settings, the
 // statistics of its samples, the check and when the row completed. The driver fills it from the
 // measurement loop (harness/driver.h), the typed rows hold it as their base, and one writer
