@@ -18,6 +18,7 @@
 #include "core/printable.h"
 #include "core/sizes.h"
 #include "report/report_file.h"
+#include "report/report_json.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"

@@ -168,7 +168,7 @@ using ReportFileTest = collbench::testing::TempFolder;
 
 TEST_F(ReportFileTest, WritesAtomicallyAndReadsBack) {
   ReportFile file(path("r.json"), false);
-  file.write(sample_report());
+  file.write(to_json(sample_report()));
   EXPECT_EQ(read_report_file(path("r.json")).results.size(), 2u);
   for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
     EXPECT_EQ(entry.path().filename(), "r.json") << "no temporary file is left behind";
@@ -196,11 +196,11 @@ TEST_F(ReportFileTest, ASecondWriterIsNoticedAtTheMomentOfWriting) {
   ReportFile file(path("r.json"), false);
   Report report = sample_report();
   report.status = "complete";
-  file.write(report);
+  file.write(to_json(report));
   std::filesystem::remove(path("r.json"));
   std::ofstream(path("r.json")) << "{\"theirs\": true}";  // another program put its file there
   try {
-    file.write(report);
+    file.write(to_json(report));
     ADD_FAILURE() << "the other writer's file was replaced";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ExitCode::kUsage);
@@ -214,15 +214,18 @@ TEST_F(ReportFileTest, RoutineSavesAreBatchedButEndingsAreNot) {
   Report report = sample_report();
   report.status = "partial";
   report.results.resize(1);
-  file.write(report);  // the first save always lands
+  // Rows appended in place, as harness/report_writer.h does: rebuilding the document for each of
+  // 2000 saves would cost this test the square of the row count.
+  nlohmann::json document = to_json(report);
+  file.write(document);  // the first save always lands
   for (int row = 0; row < 2000; ++row) {
-    report.results.push_back(report.results.front());
-    file.write(report);
+    document["results"].push_back(document["results"].front());
+    file.write(document);
   }
   const auto saved_while_running = read_report_file(path("r.json")).results.size();
   EXPECT_LT(saved_while_running, 2001u) << "not every routine save rewrote the file";
-  report.error = "interrupted by SIGINT";
-  file.write(report);
+  document["error"] = "interrupted by SIGINT";
+  file.write(document);
   EXPECT_EQ(read_report_file(path("r.json")).results.size(), 2001u) << "a failing run's report has every row";
 }
 
@@ -231,7 +234,7 @@ TEST_F(ReportFileTest, TextThatIsNotUtf8IsReplacedAndSaid) {
   Report report = sample_report();
   report.status = "complete";
   report.context.tags["site"] = "caf\xe9";  // Latin-1
-  ASSERT_NO_THROW(file.write(report));
+  ASSERT_NO_THROW(file.write(to_json(report)));
   const Report back = read_report_file(path("r.json"));
   EXPECT_EQ(back.context.tags.at("site"), "caf\xef\xbf\xbd");
   ASSERT_FALSE(back.warnings.empty());
@@ -243,7 +246,7 @@ TEST_F(ReportFileTest, ALongNameTheFilesystemTakesIsWritten) {
   ReportFile file(path(name), false);
   Report report = sample_report();
   report.status = "complete";
-  EXPECT_NO_THROW(file.write(report));
+  EXPECT_NO_THROW(file.write(to_json(report)));
   EXPECT_EQ(read_report_file(path(name)).results.size(), 2u);
 }
 
