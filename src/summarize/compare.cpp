@@ -343,8 +343,10 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
       CompareResult result = side_emptied ? compare_reports(base, candidate, unguarded) : compare_reports(kept_base, kept_new, unguarded);
       if (side_emptied) {
         // Nothing is left to judge one side by: the runs say how the two states differ, not the code.
-        mark_machine_mismatch(result, std::string("every run of ") + (kept_base.empty() ? "BASE" : "NEW") +
-                                          " was made in another machine state than the others (their state probe); run it again");
+        const std::string sides = kept_base.empty() && kept_new.empty() ? "BASE and NEW were made in two machine states"
+                                  : std::string("every run of ") + (kept_base.empty() ? "BASE" : "NEW") +
+                                        " was made in another machine state than the others";
+        mark_machine_mismatch(result, sides + " (their state probe); run again");
         return result;
       }
       for (const auto& run : guard.set_aside) result.state_set_aside.push_back(run.path);
