@@ -10,6 +10,7 @@
 
 #include "report/report_json.h"
 #include "summarize/input_error.h"
+#include "summarize/machine_state.h"
 #include "summarize/process.h"
 #include "core/state_probe.h"
 
@@ -216,9 +217,7 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
       if (auto recorded = recorded_probes(first, second); guarded && !recorded.empty()) {
         probes = std::move(recorded);
         if (!reports_probe) {
-          const auto& place = *first.report.context.state_probe;
-          probe_place = "cache-line round trip between CPUs " + std::to_string(place.cpu_a) + " and " + std::to_string(place.cpu_b) + " of " +
-                        place.host + ", recorded by each run before its first row and after its last";
+          probe_place = describe_probe_place(*first.report.context.state_probe) + ", recorded by each run before its first row and after its last";
         }
         reports_probe = true;
       }

@@ -34,14 +34,19 @@ bool StateGuard::sets_aside(const std::string& path) const {
   return false;
 }
 
+std::string describe_probe_place(const report::StateProbeRecord& probe) {
+  if (probe.cpu_a < 0) return "a cache-line round trip between two CPUs";
+  return "a cache-line round trip between CPUs " + std::to_string(probe.cpu_a) + " and " + std::to_string(probe.cpu_b) +
+         (probe.host.empty() ? "" : " of " + probe.host);
+}
+
 std::string set_aside_note(const StateGuard& guard, const std::vector<const LoadedReport*>& runs) {
   if (guard.set_aside.empty()) return "";
   std::string place = "a cache-line round trip between two CPUs";
   for (const LoadedReport* run : runs) {
     const auto& recorded = run->report.context.state_probe;
     if (!recorded || recorded->cpu_a < 0) continue;
-    place = "a cache-line round trip between CPUs " + std::to_string(recorded->cpu_a) + " and " + std::to_string(recorded->cpu_b) +
-            (recorded->host.empty() ? "" : " of " + recorded->host);
+    place = describe_probe_place(*recorded);
     break;
   }
   char usual[96];

@@ -32,6 +32,9 @@ struct StateGuard {
 // than kStateFactor above or below the median of every probe). Off: judges nothing.
 StateGuard judge_machine_states(const std::vector<const LoadedReport*>& runs, bool on);
 
+// "a cache-line round trip between CPUs 0 and 1 of H": where a report's probe was made.
+std::string describe_probe_place(const report::StateProbeRecord& probe);
+
 // The note that lists the runs set aside: "3 run(s) set aside, made in another machine state (a
 // cache-line round trip between CPUs 0 and 1 of H more than 2x from its usual 158 ns): WHEN (520,
 // 515 ns) ...", with the probe's place from the first run that has one. Empty when none was.
