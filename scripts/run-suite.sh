@@ -74,8 +74,10 @@ if [ ${#reports[@]} -gt 0 ]; then
     [ -s "$out/overview.png" ] && { echo "![every collective's bus bandwidth](overview.png)"; echo; }
     echo "## Health"
     echo
-    echo "Per collective: peak bus bandwidth and where, rows checked and wrong, and anything that looks off"
-    echo "(bandwidth falling at the large end, one size far slower than its neighbours, a partial report)."
+    echo "Per collective: peak bus bandwidth and where, rows checked and wrong, and a health verdict. \`check:\`"
+    echo "marks what to look at (wrong elements, a partial report, one size far slower than its neighbours, a"
+    echo "rank far slower than the others, bandwidth falling where no cache explains it); a fall past a CPU"
+    echo "cache is expected and said as a note (docs/summarizer.md)."
     echo
     "$bin/collbench" table --summary yes "${reports[@]}" --format markdown || echo "(collbench could not summarize the reports)"
     echo

@@ -81,15 +81,27 @@ std::string cpu_model(const Topology& topology) {
   return model && *model ? model : "unknown";
 }
 
-// The outermost data cache above CPU 0 (the first PU where CPU 0 is offline): the last level.
-std::uint64_t last_level_cache(const Topology& topology) {
+// CPU 0's PU (the first PU where CPU 0 is offline): where the cache walk starts.
+hwloc_obj_t first_pu(const Topology& topology) {
   hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology.get(), 0);
-  if (!pu) pu = hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_PU, 0);
-  std::uint64_t bytes = 0;
+  return pu ? pu : hwloc_get_obj_by_type(topology.get(), HWLOC_OBJ_PU, 0);
+}
+
+// The data and unified caches above CPU 0, innermost first, each with the cores under it.
+std::vector<CacheLevel> cache_levels(const Topology& topology) {
+  std::vector<CacheLevel> levels;
+  const hwloc_obj_t pu = first_pu(topology);
   for (hwloc_obj_t obj = pu ? pu->parent : nullptr; obj; obj = obj->parent) {
-    if (hwloc_obj_type_is_dcache(obj->type) && obj->attr->cache.size > 0) bytes = obj->attr->cache.size;
+    if (!hwloc_obj_type_is_dcache(obj->type) || obj->attr->cache.size == 0) continue;
+    const int cores = hwloc_get_nbobjs_inside_cpuset_by_type(topology.get(), obj->cpuset, HWLOC_OBJ_CORE);
+    levels.push_back({static_cast<int>(obj->attr->cache.depth), obj->attr->cache.size, std::max(1, cores)});
   }
-  if (bytes > 0) return bytes;
+  return levels;
+}
+
+// The outermost data cache above CPU 0: the last level.
+std::uint64_t last_level_cache(const std::vector<CacheLevel>& levels) {
+  if (!levels.empty()) return levels.back().bytes;
   const long level3 = ::sysconf(_SC_LEVEL3_CACHE_SIZE);
   return level3 > 0 ? static_cast<std::uint64_t>(level3) : 0;
 }
@@ -158,7 +170,8 @@ HostInfo probe_host() {
   const std::string mhz = first_cpuinfo_value("cpu MHz");
   host.clock_ghz = mhz.empty() ? 0.0 : std::strtod(mhz.c_str(), nullptr) / 1000.0;
   host.vector_level = detect_vector_level();
-  host.last_level_cache_bytes = last_level_cache(topology);
+  host.caches = cache_levels(topology);
+  host.last_level_cache_bytes = last_level_cache(host.caches);
   host.memory_bytes = total_memory();
   return host;
 }

@@ -5,8 +5,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace collbench::compute {
+
+// One data (or unified) cache level above CPU 0, as hwloc sees it: its size and how many cores
+// share one instance. The health verdicts judge a bandwidth curve against these (a CPU's busbw
+// falls once a rank's buffers leave a cache), so every report's context.machine records them.
+struct CacheLevel {
+  int level = 0;
+  std::uint64_t bytes = 0;
+  int shared_by_cores = 1;
+};
 
 // The widest x86 vector level the CPU and OS support; ordered, so levels compare.
 enum class VectorLevel { kScalar = 0, kSse = 1, kAvx = 2, kAvx2 = 3, kAvx512 = 4 };
@@ -23,6 +33,7 @@ struct HostInfo {
   double clock_ghz = 0;      // nominal, from /proc/cpuinfo; 0 when unknown
   VectorLevel vector_level = VectorLevel::kScalar;
   std::uint64_t last_level_cache_bytes = 0;
+  std::vector<CacheLevel> caches;  // innermost first; empty when hwloc shows none
   std::uint64_t memory_bytes = 0;
 };
 

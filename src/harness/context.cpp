@@ -109,6 +109,13 @@ nlohmann::json machine_of(const report::Context& context) {
     if (host.physical_cores > 0) machine["cores"] = host.physical_cores;
     machine["threads"] = host.online_cores;
     machine["memory_bytes"] = host.memory_bytes;
+    // The caches a rank's buffers pass through: the summary's health line tells a cache effect
+    // from a fault by them (summarize/nccl_table.cpp).
+    if (host.last_level_cache_bytes > 0) machine["last_level_cache_bytes"] = host.last_level_cache_bytes;
+    machine["caches"] = nlohmann::json::array();
+    for (const auto& cache : host.caches) {
+      machine["caches"].push_back({{"level", cache.level}, {"bytes", cache.bytes}, {"shared_by_cores", cache.shared_by_cores}});
+    }
   } catch (const std::exception&) {
   }
   utsname names{};
@@ -224,6 +231,7 @@ report::Context collect_context(World& world, const std::string& backend_name, c
                      {"keep_samples", flags.keep_samples},
                      {"seed", flags.seed},
                      {"inject_slowdown_percent", flags.inject_slowdown_percent},
+                     {"inject_slowdown_rank", flags.inject_slowdown_rank},
                      {"inject_corrupt_output", flags.inject_corrupt_output}};
   context.options.update(options);
   context.tags = flags.tags;

@@ -99,7 +99,8 @@ int Workload::measure(RunContext& run) {
   state.before_ns = probe_machine_state(world, state);
   record_state();
 
-  const LoopSettings settings = loop_settings();
+  LoopSettings settings = loop_settings();
+  if (run_flags().inject_slowdown_rank >= 0 && run_flags().inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
   std::int64_t wrong_total = 0;
   const std::size_t cases = case_count();
   for (int cycle = 1; cycle <= run_flags().cycles; ++cycle) {

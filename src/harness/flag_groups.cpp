@@ -26,6 +26,9 @@ void add_loop_flags(CLI::App& app, RunFlags& flags, const LoopWords& words) {
            "monotonic clock, added to the sample (GPU-event times too); recorded in the\n"
            "report, which collbench compare then refuses as a baseline (default 0 = off)",
            flags.inject_slowdown_percent, 0, 1000);
+  add_integer(app, "--inject-slowdown-rank", "testing aid: apply --inject-slowdown on this rank only, a slow rank\n"
+              "that collbench table --summary must flag (default -1 = every rank)",
+              flags.inject_slowdown_rank, -1, 1000000);
 }
 
 void add_run_flags(CLI::App& app, RunFlags& flags) {

@@ -31,6 +31,9 @@ struct RunFlags {
   // can be shown to catch a known slowdown; --inject-corrupt-output makes the last rank corrupt
   // one checked output, so that a test can show the check catches it (exit 3).
   double inject_slowdown_percent = 0;
+  // --inject-slowdown-rank R: only rank R stretches its samples, a slow rank that the summary's
+  // health line must name (-1: every rank).
+  int inject_slowdown_rank = -1;
   bool inject_corrupt_output = false;
   // The run group.
   int cycles = 1;

@@ -112,6 +112,10 @@ std::optional<int> Shell::agree_before_start(World& world) {
   const std::string disagreement = options_disagreement(
       world, options_identity_text(name_, program_.options_identity(), program_.run_flags()), argv_);
   if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, printer);
+  if (const int slow_rank = program_.run_flags().inject_slowdown_rank; slow_rank >= world.size()) {
+    return fail(ExitCode::kUsage, "--inject-slowdown-rank " + std::to_string(slow_rank) + " is not a rank of this " +
+                    std::to_string(world.size()) + "-rank run", printer);
+  }
   std::string problem;
   try {
     problem = program_.check_for_world(world);

@@ -31,9 +31,87 @@ std::string describe_run(const report::Report& report) {
 
 }  // namespace
 
+namespace {
+
+// A cache level as context.machine records it, and the share of it one rank can count on.
+struct CacheShare {
+  int level = 0;
+  std::uint64_t bytes_per_rank = 0;
+};
+
+// The caches a rank of this run could use (context.machine.caches), each divided among the ranks
+// that share it on one host; empty for a run on GPUs (their rows' buffers live in device memory,
+// whose L2 the report does not record) and for reports from before the caches were recorded.
+std::vector<CacheShare> host_cache_shares(const report::Report& report) {
+  std::vector<CacheShare> shares;
+  for (const auto& rank : report.context.ranks) {
+    if (!rank.device.empty() && rank.device != "cpu") return shares;
+  }
+  const auto caches = report.context.machine.find("caches");
+  if (caches == report.context.machine.end() || !caches->is_array()) return shares;
+  const int hosts = std::max<int>(1, static_cast<int>(report.context.hosts.size()));
+  const int ranks_per_host = std::max(1, report.context.world_size / hosts);
+  for (const auto& cache : *caches) {
+    const auto bytes = cache.find("bytes"), shared_by = cache.find("shared_by_cores"), level = cache.find("level");
+    if (bytes == cache.end() || !bytes->is_number_unsigned() || shared_by == cache.end() || !shared_by->is_number_integer()) continue;
+    const int sharing_ranks = std::max(1, std::min(shared_by->get<int>(), ranks_per_host));
+    shares.push_back({level != cache.end() && level->is_number_integer() ? level->get<int>() : 0, bytes->get<std::uint64_t>() / sharing_ranks});
+  }
+  return shares;
+}
+
+// What one rank's buffers of a row hold, about: its input and its output (in-place rows count the
+// same; all_gather's input and reduce_scatter's output are smaller, so this is an upper bound).
+std::uint64_t working_set_per_rank(const report::ResultRow& row) { return 2 * row.bytes; }
+
+// The innermost cache that holds a row's buffers and not the larger row's: the fall between the
+// two sizes is that cache's edge (and the next's: the edges are soft, and a VM's L3 is shared with
+// other guests, so the levels past the first edge are not told apart). nullopt where no recorded
+// cache lies between them.
+std::optional<CacheShare> cache_edge_between(const std::vector<CacheShare>& caches, const report::ResultRow& small,
+                                             const report::ResultRow& large) {
+  for (const auto& cache : caches) {
+    if (working_set_per_rank(small) <= cache.bytes_per_rank && working_set_per_rank(large) > cache.bytes_per_rank) return cache;
+  }
+  return std::nullopt;
+}
+
+std::string busbw_fall_text(const report::ResultRow& peak, const report::ResultRow& last) {
+  char text[160];
+  std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak.busbw_gbps, size_tick_label(peak.bytes).c_str(),
+                *last.busbw_gbps, size_tick_label(last.bytes).c_str());
+  return text;
+}
+
+// A rank far slower than the others shows in the over-ranks views: the slowest rank's time (max
+// over ranks, per iteration) far above the fastest's (min). Rooted and asymmetric collectives
+// reach 10x at a few small sizes on their own (broadcast's root is done first; 2-rank runs on
+// this project's VM, results/summarize/README.md), so only a ratio past kSlowRankRatio in more
+// than half the sizes counts.
+constexpr double kSlowRankRatio = 3.0;
+
+std::optional<std::string> slow_rank_finding(const std::vector<const report::ResultRow*>& curve) {
+  int with_views = 0, slow = 0;
+  double worst = 0;
+  for (const auto* row : curve) {
+    if (!row->time_over_ranks_us || row->time_over_ranks_us->min_us <= 0) continue;
+    ++with_views;
+    const double ratio = row->time_over_ranks_us->max_us / row->time_over_ranks_us->min_us;
+    worst = std::max(worst, ratio);
+    if (ratio > kSlowRankRatio) ++slow;
+  }
+  if (with_views < 2 || 2 * slow <= with_views) return std::nullopt;
+  char text[160];
+  std::snprintf(text, sizeof text, "a rank far slower than the others: the slowest rank's time over %.3gx the fastest's in %d of %d sizes (up to %.3gx)",
+                kSlowRankRatio, slow, with_views, worst);
+  return std::string(text);
+}
+
+}  // namespace
+
 std::string health_of(const LoadedReport& loaded) {
-  std::vector<std::string> findings;
-  if (loaded.partial()) findings.push_back("partial report");
+  std::vector<std::string> checks, notes;
+  if (loaded.partial()) checks.push_back("partial report");
   // Out-of-place rows of the first dtype and op in size order: the sweep's own curve.
   std::vector<const report::ResultRow*> curve;
   for (const auto& row : loaded.report.results) {
@@ -44,31 +122,64 @@ std::string health_of(const LoadedReport& loaded) {
   std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
   std::int64_t wrong = 0;
   for (const auto& row : loaded.report.results) wrong += row.wrong.value_or(0);
-  if (wrong > 0) findings.push_back(std::to_string(wrong) + " wrong elements");
-  // Bandwidth that falls at the large end: the largest size well below the peak.
-  const report::ResultRow* peak = nullptr;
-  for (const auto* row : curve) {
-    if (row->busbw_gbps && (!peak || *row->busbw_gbps > *peak->busbw_gbps)) peak = row;
+  if (wrong > 0) checks.push_back(std::to_string(wrong) + " wrong elements");
+  // Bandwidth that falls at the large end: the largest size well below the peak. On a CPU the
+  // caches explain a fall from a size whose buffers fit in one to a size whose buffers do not,
+  // and every CPU shows it: that is a note. A fall among sizes past every cache, or on a GPU, or
+  // on a CPU whose caches the report does not name, is for a person to look at.
+  const auto busiest = [](const std::vector<const report::ResultRow*>& rows) {
+    const report::ResultRow* peak = nullptr;
+    for (const auto* row : rows) {
+      if (row->busbw_gbps && (!peak || *row->busbw_gbps > *peak->busbw_gbps)) peak = row;
+    }
+    return peak;
+  };
+  const auto falls = [](const report::ResultRow* peak, const report::ResultRow* last) {
+    return peak && last->busbw_gbps && last != peak && *last->busbw_gbps < 0.7 * *peak->busbw_gbps;
+  };
+  if (const report::ResultRow* peak = busiest(curve); !curve.empty() && falls(peak, curve.back())) {
+    const report::ResultRow& last = *curve.back();
+    const std::vector<CacheShare> caches = host_cache_shares(loaded.report);
+    const bool on_cpu = !caches.empty() || loaded.report.context.machine.value("gpus", nlohmann::json::array()).empty();
+    if (const auto edge = cache_edge_between(caches, *peak, last)) {
+      // Past the last level, the rows no cache holds must not fall on their own.
+      std::vector<const report::ResultRow*> uncached;
+      for (const auto* row : curve) {
+        if (working_set_per_rank(*row) > caches.back().bytes_per_rank) uncached.push_back(row);
+      }
+      const report::ResultRow* uncached_peak = busiest(uncached);
+      if (falls(uncached_peak, &last)) {
+        checks.push_back(busbw_fall_text(*uncached_peak, last) + ", past every cache the report names");
+      } else {
+        notes.push_back(busbw_fall_text(*peak, last) + ", past the L" + std::to_string(edge->level) + " (" +
+                        size_tick_label(edge->bytes_per_rank) + " a rank), as on any CPU");
+      }
+    } else if (on_cpu && caches.empty()) {
+      notes.push_back(busbw_fall_text(*peak, last) + " (a CPU run whose report names no caches: a cache edge cannot be told from a fault)");
+    } else {
+      checks.push_back(busbw_fall_text(*peak, last));
+    }
   }
-  if (peak && curve.back()->busbw_gbps && curve.back() != peak && *curve.back()->busbw_gbps < 0.7 * *peak->busbw_gbps) {
-    char text[160];
-    std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak->busbw_gbps, size_tick_label(peak->bytes).c_str(),
-                  *curve.back()->busbw_gbps, size_tick_label(curve.back()->bytes).c_str());
-    findings.push_back(text);
-  }
-  // One size far off its neighbours: more than twice the time of both the smaller and the larger.
+  // One size far off its neighbours: more than twice the time of both the smaller and the larger,
+  // by the median iteration, so that one preempted iteration (tens of ms on a shared machine) does
+  // not make a 10 us size look 200x slow. Reports without a median use the mean.
+  const auto typical_time = [](const report::ResultRow& row) { return row.time_us.p50 > 0 ? row.time_us.p50 : row.time_us.mean; };
   for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
-    const double before = curve[i - 1]->time_us.mean, here = curve[i]->time_us.mean, after = curve[i + 1]->time_us.mean;
+    const double before = typical_time(*curve[i - 1]), here = typical_time(*curve[i]), after = typical_time(*curve[i + 1]);
     if (before > 0 && after > 0 && here > 2 * before && here > 2 * after) {
       char text[160];
       std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->bytes).c_str(), here / after);
-      findings.push_back(text);
+      checks.push_back(text);
     }
   }
-  if (findings.empty()) return "ok";
-  std::string text;
-  for (const auto& finding : findings) text += (text.empty() ? "" : "; ") + finding;
-  return "check: " + text;
+  if (auto slow = slow_rank_finding(curve)) checks.push_back(std::move(*slow));
+  const auto joined = [](const std::vector<std::string>& parts) {
+    std::string text;
+    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
+    return text;
+  };
+  if (checks.empty()) return notes.empty() ? "ok" : "ok (note: " + joined(notes) + ")";
+  return "check: " + joined(checks) + (notes.empty() ? "" : " (note: " + joined(notes) + ")");
 }
 
 namespace {

@@ -18,6 +18,7 @@ LoadedReport curve(const std::vector<std::tuple<std::uint64_t, double, double>>&
     row.bytes = bytes;
     row.placement = "out";
     row.time_us.mean = time;
+    row.time_us.p50 = time;
     row.busbw_gbps = busbw;
     row.wrong = wrong;
     loaded.report.results.push_back(row);
@@ -25,28 +26,98 @@ LoadedReport curve(const std::vector<std::tuple<std::uint64_t, double, double>>&
   return loaded;
 }
 
-TEST(Health, ARisingCurveIsOk) {
-  EXPECT_EQ(health_of(curve({{1024, 10, 0.1}, {4096, 12, 0.34}, {16384, 20, 0.8}})), "ok");
+// The same report as run on this project's 2-core VM: 48 KiB L1 and 2 MiB L2 per core, a 300 MiB
+// L3 shared by both, every rank on the CPU.
+LoadedReport on_cpu(LoadedReport loaded) {
+  loaded.report.context.machine["caches"] = {{{"level", 1}, {"bytes", 49152u}, {"shared_by_cores", 1}},
+                                             {{"level", 2}, {"bytes", 2097152u}, {"shared_by_cores", 1}},
+                                             {{"level", 3}, {"bytes", 314572800u}, {"shared_by_cores", 2}}};
+  loaded.report.context.machine["gpus"] = nlohmann::json::array();
+  loaded.report.context.ranks = {{0, "vm", 0, "cpu", 1}, {1, "vm", 1, "cpu", 2}};
+  return loaded;
 }
 
-TEST(Health, BandwidthFallingAtTheLargeEndIsFlagged) {
-  const std::string health = health_of(curve({{1024, 10, 0.1}, {1u << 20, 200, 5.2}, {4u << 20, 2000, 2.1}}));
+// The same report as run on one GPU a rank.
+LoadedReport on_gpus(LoadedReport loaded) {
+  loaded.report.context.machine["gpus"] = {{{"model", "NVIDIA H200"}}};
+  loaded.report.context.ranks = {{0, "gpu-node", 0, "NVIDIA H200 [0]", 1}, {1, "gpu-node", 1, "NVIDIA H200 [1]", 2}};
+  return loaded;
+}
+
+// Every row's over-ranks views: the slowest rank's and the fastest's mean time.
+LoadedReport with_rank_spread(LoadedReport loaded, const std::vector<double>& max_over_min) {
+  for (std::size_t i = 0; i < loaded.report.results.size(); ++i) {
+    auto& row = loaded.report.results[i];
+    row.time_over_ranks_us = report::RankTimeViews{row.time_us.mean, row.time_us.mean * max_over_min[i], row.time_us.mean};
+  }
+  return loaded;
+}
+
+TEST(Health, ARisingCurveIsOk) {
+  EXPECT_EQ(health_of(curve({{1024, 10, 0.1}, {4096, 12, 0.34}, {16384, 20, 0.8}})), "ok");
+  EXPECT_EQ(health_of(on_cpu(curve({{1024, 10, 0.1}, {4096, 12, 0.34}, {16384, 20, 0.8}}))), "ok");
+}
+
+// The main job's all_reduce on this VM: 3.23 GB/s at 512K, 0.747 at 8M. 512K's buffers (1 MiB a
+// rank) fit in the 2 MiB L2, 8M's (16 MiB) do not: every CPU does that, so it is a note.
+TEST(Health, AFallPastACacheOnACpuIsANote) {
+  const std::string health = health_of(on_cpu(curve({{8, 5, 0.002}, {512u << 10, 160, 3.23}, {8u << 20, 11000, 0.747}})));
+  EXPECT_EQ(health.rfind("ok (note: busbw falls with size: 3.23 GB/s at 512K, 0.747 at 8M, past the L2 (2M a rank), as on any CPU)", 0), 0u)
+      << health;
+}
+
+// Past every cache nothing explains a fall: 256M's and 1G's buffers (512 MiB and 2 GiB a rank) fit
+// in no cache (the shared L3 gives each of the 2 ranks 150 MiB).
+TEST(Health, AFallWhereNoCacheExplainsItIsFlagged) {
+  const std::string health =
+      health_of(on_cpu(curve({{512u << 10, 160, 3.2}, {256u << 20, 300000, 2.0}, {1024u << 20, 2400000, 0.9}})));
+  EXPECT_EQ(health.rfind("check: busbw falls with size: 2 GB/s at 256M, 0.9 at 1G, past every cache the report names", 0), 0u)
+      << health;
+}
+
+TEST(Health, AFallOnAGpuIsFlagged) {
+  const std::string health = health_of(on_gpus(curve({{1024, 10, 0.1}, {1u << 20, 200, 5.2}, {4u << 20, 2000, 2.1}})));
   EXPECT_EQ(health.rfind("check: busbw falls with size", 0), 0u) << health;
   EXPECT_NE(health.find("at 1M"), std::string::npos) << health;
   // Within 30 % of the peak is not flagged.
-  EXPECT_EQ(health_of(curve({{1024, 10, 0.1}, {1u << 20, 200, 5.2}, {4u << 20, 1000, 4.0}})), "ok");
+  EXPECT_EQ(health_of(on_gpus(curve({{1024, 10, 0.1}, {1u << 20, 200, 5.2}, {4u << 20, 1000, 4.0}}))), "ok");
+}
+
+// Reports from before the caches were recorded: a CPU's fall cannot be judged, and says why.
+TEST(Health, AFallOnACpuWithNoCachesRecordedIsANote) {
+  const std::string health = health_of(curve({{1024, 10, 0.1}, {1u << 20, 200, 5.2}, {4u << 20, 2000, 2.1}}));
+  EXPECT_EQ(health.rfind("ok (note: busbw falls with size: 5.2 GB/s at 1M, 2.1 at 4M (a CPU run whose report names no caches", 0), 0u)
+      << health;
 }
 
 TEST(Health, OneSizeFarOffItsNeighboursIsFlagged) {
-  const std::string health = health_of(curve({{1024, 10, 0.1}, {4096, 45, 0.09}, {16384, 20, 0.8}}));
-  EXPECT_NE(health.find("4K takes 2.2x"), std::string::npos) << health;
+  const std::string health = health_of(on_cpu(curve({{1024, 10, 0.1}, {4096, 45, 0.09}, {16384, 20, 0.8}})));
+  EXPECT_EQ(health.rfind("check: 4K takes 2.2x its larger neighbour's time", 0), 0u) << health;
+}
+
+// A scatter on a loaded machine: one of 32K's 20 iterations was preempted for 50 ms, so its mean is
+// 228x its neighbours' while its median is in line. The shape is judged by the median.
+TEST(Health, OnePreemptedIterationIsNotASlowSize) {
+  LoadedReport loaded = on_cpu(curve({{8u << 10, 9, 1.8}, {32u << 10, 12, 5.4}, {128u << 10, 20, 13}}));
+  loaded.report.results[1].time_us.mean = 2500;
+  EXPECT_EQ(health_of(loaded), "ok");
 }
 
 TEST(Health, WrongElementsAndPartialReportsAreFlagged) {
-  EXPECT_NE(health_of(curve({{1024, 10, 0.1}, {4096, 12, 0.34}}, 3)).find("wrong elements"), std::string::npos);
-  LoadedReport partial = curve({{1024, 10, 0.1}, {4096, 12, 0.34}});
+  // 3 wrong elements in each of the 2 rows.
+  EXPECT_EQ(health_of(on_cpu(curve({{1024, 10, 0.1}, {4096, 12, 0.34}}, 3))), "check: 6 wrong elements");
+  LoadedReport partial = on_cpu(curve({{1024, 10, 0.1}, {4096, 12, 0.34}}));
   partial.report.status = "partial";
-  EXPECT_NE(health_of(partial).find("partial report"), std::string::npos);
+  EXPECT_EQ(health_of(partial), "check: partial report");
+}
+
+// --inject-slowdown 400 --inject-slowdown-rank 1: rank 1's samples are 5x the others' at every size.
+TEST(Health, ARankFarSlowerThanTheOthersIsFlagged) {
+  const auto sizes = curve({{8, 5, 0.002}, {1024, 10, 0.1}, {4096, 12, 0.34}, {16384, 20, 0.8}});
+  const std::string health = health_of(on_cpu(with_rank_spread(sizes, {5, 5, 5, 5})));
+  EXPECT_EQ(health, "check: a rank far slower than the others: the slowest rank's time over 3x the fastest's in 4 of 4 sizes (up to 5x)");
+  // A broadcast's root is done first at small sizes (up to 10x in a clean run): not a slow rank.
+  EXPECT_EQ(health_of(on_cpu(with_rank_spread(sizes, {10, 8, 1.2, 1.1}))), "ok");
 }
 
 }  // namespace
