@@ -3,6 +3,8 @@
 #include "engines/host_info.h"
 #include "harness/source_state.h"
 
+#include "core/state_probe.h"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <thread>
 
 #include "harness/launcher_env.h"
 
@@ -128,6 +131,35 @@ nlohmann::json machine_of(const report::Context& context) {
   machine["gpus"] = nlohmann::json::array();
   for (const auto& model : gpus) machine["gpus"].push_back({{"model", model}});
   return machine;
+}
+
+report::StateProbeRecord state_probe_of(World& world) {
+  const std::vector<std::string> everyone = world.gather_strings(world.host() + '\n' + std::to_string(first_cpu_of_this_process()));
+  const auto host_of = [&](std::size_t rank) { return everyone.at(rank).substr(0, everyone.at(rank).rfind('\n')); };
+  const auto cpu_of = [&](std::size_t rank) { return std::stoi(everyone.at(rank).substr(everyone.at(rank).rfind('\n') + 1)); };
+  report::StateProbeRecord record;
+  record.host = host_of(0);
+  const int partner = everyone.size() > 1 && host_of(1) == record.host ? cpu_of(1) : -1;
+  const StateProbe probe = state_probe_between(cpu_of(0), partner);
+  record.cpu_a = probe.cpu_a;
+  record.cpu_b = probe.cpu_b;
+  return record;
+}
+
+std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where) {
+  // 5 bursts take about 1.6 ms in the usual state and 5 ms in the slow one; more than 15 ms is other
+  // work on those CPUs, and the others sleep past it.
+  constexpr auto kPatience = std::chrono::milliseconds(15);
+  constexpr auto kQuiet = std::chrono::milliseconds(20);
+  world.barrier();
+  std::optional<double> round_trip_ns;
+  if (world.rank() == 0) {
+    round_trip_ns = StateProbe{where.cpu_a, where.cpu_b}.measure(kPatience);
+  } else {
+    std::this_thread::sleep_for(kQuiet);
+  }
+  world.barrier();
+  return round_trip_ns;
 }
 
 std::string collbench_version() {

@@ -4,6 +4,14 @@
 
 namespace collbench::report {
 
+std::vector<double> StateProbeRecord::values() const {
+  std::vector<double> made;
+  for (const auto& value : {before_ns, after_ns}) {
+    if (value) made.push_back(*value);
+  }
+  return made;
+}
+
 std::string schema_version() { return std::to_string(kSchemaMajor) + "." + std::to_string(kSchemaMinor); }
 
 namespace {

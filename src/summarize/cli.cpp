@@ -340,6 +340,14 @@ void add_figure_flag(CLI::App& command, RunFigure& figure) {
             });
 }
 
+// --state-guard, the same for compare (unpaired) and history.
+void add_state_guard_flag(CLI::App& command, bool& guard, const std::string& what) {
+  add_value(command, "--state-guard", "on|off", what, [&guard](Text& v, Text& f) {
+    if (v != "on" && v != "off") throw UsageError(f + " expects on or off, not '" + v + "'");
+    guard = v == "on";
+  });
+}
+
 void declare_compare_flags(CLI::App& command, Arguments& a) {
   add_figure_flag(command, a.compare.figure);
   add_value(command, "--min-effect", "X|X%", "smallest change that counts (default 3%); SAME's band, unless the run-to-run spread is larger",
@@ -387,6 +395,9 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        declare_compare_flags(command, a);
        add_flag(command, "--paired", "pair runs by file name (folders written by ab: A/run-K.json, B/run-K.json)", a.compare.paired);
+       add_state_guard_flag(command, a.compare.state_guard,
+                            "unpaired: set aside runs whose reports' state probe (a cache-line round trip) was more than 2x\n"
+                            "from the usual level of all runs: made in another machine state (default on)");
        add_plot_flags(command, a, "also draw the change per size with its interval and verdict");
      },
      compare_command},
@@ -427,6 +438,9 @@ const Command kCommands[] = {
          if (v != "rows" && v != "none") throw UsageError(f + " expects rows or none, not '" + v + "'");
          o.pool_rows = v == "rows";
        });
+       add_state_guard_flag(command, o.state_guard,
+                            "set aside runs whose reports' state probe (a cache-line round trip) was more than 2x from\n"
+                            "the series' usual level: made in another machine state (default on)");
        add_value(command, "--exponent", "A", "E-divisive's distance |x - y|^A, 0 < A < 2 (default 0.5)", [&o](Text& v, Text& f) {
          o.exponent = parse_real(v, f, 0, 2);
          if (!(o.exponent > 0 && o.exponent < 2)) throw UsageError(f + " must lie strictly between 0 and 2, got '" + v + "'");

@@ -104,10 +104,47 @@ TEST(ReportJson, SchedulerBlockIsWrittenOnlyWhenPresentAndReadBack) {
   EXPECT_THROW(report_from_json(bad), ReportFormatError);
 }
 
+TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
+  Report report = sample_report();
+  EXPECT_FALSE(to_json(report)["context"].contains("state_probe"));  // reports before 2.3
+  EXPECT_FALSE(report_from_json(to_json(report)).context.state_probe.has_value());
+  StateProbeRecord probe;
+  probe.host = "vm";
+  probe.cpu_a = 0;
+  probe.cpu_b = 1;
+  probe.before_ns = 158.26;  // kept to a tenth of a ns
+  report.context.state_probe = probe;
+  const nlohmann::json document = to_json(report);
+  const auto& written = document["context"]["state_probe"];
+  EXPECT_EQ(written["cpus"], nlohmann::json::array({0, 1}));
+  EXPECT_DOUBLE_EQ(written["before_ns"].get<double>(), 158.3);
+  EXPECT_TRUE(written["after_ns"].is_null());  // a run that stopped before its last row
+  const auto read = report_from_json(document).context.state_probe;
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->host, "vm");
+  EXPECT_EQ(read->cpu_b, 1);
+  EXPECT_EQ(read->values(), std::vector<double>{158.3});
+  // Bad probes are refused with the key named, not read as "no state".
+  for (const auto& [key, value] : {std::pair<const char*, nlohmann::json>{"before_ns", -3}, {"after_ns", 0}, {"after_ns", "fast"},
+                                   {"cpus", nlohmann::json::array({0, 1, 2})}, {"cpus", nlohmann::json::array({"0", 1})}, {"host", 7}}) {
+    nlohmann::json bad = document;
+    bad["context"]["state_probe"][key] = value;
+    try {
+      report_from_json(bad);
+      ADD_FAILURE() << key << " = " << value.dump() << " was accepted";
+    } catch (const ReportFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("context.state_probe.") + key), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json bad = document;
+  bad["context"]["state_probe"] = "slow";
+  EXPECT_THROW(report_from_json(bad), ReportFormatError);
+}
+
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "2.2");
+  EXPECT_EQ(document["schema_version"], "2.3");
   EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());
