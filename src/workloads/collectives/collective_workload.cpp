@@ -5,16 +5,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "backends/registry.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
 #include "harness/context.h"
@@ -243,6 +245,8 @@ class CollectiveWorkload final : public Workload {
     std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
   };
   BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
+  std::pair<int, std::size_t> bitwise_injection_site(const BufferLayout& layout, const std::function<bool(std::size_t)>& compared,
+                                                     bool whole_output);
   report::ResultRow make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
   std::size_t unaligned_bytes(DType dtype) const {  // -u
     return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
@@ -308,19 +312,14 @@ std::string CollectiveWorkload::check_for_world(World& world) {
 }
 
 void CollectiveWorkload::read_traffic_matrix(World& world) {
-  // A matrix of a few thousand ranks is tens of MB of text; anything far larger is not one.
-  constexpr std::size_t kLargestMatrixFile = 256u << 20;
   const std::string& path = options_.traffic.matrix_path;
   std::string outcome;  // "ok " + the text, or "error " + why
   if (world.rank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      outcome = "error cannot read the --matrix file '" + path + "': " + std::strerror(errno);
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      outcome = "ok " + text.str();
-      if (outcome.size() > kLargestMatrixFile) outcome = "error the --matrix file '" + path + "' is larger than 256 MiB";
+    try {
+      // A matrix of a few thousand ranks is tens of MB of text, a row a few hundred KB.
+      outcome = "ok " + read_input_file(path, {"--matrix file", 256u << 20, 16u << 20});
+    } catch (const UsageError& e) {
+      outcome = std::string("error ") + e.what();
     }
   }
   outcome = world.broadcast_string(outcome);
