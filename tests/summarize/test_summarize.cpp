@@ -1016,6 +1016,39 @@ TEST(Plot, CompareAndHistoryScripts) {
   EXPECT_NEAR(std::stod(set_aside_line.substr(set_aside_line.find(' ') + 1)), 100 * (3 * (1 + percents.front() / 100) - 1), 1);
 }
 
+// Issue 48: a time near the largest double prints as a bounded number, and a change beyond what
+// a double holds as n/a with a note, never a 309-digit number or "inf", in every format.
+TEST(Compare, TimesNearTheLargestDoubleStayBounded) {
+  std::ifstream in(data("compare/base.json"));
+  nlohmann::json report = nlohmann::json::parse(in);
+  for (auto& row : report["results"]) {
+    for (auto& sample : row["samples_us"]) sample = 1.7e308;
+    for (auto& [field, value] : row["time_us"].items()) value = field == "stdev" ? 0.0 : 1.7e308;
+  }
+  const std::string huge = ::testing::TempDir() + "/near_dbl_max.json";
+  std::ofstream(huge) << report.dump();
+  for (const std::string format : {"text", "markdown", "csv"}) {
+    std::string out, err;
+    EXPECT_EQ(run_cli({"compare", data("compare/base.json"), huge, "--format", format}, &err, &out), 0) << format << ": " << err;
+    EXPECT_EQ(out.find("inf"), std::string::npos) << format << ": " << out;
+    EXPECT_NE(out.find("1.7e+308"), std::string::npos) << format << ": " << out;
+    EXPECT_NE(out.find("n/a"), std::string::npos) << format << ": " << out;
+    EXPECT_NE(out.find("beyond what a double represents"), std::string::npos) << format << ": " << out;
+    std::istringstream words(out);
+    for (std::string word; words >> word;) EXPECT_LT(word.size(), 120u) << format << ": " << word.substr(0, 60) << "...";
+  }
+}
+
+TEST(Cli, YesNoFlagsTakeOnlyYesOrNo) {
+  for (const std::string value : {"maybe", "1", "true", "YES", "no "}) {
+    std::string err;
+    EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", value}, &err), 2) << "'" << value << "'";
+    EXPECT_NE(err.find("(use yes or no)"), std::string::npos) << err;
+  }
+  EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", "yes"}), 0);
+  EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", "no"}), 0);
+}
+
 // Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).
 std::string kinds(const std::string& name) { return data("../kinds/" + name); }
 
