@@ -15,7 +15,7 @@ Loopback only; every wait is bounded. usage: hostile_store.py BIN_DIR SCENARIO; 
   long_reply a fake store answering with a 4 GiB length: rank 1 exits 2 at once, one line
   silent     a fake store that accepts and never answers: rank 1 exits 2 within -T (3 s) + 2 s
   stop_after_join  RANK 2 stopped as soon as its join record is in the store: the others exit 4
-             within -T (3 s) + 12 s
+             within -T (3 s) + 5 s
 """
 import os
 import socket
@@ -254,7 +254,7 @@ elif SCENARIO == "stop_after_join":
         print(f"ranks 0 and 1 exited 4 after {took:.1f} s; rank 0 said: {said[0].decode(errors='replace').strip()}")
         if b"timeout" not in said[0] and b"no answer" not in said[0]:
             fail(f"rank 0 did not say what happened: {said[0]!r}")
-        if took > 15:  # -T plus 12 s, the bound of the fault tests on a loaded machine
+        if took > 8:  # one -T deadline from the meeting (issue 48), 5 s spare for a loaded machine
             fail(f"the survivors took {took:.1f} s with -T 3")
     finally:
         ranks[2][0].kill()
