@@ -40,9 +40,10 @@ class Shell {
   int measure(World& world, std::optional<Watchdog>& start_up_watch);
   [[noreturn]] void end_interrupted(const std::string& what);
   [[noreturn]] void end_start_up_timeout(int rank, const std::string& host, const std::string& step);
-  void arm_start_up_watch(std::optional<Watchdog>& watch, int rank, const std::string& host) {
+  void arm_start_up_watch(std::optional<Watchdog>& watch, int rank, const std::string& host, double grace_seconds = 0) {
     if (const double timeout_seconds = program_.run_flags().timeout_seconds; timeout_seconds > 0) {
-      watch.emplace(timeout_seconds, [this, rank, host](const std::string& step) { end_start_up_timeout(rank, host, step); });
+      watch.emplace(timeout_seconds + grace_seconds,
+                    [this, rank, host](const std::string& step) { end_start_up_timeout(rank, host, step); });
     }
   }
 
@@ -89,8 +90,12 @@ int Shell::run(int* argc, char*** argv) {
       std::signal(SIGPIPE, SIG_IGN);
       // -T from the moment the ranks have met: one deadline for Gloo's connections, the
       // verdict check and the agreement below, each of which would otherwise wait -T of its own
-      // for a rank stopped since it joined.
-      world = join_gloo_world(plan.store, [&] { arm_start_up_watch(start_up_watch, plan.store.rank, this_host()); });
+      // for a rank stopped since it joined. The grace lets a step that gave up at -T read the
+      // verdict another rank left (a duplicate RANK: exit 2) before this says timeout.
+      constexpr double kVerdictGraceSeconds = 2;
+      world = join_gloo_world(plan.store, [&] {
+        arm_start_up_watch(start_up_watch, plan.store.rank, this_host(), kVerdictGraceSeconds);
+      });
     }
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), true);

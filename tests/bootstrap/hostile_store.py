@@ -253,7 +253,7 @@ elif SCENARIO == "silent_joiner":
             fail(f"rank {rank} exited {code}, expected 4: {said!r}")
     took = time.time() - start
     print(f"ranks 0 and 1 exited 4 after {took:.1f} s; rank 0 said: {said.decode(errors='replace').strip()}")
-    if took > 8:  # one -T deadline from the meeting, 5 s spare for a loaded machine
+    if took > 8:  # one deadline from the meeting: -T, 2 s for a verdict, 3 s spare
         fail(f"the survivors took {took:.1f} s with -T 3")
     sock.close()
 elif SCENARIO == "stop_after_join":
@@ -272,7 +272,7 @@ elif SCENARIO == "stop_after_join":
         print(f"ranks 0 and 1 exited 4 after {took:.1f} s; rank 0 said: {said[0].decode(errors='replace').strip()}")
         if b"timeout" not in said[0] and b"no answer" not in said[0]:
             fail(f"rank 0 did not say what happened: {said[0]!r}")
-        if took > 8:  # one -T deadline from the meeting (issue 48), 5 s spare for a loaded machine
+        if took > 8:  # one deadline from the meeting (issue 48): -T, 2 s for a verdict, 3 s spare
             fail(f"the survivors took {took:.1f} s with -T 3")
     finally:
         ranks[2][0].kill()
