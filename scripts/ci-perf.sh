@@ -45,7 +45,18 @@ case "${1:-}" in
     [ -x "$base_build/all_reduce_perf" ] || { echo "ci-perf.sh: no all_reduce_perf in $base_build (or its bin/)" >&2; exit 2; } ;;
   *) echo "ci-perf.sh: unknown argument '$1' (--update-baseline or --base-build DIR)" >&2; exit 2 ;;
 esac
-if [ "$mode" = update ] && [ "$baseline_runs" -lt 3 ]; then echo "ci-perf.sh: BASELINE_RUNS must be at least 3" >&2; exit 2; fi
+program=ci-perf.sh
+source "$root/scripts/check-variables.sh"
+require_whole_number NP "$np" 1
+require_whole_number RUNS "$runs" 1
+require_whole_number BASELINE_RUNS "$baseline_runs" 3
+require_whole_number MAX_RUNS "$max_runs" "$runs"
+[ -z "$min_effect" ] || [[ "$min_effect" =~ ^[0-9]+(\.[0-9]+)?%?$ ]] ||
+  { echo "$program: error: MIN_EFFECT must be a fraction or a percentage, e.g. 0.05 or 5% (got '$min_effect')" >&2; exit 2; }
+require_one_of FIGURE "$figure" min p10 p25 p50 mean
+require_folder_or_absent BASELINE "$baseline"
+require_folder_or_absent BUILD_DIR "$build_dir"
+[ -z "${OUT:-}" ] || require_folder_or_absent OUT "$OUT"
 if [ ! -x "$bin/collbench" ] || [ ! -x "$bin/all_reduce_perf" ]; then BUILD_DIR="$build_dir" "$root/scripts/build.sh"; fi
 
 out="${OUT:-$(mktemp -d)}"
@@ -83,10 +94,29 @@ case "$mode" in
   update)
     for run in $(seq 1 "$baseline_runs"); do run_suite "$out/run-$run"; done
     write_fingerprint "$out"
-    rm -rf "$baseline"
-    mkdir -p "$baseline"
-    for run in $(seq 1 "$baseline_runs"); do mkdir -p "$baseline/run-$run" && cp "$out/run-$run"/*.json "$baseline/run-$run/"; done
-    cp "$out/fingerprint.txt" "$baseline/"
+    # The new baseline is written beside the old one and checked whole before it replaces it: a
+    # failure anywhere before the rename leaves the stored baseline as it was.
+    staged="$baseline.new.$$"
+    rm -rf "$staged"
+    mkdir -p "$staged"
+    trap 'rm -rf "$staged"' EXIT
+    for run in $(seq 1 "$baseline_runs"); do mkdir -p "$staged/run-$run" && cp "$out/run-$run"/*.json "$staged/run-$run/"; done
+    cp "$out/fingerprint.txt" "$staged/"
+    for run in $(seq 1 "$baseline_runs"); do
+      for collective in "${collectives[@]}"; do
+        "$bin/collbench" table "$staged/run-$run/$collective.json" > /dev/null ||
+          { echo "ci-perf.sh: run $run's $collective report is not a valid report; the baseline is unchanged" >&2; exit 1; }
+      done
+    done
+    if [ -e "$baseline" ]; then
+      mv "$baseline" "$baseline.old.$$"
+      mv "$staged" "$baseline" || { mv "$baseline.old.$$" "$baseline"; echo "ci-perf.sh: cannot replace $baseline; unchanged" >&2; exit 1; }
+      rm -rf "$baseline.old.$$"
+    else
+      mkdir -p "$(dirname "$baseline")"
+      mv "$staged" "$baseline"
+    fi
+    trap - EXIT
     echo "ci-perf.sh: baseline of $baseline_runs runs updated in $baseline (commit it, with the machine in its README)"
     ;;
   compare)

@@ -96,12 +96,17 @@ fi
 [ ! -e "$out" ] || [ -d "$out" ] || usage_error "--out $out exists and is not a folder"
 [ ! -d "$out" ] || [ -z "$(ls -A "$out")" ] || usage_error "--out $out is not empty"
 
+# The environment's settings, checked before anything runs.
+source "$root/scripts/check-variables.sh"
+[ -z "${BUILD_DIR:-}" ] || require_folder_or_absent BUILD_DIR "$BUILD_DIR"
+[ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ] || require_whole_number GPU_VERIFY_ASSUME_GPUS "$GPU_VERIFY_ASSUME_GPUS" 0
+require_one_of COLLBENCH_LOCAL_LAUNCHER "${COLLBENCH_LOCAL_LAUNCHER:-}" "" env
+
 # GPUs: what nvidia-smi lists, none when CUDA_VISIBLE_DEVICES is set and empty (how tests hide them).
 # GPU_VERIFY_ASSUME_GPUS=N (a testing aid) skips the detection, so the test and measure plumbing
 # can run on a machine without a GPU: every GPU run then fails, and the summary must say so.
 gpus=0
 if [ -n "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
-  [[ $GPU_VERIFY_ASSUME_GPUS =~ ^[0-9]+$ ]] || usage_error "GPU_VERIFY_ASSUME_GPUS '$GPU_VERIFY_ASSUME_GPUS' is not a number"
   gpus=$GPU_VERIFY_ASSUME_GPUS
 elif [ -z "${CUDA_VISIBLE_DEVICES-unset}" ]; then gpus=0
 elif command -v nvidia-smi >/dev/null 2>&1; then

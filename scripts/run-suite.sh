@@ -10,6 +10,11 @@
 # OUT (report folder).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+program=run-suite.sh
+source "$root/scripts/check-variables.sh"
+[ -z "${NP:-}" ] || require_whole_number NP "$NP" 1
+[ -z "${BUILD_DIR:-}" ] || require_folder_or_absent BUILD_DIR "$BUILD_DIR"
+[ -z "${OUT:-}" ] || require_folder_or_absent OUT "$OUT"
 "$root/scripts/setup.sh" --suite
 # Only what this job runs: the collective programs and collbench (CUDA only with a GPU visible);
 # scripts/test.sh later builds the rest into the same folder.

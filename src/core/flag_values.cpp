@@ -24,6 +24,12 @@ long long parse_integer(const std::string& value, const std::string& flag, long 
   return parsed;
 }
 
+bool parse_yes_no(const std::string& value, const std::string& flag) {
+  if (value == "yes") return true;
+  if (value == "no") return false;
+  throw UsageError("unknown value '" + value + "' for " + flag + " (use yes or no)");
+}
+
 double parse_real(const std::string& value, const std::string& flag, double lowest, double highest) {
   errno = 0;
   char* end = nullptr;

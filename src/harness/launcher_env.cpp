@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
 
 namespace collbench {
@@ -177,7 +178,13 @@ LaunchPlan plan_launch(const RunFlags& flags, const EnvironmentLookup& environme
     store.master_port = integer_variable(lookup, "MASTER_PORT", 1, 65535);  // unused, but not malformed
   }
   if (const char* interface = lookup("GLOO_SOCKET_IFNAME")) store.interface = interface;
-  if (const char* token = lookup("COLLBENCH_JOB_TOKEN")) store.job_token = token;
+  if (const char* token = lookup("COLLBENCH_JOB_TOKEN")) {
+    store.job_token = token;
+    if (store.job_token.size() > rendezvous::kMaxJobTokenBytes) {
+      throw UsageError("COLLBENCH_JOB_TOKEN is " + std::to_string(store.job_token.size()) + " bytes; the rendezvous store takes at most " +
+                       std::to_string(rendezvous::kMaxJobTokenBytes) + " (32 random hex digits are plenty)");
+    }
+  }
   const char* agent_store = lookup("TORCHELASTIC_USE_AGENT_STORE");
   store.torchrun_agent_store = agent_store && std::string(agent_store) == "True";
   if (flags.timeout_seconds > 0) {

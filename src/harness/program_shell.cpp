@@ -39,7 +39,13 @@ class Shell {
   std::optional<int> agree_before_start(World& world);
   int measure(World& world, std::optional<Watchdog>& start_up_watch);
   [[noreturn]] void end_interrupted(const std::string& what);
-  [[noreturn]] void end_start_up_timeout(const World& world, const std::string& step);
+  [[noreturn]] void end_start_up_timeout(int rank, const std::string& host, const std::string& step);
+  void arm_start_up_watch(std::optional<Watchdog>& watch, int rank, const std::string& host, double grace_seconds = 0) {
+    if (const double timeout_seconds = program_.run_flags().timeout_seconds; timeout_seconds > 0) {
+      watch.emplace(timeout_seconds + grace_seconds,
+                    [this, rank, host](const std::string& step) { end_start_up_timeout(rank, host, step); });
+    }
+  }
 
   // Whether this rank prints a line every rank shares: rank 0 under an MPI launcher (one copy is
   // enough, the launcher merges the output), every rank without one (nobody else shows it).
@@ -68,6 +74,11 @@ int Shell::run(int* argc, char*** argv) {
   launched_by_mpi_ = plan.use_mpi;
   std::optional<mpi::MpiSession> session;
   std::unique_ptr<World> world;  // ends before the session
+  // -T from the moment the ranks have met until the job watchdog (and its heartbeats) runs: the
+  // agreement on options and the heartbeats' own connections wait on every rank, and a rank
+  // stopped in between must end the job with exit 4 within -T like one stopped later. Declared
+  // after the world, so it ends first.
+  std::optional<Watchdog> start_up_watch;
   try {
     if (plan.use_mpi) {
       session.emplace(argc, argv, program_.calls_mpi_from_a_second_thread());
@@ -77,22 +88,21 @@ int Shell::run(int* argc, char*** argv) {
       // would end this rank silently (exit 141) before the watchdog could name the dead rank.
       // Ignored, the write fails with EPIPE and Gloo reports it as an error.
       std::signal(SIGPIPE, SIG_IGN);
-      world = join_gloo_world(plan.store);
+      // -T from the moment the ranks have met: one deadline for Gloo's connections, the
+      // verdict check and the agreement below, each of which would otherwise wait -T of its own
+      // for a rank stopped since it joined. The grace lets a step that gave up at -T read the
+      // verdict another rank left (a duplicate RANK: exit 2) before this says timeout.
+      constexpr double kVerdictGraceSeconds = 2;
+      world = join_gloo_world(plan.store, [&] {
+        arm_start_up_watch(start_up_watch, plan.store.rank, this_host(), kVerdictGraceSeconds);
+      });
     }
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), true);
   } catch (const Error& e) {
     return fail(e.code(), e.what(), true);  // 4: a rank stopped answering while connecting
   }
-  // -T from the moment the ranks have met until the job watchdog (and its heartbeats) runs: the
-  // agreement on options and the heartbeats' own connections wait on every rank, and a rank
-  // stopped in between must end the job with exit 4 within -T like one stopped later. Declared
-  // after the world, so it ends first.
-  std::optional<Watchdog> start_up_watch;
-  if (const double timeout_seconds = program_.run_flags().timeout_seconds; timeout_seconds > 0) {
-    World& joined = *world;
-    start_up_watch.emplace(timeout_seconds, [this, &joined](const std::string& step) { end_start_up_timeout(joined, step); });
-  }
+  if (!start_up_watch) arm_start_up_watch(start_up_watch, world->rank(), world->host());
   try {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
   } catch (const Error& e) {
@@ -172,10 +182,10 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
   return static_cast<int>(ExitCode::kRuntimeError);  // not reached: World::abort never returns
 }
 
-void Shell::end_start_up_timeout(const World& world, const std::string& step) {
+void Shell::end_start_up_timeout(int rank, const std::string& host, const std::string& step) {
   std::ostringstream line;
   line << "timeout: no progress for " << program_.run_flags().timeout_seconds << " s in " << step
-       << " (agreeing on options and connecting heartbeats, seen by rank " << world.rank() << " on " << world.host()
+       << " (connecting the ranks, agreeing on options and connecting heartbeats, seen by rank " << rank << " on " << host
        << "): another rank stopped answering; ending the job with exit 4";
   report_.record_error(line.str());
   std::fprintf(stderr, "%s: %s\n", name_.c_str(), line.str().c_str());

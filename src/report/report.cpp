@@ -107,8 +107,9 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"latency_us", "latency_us", "latency (us)", false},
         {"messages_per_s", "messages_per_s", "messages/s", true}},
        false,
-       {{"link", "link", Style::kText, 0, 17}, {"bytes", "size", Style::kInteger, 0, 12},
+       {{"link", "link", Style::kText, 0, 17}, {"mode", "mode", Style::kText, 0, 8}, {"bytes", "size", Style::kInteger, 0, 12},
         {"iterations", "iters", Style::kInteger, 0, 8}, {"time_us.mean", "time(us)", Style::kFixed, 2, 12},
+        {"latency_us", "lat(us)", Style::kFixed, 2, 12},
         {"gbps", "GB/s", Style::kFixed, 4, 12}, {"messages_per_s", "messages/s", Style::kFixed, 0, 14}, kWrong}},
   };
   return table;

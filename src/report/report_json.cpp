@@ -1,9 +1,10 @@
 #include "report/report_json.h"
 
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
+
+#include "core/error.h"
+#include "core/input_file.h"
 
 namespace collbench::report {
 
@@ -609,11 +610,14 @@ namespace {
 
 // A report file's JSON, or ReportFormatError naming the path.
 json read_report_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ReportFormatError(path + ": cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text;
+  try {
+    // A report of 20,000 rows is about 20 MB; JSON may be one line, so only the size is capped.
+    constexpr std::uint64_t kLargestReport = 256u << 20;
+    text = read_input_file(path, {"report", kLargestReport, kLargestReport});
+  } catch (const UsageError& e) {
+    throw ReportFormatError(e.what());
+  }
   if (text.empty()) throw ReportFormatError(path + ": empty file");
   json document;
   try {

@@ -41,10 +41,12 @@ nlohmann::json comparison_identity(const AbOptions& options) {
 std::string manifest_path(const AbOptions& options) { return options.out_dir + "/ab.manifest.json"; }
 
 std::optional<nlohmann::json> read_manifest(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return std::nullopt;
+  // ab writes a manifest of two commands and a world size: a few KB.
+  const std::string text = read_input(path, {"ab manifest", 1u << 20, 1u << 20});
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;
   }

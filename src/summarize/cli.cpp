@@ -372,7 +372,7 @@ struct Command {
 const Command kCommands[] = {
     {"table", "REPORT|DIR... [options]", "the nccl-tests table again, from reports (or one line each)",
      [](CLI::App& command, Arguments& a) {
-       add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text&) { a.summary = v != "no"; });
+       add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text& f) { a.summary = parse_yes_no(v, f); });
      },
      table_command},
     {"scaling", "REPORT|DIR... [options]", "time, busbw, speedup and efficiency across world sizes",

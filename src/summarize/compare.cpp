@@ -454,6 +454,7 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   // One flat table (no groups): a pull-request comment reads best as a single Markdown table. Its
   // leading columns are the rows' key: benchmark, np, the kind's key fields and its size.
   Table::Group group;
+  std::size_t beyond_representable = 0;
   for (const auto& line : result.lines) {
     if (table.columns.empty()) {
       for (const auto& [name, value] : line.key) table.columns.push_back({name == "world_size" ? "np" : name});
@@ -465,9 +466,13 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
     for (const auto& [name, value] : line.key) cells.emplace_back(value);
     cells[1] = std::stoi(line.key[1].second);  // np as a number
     if (line.key.back().second == std::to_string(line.size)) cells.back() = line.size;
-    const auto percent = [](const std::optional<double>& value) { return value ? nlohmann::json(100 * *value) : nlohmann::json(nullptr); };
-    cells.insert(cells.end(), {line.base_value, line.new_value, 100 * line.change, percent(line.change_low),
-                               percent(line.change_high), 100 * line.threshold,
+    // A change between times near the largest double can pass what a double holds: n/a, with a note.
+    const auto percent = [](const std::optional<double>& value) {
+      return value && std::isfinite(100 * *value) ? nlohmann::json(100 * *value) : nlohmann::json(nullptr);
+    };
+    if (!std::isfinite(100 * line.change)) ++beyond_representable;
+    cells.insert(cells.end(), {line.base_value, line.new_value, percent(line.change), percent(line.change_low),
+                               percent(line.change_high), percent(line.threshold),
                                std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs),
                                line.more_runs ? nlohmann::json(*line.more_runs)
                                               : nlohmann::json(line.verdict == Verdict::kUnknown ? "?" : ""),
@@ -477,6 +482,10 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   table.groups.push_back(std::move(group));
   Document document;
   document.tables.push_back(std::move(table));
+  if (beyond_representable > 0) {
+    document.notes.push_back(std::to_string(beyond_representable) +
+                             " row(s): the change is beyond what a double represents (times near the largest double), shown as n/a");
+  }
   const std::size_t same = result.count(Verdict::kSame), faster = result.count(Verdict::kFaster);
   const std::size_t slower = result.count(Verdict::kSlower), unknown = result.count(Verdict::kUnknown);
   std::string verdict_line;

@@ -170,9 +170,12 @@ std::string cell_text(const json& cell, int precision) {
   if (cell.is_null()) return "n/a";
   if (cell.is_string()) return cell.get<std::string>();
   if (cell.is_number_float()) {
+    const double value = cell.get<double>();
+    if (!std::isfinite(value)) return "n/a";
     char buffer[64];
-    if (precision >= 0) std::snprintf(buffer, sizeof buffer, "%.*f", precision, cell.get<double>());
-    else std::snprintf(buffer, sizeof buffer, "%g", cell.get<double>());
+    // Fixed notation past 1e15 is up to 309 digits (a time near the largest double): an exponent instead.
+    if (precision >= 0 && std::fabs(value) < 1e15) std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
+    else std::snprintf(buffer, sizeof buffer, "%.4g", value);
     return buffer;
   }
   return cell.dump();

@@ -1,7 +1,6 @@
 #include "summarize/fingerprint.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "summarize/input_error.h"
@@ -97,11 +96,9 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
     if (!fs::is_directory(input, error)) continue;
     const std::string path = (fs::path(input) / kFingerprintFile).string();
     if (!fs::exists(path, error)) continue;
-    std::ifstream file(path);
-    std::stringstream text;
-    text << file.rdbuf();
-    if (!file) throw InputError(path + ": cannot read");
-    for (const auto& [field, values] : parse_fingerprint_text(text.str(), path)) fingerprint[field].insert(values.begin(), values.end());
+    // A fingerprint is a few name=value lines.
+    const std::string text = read_input(path, {"fingerprint file", 1u << 20, 64u << 10});
+    for (const auto& [field, values] : parse_fingerprint_text(text, path)) fingerprint[field].insert(values.begin(), values.end());
   }
   return fingerprint;
 }

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <random>
@@ -1197,11 +1196,11 @@ Model model_from_json(const json& document, const std::string& path) {
 }
 
 Model read_model_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot be read");
+  // A fit of many series is tens of KB; JSON may be one line, so only the size is capped.
+  const std::string text = read_input(path, {"model file", 64u << 20, 64u << 20});
   json document;
   try {
-    in >> document;
+    document = json::parse(text);
   } catch (const json::exception&) {
     throw InputError(path + ": not JSON");
   }

@@ -273,9 +273,10 @@ print(','.join(map(str, s + [n])))" "$np")
     await_all 30
     elapsed=$(($(date +%s) - start_s))
     expect_codes 4 4
-    # The same bound as the fault scenario (-T plus 12 s): on a loaded 2-core machine a survivor
-    # that met the stopped rank in Gloo's connections can take a few seconds more to leave.
-    [ "$elapsed" -le 15 ] || fail "the survivors took ${elapsed} s with -T 3"
+    # One deadline from the meeting to the job watchdog, -T plus 2 s for a verdict to be read
+    # (issue 48: each start-up step had its own -T, and a survivor left after up to 15 s under
+    # load); 3 s spare for a loaded machine.
+    [ "$elapsed" -le 8 ] || fail "the survivors took ${elapsed} s with -T 3"
     one_line 0 "(no progress for 3 s|no answer from some rank within 3 s|no answer within 3 s)"
     ;;
   file_corrupt)

@@ -101,6 +101,9 @@ TEST(LaunchPlan, MalformedVariablesAreNamedInOneLine) {
       {"empty address", {{{"MASTER_ADDR", ""}}, "MASTER_ADDR is empty"}},
       {"local rank beyond local size", {{{"LOCAL_RANK", "2"}}, "LOCAL_RANK='2' is not a whole number from 0 to 1"}},
       {"local size beyond world", {{{"LOCAL_WORLD_SIZE", "5"}}, "LOCAL_WORLD_SIZE='5'"}},
+      // Issue 48: not "cannot reach the rendezvous store".
+      {"job token too long", {{{"COLLBENCH_JOB_TOKEN", std::string(8000, 'k')}},
+                              "COLLBENCH_JOB_TOKEN is 8000 bytes; the rendezvous store takes at most 1024"}},
   };
   for (const auto& [name, change] : cases) {
     Variables variables = kTorchrun;
@@ -109,6 +112,9 @@ TEST(LaunchPlan, MalformedVariablesAreNamedInOneLine) {
     EXPECT_NE(message.find(change.second), std::string::npos) << name << ": " << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << name;
   }
+  Variables longest_token = kTorchrun;
+  longest_token["COLLBENCH_JOB_TOKEN"] = std::string(1024, 'k');
+  EXPECT_EQ(refusal(longest_token), "(accepted)");
   Variables no_port = kTorchrun;
   no_port.erase("MASTER_PORT");
   EXPECT_NE(refusal(no_port).find("MASTER_PORT is not set"), std::string::npos);

@@ -50,6 +50,10 @@ expect "unknown measure step 'coffee'" --nccl-tests "$nt" --out "$work/out" --st
 expect "not an nccl-tests source copy" --nccl-tests "$work/empty" --out "$work/out"
 expect "is not empty" --nccl-tests "$nt" --out "$work/full"
 expect "exists and is not a folder" --nccl-tests "$nt" --out "$work/full/file"
+# The environment's settings (issue 48): one line naming the variable.
+BUILD_DIR="$work/full/file" expect "BUILD_DIR must name a folder" --nccl-tests "$nt" --out "$work/out"
+GPU_VERIFY_ASSUME_GPUS=two expect "GPU_VERIFY_ASSUME_GPUS must be a whole number" --nccl-tests "$nt" --out "$work/out"
+COLLBENCH_LOCAL_LAUNCHER=mpi expect "COLLBENCH_LOCAL_LAUNCHER must be one of: (unset) env (got 'mpi')" --nccl-tests "$nt" --out "$work/out"
 # No GPU: every phase but build stops at once.
 for phase in test measure all; do
   expect "no GPU visible .*only --phase build runs without one" --nccl-tests "$nt" --out "$work/out" --phase "$phase"

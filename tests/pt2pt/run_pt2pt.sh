@@ -53,6 +53,21 @@ grep -q '^#.*link' "$work/out" || fail "no live table"
 # The text table is the live one (one renderer): the same row lines, one a row of the report.
 diff <(grep -v '^#' "$work/out") <(grep -v '^#' "$work/table") >/dev/null || fail "collbench table differs from the live table"
 [ "$(grep -vc '^#' "$work/table")" -gt 0 ] || fail "collbench table printed no rows"
+# The table shows what each row measured: its mode, and a latency row's latency (issue 48).
+python3 - "$report" "$work/table" <<'PY' || fail "collbench table does not show each row's mode and latency"
+import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+text = open(sys.argv[2]).read().splitlines()
+header = [line for line in text if line.startswith("#")]
+lines = [line for line in text if line.strip() and not line.startswith("#")]
+assert any(" mode " in h and "lat(us)" in h for h in header), header
+assert len(lines) == len(rows), (len(lines), len(rows))
+for row, line in zip(rows, lines):
+    fields = line.split()
+    assert row["mode"] in fields, (row["mode"], line)
+    if row["mode"] == "latency":
+        assert f'{row["latency_us"]:.2f}' in fields, (row["latency_us"], line)
+PY
 "$bin_dir/collbench" compare "$report" "$report" --format csv >"$work/compare.csv" 2>"$work/err.compare" ||
   fail "collbench compare: $(cat "$work/err.compare")"
 grep -q ',UNKNOWN$' "$work/compare.csv" || fail "collbench compare gave no verdict rows"

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -1170,6 +1172,60 @@ TEST(Plot, CompareAndHistoryScripts) {
   const std::string set_aside_line = history_data.front().substr(set_aside_block + std::string("# 'set aside'\n").size());
   EXPECT_EQ(std::stoll(set_aside_line), slow.epoch_s);
   EXPECT_NEAR(std::stod(set_aside_line.substr(set_aside_line.find(' ') + 1)), 100 * (3 * (1 + percents.front() / 100) - 1), 1);
+}
+
+// Issue 48: a time near the largest double prints as a bounded number, and a change beyond what
+// a double holds as n/a with a note, never a 309-digit number or "inf", in every format.
+TEST(Compare, TimesNearTheLargestDoubleStayBounded) {
+  // BASE at 1 ns, NEW near the largest double: the change, about 1.7e311, is beyond a double.
+  const auto scaled = [](const std::string& name, const std::function<double(double)>& time_of) {
+    std::ifstream in(data("compare/base.json"));
+    nlohmann::json report = nlohmann::json::parse(in);
+    for (auto& row : report["results"]) {
+      for (auto& sample : row["samples_us"]) sample = time_of(sample.get<double>());
+      for (auto& [field, value] : row["time_us"].items()) value = field == "stdev" ? 0.0 : time_of(value.get<double>());
+    }
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path) << report.dump();
+    return path;
+  };
+  const std::string base = scaled("one_ns.json", [](double) { return 1e-3; });
+  const std::string huge = scaled("near_dbl_max.json", [](double) { return 1.7e308; });
+  for (const std::string format : {"text", "markdown", "csv"}) {
+    std::string out, err;
+    EXPECT_EQ(run_cli({"compare", base, huge, "--format", format}, &err, &out), 0) << format << ": " << err;
+    EXPECT_EQ(out.find("inf"), std::string::npos) << format << ": " << out;
+    EXPECT_NE(out.find("1.7e+308"), std::string::npos) << format << ": " << out;
+    std::size_t digits = 0, longest = 0;
+    for (char c : out) longest = std::max(longest, digits = std::isdigit(static_cast<unsigned char>(c)) ? digits + 1 : 0);
+    EXPECT_LT(longest, 20u) << format << ": " << out;
+    if (format == "csv") continue;  // CSV leaves null cells empty and has no notes
+    // The change_% cell of the one row, found by the header's column.
+    std::vector<std::vector<std::string>> lines;
+    std::istringstream text(out);
+    for (std::string line; std::getline(text, line);) {
+      if (format == "markdown") std::replace(line.begin(), line.end(), '|', ' ');
+      std::istringstream words(line);
+      std::vector<std::string> cells;
+      for (std::string word; words >> word;) cells.push_back(word);
+      if (!cells.empty() && (cells[0] == "benchmark" || cells[0] == "all_reduce")) lines.push_back(cells);
+    }
+    ASSERT_EQ(lines.size(), 2u) << format << ": " << out;
+    const auto column = std::find(lines[0].begin(), lines[0].end(), "change_%") - lines[0].begin();
+    ASSERT_LT(static_cast<std::size_t>(column), lines[1].size()) << format << ": " << out;
+    EXPECT_EQ(lines[1][static_cast<std::size_t>(column)], "n/a") << format << ": " << out;
+    EXPECT_NE(out.find("beyond what a double represents"), std::string::npos) << format << ": " << out;
+  }
+}
+
+TEST(Cli, YesNoFlagsTakeOnlyYesOrNo) {
+  for (const std::string value : {"maybe", "1", "true", "YES", "no "}) {
+    std::string err;
+    EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", value}, &err), 2) << "'" << value << "'";
+    EXPECT_NE(err.find("(use yes or no)"), std::string::npos) << err;
+  }
+  EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", "yes"}), 0);
+  EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", "no"}), 0);
 }
 
 // Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).

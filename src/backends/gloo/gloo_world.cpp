@@ -573,7 +573,7 @@ class GlooWorld final : public World {
 
 }  // namespace
 
-std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch) {
+std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch, const std::function<void()>& on_met) {
   std::string master;  // MASTER_ADDR as a numeric address
   if (!launch.master_address.empty()) {
     try {
@@ -597,6 +597,7 @@ std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch) {
   } catch (const Error& e) {
     lost_store(*store, e);
   }
+  if (on_met) on_met();
   const std::string bind_address = choose_bind_address(launch, master, records);
   auto world = std::make_unique<GlooWorld>(launch, std::move(store), records, bind_address);
   // A process that found its RANK taken after the others had met (a late duplicate) left its

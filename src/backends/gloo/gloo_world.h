@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -37,6 +38,8 @@ struct StoreLaunch {
 
 // Collective over the processes of one launch. Throws UsageError (exit 2) for bad rendezvous
 // settings and Error for failures of the machine; in a build without Gloo, UsageError saying so.
-std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch);
+// `on_met` runs once every rank's join record is in: from then on the caller keeps one -T deadline
+// for the rest of the start-up, which the steps' own deadlines (each -T) would add up past.
+std::unique_ptr<World> join_gloo_world(const StoreLaunch& launch, const std::function<void()>& on_met = {});
 
 }  // namespace collbench

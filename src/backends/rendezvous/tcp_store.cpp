@@ -321,6 +321,7 @@ bool TcpStoreServer::Loop::read_from(int socket, Client& client) {
   while (client.input.size() - used >= 4 && !client.closing) {
     const std::uint32_t length = read_u32(client.input.data() + used);
     // No rendezvous request is that long; before the hello, nothing but a short token is.
+    static_assert(kMaxJobTokenBytes + 64 <= 4096u, "a hello with the longest token must fit the pre-hello cap");
     if (length > (client.greeted ? limits_.max_message_bytes : 4096u)) {
       client.input.erase(client.input.begin(), client.input.begin() + static_cast<std::ptrdiff_t>(used));
       buffered_bytes_ -= input_before - client.input.size();

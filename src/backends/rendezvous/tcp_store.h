@@ -40,6 +40,10 @@ struct StoreAddress {
 // "host:port" or "[v6addr]:port"; throws UsageError with one sentence for anything else.
 StoreAddress parse_store_address(const std::string& text);
 
+// The longest COLLBENCH_JOB_TOKEN: its hello must fit the few KiB the store reads from a
+// connection that has not yet presented one. Launches refuse a longer token by name.
+inline constexpr std::size_t kMaxJobTokenBytes = 1024;
+
 // What one server holds at most. Rendezvous values are addresses, a few KiB each; the defaults
 // leave room for thousands of ranks and keep a hostile client from growing rank 0 without end.
 struct StoreLimits {

@@ -114,8 +114,10 @@ void declare_options(CLI::App& app, Options& o) {
                 throw UsageError(f + " 1: a bitwise check needs at least 2 repeats to compare (use 2 or more; 0 = off)");
               }
             });
-  add_value(app, "--inject-bitwise-diff", "repeat|rank", "testing aid: the last rank flips one output bit in the last\n"
-            "repeat (repeat) or in every repeat (rank), so -B must report it (expect exit 3)",
+  add_value(app, "--inject-bitwise-diff", "repeat|rank", "testing aid: one output bit flipped where -B must find it (expect\n"
+            "exit 3): in the last repeat of the last rank holding output (repeat), or in every\n"
+            "repeat of the last rank that must agree with the others (rank: all_reduce,\n"
+            "all_gather, broadcast only; their ranks holding the whole output must agree)",
             [&o](Text& v, Text& f) {
               if (v != "repeat" && v != "rank") throw UsageError("unknown value '" + v + "' for " + f + " (use repeat or rank)");
               o.inject_bitwise_difference = v;

@@ -59,9 +59,10 @@ struct Options : RunFlags, BackendFlags {
   // are compared bit for bit across the repeats and, where every rank must hold the same result
   // (all_reduce, all_gather, broadcast), across ranks. 0: off.
   int bitwise_repeats = 0;
-  // --inject-bitwise-diff repeat|rank, a testing aid: the last rank flips the lowest bit of its
-  // middle output element in the last repeat (repeat) or in every repeat (rank), so that a test can
-  // see -B catch it (exit 3).
+  // --inject-bitwise-diff repeat|rank, a testing aid: one rank flips the lowest bit of one checked
+  // output element in the last repeat (repeat: the last rank holding output) or in every repeat
+  // (rank: the last rank that must agree with the others), so that a test can see -B catch it
+  // (exit 3). `rank` is refused where ranks hold different outputs by design.
   std::string inject_bitwise_difference;
   // alltoallv_perf only: --pattern (each rank's total from the sweep) or --matrix FILE (every
   // pair's bytes, the sweep unused); uniform when neither is given.

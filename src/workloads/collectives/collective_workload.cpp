@@ -5,17 +5,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "core/algorithm_ranges.h"
 #include "backends/registry.h"
 #include "core/error.h"
+#include "core/input_file.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
 #include "harness/context.h"
@@ -247,6 +249,8 @@ class CollectiveWorkload final : public Workload {
     std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
   };
   BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
+  std::pair<int, std::size_t> bitwise_injection_site(const BufferLayout& layout, const std::function<bool(std::size_t)>& compared,
+                                                     bool whole_output);
   report::ResultRow make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
   std::size_t unaligned_bytes(DType dtype) const {  // -u
     return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
@@ -312,19 +316,14 @@ std::string CollectiveWorkload::check_for_world(World& world) {
 }
 
 void CollectiveWorkload::read_traffic_matrix(World& world) {
-  // A matrix of a few thousand ranks is tens of MB of text; anything far larger is not one.
-  constexpr std::size_t kLargestMatrixFile = 256u << 20;
   const std::string& path = options_.traffic.matrix_path;
   std::string outcome;  // "ok " + the text, or "error " + why
   if (world.rank() == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      outcome = "error cannot read the --matrix file '" + path + "': " + std::strerror(errno);
-    } else {
-      std::ostringstream text;
-      text << in.rdbuf();
-      outcome = "ok " + text.str();
-      if (outcome.size() > kLargestMatrixFile) outcome = "error the --matrix file '" + path + "' is larger than 256 MiB";
+    try {
+      // A matrix of a few thousand ranks is tens of MB of text, a row a few hundred KB.
+      outcome = "ok " + read_input_file(path, {"--matrix file", 256u << 20, 16u << 20});
+    } catch (const UsageError& e) {
+      outcome = std::string("error ") + e.what();
     }
   }
   outcome = world.broadcast_string(outcome);
@@ -737,6 +736,38 @@ std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std:
 
 }  // namespace
 
+// --inject-bitwise-diff: the rank and output element that get the flipped bit, where -B must find
+// it. `repeat`: the last rank holding a checked output element (the root of reduce and gather), at
+// its first checked element from the middle of its output on. `rank`: the last of the ranks that
+// must agree (those holding the whole output), at the middle, so it differs from the reference (the
+// first of them). Rank -1: no injection (none asked, or no rank where it could be seen).
+std::pair<int, std::size_t> CollectiveWorkload::bitwise_injection_site(const BufferLayout& layout,
+                                                                       const std::function<bool(std::size_t)>& compared,
+                                                                       bool whole_output) {
+  if (options_.inject_bitwise_difference.empty()) return {-1, 0};
+  const bool by_rank = options_.inject_bitwise_difference == "rank";
+  std::optional<std::size_t> element;
+  if (by_rank ? whole_output : true) {
+    for (std::size_t i = layout.recv_count / 2; i < layout.recv_count && !element; ++i) {
+      if (compared(i)) element = i;
+    }
+    for (std::size_t i = 0; i < layout.recv_count / 2 && !element; ++i) {
+      if (compared(i)) element = i;
+    }
+  }
+  const std::vector<std::string> candidates = world_->gather_strings(element ? std::to_string(*element) : std::string("-"));
+  int chosen = -1;
+  int eligible = 0;
+  for (std::size_t r = 0; r < candidates.size(); ++r) {
+    if (candidates[r] == "-") continue;
+    ++eligible;
+    chosen = static_cast<int>(r);
+  }
+  // Across ranks a difference needs a second rank holding the same elements to differ from.
+  if (chosen < 0 || (by_rank && eligible < 2)) return {-1, 0};
+  return {chosen, std::stoull(candidates[static_cast<std::size_t>(chosen)])};
+}
+
 // -B N: the case's call N more times with the same inputs (refilled each time: in place, the
 // output overwrote them), each rank's outputs compared with its first repeat a staging piece at a
 // time, then, where every rank must hold the same result, the first repeat's bits compared across
@@ -756,8 +787,12 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
   const auto compared = [this, &where](std::size_t index) {
     return collective_.expected_output(where, index).kind != Expected::Kind::kUnchecked;
   };
-  const bool last_rank = rank == world_->size() - 1;
-  const std::size_t injected_element = layout.recv_count / 2;
+  // Where every rank must hold the same bits, only ranks whose every output element is checked take
+  // part: out of place, broadcast's root keeps its data in its send buffer and its receive buffer
+  // holds no output. The first of them is the reference.
+  bool whole_output = true;
+  for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
+  const auto [injecting_rank, injected_element] = bitwise_injection_site(layout, compared, whole_output);
   const std::size_t piece = host_.size() / element;
   std::vector<unsigned char> first_repeat(layout.recv_count * element);
   std::int64_t repeat_differing = 0;
@@ -771,7 +806,7 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
     for (std::size_t first = 0; first < layout.recv_count; first += piece) {
       const std::size_t count = std::min(piece, layout.recv_count - first);
       recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
-      const bool inject = last_rank && injected_element >= first && injected_element < first + count &&
+      const bool inject = rank == injecting_rank && injected_element >= first && injected_element < first + count &&
                           ((options_.inject_bitwise_difference == "repeat" && repeat == options_.bitwise_repeats - 1) ||
                            options_.inject_bitwise_difference == "rank");
       if (inject) host_[(injected_element - first) * element] ^= 1u;  // the lowest bit on a little-endian host
@@ -809,11 +844,6 @@ CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(co
     return result;
   }
 
-  // Only ranks whose every output element is checked take part: out of place, broadcast's root
-  // keeps its data in its send buffer and its receive buffer holds no output. The first of them is
-  // the reference.
-  bool whole_output = true;
-  for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
   const std::vector<std::string> hashes = world_->gather_strings(whole_output ? std::string(hash) : std::string("-"));
   const auto reference = std::find_if(hashes.begin(), hashes.end(), [](const std::string& h) { return h != "-"; });
   if (reference == hashes.end()) {
@@ -872,6 +902,13 @@ std::unique_ptr<Workload> make_collective_workload(const Collective& collective,
   if (options.traffic_given && !collective.traffic_layout) {
     throw UsageError(std::string(options.traffic.from_matrix() ? "--matrix" : "--pattern") + " is for alltoallv_perf only: " +
                      std::string(collective.name) + " sends the same count to every rank");
+  }
+  // Only ranks that hold the same elements by design are compared with each other; a collective
+  // whose ranks each hold their own elements has no cross-rank comparison to inject into.
+  if (options.inject_bitwise_difference == "rank" && !collective.same_output_on_every_rank) {
+    throw UsageError("--inject-bitwise-diff rank: " + std::string(collective.name) +
+                     "'s ranks hold different outputs by design, so -B compares each rank with its own repeats only "
+                     "(ranks are compared for all_reduce, all_gather and broadcast; use --inject-bitwise-diff repeat)");
   }
   return std::make_unique<CollectiveWorkload>(collective, std::move(options), std::move(make_backend));
 }

@@ -198,6 +198,12 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
     }
   }
   if (!options.show_help && !options.show_version && program != ComputeProgram::kEnvcheck) options.array_sizes();
+  // One probe sample reports no progress until it ends: a sample as long as -T would end a
+  // healthy run with a misleading timeout.
+  if (program == ComputeProgram::kEnvcheck && options.timeout_seconds > 0 && options.probe_ms / 1000 >= options.timeout_seconds) {
+    throw UsageError("--probe-ms " + std::to_string(static_cast<long long>(options.probe_ms)) +
+                     " makes one probe sample at least as long as -T; shorten it or raise -T");
+  }
   return options;
 }
 

@@ -1,10 +1,9 @@
 #include "workloads/ddp/compute_profile.h"
 
-#include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "core/input_file.h"
 #include "core/printable.h"
 
 namespace collbench::ddp {
@@ -24,15 +23,8 @@ ComputeProfile parse_compute_profile_csv(const std::string& text, const std::str
   profile.forward_us.assign(model.layers.size(), 0);
   profile.backward_us.assign(model.layers.size(), 0);
   std::vector<bool> seen(model.layers.size(), false);
-  std::istringstream lines(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty() || line[0] == '#' || (profile.layers_timed == 0 && line.rfind("layer,", 0) == 0)) continue;
+  for_each_csv_row(text, "layer,", [&](int number, const std::vector<std::string>& fields, const std::string&) {
     const std::string where = "line " + std::to_string(number);
-    const std::vector<std::string> fields = split_list(line);
     if (fields.size() != 3) bad_profile(what, where + ": expected layer,forward_us,backward_us");
     const int layer = model.find_layer(fields[0]);
     if (layer < 0) bad_profile(what, where + ": the model " + shown_name(model.name) + " has no layer " + shown_name(fields[0]));
@@ -46,17 +38,14 @@ ComputeProfile parse_compute_profile_csv(const std::string& text, const std::str
       bad_profile(what, e.what());
     }
     ++profile.layers_timed;
-  }
+  });
   if (profile.layers_timed == 0) bad_profile(what, "has no layer,forward_us,backward_us line");
   return profile;
 }
 
 ComputeProfile load_compute_profile(const std::string& path, const Model& model) {
-  std::ifstream in(path);
-  if (!in) bad_profile(path, "cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_compute_profile_csv(text.str(), path, model);
+  // A profile is one line per layer: a few hundred KiB for the largest models there are.
+  return parse_compute_profile_csv(read_input_file(path, {"compute profile", 16u << 20, 64u << 10}), path, model);
 }
 
 }  // namespace collbench::ddp

@@ -139,8 +139,8 @@ bool DdpOptions::any_overlap() const { return std::find(overlap.begin(), overlap
 DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
   DdpOptions options = parse_declared(args, DdpOptions{}, declare_options);
   if (!options.show_help && !options.show_version) {  // a bad model or profile is a usage error, before MPI
-    const Model model = load_model(options.model);
-    if (!options.compute_profile.empty()) load_compute_profile(options.compute_profile, model);
+    options.loaded_model = load_model(options.model);
+    if (!options.compute_profile.empty()) options.loaded_profile = load_compute_profile(options.compute_profile, *options.loaded_model);
   }
   return options;
 }

@@ -2,11 +2,14 @@
 // command-line layer (core/command_line.h), like every other program.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/dtype.h"
 #include "harness/flag_groups.h"
+#include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/model.h"
 
 namespace collbench::ddp {
 
@@ -33,6 +36,10 @@ struct DdpOptions : RunFlags, BackendFlags {
   std::vector<int> accumulate{1};
   std::vector<double> rank_weights;    // empty: every rank the same batch
   int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use
+  // --model and --compute-profile as parse_ddp_options read them (not with --help or --version).
+  // A file is read once: a second read of a pipe (--compute-profile <(...)) would find it empty.
+  std::optional<Model> loaded_model;
+  std::optional<ComputeProfile> loaded_profile;
 
   bool any_overlap() const;
 };

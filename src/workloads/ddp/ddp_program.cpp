@@ -3,6 +3,7 @@
 #include "workloads/ddp/ddp_program.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
@@ -97,12 +98,46 @@ struct DdpCase {
   int accumulate;
 };
 
+// One step's planned compute spin may not exceed this without -T: a longer one is a typo in a rate
+// or scale (--memory-gbps 1e-300), not a step anyone can wait for.
+constexpr double kLongestPlannedStepSeconds = 24 * 3600;
+
+std::string shown_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", value);
+  return text;
+}
+
 class DdpStepProgram final : public Workload {
  public:
   explicit DdpStepProgram(DdpOptions options) : options_(std::move(options)) {
     if (options_.show_help || options_.show_version) return;
-    model_ = load_model(options_.model);
-    if (!options_.compute_profile.empty()) profile_ = load_compute_profile(options_.compute_profile, model_);
+    model_ = *options_.loaded_model;
+    profile_ = options_.loaded_profile;
+  }
+
+  // The time a step spins for its compute (the elementwise bytes at --memory-gbps, or the profile's
+  // times), times --compute-scale and the micro-steps: a rate or scale that makes it overflow,
+  // exceed -T or a day is refused on every rank before any starts, as a GEMM's FLOPs are.
+  void check_planned_spin(const ComputePlan& plan) const {
+    double seconds = 0;
+    std::string from;
+    if (profile_) {
+      for (std::size_t i = 0; i < profile_->forward_us.size(); ++i) seconds += profile_->forward_us[i] + profile_->backward_us[i];
+      seconds *= options_.compute_scale * 1e-6;
+      from = "the profile's times at --compute-scale " + shown_number(options_.compute_scale);
+    } else if (options_.memory_gbps > 0) {
+      seconds = (plan.forward_bytes() + plan.backward_bytes()) / (options_.memory_gbps * 1e9);
+      from = shown_number(plan.forward_bytes() + plan.backward_bytes()) + " elementwise bytes at --memory-gbps " +
+             shown_number(options_.memory_gbps) + " and --compute-scale " + shown_number(options_.compute_scale);
+    }
+    seconds *= *std::max_element(options_.accumulate.begin(), options_.accumulate.end());
+    const bool timed = options_.timeout_seconds > 0;
+    const double limit = timed ? options_.timeout_seconds : kLongestPlannedStepSeconds;
+    if (std::isfinite(seconds) && seconds <= limit) return;
+    throw UsageError("one step would spin " + (std::isfinite(seconds) ? shown_number(seconds) + " s" : std::string("beyond any clock")) +
+                     " for its compute (" + from + "), beyond " + (timed ? "-T " + shown_number(limit) + " s" : "a day") +
+                     ": raise --memory-gbps or lower --compute-scale");
   }
 
   const RunFlags& run_flags() const override { return options_; }
@@ -113,7 +148,8 @@ class DdpStepProgram final : public Workload {
   std::string check_for_world(World& world) override {
     const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
-    plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
+    const ComputePlan plan = plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
+    check_planned_spin(plan);
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
     settle_backend_name(options_.backend, world.control_plane());
     return backend_unusable_anywhere(world, options_.backend);

@@ -1,7 +1,6 @@
 #include "workloads/ddp/model.h"
 
 #include <cctype>
-#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -9,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "core/input_file.h"
 #include "core/printable.h"
 
 namespace collbench::ddp {
@@ -207,27 +207,22 @@ std::vector<std::string> preset_names() {
 Model parse_model_csv(const std::string& text, const std::string& what) {
   Model model{what, "model file " + what, {}, {}};
   std::string source;
-  std::istringstream lines(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
+  const auto comment = [&](const std::string& line) {
     if (line.rfind("# model:", 0) == 0) model.name = trim(line.substr(8));
     if (line.rfind("# source:", 0) == 0) source += (source.empty() ? "" : " ") + trim(line.substr(9));
-    if (line.empty() || line[0] == '#' || (model.layers.empty() && line.rfind("layer,", 0) == 0)) continue;
+  };
+  for_each_csv_row(text, "layer,", [&](int number, const std::vector<std::string>& fields, const std::string& line) {
     const std::string where = "line " + std::to_string(number);
     if (model.layers.empty() && line.rfind("name,elements", 0) == 0) {
       bad_file(what, where + ": the name,elements,forward_flops format is gone; layers now carry their GEMM shapes "
                              "(docs/ddp.md)");
     }
-    const std::vector<std::string> fields = split_list(line);
     if (fields.size() != 7) {
       bad_file(what, where + ": expected layer,params,forward,input_grad,weight_grad,forward_bytes,backward_bytes (" +
                          std::to_string(fields.size()) + " fields)");
     }
     add_layer(model, fields, where);
-  }
+  }, comment);
   if (!source.empty()) model.source = source;
   check_model(model, what);
   return model;
@@ -291,11 +286,9 @@ Model load_model(const std::string& name_or_path) {
     for (const auto& name : preset_names()) names += name + ", ";
     throw UsageError("unknown model " + shown_name(name_or_path) + " for --model (use " + names + "or a .json or .csv file)");
   }
-  std::ifstream in(name_or_path);
-  if (!in) throw UsageError("model file " + printable(name_or_path) + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return extension == "json" ? parse_model_json(text.str(), name_or_path) : parse_model_csv(text.str(), name_or_path);
+  // A model is one entry per layer: a few MiB for the largest models there are.
+  const std::string text = read_input_file(name_or_path, {"model file", 64u << 20, extension == "json" ? 64u << 20 : 64u << 10});
+  return extension == "json" ? parse_model_json(text, name_or_path) : parse_model_csv(text, name_or_path);
 }
 
 }  // namespace collbench::ddp
