@@ -81,7 +81,8 @@ std::optional<Workload::Warmed> Workload::warm_first_runnable(RunContext& run, c
     PreparedCase& prepared = *plan.prepared;
     const LoopSettings& case_settings = prepared.settings ? *prepared.settings : settings;
     warm_up(run.world, case_settings, *prepared.operation, run.watchdog, "warm-up before the first row: " + prepared.step);
-    return Warmed{index, std::to_string(case_settings.warmup_iterations) + " iterations at " + prepared.step};
+    const int iterations = case_settings.warmup_iterations;
+    return Warmed{index, std::to_string(iterations) + (iterations == 1 ? " iteration at " : " iterations at ") + prepared.step};
   }
   return std::nullopt;
 }
