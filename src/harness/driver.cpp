@@ -88,8 +88,8 @@ std::optional<Workload::Warmed> Workload::warm_first_runnable(RunContext& run, c
 }
 
 // nccl-tests (TimeTest, up to 2.16.7) warms up at its largest size, then at its smallest, before
-// the first timed row: the first rows of a sweep that starts large were up to 1.76x slow on an
-// H100 with only each row's own warm-up (results/gpu/README.md). nccl-tests 2.16.8 and later walk
+// the first timed row: with only each row's own warm-up, the first rows of an H100 sweep that began
+// at 4 MiB were 13-59 % slower than nccl-tests' (results/gpu/README.md). nccl-tests 2.16.8 and later walk
 // every size from the smallest up, doubling; the two ends are kept here because each extra size is
 // one more prepare (buffers filled, up to 8 GiB a case).
 std::string Workload::warm_up_before_first_row(RunContext& run, const LoopSettings& settings) {
