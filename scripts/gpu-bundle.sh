@@ -5,7 +5,8 @@
 # usage: scripts/gpu-bundle.sh pack BUILD_DIR DEST     (here, after building BUILD_DIR with CUDA)
 #        scripts/gpu-bundle.sh unpack DEST              (there, from the repository root)
 #
-# pack writes DEST/bundle.tar.xz (about 12 MB for sm_90): BUILD_DIR's programs (stripped), its
+# pack writes DEST/bundle.tar.xz (about 12 MB for sm_90) and DEST/source.txt (the collbench version,
+# commit and tree state the programs were built from): BUILD_DIR's programs (stripped), its
 # nccl-tests build (BUILD_DIR/nccl-tests), the CTest files (so `ctest -L gpu` runs there), and every
 # shared library those load except the C and C++ runtimes, the CUDA driver and what the GPU
 # machine's own CUDA and NCCL provide (libcudart, cuBLAS, NCCL: both tools then load the same NCCL
@@ -55,8 +56,11 @@ pack() {
   done
   echo "$root" > "$bundle_dir/source-root.txt"
   echo "$build" > "$bundle_dir/build-root.txt"
+  # The code the programs were built from (recorded at build time), readable without unpacking.
+  "$build/bin/all_reduce_perf" --version 2>/dev/null | sed -n '1s/ (.*//p; s/^source: //p' > "$bundle_dir/source.txt" || true
   tar -cf - -C "$dest" build-gpu lib | xz -T0 -6 > "$bundle_dir/bundle.tar.xz"
-  echo "$program: packed $(du -sh "$dest" | cut -f1) into $bundle_dir/bundle.tar.xz ($(du -h "$bundle_dir/bundle.tar.xz" | cut -f1))"
+  echo "$program: packed $(du -sh "$dest" | cut -f1) into $bundle_dir/bundle.tar.xz ($(du -h "$bundle_dir/bundle.tar.xz" | cut -f1));" \
+    "$(paste -sd' ' "$bundle_dir/source.txt")"
 }
 
 unpack() {

@@ -116,7 +116,7 @@ def test_section(work, collbench):
     paths = sorted(glob.glob(os.path.join(work, "test", "*.json")))
     if not paths:
         return []
-    lines = ["## Correctness (`-d all -o all -c 1`, 8 B – 64 MiB)", "", "| report | status | rows | #wrong |", "|---|---|---|---|"]
+    lines = ["## Correctness (`-d all -c 1`, `-o all` for the reductions; `--test-sizes`, by default 8 B – 64 MiB)", "", "| report | status | rows | #wrong |", "|---|---|---|---|"]
     for path, (status, rows, wrong) in sorted(report_statuses(collbench, paths).items()):
         mark = "" if wrong == 0 and status == "complete" else " **CHECK**"
         lines.append(f"| {os.path.basename(path)} | {status} | {rows} | {wrong}{mark} |")
@@ -383,6 +383,10 @@ def main(argv):
     out = ["# GPU verification: collbench on " + card, "",
            "Made by scripts/gpu-verify-summary.py from gpu-verify.tar.gz; every figure below comes from that card alone.", "",
            "## Versions", ""] + [f"- {line}" for line in versions] + [""]
+    preflight_path = os.path.join(work, "preflight.txt")
+    if os.path.exists(preflight_path):
+        # What the machine had when the last phase began (gpu-verify.sh's first step).
+        out += ["## What the machine has (preflight)", ""] + [f"- {line}" for line in read(preflight_path).splitlines()] + [""]
     out += steps_section(work) + [""]
     try:
         out += test_section(work, collbench) + [""]

@@ -5,8 +5,11 @@
 #
 # usage: scripts/gpu-verify.sh --nccl-tests DIR --out OUT [--phase build|test|measure|all] [--quick]
 #                              [--steps LIST] [--budget SECONDS] [--bundle DIR] [--sizes MIN,MAX,FACTOR]
+#                              [--collectives LIST] [--test-sizes MIN,MAX,FACTOR] [--repetitions N]
 #   --nccl-tests DIR  an NVIDIA/nccl-tests source copy (DIR/src/Makefile), kept out of git
-#   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else
+#   --out OUT         gets summary.md and gpu-verify.tar.gz (reports and logs), nothing else; both are
+#                     written again after every step, so a command stopped at its limit loses only
+#                     the step in flight
 #   --phase           build, test, measure, or all three in turn (default all); each is meant to
 #                     fit one 10-minute command on a 16-core machine; state is kept in $BUILD_DIR/verify,
 #                     so each phase's OUT holds everything done so far on that machine
@@ -19,23 +22,37 @@
 #                     then test and measure
 #   --sizes MIN,MAX,FACTOR  the side-by-side steps' sizes instead of 8,8G,2 (--quick: 8,128M,4096),
 #                     as both tools' -b, -e and -f take them, e.g. 4M,32M,2 to look at one range again
+#   --collectives LIST  the test phase's -d all -c 1 runs, in this order (default: those never
+#                     checked on a GPU first: all_gather,broadcast,alltoall,gather,scatter,reduce_scatter,
+#                     reduce,all_reduce,sendrecv,alltoallv); ctest -L gpu and comm_init_perf follow them
+#   --test-sizes MIN,MAX,FACTOR  the test phase's sizes instead of 8,64M,2
+#   --repetitions N   the side-by-side steps' repetitions (default 3), the outer loop: a sweep cut
+#                     short has every collective once before any has twice
 # Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
 # GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
-# any other phase stops at once with one line and exit 2.
-# Exit codes: 0 ok, 1 a step failed, 2 bad usage, 3 wrong results in the test phase.
+# any other phase stops at once with one line and exit 2. Every phase starts with a preflight (the
+# driver, CUDA, the NCCL the programs will load, MPI or none) that stops a test or measure phase
+# with one line and exit 2 when python3, NCCL or a program's library is missing.
+# Exit codes: 0 ok, 1 a step failed, 2 bad usage or something missing, 3 wrong results in the test phase.
 set -uo pipefail
 
 program=gpu-verify.sh
 usage_error() { echo "$program: error: $1" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-nccl_tests="" out="" phase=all quick=0 budget=500 bundle="" sizes=""
-all_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
-steps=$all_steps
+nccl_tests="" out="" phase=all quick=0 budget=500 bundle="" sizes="" test_sizes=8,64M,2 repetitions=""
+# tune is optional (asked for with --steps): on one GPU NCCL has no algorithm worth tuning.
+default_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
+all_steps="$default_steps,tune"
+steps=$default_steps
+# The collectives whose GPU rows were never data-checked in a committed report come first, then
+# all_reduce (checked only by older code), then the two fixed on 2026-11-27.
+all_test_collectives="all_gather,broadcast,alltoall,gather,scatter,reduce_scatter,reduce,all_reduce,sendrecv,alltoallv"
+test_collectives=$all_test_collectives
 while [ $# -gt 0 ]; do
   case $1 in
-    --nccl-tests|--out|--phase|--steps|--budget|--bundle|--sizes)
+    --nccl-tests|--out|--phase|--steps|--budget|--bundle|--sizes|--collectives|--test-sizes|--repetitions)
       [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"; ;;&
     --nccl-tests) nccl_tests=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
@@ -44,8 +61,11 @@ while [ $# -gt 0 ]; do
     --budget) budget=$2; shift 2 ;;
     --bundle) bundle=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
+    --collectives) test_collectives=$2; shift 2 ;;
+    --test-sizes) test_sizes=$2; shift 2 ;;
+    --repetitions) repetitions=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -57,6 +77,14 @@ case $phase in build|test|measure|all) ;; *) usage_error "--phase is build, test
 size_pattern='[1-9][0-9]*[KMG]?'
 [ -z "$sizes" ] || [[ $sizes =~ ^$size_pattern,$size_pattern,[1-9][0-9]*$ ]] ||
   usage_error "--sizes '$sizes' is not MIN,MAX,FACTOR (e.g. 4M,32M,2)"
+[[ $test_sizes =~ ^$size_pattern,$size_pattern,[1-9][0-9]*$ ]] ||
+  usage_error "--test-sizes '$test_sizes' is not MIN,MAX,FACTOR (e.g. 8,64M,2)"
+[ -z "$repetitions" ] || [[ $repetitions =~ ^[1-9][0-9]?$ ]] || usage_error "--repetitions '$repetitions' is not a count from 1 to 99"
+[ -n "$test_collectives" ] || usage_error "--collectives needs at least one collective"
+for collective in ${test_collectives//,/ }; do
+  [[ ",$all_test_collectives," == *",$collective,"* ]] ||
+    usage_error "unknown collective '$collective' (collectives: $all_test_collectives)"
+done
 for step in ${steps//,/ }; do
   [[ ",$all_steps," == *",$step,"* ]] || usage_error "unknown measure step '$step' (steps: $all_steps)"
 done
@@ -125,8 +153,12 @@ limit_for() {
   [ "$left" -lt 10 ] && left=10
   if [ "$left" -lt "$1" ]; then echo "$left"; else echo "$1"; fi
 }
-# One line per step: phase, step, status, seconds, note (the summary's step table).
-record() { printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$work/steps.tsv"; }
+# One line per step: phase, step, status, seconds, note (the summary's step table). Every step
+# packs OUT as it ends: a lease stops a command at its limit and returns only what OUT holds then.
+record() {
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >> "$work/steps.tsv"
+  pack quiet
+}
 # One line per side-by-side run: variant, repetition, collective, tool, wall seconds, ok|FAILED (the
 # summary's run-time table: what a lease's minutes go to, start-up and set-up included).
 record_run() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$work/runs.tsv"; }
@@ -140,10 +172,10 @@ run_logged() {
 # Sizes, iterations and launch shape of the side-by-side runs (docs/gpu-verify.md says why).
 if [ "$quick" = 1 ]; then
   collectives="all_reduce all_gather"; size_flags=(-b 8 -e 128M -f 4096)  # 8 B, 32 KiB, 128 MiB
-  iterations=(-n 20 -w 5); repetitions=3
+  iterations=(-n 20 -w 5); repetitions=${repetitions:-3}
 else
   collectives="all_reduce all_gather reduce_scatter broadcast reduce alltoall sendrecv"
-  size_flags=(-b 8 -e 8G -f 2); iterations=(-n 20 -w 5); repetitions=3
+  size_flags=(-b 8 -e 8G -f 2); iterations=(-n 20 -w 5); repetitions=${repetitions:-3}
 fi
 if [ -n "$sizes" ]; then
   IFS=, read -r min_size max_size size_factor <<<"$sizes"
@@ -157,11 +189,15 @@ set_launchers() {
   [ -f "$work/nccl_tests_mpi" ] && nccl_tests_mpi=$(cat "$work/nccl_tests_mpi")
   collbench_prefix=() nccl_tests_prefix=() nccl_tests_gpus=(-g 1)
   # No MPI on this machine (a lent GPU machine often has none): collbench's ranks start through
-  # its env bootstrap (scripts/launch-local.sh), one GPU included, since a plain process would
-  # try MPI_Init as a singleton.
-  if [ "$with_mpi" = 0 ]; then
+  # its env bootstrap. One rank is a plain process given the one-rank variables (a bare one would
+  # try MPI_Init as a singleton, which needs Open MPI's daemon); several start through
+  # scripts/launch-local.sh.
+  if [ "$with_mpi" = 0 ] && [ "$gpus" -le 1 ]; then
+    collbench_prefix=(env RANK=0 LOCAL_RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1
+                      MASTER_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')")
+  elif [ "$with_mpi" = 0 ]; then
     collbench_prefix=("$root/scripts/launch-local.sh" -np "$gpus")
-    [ "$gpus" -gt 1 ] && nccl_tests_gpus=(-g "$gpus")
+    nccl_tests_gpus=(-g "$gpus")
   elif [ "$gpus" -gt 1 ]; then
     collbench_prefix=("$root/scripts/mpirun-local.sh" -np "$gpus")
     if [ "$nccl_tests_mpi" = 1 ]; then nccl_tests_prefix=("${collbench_prefix[@]}"); else nccl_tests_gpus=(-g "$gpus"); fi
@@ -184,7 +220,13 @@ record_versions() {
       echo "gpu: none visible, build only"
     fi
     echo "cuda: $(nvcc --version 2>/dev/null | grep -m1 release | sed 's/.*release //')"
-    echo "collbench: $(git -C "$root" describe --always --dirty 2>/dev/null || echo "${COLLBENCH_SOURCE_COMMIT:-unknown (no git here)}")"
+    # The code the programs were built from, as they recorded it at build time (every report's
+    # context says the same), not the checkout here, which a bundle's build need not match.
+    if [ -x "$bin/all_reduce_perf" ] && "$bin/all_reduce_perf" --version > "$logs/collbench-version.txt" 2>&1; then
+      echo "collbench: $(sed -n '1s/^collbench \([^ ]*\).*/\1/p' "$logs/collbench-version.txt"); $(sed -n 's/^source: //p' "$logs/collbench-version.txt")"
+    else
+      echo "collbench: not built yet; the checkout is $(git -C "$root" describe --always --dirty 2>/dev/null || echo "unknown (no git here)")"
+    fi
     echo "nccl-tests: $(grep -m1 -ho 'NCCL_TESTS_VERSION "[^"]*"' "$nccl_tests"/src/*.h 2>/dev/null | cut -d'"' -f2)"
     echo "nccl library: ${nccl_library:-not found}"
     if [ "$with_mpi" = 1 ]; then echo "mpi: $(mpirun --version 2>/dev/null | head -1)"
@@ -253,8 +295,10 @@ phase_build() {
 # nccl-tests checks its own results (-c 1, every type): "Out of bounds values : N OK|FAILED".
 anchor_check() {
   local collective=$1 start=$(date +%s) logs="$work/logs" wrong
+  local test_min test_max test_factor
+  IFS=, read -r test_min test_max test_factor <<<"$test_sizes"
   run_logged "$(limit_for 120)" "$logs/test-nccl-tests-$collective.log" "${nccl_tests_prefix[@]}" "$ntbin/${collective}_perf" \
-    -b 8 -e 64M -f 2 -d all -c 1 -n 5 -w 2 "${nccl_tests_gpus[@]}"
+    -b "$test_min" -e "$test_max" -f "$test_factor" -d all -c 1 -n 5 -w 2 "${nccl_tests_gpus[@]}"
   wrong=$(sed -n 's/^# Out of bounds values : \([0-9]*\).*/\1/p' "$logs/test-nccl-tests-$collective.log")
   case $wrong in
     0) record test "nccl-tests $collective -d all" ok $(( $(date +%s) - start )) "its check: 0 wrong" ;;
@@ -264,25 +308,21 @@ anchor_check() {
 }
 
 phase_test() {
-  local start=$(date +%s) logs="$work/logs" collective op_flags code
+  local start logs="$work/logs" collective op_flags code test_min test_max test_factor
   set_launchers
   mkdir -p "$work/test"
-  log "test: ctest -L gpu (exactly that label)"
-  : > "$logs/ctest-gpu.log"
-  if run_logged "$(limit_for 420)" "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
-    record test "ctest -L gpu" ok $(( $(date +%s) - start )) "$(grep -m1 'tests passed' "$logs/ctest-gpu.log")"
-  else
-    record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
-  fi
-  # The two that gave wrong rows on the first GPU (2026-11-26) first, the long reductions last.
-  for collective in sendrecv alltoallv all_gather broadcast alltoall gather scatter reduce_scatter reduce all_reduce; do
+  IFS=, read -r test_min test_max test_factor <<<"$test_sizes"
+  # The collectives first, in --collectives' order (the never-checked ones by default), each its
+  # own step: a lease's time goes first to what no GPU has checked yet.
+  for collective in ${test_collectives//,/ }; do
     if over_budget; then record test "$collective -d all" skipped 0 "phase budget spent"; continue; fi
     start=$(date +%s)
     op_flags=()
     case $collective in all_reduce|reduce|reduce_scatter) op_flags=(-o all) ;; esac
     rm -f "$work/test/$collective.json"
-    run_logged "$(limit_for 300)" "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" -b 8 -e 64M -f 2 -d all "${op_flags[@]}" \
-      -c 1 -n 5 -w 2 -J "$work/test/$collective.json"
+    log "test: $collective -b $test_min -e $test_max -f $test_factor -d all ${op_flags[*]} -c 1"
+    run_logged "$(limit_for 300)" "$logs/test-$collective.log" "${collbench_prefix[@]}" "$bin/${collective}_perf" \
+      -b "$test_min" -e "$test_max" -f "$test_factor" -d all "${op_flags[@]}" -c 1 -n 5 -w 2 -J "$work/test/$collective.json"
     code=$?
     case $code in
       0) record test "$collective -d all" ok $(( $(date +%s) - start )) "" ;;
@@ -293,6 +333,19 @@ phase_test() {
     # the rank itself is right here (sendrecv), and its alltoall, which collbench calls natively.
     case $collective in sendrecv|alltoall) [ -x "$ntbin/${collective}_perf" ] && anchor_check "$collective" ;; esac
   done
+  # ctest -L gpu passed on the H100 (20 of 24, 4 need two GPUs): after the collectives.
+  if over_budget; then
+    record test "ctest -L gpu" skipped 0 "phase budget spent"
+  else
+    start=$(date +%s)
+    log "test: ctest -L gpu (exactly that label)"
+    : > "$logs/ctest-gpu.log"
+    if run_logged "$(limit_for 420)" "$logs/ctest-gpu.log" ctest --test-dir "$build" -L '^gpu$' --output-on-failure; then
+      record test "ctest -L gpu" ok $(( $(date +%s) - start )) "$(grep -m1 'tests passed' "$logs/ctest-gpu.log")"
+    else
+      record test "ctest -L gpu" FAILED $(( $(date +%s) - start )) "$(grep -m1 'tests passed\|tests failed' "$logs/ctest-gpu.log")"; status=1
+    fi
+  fi
   # Communicators on NCCL (ncclCommInitRank, Split, Shrink, InitRankScalable where loaded): every
   # method must make and destroy its communicator. pt2pt_perf needs a GPU per rank of a pair, so it
   # runs only with 2+ GPUs (ctest -L gpu's gpu.pt2pt.* above).
@@ -334,6 +387,8 @@ side_by_side() {
         record_run "$variant" "$rep" "$collective" "$tool" "$(printf '%d.%03d' $((run_ms / 1000)) $((run_ms % 1000)))" "$run_outcome"
       done
     done
+    # A whole repetition (every collective once) is in OUT before the next one starts.
+    pack quiet
   done
   local note="$runs runs (${size_flags[*]}), $failed failed"
   [ "$outcome" = ok ] || note+=", then the phase budget was spent"
@@ -395,6 +450,21 @@ step_capture() {
   fi
 }
 
+# collbench tune over NCCL_ALGO x NCCL_PROTO for all_reduce (docs/tune.md): the NCCL tuner file's
+# first real test. One GPU is one rank, which moves nothing between devices: skipped there.
+step_tune() {
+  local start=$(date +%s) dir="$work/tune"
+  if [ "$gpus" -lt 2 ]; then record measure tune skipped 0 "one GPU: NCCL has no algorithm worth tuning"; return; fi
+  rm -rf "$dir"
+  if run_logged "$(limit_for 600)" "$work/tune.log" "$bin/collbench" tune --np "$gpus" --launcher "${collbench_prefix[0]}" \
+       --nccl-algos Ring,Tree --nccl-protos LL,LL128,Simple --runs 5 --max-runs 5 --out "$dir" --format markdown -- \
+       "$bin/all_reduce_perf" -b 8 -e 64M -f 8 --placement out -n 20 -w 5 -c 1; then
+    record measure tune ok $(( $(date +%s) - start )) "$(grep -c '^allreduce,' "$dir/nccl_tuner.conf") tuned range(s)"
+  else
+    record measure tune FAILED $(( $(date +%s) - start )) "$(tail -n 1 "$work/tune.log")"; status=1
+  fi
+}
+
 # -T with a stopped process: the reliability tests' own scripts, on the GPU path. With one GPU,
 # two matmul_perf ranks share it (a collective needs a GPU per rank); with 3+ GPUs, all_reduce.
 step_timeout() {
@@ -429,7 +499,7 @@ step_tflag() {
 phase_measure() {
   local step
   set_launchers
-  [ "$quick" = 1 ] && [ "$steps" = "$all_steps" ] && steps="collectives,compute,copy"
+  [ "$quick" = 1 ] && [ "$steps" = "$default_steps" ] && steps="collectives,compute,copy"
   for step in ${steps//,/ }; do
     if over_budget; then record measure "$step" skipped 0 "phase budget spent"; continue; fi
     log "measure: $step"
@@ -442,22 +512,85 @@ phase_measure() {
       capture) step_capture ;;
       timeout) step_timeout ;;
       tflag) step_tflag ;;
+      tune) step_tune ;;
     esac
   done
 }
 
 # Packs everything done so far into OUT: summary.md and one .tar.gz under 16 MiB (build logs are
-# left out first when it would be larger).
+# left out first when it would be larger). After every step quietly (record), and at the end.
 pack() {
   local archive="$out/gpu-verify.tar.gz"
   python3 "$root/scripts/gpu-verify-summary.py" "$work" --collbench "$bin/collbench" > "$work/summary.md" 2> "$work/logs/summary.log" ||
     { echo "summary.md could not be made: $(tail -1 "$work/logs/summary.log")" > "$work/summary.md"; status=1; }
-  cp "$work/summary.md" "$out/summary.md"
-  tar -czf "$archive" -C "$build" verify
-  if [ "$(stat -c %s "$archive")" -gt $((16 << 20)) ]; then
-    tar -czf "$archive" -C "$build" --exclude 'verify/logs/build-*' verify
+  # Written beside, then renamed: a command stopped mid-pack leaves the previous whole archive.
+  cp "$work/summary.md" "$out/.summary.md.tmp" && mv "$out/.summary.md.tmp" "$out/summary.md"
+  tar -czf "$archive.tmp" -C "$build" verify
+  if [ "$(stat -c %s "$archive.tmp")" -gt $((16 << 20)) ]; then
+    tar -czf "$archive.tmp" -C "$build" --exclude 'verify/logs/build-*' verify
   fi
-  log "wrote $out/summary.md and $archive ($(stat -c %s "$archive") bytes)"
+  mv "$archive.tmp" "$archive"
+  [ "${1:-}" = quiet ] || log "wrote $out/summary.md and $archive ($(stat -c %s "$archive") bytes)"
+}
+
+# The first step of every phase: what this machine has, printed and kept (preflight.txt): the
+# driver, CUDA, the NCCL library the programs will load and its version, and MPI or none. NCCL
+# comes from what the programs resolve, else the system's (ldconfig), else a pip wheel's
+# (nvidia-nccl-cu13, as PyTorch brings on the H200 image), whose folder is then put on the library
+# path. A test or measure phase stops here, with one line and exit 2, when something it needs is
+# missing, instead of failing every run after it.
+preflight() {
+  local nccl_path="" nccl_from="" nccl_version="" driver="none visible" cuda="unknown" missing="" wheel_dir
+  if [ "$gpus" -gt 0 ] && [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ]; then
+    driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>/dev/null | head -1)
+    cuda=$(nvidia-smi 2>/dev/null | sed -n 's/.*CUDA Version: *\([0-9.]*\).*/\1/p' | head -1)
+    cuda="${cuda:-unknown} (driver's)"
+  fi
+  command -v nvcc >/dev/null 2>&1 && cuda+="; nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+  if [ -x "$bin/all_reduce_perf" ]; then
+    nccl_path=$(ldd "$bin/all_reduce_perf" 2>/dev/null | sed -n 's/.*libnccl[^ ]* => \(\/[^ ]*\).*/\1/p' | head -1)
+    [ -n "$nccl_path" ] && nccl_from="what the programs load"
+  fi
+  if [ -z "$nccl_path" ]; then
+    nccl_path=$(ldconfig -p 2>/dev/null | sed -n 's/.*libnccl\.so\.2 .*=> \(.*\)/\1/p' | head -1)
+    [ -n "$nccl_path" ] && nccl_from="the system's (ldconfig)"
+  fi
+  if [ -z "$nccl_path" ]; then
+    wheel_dir=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib"))' 2>/dev/null)
+    if [ -n "$wheel_dir" ] && [ -e "$wheel_dir/libnccl.so.2" ]; then
+      nccl_path="$wheel_dir/libnccl.so.2" nccl_from="the pip wheel's (nvidia-nccl)"
+      export LD_LIBRARY_PATH="$wheel_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    fi
+  fi
+  if [ -n "$nccl_path" ]; then
+    # ncclGetVersion needs no device: 22807 is 2.28.7.
+    nccl_version=$(python3 -c 'import ctypes, sys
+v = ctypes.c_int(0)
+ctypes.CDLL(sys.argv[1]).ncclGetVersion(ctypes.byref(v))
+print(f"{v.value // 10000}.{v.value // 100 % 100}.{v.value % 100} ({v.value})")' "$nccl_path" 2>/dev/null)
+  fi
+  {
+    echo "driver: $driver"
+    echo "cuda: $cuda"
+    echo "nccl: ${nccl_path:-none found} ${nccl_from:+($nccl_from)}${nccl_version:+, version $nccl_version}"
+    if [ "$with_mpi" = 1 ]; then echo "mpi: $(mpirun --version 2>/dev/null | head -1)"
+    else echo "mpi: none; one rank runs as a plain process, several through scripts/launch-local.sh"; fi
+  } > "$work/preflight.txt"
+  sed 's/^/preflight: /' "$work/preflight.txt" | while read -r line; do log "$line"; done
+  # A phase that builds first finds NCCL through CMake, which may know folders ldconfig does not.
+  { [ "$phase" = build ] || { [ "$phase" = all ] && [ -z "$bundle" ]; }; } && return 0
+  command -v python3 >/dev/null 2>&1 || missing="python3 (the summary and the launchers need it)"
+  [ -n "$missing" ] || [ -n "$nccl_path" ] ||
+    missing="an NCCL library (none loaded by the programs, none in ldconfig, no pip nvidia-nccl wheel)"
+  if [ -z "$missing" ] && [ -x "$bin/all_reduce_perf" ]; then
+    local unresolved
+    unresolved=$(ldd "$bin/all_reduce_perf" 2>/dev/null | sed -n 's/^[[:space:]]*\([^ ]*\) => not found.*/\1/p' | head -1)
+    [ -z "$unresolved" ] || missing="$unresolved, which $bin/all_reduce_perf needs (ldd: not found)"
+  fi
+  if [ -n "$missing" ]; then
+    echo "$program: error: missing $missing" >&2
+    exit 2
+  fi
 }
 
 # test and measure need what the build phase made on this machine.
@@ -469,6 +602,7 @@ need_build() {
   [ -f "$work/versions.txt" ] || record_versions "" ""
 }
 [ "$gpus" -eq 0 ] && log "no GPU visible: building for sm_90, nothing runs"
+preflight
 # The machine's load when each phase starts, in the steps table: timings taken under load say so.
 record "$phase" start ok 0 "load average $(cut -d' ' -f1-3 /proc/loadavg), $gpus GPU(s)"
 case $phase in

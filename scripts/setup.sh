@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
 # Installs collbench's build and run dependencies from Debian packages.
 # Idempotent: packages already present are skipped, so a second run is quick and offline.
+# usage: scripts/setup.sh [--suite]
+#   --suite  only what the main job needs to build and run the suite (scripts/run-suite.sh): no
+#            test frameworks, no sanitizer compiler, no Slurm or network tools (about 2 minutes less
+#            of apt on a fresh machine); the test command installs the rest
 set -euo pipefail
 
-packages=(
+case "${1:-}" in
+  "" | --suite) ;;
+  *) echo "setup: error: unknown argument '$1' (usage: scripts/setup.sh [--suite])" >&2; exit 2 ;;
+esac
+
+suite_packages=(
   build-essential cmake pkg-config
   openmpi-bin libopenmpi-dev        # the CPU data plane and every launcher
   nlohmann-json3-dev                 # report reading and writing
   libcli11-dev                       # the one command-line parser of every program
   libboost-dev                       # Boost.Math distributions (header-only) for compare/ab/history verdicts
   libhwloc-dev                       # host topology (cores, caches, NUMA) for reports and envcheck
-  libgtest-dev libgmock-dev          # unit tests
-  libbenchmark-dev                   # host-side micro-benchmarks
   libopenblas-dev                    # CPU matmul
   libgloo-dev                        # optional CPU backend (detected, never required)
   libomp-dev                         # OpenMP for the CPU STREAM kernels
   gnuplot-nox                        # plots from collbench plot (optional at run time)
   jq                                 # scripts/backends.sh reads report figures
+)
+test_packages=(
+  libgtest-dev libgmock-dev          # unit tests
+  libbenchmark-dev                   # host-side micro-benchmarks
   clang-14 libclang-rt-14-dev        # libFuzzer and its sanitizer runtimes (scripts/fuzz.sh)
   iproute2 util-linux                # ip netns, tc, unshare for the simulated two-host cluster
   munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins  # a local Slurm for the slurm tests (scripts/slurm/)
 )
+packages=("${suite_packages[@]}")
+[ "${1:-}" = --suite ] || packages+=("${test_packages[@]}")
 
 missing=()
 for package in "${packages[@]}"; do

@@ -2,7 +2,9 @@
 # Issue 20's goals, measured with the documented CI flow on this machine, under the load it has:
 #   1. A/A, --inject-slowdown 10 and 5 with `collbench ab --np 2` (measure_inject.sh, ci-perf's
 #      all_reduce suite, interleaved, default figure and statistic);
-#   2. history over 12 dated real runs, flat, and with --inject-slowdown 10 from run 8 on;
+#   2. history over 12 dated real runs, flat, and with --inject-slowdown 10 from run 8 on, judged
+#      with the machine-state guard (the default: each report's context.state_probe) and, on the
+#      same runs, with --state-guard off;
 #   3. a baseline whose context.machine.cpu_model was rewritten, no fingerprint.txt.
 # Writes WORK/verdicts.md (the tables, with the load average sampled every 30 s) and keeps every
 # report. Nothing here is tuned to its own results: defaults only.
@@ -35,7 +37,7 @@ fi
 # run k + 1 of any, as runs of a real history lie apart; the same runs, programs and load.
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
 history_order="${HISTORY_ORDER:-consecutive}"
-rm -rf "$work/history" "$work/history.txt"  # a second use of WORK must not mix its series with the first's
+rm -rf "$work/history" "$work/history.txt" "$work/history-unguarded.txt"  # a second use of WORK must not mix its series with the first's
 case "$history_order" in consecutive|interleaved) ;; *) echo "HISTORY_ORDER: consecutive or interleaved, not '$history_order'" >&2; exit 2 ;; esac
 history_run() {  # history_run KIND SERIES RUN
   local dir="$work/history/$1-$2" extra=()
@@ -60,6 +62,8 @@ for kind in flat step; do
   for s in $(seq 1 "$series"); do
     "$bin/collbench" history "$work/history/$kind-$s" --format json > "$work/history/$kind-$s.json" 2> /dev/null
     echo "$kind $s $?" >> "$work/history.txt"
+    "$bin/collbench" history "$work/history/$kind-$s" --state-guard off --format json > "$work/history/$kind-$s.unguarded.json" 2> /dev/null
+    echo "$kind $s $?" >> "$work/history-unguarded.txt"
   done
 done
 
@@ -93,19 +97,28 @@ fi
   echo
   echo "History runs: $history_order."
   echo
-  echo "| history | series | exit 0 | exit 1 | regression within 1 run of the step |"
-  echo "|---|---|---|---|---|"
-  for kind in flat step; do
-    ok=0; bad=0; near=0
-    for s in $(seq 1 "$series"); do
-      code=$(awk -v k="$kind" -v s="$s" '$1 == k && $2 == s { print $3 }' "$work/history.txt")
-      [ "$code" = 0 ] && ok=$((ok + 1)); [ "$code" = 1 ] && bad=$((bad + 1))
-      # The step's first run is index 7: a regression (exit 1; history's regression_reports names
-      # where each starts) at run-06 .. run-08 counts. A change in the table that did not pass
-      # Holm's correction over the series is not "found".
-      jq -e '[.regression_reports[]? | test("run-0[678]")] | any' "$work/history/$kind-$s.json" > /dev/null 2>&1 && near=$((near + 1))
+  # Whether the runs recorded the probe at all (a null is a probe that could not be made).
+  probed=$(cat "$work"/history/*/run-*.json | jq -s '[.[] | .context.state_probe | select(. != null) | .before_ns, .after_ns | select(. != null)] | length')
+  echo "State probes made: $probed of $(( 2 * 24 * series )) (before and after each of the history's runs)."
+  echo
+  echo "| history | guard | series | exit 0 | exit 1 | regression within 1 run of the step | runs set aside by the state guard |"
+  echo "|---|---|---|---|---|---|---|"
+  for guard in on off; do
+    results="$work/history.txt"; suffix=""
+    [ "$guard" = off ] && results="$work/history-unguarded.txt" && suffix=".unguarded"
+    for kind in flat step; do
+      ok=0; bad=0; near=0; aside=0
+      for s in $(seq 1 "$series"); do
+        code=$(awk -v k="$kind" -v s="$s" '$1 == k && $2 == s { print $3 }' "$results")
+        [ "$code" = 0 ] && ok=$((ok + 1)); [ "$code" = 1 ] && bad=$((bad + 1))
+        # The step's first run is index 7: a regression (exit 1; history's regression_reports names
+        # where each starts) at run-06 .. run-08 counts. A change in the table that did not pass
+        # Holm's correction over the series is not "found".
+        jq -e '[.regression_reports[]? | test("run-0[678]")] | any' "$work/history/$kind-$s$suffix.json" > /dev/null 2>&1 && near=$((near + 1))
+        aside=$((aside + $(jq '.state_guard.set_aside | length' "$work/history/$kind-$s$suffix.json" 2> /dev/null || echo 0)))
+      done
+      echo "| $kind | $guard | $series | $ok | $bad | $near | $aside |"
     done
-    echo "| $kind | $series | $ok | $bad | $near |"
   done
   echo
   echo "Foreign CPU model, no fingerprint.txt: exit $foreign_exit; $(grep -c 'verdict: UNKNOWN' "$work/foreign.txt") verdict line(s) UNKNOWN:"

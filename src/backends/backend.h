@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/algorithm_ranges.h"
 #include "core/dtype.h"
 #include "core/timed_operation.h"
 #include "core/values.h"
@@ -38,6 +39,8 @@ struct BackendConfig {
   // --algo for a backend that picks among its own algorithms (gloo: ring, bcube, ...); the same
   // text NCCL gets as NCCL_ALGO. Empty: the library's default.
   std::string algorithm;
+  // --algo-file: an algorithm per collective and size range (gloo), what collbench tune writes.
+  std::vector<AlgorithmRange> algorithm_ranges;
   std::string network_interface;  // --gloo-iface: the NIC a TCP backend binds (empty: it chooses)
   int registration = 0;  // -R: 0 plain device memory, 1 ncclMemAlloc + ncclCommRegister, 2 symmetric window
 };
@@ -186,6 +189,11 @@ class Backend {
   virtual std::string name() const = 0;
   // What the backend runs for this collective, as far as it can tell ("default" when it cannot).
   virtual std::string algorithm(const std::string& collective) const = 0;
+  // The same for a call of `bytes`, where the choice depends on the size (gloo's --algo-file).
+  virtual std::string algorithm_at(const std::string& collective, std::uint64_t bytes) const {
+    (void)bytes;
+    return algorithm(collective);
+  }
   virtual std::string device_description() const = 0;  // "cpu", "NVIDIA H100 80GB HBM3 [0]", ...
   virtual const BackendSupport& support() const = 0;
 

@@ -22,6 +22,13 @@ double quantile_of_sorted(const std::vector<double>& sorted, double q);
 // The median of values in any order (the mean of the middle two for an even count); requires at least one.
 double median_of(std::vector<double> values);
 
+// A row's time under each over-ranks estimator (per sample combined over ranks, then the mean over
+// samples): -a picks one for the headline, and all three are kept so that a straggler stays visible
+// whatever -a printed. Made by the measurement loop, written in every row's time_over_ranks_us.
+struct RankTimeViews {
+  double mean_us = 0, max_us = 0, min_us = 0;
+};
+
 // How per-rank times combine into one time per iteration (nccl-tests' -a).
 enum class TimeAggregation { kRankZero = 0, kMean = 1, kMin = 2, kMax = 3 };
 std::string_view to_string(TimeAggregation aggregation);

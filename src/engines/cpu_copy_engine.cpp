@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "engines/engines.h"
+#include "engines/host_info.h"
 
 namespace collbench::compute {
 namespace {
@@ -9,7 +10,9 @@ namespace {
 class HostCopyEngine final : public CopyEngine {
  public:
   // Both buffers are written here, so no page fault is timed.
-  explicit HostCopyEngine(std::uint64_t largest) : source_(largest, 0x5a), destination_(largest, 0) {}
+  explicit HostCopyEngine(std::uint64_t largest) : source_(largest, 0x5a), destination_(largest, 0) {
+    paths_.front().cache_bytes = host_last_level_cache_bytes();
+  }
 
   const std::vector<CopyPath>& paths() const override { return paths_; }
   TimingSchedule schedule() const override { return TimingSchedule::kBarrierEachIteration; }

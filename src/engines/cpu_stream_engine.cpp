@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engines/engines.h"
+#include "engines/host_info.h"
 #include "core/error.h"
 
 namespace collbench::compute {
@@ -26,7 +27,8 @@ Array allocate(std::uint64_t elements) {
 
 class CpuStreamEngine final : public StreamEngine {
  public:
-  explicit CpuStreamEngine(int threads) : threads_(threads > 0 ? threads : omp_get_max_threads()) {}
+  explicit CpuStreamEngine(int threads)
+      : threads_(threads > 0 ? threads : omp_get_max_threads()), cache_bytes_(host_last_level_cache_bytes()) {}
 
   std::string device() const override { return "cpu"; }
 
@@ -61,6 +63,7 @@ class CpuStreamEngine final : public StreamEngine {
   }
 
   std::optional<double> peak_gbps() const override { return std::nullopt; }  // no reliable CPU datasheet figure
+  std::uint64_t cache_bytes() const override { return cache_bytes_; }
 
  private:
   // Element i of a, b and c set from values(i), by the threads (and static schedule) the kernels use.
@@ -108,6 +111,7 @@ class CpuStreamEngine final : public StreamEngine {
   }
 
   int threads_;
+  std::uint64_t cache_bytes_;
   long long elements_ = 0;
   Array a_, b_, c_;
 };

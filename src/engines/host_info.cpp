@@ -176,6 +176,15 @@ HostInfo probe_host() {
   return host;
 }
 
+std::uint64_t host_last_level_cache_bytes() {
+  try {
+    const Topology topology;
+    return last_level_cache(cache_levels(topology));
+  } catch (const std::exception&) {
+    return 0;  // a row is then left unmarked, not the run stopped
+  }
+}
+
 int flops_per_cycle_estimate(VectorLevel level, int element_bits) {
   int vector_bits = 64;  // scalar: one multiply and one add per cycle, each "vector" one element
   int fma_factor = 2;    // an FMA is two FLOPs

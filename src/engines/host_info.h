@@ -39,6 +39,10 @@ struct HostInfo {
 
 HostInfo probe_host();
 
+// The host's last-level cache above CPU 0 (hwloc), 0 when it cannot be read: what the copy and
+// STREAM rows compare their working set with. Never throws.
+std::uint64_t host_last_level_cache_bytes();
+
 // FLOPs per cycle per core of one FMA-based GEMM in a type of `element_bits`, assuming two FMA
 // units of the given vector width: the usual datasheet figure, hence only an estimate.
 int flops_per_cycle_estimate(VectorLevel level, int element_bits);

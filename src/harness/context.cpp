@@ -1,6 +1,9 @@
 #include "harness/context.h"
 
 #include "engines/host_info.h"
+#include "harness/source_state.h"
+
+#include "core/state_probe.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -11,6 +14,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <thread>
 
 #include "harness/launcher_env.h"
 
@@ -129,7 +133,47 @@ nlohmann::json machine_of(const report::Context& context) {
   return machine;
 }
 
-std::string collbench_version() { return COLLBENCH_VERSION; }
+report::StateProbeRecord state_probe_of(World& world) {
+  const std::vector<std::string> everyone = world.gather_strings(world.host() + '\n' + std::to_string(first_cpu_of_this_process()));
+  const auto host_of = [&](std::size_t rank) { return everyone.at(rank).substr(0, everyone.at(rank).rfind('\n')); };
+  const auto cpu_of = [&](std::size_t rank) { return std::stoi(everyone.at(rank).substr(everyone.at(rank).rfind('\n') + 1)); };
+  report::StateProbeRecord record;
+  record.host = host_of(0);
+  const int partner = everyone.size() > 1 && host_of(1) == record.host ? cpu_of(1) : -1;
+  const StateProbe probe = state_probe_between(cpu_of(0), partner);
+  record.cpu_a = probe.cpu_a;
+  record.cpu_b = probe.cpu_b;
+  return record;
+}
+
+std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where) {
+  // 5 bursts take about 1.6 ms in the usual state and 5 ms in the slow one; more than 15 ms is other
+  // work on those CPUs, and the others sleep past it.
+  constexpr auto kPatience = std::chrono::milliseconds(15);
+  constexpr auto kQuiet = std::chrono::milliseconds(20);
+  world.barrier();
+  std::optional<double> round_trip_ns;
+  if (world.rank() == 0) {
+    round_trip_ns = StateProbe{where.cpu_a, where.cpu_b}.measure(kPatience);
+  } else {
+    std::this_thread::sleep_for(kQuiet);
+  }
+  world.barrier();
+  return round_trip_ns;
+}
+
+std::string collbench_version() {
+  // "0.4.0+g1a2b3c4", "-dirty" when the tree differed from that commit: git describe's style,
+  // from the state recorded at build time.
+  const std::string commit = collbench_source_commit();
+  if (commit.size() < 7 || commit == "unknown") return COLLBENCH_VERSION;
+  const std::string tree = collbench_source_tree();
+  return std::string(COLLBENCH_VERSION) + "+g" + commit.substr(0, 7) + (tree.rfind("modified", 0) == 0 ? "-dirty" : "");
+}
+
+std::string collbench_source_line() {
+  return "source: commit " + collbench_source_commit() + ", tree " + collbench_source_tree();
+}
 
 std::string utc_timestamp_now() {
   const auto now = std::chrono::system_clock::now();
@@ -186,6 +230,8 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   }
   context.backend = backend_name;
   context.versions["collbench"] = collbench_version();
+  context.versions["collbench_commit"] = collbench_source_commit();
+  context.versions["collbench_tree"] = collbench_source_tree();
   // Under MPI its library; without MPI, Gloo and the store the ranks met in.
   context.versions[world.control_plane() == ControlPlane::kMpi ? "mpi" : "control_plane"] = world.library_version();
   context.versions["compiler"] = std::string(__VERSION__);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,22 @@ std::map<std::string, std::string> allow_listed_environment(char** environment);
 // context.machine: CPU model, cores, threads, memory (hwloc), kernel, hosts, GPU models.
 nlohmann::json machine_of(const report::Context& context);
 
+// The machine-state probe of this run (core/state_probe.h), its CPUs chosen and nothing measured
+// yet: rank 0's CPU and rank 1's when rank 1 shares its host, else the host's next CPU. A
+// collective call: every rank must make it.
+report::StateProbeRecord state_probe_of(World& world);
+
+// One probe of the machine's state (collective): rank 0 times it, untimed and outside every row,
+// while the other ranks sleep: a rank waiting in a barrier keeps its CPU busy, and the probe
+// would time that instead of the machine. At most about 20 ms, so the two probes of a run stay
+// within its 50 ms. Rank 0's value; none on the other ranks.
+std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where);
+
 std::string utc_timestamp_now();
 
+// "0.4.0+g1a2b3c4[-dirty]": the version and the code it was built from (harness/source_state.h).
 std::string collbench_version();
+// "source: commit <40 hex>, tree clean|modified (diff sha256 <16 hex>)", as --version prints it.
+std::string collbench_source_line();
 
 }  // namespace collbench

@@ -34,7 +34,7 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   measured.warmup_iterations = settings.warmup_iterations;
   measured.time_aggregation = std::string(to_string(settings.aggregation));
   measured.time_us = timed.combined;
-  measured.time_over_ranks_us = report::RankTimeViews{timed.views.mean_us, timed.views.max_us, timed.views.min_us};
+  measured.time_over_ranks_us = timed.views;
   measured.timing = timed.method;
   measured.check_iterations = checked ? settings.check_iterations : 0;
   measured.wrong = timed.wrong;
@@ -140,6 +140,14 @@ int Workload::measure(RunContext& run) {
     // holds it from here on, rows and all; the driver keeps no second copy.
     run.report.save(std::move(report));
   }
+  // The machine's state before the first row and after the last, in the report's context, so that
+  // history and compare can tell a run made in a slow state of the machine from a slow code.
+  report::StateProbeRecord state = state_probe_of(world);
+  const auto record_state = [&] {
+    if (leader) run.report.update([&](nlohmann::json& document) { document["context"]["state_probe"] = report::to_json(state); });
+  };
+  state.before_ns = probe_machine_state(world, state);
+  record_state();
 
   LoopSettings settings = loop_settings();
   if (run_flags().inject_slowdown_rank >= 0 && run_flags().inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
@@ -187,6 +195,8 @@ int Workload::measure(RunContext& run) {
       case_done(index);
     }
   }
+  state.after_ns = probe_machine_state(world, state);
+  record_state();
   nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
   const int code = finish(run, report, wrong_total);
   run.report.save(std::move(report));

@@ -54,19 +54,12 @@ struct RowCheck {
   std::function<std::int64_t(int check)> count_wrong;
 };
 
-// The row's time under each over-ranks estimator (per iteration combined over ranks, then the mean
-// over iterations): -a picks one for the headline; all three go in the report, so a straggler
-// stays visible whatever -a printed.
-struct RankViews {
-  double mean_us = 0, max_us = 0, min_us = 0;
-};
-
 struct LoopResult {
   std::vector<double> mine_us;      // this rank's samples: per iteration, or one per batch without -I
   std::vector<double> combined_us;  // per sample, combined over ranks as LoopSettings says
   TimeStats mine;
   TimeStats combined;
-  RankViews views;
+  RankTimeViews views;  // core/stats.h
   std::optional<double> issue_us;   // batch: host time to issue one call, combined over ranks (-C)
   std::string method;               // how the samples were made, for the report
   std::optional<std::int64_t> wrong;  // summed over ranks; nullopt when no check ran

@@ -210,7 +210,10 @@ int run_program(const std::string& program_name, int argc, char** argv, const Pr
     return 0;
   }
   if (program->run_flags().show_version) {
-    if (printer) std::printf("collbench %s (%s)\n", collbench_version().c_str(), program->build_features().c_str());
+    if (printer) {
+      std::printf("collbench %s (%s)\n%s\n", collbench_version().c_str(), program->build_features().c_str(),
+                  collbench_source_line().c_str());
+    }
     return 0;
   }
   Shell shell(program_name, *program, args);

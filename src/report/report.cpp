@@ -4,6 +4,14 @@
 
 namespace collbench::report {
 
+std::vector<double> StateProbeRecord::values() const {
+  std::vector<double> made;
+  for (const auto& value : {before_ns, after_ns}) {
+    if (value) made.push_back(*value);
+  }
+  return made;
+}
+
 std::string schema_version() { return std::to_string(kSchemaMajor) + "." + std::to_string(kSchemaMinor); }
 
 namespace {
@@ -16,6 +24,8 @@ const TableColumnSpec kMinUs{"time_us.min", "min_us", Style::kFixed, 1, 12};
 const TableColumnSpec kMaxUs{"time_us.max", "max_us", Style::kFixed, 1, 12};
 const TableColumnSpec kSpread{"spread.ratio", "spread", Style::kRatio, 3, 9};
 const TableColumnSpec kWrong{"wrong", "#wrong", Style::kInteger, 0, 6};
+// copy and STREAM rows: "yes" where the working set fits in the cache, so the GB/s are the cache's.
+const TableColumnSpec kCacheResident{"cache_resident", "cache", Style::kFlag, 0, 6};
 
 // Time is lower-is-better and comes from time_path; these are the rates. A collective's headline is
 // the bus bandwidth, as in nccl-tests' footer; a probe row (envcheck, one per rank) has no timings.
@@ -36,14 +46,15 @@ const std::vector<RowKindSpec>& row_kind_table() {
        {{"gbps", "gbps", "bandwidth (GB/s)", true}},
        false,
        {{"bytes", "bytes/array", Style::kInteger, 0, 14}, {"kernel", "kernel", Style::kText, 0, 8}, kMeanUs, kMinUs, kMaxUs,
-        {"gbps", "GB/s", Style::kFixed, 2, 10}, {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, kSpread, kWrong}},
+        {"gbps", "GB/s", Style::kFixed, 2, 10}, {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, kCacheResident, kSpread,
+        kWrong}},
       {RowKind::kCopy, "copy", {"mode", "memory", "engine", "direction", "src_device", "dst_device"}, {"bytes"}, "bytes",
        "copy size (bytes)", true, "time_us", {{"gbps", "gbps", "bandwidth (GB/s)", true}},
        false,
        {{"mode", "mode", Style::kText, 0, 8}, {"memory", "memory", Style::kText, 0, 8}, {"engine", "eng", Style::kText, 0, 4},
         {"direction", "dir", Style::kText, 0, 4}, {"src_device", "src", Style::kInteger, 0, 4},
         {"dst_device", "dst", Style::kInteger, 0, 4}, {"bytes", "bytes", Style::kInteger, 0, 12}, kMeanUs, kMinUs, kMaxUs,
-        {"gbps", "GB/s", Style::kFixed, 2, 10}, kWrong}},
+        {"gbps", "GB/s", Style::kFixed, 2, 10}, kCacheResident, kWrong}},
       {RowKind::kProbe, "probe", {"inventory.host", "probes.device"}, {"rank"}, "rank", "rank", false, nullptr,
        {{"probes.gemm_gflops", "gemm_gflops", "GEMM probe (GFLOP/s)", true},
         {"probes.triad_gbps", "triad_gbps", "triad probe (GB/s)", true},

@@ -23,7 +23,8 @@ namespace collbench::report {
 constexpr int kSchemaMajor = 2;
 // 2.1: rows gained time_over_ranks_us, timing, calls_per_iteration, issue_us, timestamp.
 // 2.2: every kind's timed rows hold the same measurement keys (Measurement).
-constexpr int kSchemaMinor = 2;
+// 2.3: context.state_probe, the machine state before the first row and after the last.
+constexpr int kSchemaMinor = 3;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -105,6 +106,17 @@ struct RankInfo {
   std::int64_t pid = 0;
 };
 
+// The machine state around a run (core/state_probe.h): the round trip of a cache line between two
+// CPUs of one host, before the first row and after the last, untimed and outside every row.
+struct StateProbeRecord {
+  std::string host;                  // rank 0's
+  int cpu_a = -1, cpu_b = -1;        // the CPUs of ranks 0 and 1 there, or the host's first two
+  std::optional<double> before_ns;   // null when it could not be made (one CPU, other work on them)
+  std::optional<double> after_ns;    // null too in a run that stopped before its last row
+  // The probes that were made, in order.
+  std::vector<double> values() const;
+};
+
 struct Context {
   std::vector<std::string> argv;
   std::string start_time;  // ISO 8601, UTC
@@ -124,10 +136,8 @@ struct Context {
   // srun command line when it could be read). Empty when no scheduler started it, and in older
   // reports; written only when present.
   std::map<std::string, std::string> scheduler;
-};
-
-struct RankTimeViews {
-  double mean_us = 0, max_us = 0, min_us = 0;
+  // Absent in reports from before 2.3, which read as before: no state, never set aside.
+  std::optional<StateProbeRecord> state_probe;
 };
 
 // How a timed row was measured, under the same keys in every kind: the loop's settings, the
@@ -328,6 +338,10 @@ struct MembwRow : ThroughputRow {
   std::string kernel;
   std::uint64_t bytes = 0;           // per array
   std::uint64_t bytes_counted = 0;   // per iteration, as STREAM counts
+  // The cache in front of the arrays and whether one pass's arrays fit in it (the row then times
+  // the cache); absent where the cache is unknown and in older reports.
+  std::optional<std::uint64_t> cache_bytes;
+  std::optional<bool> cache_resident;
 };
 
 // What one rank ran on, for matmul_perf and membw_perf reports.

@@ -11,9 +11,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/report.h"
-#include "report/report_json.h"
-
 namespace collbench::report {
 
 // JSON text of `document`. Text that is not valid UTF-8 (a Latin-1 byte in a tag, a file name or
@@ -52,9 +49,6 @@ class ReportFile {
   // process killed outright (SIGKILL) can lose the rows of the last interval.
   // Throws Error (exit code 2) when another writer replaced the file since our last write.
   void write(const nlohmann::json& document);
-  void write(const Report& report) {
-    if (!routine_write_skipped(report.status == "partial" && report.error.empty())) write(to_json(report));
-  }
 
   const std::string& path() const { return path_; }
 

@@ -31,6 +31,8 @@ nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& 
 nlohmann::json to_json(const ResultRow& row);
 nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
+// context.state_probe: the driver writes it before the first row and again after the last.
+nlohmann::json to_json(const StateProbeRecord& probe);
 Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
 Report read_report_file(const std::string& path);         // throws ReportFormatError
 // One row as the summarizer sees it, read through its kind's spec (a live table's row).

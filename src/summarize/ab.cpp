@@ -10,8 +10,9 @@
 
 #include "report/report_json.h"
 #include "summarize/input_error.h"
+#include "summarize/machine_state.h"
 #include "summarize/process.h"
-#include "summarize/state_probe.h"
+#include "core/state_probe.h"
 
 namespace collbench::summarize {
 namespace {
@@ -48,10 +49,6 @@ std::optional<nlohmann::json> read_manifest(const std::string& path) {
     return std::nullopt;
   }
 }
-
-// The two states measured on the 2-core runner are 3.4x apart on the probe, its own spread within
-// one state at most about 2x (results/summarize/README.md); a wrong "two states" costs one re-run.
-constexpr double kStateFactor = 2.0;
 
 // Moves a run's report and log to DIR/set-aside/SIDE/run-K.try-T.*, out of the folders that
 // compare --paired and resuming read, and kept for whoever wants to see what was set aside. T is
@@ -163,15 +160,30 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
     return undecided == 0;
   };
   bool done = first_run - 1 >= options.runs && decided(first_run - 1);
-  // The machine state guard: a pair whose runs the probe saw in two states is set aside and run
-  // again, at most --state-reruns times; the probe runs none of the code under test.
-  const StateProbe probe = state_probe_for_this_process();
-  const bool guarded = options.state_reruns > 0 && (probe.cpu_a >= 0 || options.state_probe);
+  // The machine state guard: a pair whose runs were in two machine states is set aside and run
+  // again, at most --state-reruns times. The states are those the runs' reports recorded (the probe
+  // every timed program makes before its first row and after its last); for reports without one (a
+  // base build from before it), ab makes the same probe itself before, between and after the runs.
+  // The probe runs none of the code under test.
+  const StateProbe own_probe = state_probe_for_this_process();
+  const bool guarded = options.state_reruns > 0;
+  bool reports_probe = false;  // both sides' reports carry the probe: ab need not probe
+  std::string probe_place = own_probe.describe() + ", by ab around each run";
   nlohmann::json probes_ns = nlohmann::json::array();
   int reruns = 0, kept_in_two_states = 0;
   const auto probe_now = [&]() -> std::optional<double> {
-    if (!guarded) return std::nullopt;
-    return options.state_probe ? options.state_probe() : probe.measure();
+    if (!guarded || reports_probe) return std::nullopt;
+    return options.state_probe ? options.state_probe() : own_probe.measure();
+  };
+  // The probes a pair's two reports recorded, in the order they were made; none when either lacks them.
+  const auto recorded_probes = [](const LoadedReport& first, const LoadedReport& second) {
+    std::vector<std::optional<double>> probes;
+    for (const LoadedReport* run : {&first, &second}) {
+      const auto& recorded = run->report.context.state_probe;
+      if (!recorded || recorded->values().empty()) return std::vector<std::optional<double>>{};
+      probes.insert(probes.end(), {recorded->before_ns, recorded->after_ns});
+    }
+    return probes;
   };
   const auto run_side = [&](const SweepOptions& side, int run) {
     const char* name = &side == &side_a ? "A" : "B";
@@ -181,8 +193,12 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
     std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
     std::fflush(progress);
     const ProcessOutcome result = run_process({point_command(side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
-    if (!result.ok()) throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() +
-                                               " (log " + log_path + "); the same command again resumes from the complete run pairs");
+    if (!result.ok()) {
+      throw RunFailure(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() + " (log " + log_path +
+                           "); the same command again resumes from the complete run pairs",
+                       result.started && result.signal == 0 && !result.timed_out ? result.exit_code : -1, result.interrupted_by != 0,
+                       &side == &side_a, log_path);
+    }
     try {
       (&side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
     } catch (const report::ReportFormatError& e) {
@@ -200,6 +216,15 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
       probes.push_back(probe_now());
       run_side(a_first ? side_b : side_a, run);
       probes.push_back(probe_now());
+      const auto& first = a_first ? reports_a.back() : reports_b.back();
+      const auto& second = a_first ? reports_b.back() : reports_a.back();
+      if (auto recorded = recorded_probes(first, second); guarded && !recorded.empty()) {
+        probes = std::move(recorded);
+        if (!reports_probe) {
+          probe_place = describe_probe_place(*first.report.context.state_probe) + ", recorded by each run before its first row and after its last";
+        }
+        reports_probe = true;
+      }
       const bool one_state = one_machine_state(probes, kStateFactor);
       if (one_state || attempt == options.state_reruns) {
         nlohmann::json pair = nlohmann::json::array();
@@ -213,7 +238,7 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
       reports_a.pop_back();
       reports_b.pop_back();
       ++reruns;
-      std::fprintf(progress, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe.describe().c_str(),
+      std::fprintf(progress, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe_place.c_str(),
                    describe_probes(probes).c_str());
     }
     if (run >= options.runs) done = decided(run);
@@ -230,11 +255,11 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
     char factor[16];
     std::snprintf(factor, sizeof factor, "%g", kStateFactor);
     std::string note = "ab: " + std::to_string(reruns) + " run pair(s) set aside and run again, their runs in two machine states (" +
-                       probe.describe() + " more than " + factor + "x apart around them); set-aside reports in " + options.out_dir + "/set-aside";
+                       probe_place + " more than " + factor + "x apart around them); set-aside reports in " + options.out_dir + "/set-aside";
     if (kept_in_two_states > 0) note += "; " + std::to_string(kept_in_two_states) + " pair(s) kept after " + std::to_string(options.state_reruns) + " re-run(s) still in two states";
     outcome.document.notes.push_back(note);
   }
-  outcome.document.extra["state_guard"] = {{"probe", probe.describe()},
+  outcome.document.extra["state_guard"] = {{"probe", probe_place},
                                            {"on", guarded},
                                            {"factor", kStateFactor},
                                            {"rerun_limit", options.state_reruns},

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "summarize/compare.h"
@@ -41,8 +43,20 @@ struct AbOutcome {
   double wall_s = 0;
 };
 
-// Throws InputError for bad options or a folder that already holds ab reports; std::runtime_error
-// when a run fails (its log named).
+// A run that did not end well, with its exit code (-1 when it did not exit by itself): tune tells
+// a benchmark's bad usage (exit 2) from a failure by it.
+class RunFailure : public std::runtime_error {
+ public:
+  RunFailure(const std::string& message, int exit_code, bool interrupted, bool side_a, std::string log_path)
+      : std::runtime_error(message), exit_code(exit_code), interrupted(interrupted), side_a(side_a), log_path(std::move(log_path)) {}
+  int exit_code;
+  bool interrupted;  // SIGINT or SIGTERM: the user stopped it, no run is to blame
+  bool side_a;
+  std::string log_path;
+};
+
+// Throws InputError for bad options or a folder that already holds ab reports; RunFailure when a
+// run fails (its log named).
 AbOutcome run_ab(const AbOptions& options, std::FILE* progress);
 
 }  // namespace collbench::summarize

@@ -18,6 +18,7 @@
 #include "core/printable.h"
 #include "core/sizes.h"
 #include "report/report_file.h"
+#include "report/report_json.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"
@@ -31,6 +32,7 @@
 #include "summarize/series.h"
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
+#include "summarize/tune.h"
 
 namespace collbench::summarize {
 namespace {
@@ -53,6 +55,7 @@ struct Arguments {
   std::string metric;  // empty: the headline figure of the reports' kind
   std::string gnuplot = "gnuplot";
   SweepOptions sweep;
+  TuneOptions tune;
   PredictOptions predict;  // model predict, model ddp (the link)
   DdpWhatIfOptions ddp;    // model ddp (the settings)
   bool overview = false;   // plot --overview
@@ -292,6 +295,18 @@ int sweep_command(const Arguments& arguments) {
   return outcome.failed > 0 ? 1 : 0;
 }
 
+int tune_command(const Arguments& arguments) {
+  if (!arguments.inputs.empty()) throw InputError("tune: unexpected '" + arguments.inputs.front() + "' (the benchmark goes after --)");
+  TuneOptions options = arguments.tune;
+  check_compare_options(arguments.compare);
+  options.ab.compare = arguments.compare;
+  options.ab.as_root = geteuid() == 0;
+  options.bench = arguments.after_dashes;
+  const TuneOutcome outcome = options.verify_file.empty() ? run_tune(options, stderr) : run_verify(options, stderr);
+  print(outcome.document, arguments.format);
+  return outcome.exit_code;
+}
+
 void add_gnuplot_flag(CLI::App& command, Arguments& a) {
   add_text(command, "--gnuplot", "PROGRAM", "the gnuplot to run (default gnuplot)", a.gnuplot);
 }
@@ -323,6 +338,14 @@ void add_figure_flag(CLI::App& command, RunFigure& figure) {
               }
               figure = parse_run_figure(v);
             });
+}
+
+// --state-guard, the same for compare (unpaired) and history.
+void add_state_guard_flag(CLI::App& command, bool& guard, const std::string& what) {
+  add_value(command, "--state-guard", "on|off", what, [&guard](Text& v, Text& f) {
+    if (v != "on" && v != "off") throw UsageError(f + " expects on or off, not '" + v + "'");
+    guard = v == "on";
+  });
 }
 
 void declare_compare_flags(CLI::App& command, Arguments& a) {
@@ -372,6 +395,9 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        declare_compare_flags(command, a);
        add_flag(command, "--paired", "pair runs by file name (folders written by ab: A/run-K.json, B/run-K.json)", a.compare.paired);
+       add_state_guard_flag(command, a.compare.state_guard,
+                            "unpaired: set aside runs whose reports' state probe (a cache-line round trip) was more than 2x\n"
+                            "from the usual level of all runs: made in another machine state (default on)");
        add_plot_flags(command, a, "also draw the change per size with its interval and verdict");
      },
      compare_command},
@@ -412,6 +438,9 @@ const Command kCommands[] = {
          if (v != "rows" && v != "none") throw UsageError(f + " expects rows or none, not '" + v + "'");
          o.pool_rows = v == "rows";
        });
+       add_state_guard_flag(command, o.state_guard,
+                            "set aside runs whose reports' state probe (a cache-line round trip) was more than 2x from\n"
+                            "the series' usual level: made in another machine state (default on)");
        add_value(command, "--exponent", "A", "E-divisive's distance |x - y|^A, 0 < A < 2 (default 0.5)", [&o](Text& v, Text& f) {
          o.exponent = parse_real(v, f, 0, 2);
          if (!(o.exponent > 0 && o.exponent < 2)) throw UsageError(f + " must lie strictly between 0 and 2, got '" + v + "'");
@@ -471,6 +500,39 @@ const Command kCommands[] = {
        });
      },
      model_command},
+    {"tune", "--out DIR --np N (--mpi-algorithms|--gloo-algorithms|--nccl-algos/--nccl-protos) LIST -- BENCH [args] | --verify FILE ...",
+     "runs each candidate setting against the library's default interleaved (as ab), keeps a candidate at\n"
+     "a size only where ab's verdict is FASTER, merges neighbouring sizes into ranges and writes the library's\n"
+     "tuning file (Open MPI dynamic rules, NCCL example tuner CSV, gloo --algo-file); --verify FILE runs the\n"
+     "file against the default and reports each range's change; exit as ab",
+     [](CLI::App& command, Arguments& a) {
+       TuneOptions& o = a.tune;
+       const auto list = [](std::vector<std::string>& target) {
+         return [&target](Text& v, Text& f) {
+           target = split(v, ',');
+           if (target.empty()) throw UsageError(f + " expects a list");
+         };
+       };
+       add_value(command, "--mpi-algorithms", "all|LIST", "Open MPI tuned algorithms by number or name, e.g. ring,4", list(o.request.mpi_algorithms));
+       add_value(command, "--gloo-algorithms", "all|LIST", "gloo all_reduce --algo values (ring, ring_chunked, halving_doubling, bcube)",
+                 list(o.request.gloo_algorithms));
+       add_value(command, "--nccl-algos", "LIST", "NCCL_ALGO values, e.g. Ring,Tree (with --nccl-protos)", list(o.request.nccl_algorithms));
+       add_value(command, "--nccl-protos", "LIST", "NCCL_PROTO values, e.g. LL,LL128,Simple", list(o.request.nccl_protocols));
+       add_value(command, "--nccl-channels", "LIST", "also NCCL_MIN/MAX_NCHANNELS, e.g. 2,4 (default: NCCL's own)", list(o.request.nccl_channels));
+       add_text(command, "--verify", "FILE", "run this tuning file against the default instead of tuning", o.verify_file);
+       add_text(command, "--nccl-tuner-plugin", "LIB", "--verify of an NCCL file: the example tuner plugin to load (NCCL_TUNER_PLUGIN)",
+                o.tuner_plugin);
+       AbOptions& ab = o.ab;
+       add_integer(command, "--runs", "run pairs a candidate before the first verdict (default 3)", ab.runs, 1, 1000000);
+       add_integer(command, "--max-runs", "run pairs a candidate at most while sizes stay UNKNOWN (default 10)", ab.max_runs, 1, 1000000);
+       add_integer(command, "--state-reruns", "as ab: a pair seen in two machine states runs again, this often at most (default 2)",
+                   ab.state_reruns, 0, 100);
+       add_integer(command, "--np", "ranks (default 1)", ab.world_size, 1, 1000000);
+       add_launch_flags(command, ab, "a run");
+       add_text(command, "--out", "DIR", "an ab folder per candidate, the tuning file and decision.md", ab.out_dir)->required();
+       declare_compare_flags(command, a);
+     },
+     tune_command},
     {"sweep", "[options] --out DIR -- BENCH [bench args]", "runs a benchmark over world sizes, env settings and repeats",
      [](CLI::App& command, Arguments& a) {
        SweepOptions& o = a.sweep;
@@ -526,7 +588,7 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   } catch (const CLI::CallForHelp&) {
     return command_line.help();
   }
-  if (arguments.command != "sweep" && arguments.command != "ab" && has_dashes) throw InputError(arguments.command + ": unexpected '--'");
+  if (arguments.command != "sweep" && arguments.command != "ab" && arguments.command != "tune" && has_dashes) throw InputError(arguments.command + ": unexpected '--'");
   return std::nullopt;
 }
 

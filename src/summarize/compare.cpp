@@ -10,6 +10,7 @@
 #include <set>
 
 #include "summarize/input_error.h"
+#include "summarize/machine_state.h"
 
 namespace collbench::summarize {
 namespace {
@@ -41,11 +42,15 @@ struct Collected {
   std::size_t rows_fallen_back = 0;
 };
 
-Collected collect(const std::vector<LoadedReport>& reports, RunFigure figure) {
+Collected collect(const std::vector<LoadedReport>& reports, RunFigure figure, const std::vector<std::string>& ignored_keys) {
   Collected out;
   for (const auto& observation : observations(reports)) {
     const auto& row = *observation.row;
-    Side& side = out.sides[row_identity(observation)];
+    SeriesKey identity = row_identity(observation);
+    identity.erase(std::remove_if(identity.begin(), identity.end(),
+                                  [&](const auto& field) { return std::count(ignored_keys.begin(), ignored_keys.end(), field.first) > 0; }),
+                   identity.end());
+    Side& side = out.sides[identity];
     side.figure = figure;
     side.size = row.size;
     std::optional<double> value = headline(row);
@@ -320,6 +325,39 @@ void mark_machine_mismatch(CompareResult& result, const std::string& reason) {
 
 CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
                               const CompareOptions& options) {
+  if (options.state_guard && !options.paired) {
+    // Both sides judged together: a run made in another state than most runs of either side is set
+    // aside, so a baseline made in the usual state and a NEW run in the slow one is no regression.
+    std::vector<const LoadedReport*> runs;
+    for (const auto* side : {&base, &candidate}) {
+      for (const auto& loaded : *side) runs.push_back(&loaded);
+    }
+    const StateGuard guard = judge_machine_states(runs, true);
+    if (!guard.set_aside.empty()) {
+      std::vector<LoadedReport> kept_base, kept_new;
+      for (const auto& loaded : base) {
+        if (!guard.sets_aside(loaded.path)) kept_base.push_back(loaded);
+      }
+      for (const auto& loaded : candidate) {
+        if (!guard.sets_aside(loaded.path)) kept_new.push_back(loaded);
+      }
+      CompareOptions unguarded = options;
+      unguarded.state_guard = false;
+      const bool side_emptied = kept_base.empty() || kept_new.empty();
+      CompareResult result = side_emptied ? compare_reports(base, candidate, unguarded) : compare_reports(kept_base, kept_new, unguarded);
+      if (side_emptied) {
+        // Nothing is left to judge one side by: the runs say how the two states differ, not the code.
+        const std::string sides = kept_base.empty() && kept_new.empty() ? "BASE and NEW were made in two machine states"
+                                  : std::string("every run of ") + (kept_base.empty() ? "BASE" : "NEW") +
+                                        " was made in another machine state than the others";
+        mark_machine_mismatch(result, sides + " (their state probe); run again");
+        return result;
+      }
+      for (const auto& run : guard.set_aside) result.state_set_aside.push_back(run.path);
+      result.notes.push_back(set_aside_note(guard, runs));
+      return result;
+    }
+  }
   for (const auto& loaded : base) {
     if (const auto percent = injected_slowdown_percent(loaded.report)) {
       char text[64];
@@ -343,8 +381,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
                      (new_benchmarks.empty() ? std::string("?") : *new_benchmarks.begin()) +
                      ") have no benchmark in common; compare expects the same benchmark on both sides");
   }
-  const auto base_collected = collect(base, options.figure);
-  const auto new_collected = collect(candidate, options.figure);
+  const auto base_collected = collect(base, options.figure, options.ignored_keys);
+  const auto new_collected = collect(candidate, options.figure, options.ignored_keys);
   const auto& base_sides = base_collected.sides;
   const auto& new_sides = new_collected.sides;
   // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
@@ -499,6 +537,7 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   document.extra["detectable_change"] = report::json_or_null(result.detectable());
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);
+  document.extra["state_set_aside"] = result.state_set_aside;
   return document;
 }
 

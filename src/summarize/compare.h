@@ -34,6 +34,12 @@ struct CompareOptions {
   // Many rows are judged at once; Holm's correction keeps the chance that any row of an A/A
   // comparison is called SLOWER (or FASTER) at alpha, instead of alpha per row.
   bool holm = true;
+  // Key fields left out of a row's identity, so rows that differ only in them pair up: tune
+  // compares the library's default with a forced algorithm, whose rows say which ran.
+  std::vector<std::string> ignored_keys;
+  // Unpaired only: runs whose state probe saw another machine state than the others' usual one are
+  // set aside (--state-guard on|off), as history does; paired runs (ab) judge each pair instead.
+  bool state_guard = true;
 };
 
 // The decisions, kept apart so they can be tested on their own. `interval` is on log(new / base)
@@ -87,6 +93,7 @@ struct CompareResult {
   bool paired = false;         // the intervals are paired (runs matched by file name)
   std::optional<std::string> machine_mismatch;  // set: every verdict is UNKNOWN, and this says why
   std::vector<std::string> notes;               // e.g. NEW runs with an injected slowdown
+  std::vector<std::string> state_set_aside;     // runs set aside by the state guard (unpaired), their paths
   bool any_slower() const;
   std::size_t count(Verdict verdict) const;
   std::optional<std::size_t> more_runs() const;  // the most any UNKNOWN row asks for

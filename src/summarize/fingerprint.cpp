@@ -13,7 +13,10 @@ namespace fs = std::filesystem;
 
 // Versions that belong to the build under test, not to the machine: they differ between BASE and
 // NEW by design.
-bool is_build_version(const std::string& name) { return name == "collbench" || name == "compiler"; }
+// The code and its compiler, not the machine: a report from another commit is still judged.
+bool is_build_version(const std::string& name) {
+  return name == "collbench" || name == "collbench_commit" || name == "collbench_tree" || name == "compiler";
+}
 
 bool is_informational(const std::string& field) {
   return field == "date" || field == "hostname" || field == "command" || field == "note";

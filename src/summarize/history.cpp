@@ -261,11 +261,35 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   if (options.min_segment < 1) throw InputError("history: --min-segment must be at least 1");
   const auto& kind = kind_of(reports);
   const bool timed = kind.time_path != nullptr;
+  for (const auto& loaded : reports) {
+    if (!parse_utc_time(loaded.report.context.start_time)) {
+      throw InputError(loaded.path + ": context.start_time '" + loaded.report.context.start_time + "' is not an ISO 8601 UTC time");
+    }
+  }
+  HistoryResult result;
+  std::vector<const LoadedReport*> runs;
+  for (const auto& loaded : reports) runs.push_back(&loaded);
+  result.state = judge_machine_states(runs, options.state_guard);
+  // Another state that holds through the latest --min-segment runs is where the machine is now, not
+  // an episode: setting it aside would hide whatever changed with it, so nothing is.
+  std::stable_sort(runs.begin(), runs.end(), [](const LoadedReport* a, const LoadedReport* b) {
+    const HistoryPoint a_point{a->report.context.start_time, *parse_utc_time(a->report.context.start_time), a->path, 0};
+    const HistoryPoint b_point{b->report.context.start_time, *parse_utc_time(b->report.context.start_time), b->path, 0};
+    return earlier(a_point, b_point);
+  });
+  if (!result.state.set_aside.empty() && runs.size() >= options.min_segment &&
+      std::all_of(runs.end() - static_cast<std::ptrdiff_t>(options.min_segment), runs.end(),
+                  [&](const LoadedReport* run) { return result.state.sets_aside(run->path); })) {
+    result.state_lasting = true;
+    result.state.set_aside.clear();
+  }
+  result.state_note = set_aside_note(result.state, runs);
   // One figure per (row, run), as compare takes it, over the run's cycles too.
   std::map<SeriesKey, std::map<const LoadedReport*, std::vector<double>>> figures;
   std::map<SeriesKey, std::uint64_t> sizes;
   std::size_t rows_fallen_back = 0;
   for (const auto& observation : observations(reports)) {
+    if (result.state.sets_aside(observation.source->path)) continue;
     const auto& row = *observation.row;
     std::optional<double> value = headline(row);
     if (const auto timed_figure = row_figure(row, options.figure)) {
@@ -277,12 +301,6 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
     figures[key][observation.source].push_back(*value);
     sizes[key] = row.size;
   }
-  for (const auto& loaded : reports) {
-    if (!parse_utc_time(loaded.report.context.start_time)) {
-      throw InputError(loaded.path + ": context.start_time '" + loaded.report.context.start_time + "' is not an ISO 8601 UTC time");
-    }
-  }
-  HistoryResult result;
   result.reports = reports.size();
   result.machine_mismatch = machine_change_within(reports);
   result.measure = timed ? "us" : kind.figures.front().path;
@@ -386,6 +404,11 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
     }
     document.notes.push_back((pooled.regression ? "regression: " : "") + what);
   }
+  if (!result.state_note.empty()) document.notes.push_back(result.state_note);
+  if (result.state_lasting) {
+    document.notes.push_back("the latest " + std::to_string(options.min_segment) + " runs were all made in another machine state than the earlier ones "
+                             "(their state probe): it lasts, so no run is set aside, and a change since then may be the machine's");
+  }
   char rule[400];
   std::snprintf(rule, sizeof rule,
                 "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
@@ -430,6 +453,8 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                                   {"levels", levels},            {"slowdown", slowdown},
                                   {"set_aside", set_aside},      {"regression", pooled.regression && !result.machine_mismatch}};
   }
+  document.extra["state_guard"] = state_guard_json(result.state);
+  document.extra["state_guard"]["lasting"] = result.state_lasting;
   document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);

@@ -21,6 +21,7 @@
 
 #include "summarize/document.h"
 #include "summarize/figure.h"
+#include "summarize/machine_state.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
@@ -41,6 +42,10 @@ struct HistoryOptions {
   double exponent = 0.5;
   // The "all rows" series beside the per-row ones, where a report has two rows or more (--pool).
   bool pool_rows = true;
+  // Runs whose reports' state probe saw another machine state than the series' usual one are set
+  // aside from every series (--state-guard on|off): a slow state of the machine is not a change of
+  // the code, and the probe runs none of the code, so it cannot hide one.
+  bool state_guard = true;
 };
 
 struct HistoryPoint {
@@ -95,6 +100,10 @@ struct HistoryResult {
   // Set when the runs come from different machines (fingerprint.h): every verdict is UNKNOWN.
   std::optional<std::string> machine_mismatch;
   std::size_t series_judged = 0;  // the family Holm's correction ran over
+  StateGuard state;               // the runs set aside by their machine state (machine_state.h)
+  std::string state_note;         // the note listing them; empty when none was
+  // The latest --min-segment runs were all in the other state: it lasts, so nothing is set aside.
+  bool state_lasting = false;
   std::size_t regressions() const;  // series (all rows counting as one) whose latest change is a slowdown, after Holm; 0 on a machine mismatch
 };
 

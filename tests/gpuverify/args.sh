@@ -42,6 +42,10 @@ expect "--bundle brings a build" --nccl-tests "$nt" --out "$work/out" --phase bu
 expect "--bundle .* is not a bundle" --nccl-tests "$nt" --out "$work/out" --phase test --bundle "$work/empty"
 expect "--sizes '4M,32M' is not MIN,MAX,FACTOR" --nccl-tests "$nt" --out "$work/out" --sizes 4M,32M
 expect "--sizes '4X,32M,2' is not MIN,MAX,FACTOR" --nccl-tests "$nt" --out "$work/out" --sizes 4X,32M,2
+expect "unknown collective 'allreduce' (collectives: all_gather," --nccl-tests "$nt" --out "$work/out" --collectives all_gather,allreduce
+expect "--collectives needs a value" --nccl-tests "$nt" --out "$work/out" --collectives
+expect "--test-sizes '8,64M' is not MIN,MAX,FACTOR" --nccl-tests "$nt" --out "$work/out" --test-sizes 8,64M
+expect "--repetitions '0' is not a count from 1 to 99" --nccl-tests "$nt" --out "$work/out" --repetitions 0
 expect "unknown measure step 'coffee'" --nccl-tests "$nt" --out "$work/out" --steps collectives,coffee
 expect "not an nccl-tests source copy" --nccl-tests "$work/empty" --out "$work/out"
 expect "is not empty" --nccl-tests "$nt" --out "$work/full"

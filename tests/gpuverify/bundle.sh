@@ -15,6 +15,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$source_root/scripts/gpu-bundle.sh" pack "$build" "$work/bundle" >"$work/pack.out" 2>&1 || fail "pack: $(tail -n 3 "$work/pack.out")"
 [ -s "$work/bundle/bundle.tar.xz" ] || fail "no bundle.tar.xz"
+# The bundle names the code it carries, as the programs recorded it at build time.
+grep -q '^commit [0-9a-f]\{40\}, tree ' "$work/bundle/source.txt" || fail "source.txt: $(cat "$work/bundle/source.txt")"
 "$source_root/scripts/gpu-bundle.sh" pack "$build" "$work/bundle" >/dev/null 2>"$work/err" && fail "packing into a full folder worked"
 grep -q "is not empty" "$work/err" || fail "full folder: $(cat "$work/err")"
 

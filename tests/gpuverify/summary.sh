@@ -22,6 +22,10 @@ python3 "$maker" "$here/data/verify" --collbench "$collbench" >"$work/summary.md
   { echo "FAIL: the summary maker exited $?"; cat "$work/stderr"; exit 1; }
 check "the card named" '^# GPU verification: collbench on FIXTURE'
 check "ncclGetVersion recorded" '^- nccl \(ncclGetVersion\): 22800$'
+check "the code the programs were built from" '^- collbench: 0\.1\.0\+g0123456-dirty; commit 0123456789abcdef0123456789abcdef01234567, tree modified \(diff sha256 00112233aabbccdd\)$'
+check "the preflight's NCCL from the pip wheel" '^- nccl: /fixture/nvidia/nccl/lib/libnccl\.so\.2 \(the pip wheel.s \(nvidia-nccl\)\), version 2\.28\.7 \(22807\)$'
+check "the preflight's MPI: none" '^- mpi: none; one rank runs as a plain process'
+
 check "the nccl-tests version line parsed" 'nccl-tests run: version 2.19.6, nccl-headers=22800, nccl-library=22800'
 check "8 B: median of 1.00, 1.01, 0.99 and its range, not marked" '^\| 8 B \| 10.00 \| 10.00 \| 1.000 \(0.990–1.010, 3\) \| 10.00 \| 10.00 \| 1.000 \(0.990–1.010, 3\) \|  \|$'
 check "1 KiB: 1.100, marked" '^\| 1 KiB \| 20.00 \| 22.00 \| 1.100 \(1.100–1.100, 3\) .*\| \*\*OUT\*\* \|$'

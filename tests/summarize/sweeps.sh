@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Integration of collbench with the real *_perf executables under real mpirun.
-# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa inject_slowdown ab resume table_formats hostile interrupt resume_other env_names)
+# Usage: sweeps.sh SCENARIO BIN_DIR   (scenarios: scaling algorithms compare_aa inject_slowdown ab resume table_formats hostile interrupt resume_other env_names tune_mpi tune_gloo)
 set -u
 scenario="$1"
 bin="$2"
@@ -261,6 +261,65 @@ PY
     for value in '^lo' '=lo' '_lo'; do
       grep -lq "COLLBENCH_TEST_VALUE=$value\"" "$work/e"/*.json || fail "no report tagged $value"
     done
+    ;;
+  tune_mpi|tune_gloo)
+    # collbench tune under real mpirun at 2 ranks: all_reduce at 3 sizes, 2 candidates, 2 run pairs
+    # each (correctness only: no speed is asserted), then the file it wrote through --verify, and
+    # the same file claiming 4 ranks refused.
+    if [ $scenario = tune_mpi ]; then
+      candidates=(--mpi-algorithms ring,recursive_doubling); file=ompi-rules.conf; backend=(); folders="mpi-4 mpi-3"; library=openmpi
+    else
+      candidates=(--gloo-algorithms ring,halving_doubling); file=gloo-algo.conf; backend=(--backend gloo); folders="gloo-ring gloo-halving_doubling"
+      library=gloo
+    fi
+    bench=("$bin/all_reduce_perf" --sizes 1K,8K,64K --placement out "${backend[@]}" -n 5 -w 1 -c 1 -T 120)
+    "$bin/collbench" tune --np 2 "${candidates[@]}" --runs 2 --max-runs 2 --state-reruns 0 --out "$work/t" --format csv -- "${bench[@]}" \
+      > "$work/decision.csv" 2> "$work/err.txt" || fail "tune exited $?: $(tail -3 "$work/err.txt")"
+    head -1 "$work/decision.csv" | grep -q '^bytes,default_us,best,best_us,change_%,low_%,high_%,verdict,choice,why$' || fail "header: $(head -1 "$work/decision.csv")"
+    # The csv holds the size table (10 columns) and the ranges table (3).
+    [ "$(awk -F, 'NF == 10 && $1 ~ /^[0-9]+$/' "$work/decision.csv" | wc -l)" -eq 3 ] || fail "expected 3 sizes: $(cat "$work/decision.csv")"
+    grep -q '^1024,65536,default$' "$work/decision.csv" || fail "expected one default range: $(cat "$work/decision.csv")"
+    # Two run pairs cannot make a signed-rank verdict: every size keeps the default, and says why.
+    [ "$(grep -c ',default,no candidate FASTER (too few runs (2/2))$' "$work/decision.csv")" -eq 3 ] || fail "choices: $(cat "$work/decision.csv")"
+    for folder in $folders; do
+      for side in A B; do
+        [ "$(ls "$work/t/$folder/$side"/run-*.json | wc -l)" -eq 2 ] || fail "$folder/$side does not hold 2 runs"
+        for report in "$work/t/$folder/$side"/run-*.json; do
+          [ "$(jq '[.results[] | select(.wrong != 0)] | length' "$report")" = 0 ] || fail "$report has wrong results"
+          [ "$(jq '.results | length' "$report")" = 3 ] || fail "$report lacks rows"
+        done
+      done
+    done
+    grep -q 'candidate' "$work/t/decision.md" || fail "no decision.md"
+    for line in "# tune: library=$library" '# tune: world_size=2' '# tune: collective=all_reduce' '# tune: runs=2 or more run pairs'; do
+      grep -q "^$line" "$work/t/$file" || fail "$file lacks '$line'"
+    done
+    grep -q '^# tune: machine.cpu_model=' "$work/t/$file" || fail "$file does not name the machine"
+    "$bin/collbench" tune --verify "$work/t/$file" --np 2 --runs 2 --max-runs 2 --state-reruns 0 --out "$work/v" --format csv -- "${bench[@]}" \
+      > "$work/verify.csv" 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 0 ] || [ $code -eq 1 ] || fail "verify exited $code: $(tail -3 "$work/err.txt")"
+    [ "$(grep -c '^[0-9]' "$work/verify.csv")" -eq 3 ] || fail "verify rows: $(cat "$work/verify.csv")"
+    [ "$(ls "$work/v/verify/B"/run-*.json | wc -l)" -eq 2 ] || fail "verify did not run the file twice"
+    sed 's/^# tune: world_size=2$/# tune: world_size=4/' "$work/t/$file" > "$work/foreign.conf"
+    "$bin/collbench" tune --verify "$work/foreign.conf" --np 2 --out "$work/f" -- "${bench[@]}" > /dev/null 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "a file for 4 ranks verified at 2 exited $code"
+    [ "$(wc -l < "$work/err.txt")" -eq 1 ] && grep -q '(world_size)' "$work/err.txt" || fail "stderr: $(cat "$work/err.txt")"
+    # Sizes the benchmark refuses: its own line, exit 2, before any candidate ran.
+    "$bin/collbench" tune --np 2 "${candidates[@]}" --out "$work/bad" -- "$bin/all_reduce_perf" -b 64 -e 8 --placement out "${backend[@]}" > /dev/null 2> "$work/err.txt"
+    code=$?
+    [ $code -eq 2 ] || fail "sizes out of range exited $code"
+    [ "$(wc -l < "$work/err.txt" | tr -d ' ')" -ge 1 ] && tail -1 "$work/err.txt" | grep -q 'refused its arguments: all_reduce_perf: error: minimum size 64 B' \
+      || fail "stderr: $(cat "$work/err.txt")"
+    if [ $scenario = tune_gloo ]; then
+      # A candidate the backend cannot run is skipped with its reason: bcube at 3 ranks.
+      "$bin/collbench" tune --np 3 --gloo-algorithms bcube,ring --runs 2 --max-runs 2 --state-reruns 0 --out "$work/np3" -- \
+        "$bin/all_reduce_perf" --backend gloo --sizes 1K --placement out -n 3 -w 1 -c 1 -T 120 > "$work/np3.txt" 2> "$work/err.txt" \
+        || fail "tune with a candidate gloo refuses exited $?: $(tail -3 "$work/err.txt")"
+      grep -q '^note: skipped bcube: its run failed (all_reduce_perf: error: --algo bcube needs a world size that is a power of 2' "$work/np3.txt" \
+        || fail "no skipped note: $(cat "$work/np3.txt")"
+    fi
     ;;
   *) fail "unknown scenario" ;;
 esac

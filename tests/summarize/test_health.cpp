@@ -48,7 +48,7 @@ LoadedReport on_gpus(LoadedReport loaded) {
 LoadedReport with_rank_spread(LoadedReport loaded, const std::vector<double>& max_over_min) {
   for (std::size_t i = 0; i < loaded.report.results.size(); ++i) {
     auto& row = loaded.report.results[i];
-    row.time_over_ranks_us = report::RankTimeViews{row.time_us.mean, row.time_us.mean * max_over_min[i], row.time_us.mean};
+    row.time_over_ranks_us = RankTimeViews{row.time_us.mean, row.time_us.mean * max_over_min[i], row.time_us.mean};
   }
   return loaded;
 }

@@ -524,6 +524,11 @@ TEST(Model, BadInputIsExitTwoWithOneLine) {
   LoadedReport other = synthetic(4, [](double m) { return 1 + m / 100; });
   other.report.context.versions["mpi"] = "another MPI 9.9";
   EXPECT_THROW(fit_model({synthetic(2, [](double m) { return 1 + m / 100; }), other}), InputError);
+  // Reports of two builds on one machine: the code that made a report is not the machine.
+  LoadedReport rebuilt = synthetic(4, [](double m) { return 1 + m / 100; });
+  rebuilt.report.context.versions["collbench_commit"] = "0123456789abcdef0123456789abcdef01234567";
+  rebuilt.report.context.versions["collbench_tree"] = "modified (diff sha256 0011223344556677)";
+  EXPECT_NO_THROW(fit_model({synthetic(2, [](double m) { return 1 + m / 100; }), rebuilt}));
 }
 
 // The bad inputs issue 25 names, from fixture folders through the command line: one line, exit 2.

@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "summarize/cli.h"
 #include "summarize/ab.h"
-#include "summarize/state_probe.h"
+#include "core/state_probe.h"
 #include "summarize/compare.h"
 #include "summarize/fingerprint.h"
 #include "summarize/history.h"
@@ -846,6 +848,160 @@ TEST(History, AChangeMustHoldForMinSegmentRuns) {
   EXPECT_EQ(run_cli({"history", "--correction", "maybe", data("history/flat")}), 2);
 }
 
+bool has_note(const Document& document, const std::string& text) {
+  return std::any_of(document.notes.begin(), document.notes.end(), [&](const std::string& note) { return note.find(text) != std::string::npos; });
+}
+
+// The machine's state as the reports' probe recorded it (core/state_probe.h). Runs `from`..`to` of
+// a history are put in the doubled state of the 2-core runner, the probe at 517-527 ns, the other
+// runs at the usual 158-159 ns (results/summarize/README.md). Every row is `slower` in those runs:
+// 2 for a run made in that state throughout; less for one the state covered in part (it flips for
+// seconds to minutes), which the figure alone cannot tell from a change of the code.
+void with_state_episode(std::vector<LoadedReport>& runs, std::size_t from, std::size_t to, double slower = 2) {
+  for (std::size_t run = 0; run < runs.size(); ++run) {
+    const bool slow = run >= from && run <= to;
+    report::StateProbeRecord probe;
+    probe.host = "runner";
+    probe.cpu_a = 0;
+    probe.cpu_b = 1;
+    probe.before_ns = slow ? 517 : 158;
+    probe.after_ns = slow ? 527 : 159;
+    runs[run].report.context.state_probe = probe;
+    if (!slow) continue;
+    for (auto& row : runs[run].report.rows) {
+      for (auto& sample : row.samples_us) sample *= slower;
+    }
+  }
+}
+
+TEST(History, ASlowStateEpisodeIsSetAsideAndTheSeriesStaysQuiet) {
+  // Runs 9-11 of 12 (index 8-10) partly in the doubled state (every row 1.3x: under the figure's
+  // own 1.5x set-aside) and the last one back: all rows together see a slowdown that holds in the
+  // latest 3 runs' median and call it a regression, unless the runs the probe puts in another state
+  // are set aside.
+  SyntheticHistories histories(20261128, 0.0);
+  HistoryOptions unguarded;
+  unguarded.state_guard = false;
+  std::size_t failing = 0, failing_unguarded = 0;
+  for (int history = 0; history < 20; ++history) {
+    auto runs = histories.make(1.0, 12);
+    with_state_episode(runs, 8, 10, 1.3);
+    const auto result = compute_history(runs, HistoryOptions{});
+    ASSERT_EQ(result.state.set_aside.size(), 3u);
+    EXPECT_EQ(result.state.set_aside.front().path, "synthetic/run-8.json");
+    EXPECT_EQ(result.state.set_aside.back().probes_ns, (std::vector<double>{517, 527}));
+    EXPECT_EQ(result.state.probed, 12u);
+    for (const auto& series : result.series) EXPECT_EQ(series.points.size(), 9u);
+    failing += result.regressions() > 0 ? 1 : 0;
+    failing_unguarded += compute_history(runs, unguarded).regressions() > 0 ? 1 : 0;
+  }
+  EXPECT_LE(failing, 1u);
+  EXPECT_GE(failing_unguarded, 15u);  // what the guard is for
+  // The runs are listed, in words and in the JSON.
+  auto runs = histories.make(1.0, 12);
+  with_state_episode(runs, 8, 10);
+  const auto document = history_document(compute_history(runs, HistoryOptions{}), HistoryOptions{});
+  EXPECT_TRUE(std::any_of(document.notes.begin(), document.notes.end(), [](const std::string& note) {
+    return note.find("3 run(s) set aside, made in another machine state (a cache-line round trip between CPUs 0 and 1 of runner") != std::string::npos &&
+           note.find("2026-10-01T08:00:00Z (517, 527 ns)") != std::string::npos;
+  }));
+  const auto& guard = document.extra.at("state_guard");
+  EXPECT_EQ(guard.at("set_aside").size(), 3u);
+  EXPECT_EQ(guard.at("set_aside")[0].at("report"), "synthetic/run-8.json");
+  EXPECT_DOUBLE_EQ(guard.at("usual_ns").get<double>(), 159);
+  EXPECT_EQ(guard.at("lasting"), false);
+}
+
+TEST(History, AStepInsideASlowStateEpisodeIsStillFound) {
+  // +10 % from run 8 (index 7) on, and the doubled state over part of runs 7-9 (index 6-8, 1.3x),
+  // the step's own run among them: set aside, the step is found at the first run judged after it
+  // (index 9).
+  SyntheticHistories histories(20261130, 0.0);
+  std::size_t found = 0;
+  for (int history = 0; history < 20; ++history) {
+    auto runs = histories.make(1.10, 7);
+    with_state_episode(runs, 6, 8, 1.3);
+    const auto result = compute_history(runs, HistoryOptions{});
+    EXPECT_EQ(result.state.set_aside.size(), 3u);
+    found += regression_near_run(result, 9, 9) ? 1 : 0;
+    for (const auto& path : regression_reports(result)) EXPECT_NE(path, "synthetic/run-11.json");
+  }
+  EXPECT_GE(found, 19u);
+}
+
+TEST(History, AStateThatHoldsToTheLatestRunsIsNotSetAside) {
+  // The doubled state from run 10 (index 9) to the end: where the machine is now, so nothing is set
+  // aside, the slowdown is reported, and a note says the machine's state changed with it.
+  SyntheticHistories histories(20261131, 0.0);
+  auto runs = histories.make(1.0, 12);
+  with_state_episode(runs, 9, 11);
+  const auto result = compute_history(runs, HistoryOptions{});
+  EXPECT_TRUE(result.state_lasting);
+  EXPECT_TRUE(result.state.set_aside.empty());
+  EXPECT_GT(result.regressions(), 0u);
+  const auto document = history_document(result, HistoryOptions{});
+  EXPECT_TRUE(has_note(document, "the latest 3 runs were all made in another machine state"));
+  EXPECT_EQ(document.extra.at("state_guard").at("lasting"), true);
+}
+
+TEST(History, ReportsWithoutTheProbeReadAsBefore) {
+  // Reports from before schema 2.3 have no context.state_probe: nothing is set aside, with the
+  // guard on or off, and their verdicts are today's.
+  const auto reports = load_reports({data("history/step")});
+  for (const auto& loaded : reports) EXPECT_FALSE(loaded.report.context.state_probe.has_value()) << loaded.path;
+  HistoryOptions off;
+  off.state_guard = false;
+  const auto guarded = compute_history(reports, HistoryOptions{}), unguarded = compute_history(reports, off);
+  EXPECT_EQ(guarded.state.probed, 0u);
+  EXPECT_TRUE(guarded.state.set_aside.empty());
+  EXPECT_FALSE(guarded.state.usual_ns.has_value());
+  EXPECT_EQ(guarded.regressions(), unguarded.regressions());
+  EXPECT_GT(guarded.regressions(), 0u);
+  ASSERT_EQ(guarded.series.size(), unguarded.series.size());
+  for (std::size_t i = 0; i < guarded.series.size(); ++i) EXPECT_EQ(guarded.series[i].changes.size(), unguarded.series[i].changes.size());
+  // A history that mixes old reports with new ones judges the new ones' states only.
+  auto mixed = reports;
+  for (std::size_t i = 0; i < 2; ++i) {
+    report::StateProbeRecord probe;
+    probe.before_ns = 150;
+    mixed[i].report.context.state_probe = probe;
+  }
+  EXPECT_EQ(compute_history(mixed, HistoryOptions{}).state.probed, 2u);
+  EXPECT_EQ(run_cli({"history", "--state-guard", "off", data("history/flat")}), 0);
+  EXPECT_EQ(run_cli({"history", "--state-guard", "maybe", data("history/flat")}), 2);
+}
+
+TEST(Compare, UnpairedRunsInAnotherMachineStateAreSetAside) {
+  // Six runs a side of the same code; two NEW runs in the doubled state. Unpaired (as against a
+  // stored baseline), they are set aside and listed; kept, they make NEW look slower.
+  SyntheticHistories histories(20261201, 0.0);
+  auto runs = histories.make(1.0, 12);
+  with_state_episode(runs, 9, 10);
+  const std::vector<LoadedReport> base(runs.begin(), runs.begin() + 6), candidate(runs.begin() + 6, runs.end());
+  const auto guarded = compare_reports(base, candidate, CompareOptions{});
+  EXPECT_FALSE(guarded.any_slower());
+  EXPECT_EQ(guarded.state_set_aside, (std::vector<std::string>{"synthetic/run-9.json", "synthetic/run-10.json"}));
+  for (const auto& line : guarded.lines) EXPECT_EQ(line.new_runs, 4u);
+  const auto document = compare_document(guarded, CompareOptions{});
+  EXPECT_TRUE(has_note(document, "2 run(s) set aside, made in another machine state"));
+  EXPECT_EQ(document.extra.at("state_set_aside").size(), 2u);
+  CompareOptions off;
+  off.state_guard = false;
+  const auto unguarded = compare_reports(base, candidate, off);
+  EXPECT_TRUE(unguarded.state_set_aside.empty());
+  for (const auto& line : unguarded.lines) EXPECT_EQ(line.new_runs, 6u);
+  EXPECT_GT(unguarded.lines.back().change, 0.2);  // the benchmark as a whole, two runs of six at 2x
+  // Every NEW run in the other state: nothing is left to judge NEW by, so every verdict is UNKNOWN.
+  auto slow_runs = histories.make(1.0, 12);
+  with_state_episode(slow_runs, 8, 11);
+  const std::vector<LoadedReport> calm(slow_runs.begin(), slow_runs.begin() + 8), slow(slow_runs.begin() + 8, slow_runs.end());
+  const auto all_slow = compare_reports(calm, slow, CompareOptions{});
+  EXPECT_FALSE(all_slow.any_slower());
+  ASSERT_TRUE(all_slow.machine_mismatch.has_value());
+  EXPECT_NE(all_slow.machine_mismatch->find("every run of NEW was made in another machine state"), std::string::npos);
+  EXPECT_TRUE(compare_reports(calm, slow, off).any_slower());
+}
+
 TEST(Malformed, EveryBadInputIsExitTwo) {
   for (const std::string command : {"table", "scaling"}) {
     EXPECT_EQ(run_cli({command, data("bad/not_json.json")}), 2) << command;
@@ -1130,9 +1286,6 @@ TEST(Ab, CommandsSplitAtTheSeparator) {
 // ab against a machine state, with a fake probe (no state can be made on demand) and commands
 // that copy a fixture report to the run's -J path: a pair the probe saw in two states is set
 // aside and run again, at most --state-reruns times, and the JSON says so.
-bool has_note(const Document& document, const std::string& text) {
-  return std::any_of(document.notes.begin(), document.notes.end(), [&](const std::string& note) { return note.find(text) != std::string::npos; });
-}
 
 AbOptions fixture_ab(const std::string& out_dir, std::vector<double> probe_ns, int* probe_calls) {
   AbOptions options;
@@ -1202,10 +1355,57 @@ TEST(Ab, APairStillInTwoStatesIsKeptAfterItsReruns) {
   EXPECT_FALSE(std::filesystem::exists(off + "/set-aside"));
 }
 
+TEST(Ab, ReadsTheMachineStateFromTheReportsProbe) {
+  // Each run's report records the probe around its rows; ab judges a pair by those four values and
+  // stops probing on its own once the reports carry them (its own probe is asked for the first pair
+  // only). The n-th run of a side copies that side's n-th fixture, so a re-run gets new probes.
+  const std::string dir = ::testing::TempDir() + "/ab_state_reports", fixtures = dir + "_fixtures";
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(fixtures);
+  std::filesystem::create_directories(fixtures);
+  const auto write_runs = [&](const std::string& side, const std::string& fixture, const std::vector<std::pair<double, double>>& probes) {
+    std::ifstream in(data(fixture));
+    const nlohmann::json document = nlohmann::json::parse(in);
+    for (std::size_t run = 0; run < probes.size(); ++run) {
+      nlohmann::json probed = document;
+      probed["context"]["state_probe"] = {{"host", "runner"}, {"cpus", {0, 1}}, {"before_ns", probes[run].first}, {"after_ns", probes[run].second}};
+      std::ofstream(fixtures + "/" + side + "." + std::to_string(run + 1) + ".json") << probed.dump();
+    }
+  };
+  // Pair 2 (B first) flips to the slow state during B; its re-run is in the slow state throughout.
+  write_runs("A", "compare/base.json", {{160, 158}, {515, 530}, {510, 515}, {160, 160}});
+  write_runs("B", "compare/same.json", {{159, 161}, {160, 520}, {520, 525}, {158, 159}});
+  int calls = 0;
+  AbOptions options = fixture_ab(dir, {100}, &calls);
+  const std::string copy_next = "n=$(($(cat \"$0.count\" 2>/dev/null || echo 0) + 1)); echo $n > \"$0.count\"; cp \"$0.$n.json\" \"$2\"";
+  options.command_a = {"sh", "-c", copy_next, fixtures + "/A"};
+  options.command_b = {"sh", "-c", copy_next, fixtures + "/B"};
+  const auto outcome = run_ab(options, stderr);
+  EXPECT_EQ(calls, 3);
+  const auto& guard = outcome.document.extra.at("state_guard");
+  EXPECT_EQ(guard.at("pairs_run_again"), 1);
+  EXPECT_EQ(guard.at("pairs_kept_in_two_states"), 0);
+  ASSERT_EQ(guard.at("probes_ns").size(), 3u);
+  EXPECT_EQ(guard.at("probes_ns")[1], (nlohmann::json{520, 525, 510, 515}));
+  EXPECT_NE(guard.at("probe").get<std::string>().find("between CPUs 0 and 1 of runner, recorded by each run"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/B/run-2.try-1.json"));
+  EXPECT_TRUE(has_note(outcome.document, "1 run pair(s) set aside and run again"));
+}
+
 TEST(Ab, TheStateRuleAndTheRealProbe) {
   EXPECT_TRUE(one_machine_state({100.0, 199.0, std::nullopt}, 2));
   EXPECT_FALSE(one_machine_state({100.0, 201.0}, 2));
   EXPECT_TRUE(one_machine_state({std::nullopt, std::nullopt}, 2));
+  // history's and compare's rule: another state than the median of every probe, by 2x either way.
+  EXPECT_EQ(runs_in_another_state({{158, 159}, {160}, {}, {517, 527}, {70}}), (std::vector<bool>{false, false, false, true, true}));
+  EXPECT_EQ(runs_in_another_state({{}, {}}), (std::vector<bool>{false, false}));
+  // The CPUs: two ranks' own; one rank's and the host's next; none without a CPU of its own.
+  EXPECT_EQ(state_probe_between(2, 3).cpu_b, 3);
+  EXPECT_EQ(state_probe_between(-1, 3).cpu_a, -1);
+  if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    EXPECT_EQ(state_probe_between(0, -1).cpu_b, 1);
+    EXPECT_EQ(state_probe_between(0, 0).cpu_b, 1);
+  }
   const StateProbe probe = state_probe_for_this_process();
   if (probe.cpu_a < 0) GTEST_SKIP() << "this process may use one CPU only";
   EXPECT_NE(probe.cpu_a, probe.cpu_b);

@@ -108,6 +108,22 @@ int main(int argc, char** argv) {
     check.expect(value.is_string(), "env values are strings");
   }
   if (status == "complete") check.expect(context["end_time"].is_string(), "end_time set on a complete run");
+  // The machine-state probe around the rows (docs/report-schema.md): on rank 0's host, between two
+  // distinct CPUs (none on a one-CPU host), each value a positive ns or null where it could not be
+  // made. A run stopped before its first row (a partial report) may not have it yet.
+  if (status == "complete") check.expect(context.contains("state_probe") && context["state_probe"].is_object(), "context.state_probe present");
+  if (context.contains("state_probe") && context["state_probe"].is_object()) {
+    const json& probe = context["state_probe"];
+    check.expect(probe.value("host", json()) == context["hosts"][0], "state_probe.host is rank 0's host");
+    const json cpus = probe.value("cpus", json());
+    check.expect(cpus.is_array() && (cpus.empty() || (cpus.size() == 2 && cpus[0].is_number_integer() && cpus[1].is_number_integer() &&
+                                                       cpus[0] != cpus[1])),
+                 "state_probe.cpus is two distinct CPUs, or none");
+    for (const char* key : {"before_ns", "after_ns"}) {
+      check.expect(probe.contains(key) && (probe[key].is_null() || (probe[key].is_number() && probe[key].get<double>() > 0)),
+                   std::string("state_probe.") + key + " is a positive number of ns or null");
+    }
+  }
 
   const json& results = document["results"];
   check.expect(results.is_array() && !results.empty(), "results has rows");

@@ -1,4 +1,5 @@
-// A world of one rank for unit tests of the harness: every collective is the identity.
+// A world of one rank for unit tests of the harness: every collective is the identity. A test may
+// derive from it to script what the other ranks answer (tests/unit/test_driver.cpp).
 #pragma once
 
 #include <cstdlib>
@@ -9,7 +10,7 @@
 
 namespace collbench::testing {
 
-class OneRankWorld final : public World {
+class OneRankWorld : public World {
  public:
   int rank() const override { return 0; }
   int size() const override { return 1; }

@@ -167,9 +167,18 @@ std::string to_string(AllreduceAlgorithm algorithm) { return kAllreduceAlgorithm
 
 GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(world.rank()), size_(world.size()) {
   if (!config.algorithm.empty()) allreduce_algorithm_ = parse_allreduce_algorithm(config.algorithm);
+  if (!config.algorithm.empty() && !config.algorithm_ranges.empty()) throw UsageError("--algo and --algo-file: give one of them");
+  for (const AlgorithmRange& range : config.algorithm_ranges) {
+    if (range.collective != "all_reduce") {
+      throw UsageError("--algo-file names " + range.collective + "; the gloo backend has algorithm choices for all_reduce only");
+    }
+    allreduce_ranges_.emplace_back(range, parse_allreduce_algorithm(range.algorithm));
+  }
   // Gloo 0.5.0's bcube (base 2) assumes a full cube: at 3 ranks it returns wrong sums, measured.
   const bool power_of_two = (size_ & (size_ - 1)) == 0;
-  if (allreduce_algorithm_ == AllreduceAlgorithm::kBcube && !power_of_two) {
+  const bool bcube_in_file = std::any_of(allreduce_ranges_.begin(), allreduce_ranges_.end(),
+                                         [](const auto& entry) { return entry.second == AllreduceAlgorithm::kBcube; });
+  if ((allreduce_algorithm_ == AllreduceAlgorithm::kBcube || bcube_in_file) && !power_of_two) {
     throw UsageError("--algo bcube needs a world size that is a power of 2 (Gloo's bcube with base 2), not " +
                      std::to_string(size_) + " ranks; ring, ring_chunked and halving_doubling take any size");
   }
@@ -259,6 +268,18 @@ std::string GlooBackend::algorithm(const std::string& collective) const {
   return "default";
 }
 
+std::string GlooBackend::algorithm_at(const std::string& collective, std::uint64_t bytes) const {
+  if (collective == "all_reduce") return to_string(allreduce_algorithm_for(bytes));
+  return algorithm(collective);
+}
+
+AllreduceAlgorithm GlooBackend::allreduce_algorithm_for(std::uint64_t bytes) const {
+  for (const auto& [range, algorithm] : allreduce_ranges_) {
+    if (range.first_bytes <= bytes && bytes <= range.last_bytes) return algorithm;
+  }
+  return allreduce_algorithm_;
+}
+
 std::map<std::string, std::string> GlooBackend::versions() const {
   return {{"gloo", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
                        std::to_string(GLOO_VERSION_PATCH)},
@@ -308,7 +329,8 @@ void GlooBackend::all_reduce(const CollectiveCall& call) {
   guarded_typed("allreduce", call.dtype, [&](auto type) {
     using T = decltype(type);
     T* output = static_cast<T*>(call.recv);
-    if (allreduce_algorithm_ == AllreduceAlgorithm::kDefault) {
+    const AllreduceAlgorithm chosen = allreduce_algorithm_for(bytes_of(call, call.count));
+    if (chosen == AllreduceAlgorithm::kDefault) {
       gloo::AllreduceOptions options(context_);
       if (!call.in_place) options.setInput(static_cast<T*>(mutable_send(call)), call.count);
       options.setOutput(output, call.count);
@@ -322,7 +344,7 @@ void GlooBackend::all_reduce(const CollectiveCall& call) {
     const gloo::ReductionFunction<T>* reduction = classic_reduction<T>(call.op);
     gloo::Algorithm& algorithm = prepared<T>("all_reduce", output, call, [&]() -> std::unique_ptr<gloo::Algorithm> {
       const std::vector<T*> pointers{output};
-      switch (allreduce_algorithm_) {
+      switch (chosen) {
         case AllreduceAlgorithm::kRing: return std::make_unique<gloo::AllreduceRing<T>>(context_, pointers, count, reduction);
         case AllreduceAlgorithm::kRingChunked:
           return std::make_unique<gloo::AllreduceRingChunked<T>>(context_, pointers, count, reduction);
@@ -331,7 +353,7 @@ void GlooBackend::all_reduce(const CollectiveCall& call) {
         case AllreduceAlgorithm::kBcube: return std::make_unique<gloo::AllreduceBcube<T>>(context_, pointers, count, reduction);
         case AllreduceAlgorithm::kDefault: break;
       }
-      throw Error("internal error: no classic Gloo algorithm for " + to_string(allreduce_algorithm_));
+      throw Error("internal error: the default all_reduce has no classic Gloo algorithm object");
     });
     algorithm.run();
   });

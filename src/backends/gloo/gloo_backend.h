@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
@@ -66,6 +67,7 @@ class GlooBackend final : public HostBackend {
 
   std::string name() const override { return "gloo"; }
   std::string algorithm(const std::string& collective) const override;
+  std::string algorithm_at(const std::string& collective, std::uint64_t bytes) const override;
   const BackendSupport& support() const override { return support_; }
   // Gloo's own barrier on the measured context (TimedOperation::start_together says why).
   void barrier(World& world) override;
@@ -102,6 +104,9 @@ class GlooBackend final : public HostBackend {
   int size_ = 1;
   std::string io_thread_policy_ = "normal (one rank: no I/O thread)";  // io_thread.h
   AllreduceAlgorithm allreduce_algorithm_ = AllreduceAlgorithm::kDefault;
+  // --algo-file: all_reduce's algorithm per size range; sizes outside them take allreduce_algorithm_.
+  std::vector<std::pair<AlgorithmRange, AllreduceAlgorithm>> allreduce_ranges_;
+  AllreduceAlgorithm allreduce_algorithm_for(std::uint64_t bytes) const;
   std::string interface_;
   std::unique_ptr<rendezvous::TcpStoreServer> store_server_;  // rank 0 only
   std::shared_ptr<gloo::Context> context_;

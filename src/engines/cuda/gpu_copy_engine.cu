@@ -142,9 +142,14 @@ GpuCopyEngine::GpuCopyEngine(int devices, std::uint64_t largest) : sides_(static
       // row is offered there (it would measure the host thread, not the link).
       if (pinned) add({"h2d+d2h", memory, "ce", d, d}, side, side, h2d, d2h);
     }
-    add({"d2d", "device", "driver", d, d}, side, side,
-        {Leg::kMemcpy, side.destination.data(), side.source.data(), cudaMemcpyDeviceToDevice});
-    add({"d2d", "device", "sm", d, d}, side, side, {Leg::kSm, side.destination.data(), side.source.data(), {}, &side, &side});
+    // Both d2d buffers stay on this GPU, so its L2 can hold a small copy's every byte.
+    int l2_bytes = 0;
+    CB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, d));
+    CopyPath d2d{"d2d", "device", "driver", d, d};
+    d2d.cache_bytes = static_cast<std::uint64_t>(l2_bytes);
+    add(d2d, side, side, {Leg::kMemcpy, side.destination.data(), side.source.data(), cudaMemcpyDeviceToDevice});
+    d2d.engine = "sm";
+    add(d2d, side, side, {Leg::kSm, side.destination.data(), side.source.data(), {}, &side, &side});
   }
   for (DeviceSide& from : sides_) {
     for (DeviceSide& to : sides_) {

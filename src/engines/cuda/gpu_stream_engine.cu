@@ -48,6 +48,9 @@ class GpuStreamEngine final : public StreamEngine {
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device_);
     // Double data rate: two transfers per clock.
     if (memory_khz > 0 && bus_bits > 0) computed_peak_gbps_ = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    int l2_bytes = 0;
+    CB_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_));
+    l2_bytes_ = static_cast<std::uint64_t>(l2_bytes);
     stream_ = cuda::create_stream();
   }
 
@@ -90,6 +93,7 @@ class GpuStreamEngine final : public StreamEngine {
     if (computed_peak_gbps_ > 0) return computed_peak_gbps_;
     return std::nullopt;
   }
+  std::uint64_t cache_bytes() const override { return l2_bytes_; }
 
  private:
   void run(StreamKernel kernel) {
@@ -110,6 +114,7 @@ class GpuStreamEngine final : public StreamEngine {
   std::string name_;
   int blocks_ = 1024;
   double computed_peak_gbps_ = 0;
+  std::uint64_t l2_bytes_ = 0;
   cuda::Stream stream_;
   long long elements_ = 0;
   cuda::DeviceBuffer a_, b_, c_;

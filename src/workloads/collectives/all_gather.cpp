@@ -10,6 +10,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_all_gather{"all_gather", false, false, factor_all_but_one_share, gathering_layout, expected, true};
+extern const Collective collective_all_gather{"all_gather", kNoOp, kNoRoot, factor_all_but_one_share,
+                                              gathering_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

@@ -9,6 +9,7 @@ Expected expected(const OutputContext&, std::size_t i) { return Expected::reduct
 
 }  // namespace
 
-extern const Collective collective_all_reduce{"all_reduce", true, false, bus_factor, whole_buffer_layout, expected, true};
+extern const Collective collective_all_reduce{"all_reduce", kTakesOp, kNoRoot, bus_factor,
+                                              whole_buffer_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

@@ -22,7 +22,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_alltoallv{"alltoallv", false, false, factor_all_but_one_share,
-                                            alltoall_layout, expected, false, traffic_layout};
+extern const Collective collective_alltoallv{"alltoallv", kNoOp, kNoRoot, factor_all_but_one_share,
+                                            alltoall_layout, expected, kOutputPerRank, traffic_layout};
 
 }  // namespace collbench

@@ -12,6 +12,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_broadcast{"broadcast", false, true, factor_one, whole_buffer_layout, expected, true};
+extern const Collective collective_broadcast{"broadcast", kNoOp, kTakesRoot, factor_one,
+                                             whole_buffer_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

@@ -67,6 +67,12 @@ struct Collective {
   BufferLayout (*traffic_layout)(const TrafficMatrix& traffic, int rank) = nullptr;
 };
 
+// The descriptor's flags by name, so that a collective's one line says what it is:
+// {"reduce", kTakesOp, kTakesRoot, ...} rather than {"reduce", true, true, ...}.
+inline constexpr bool kTakesOp = true, kNoOp = false;
+inline constexpr bool kTakesRoot = true, kNoRoot = false;
+inline constexpr bool kSameOutputOnEveryRank = true, kOutputPerRank = false;
+
 // Layouts shared by several collectives.
 BufferLayout whole_buffer_layout(std::size_t row_count, int ranks, std::size_t element_bytes);  // all_reduce, broadcast, reduce, sendrecv
 BufferLayout gathering_layout(std::size_t row_count, int ranks, std::size_t element_bytes);     // all_gather, gather: n blocks out

@@ -88,6 +88,8 @@ void declare_options(CLI::App& app, Options& o) {
   add_value(app, "--algo", "LIST", "nccl: sets NCCL_ALGO before communicator init (e.g. Ring, Tree, ^NVLS);\n"
             "gloo all_reduce: default, ring, ring_chunked, halving_doubling or bcube",
             [&o](Text& v, Text& f) { o.nccl_algo = parse_nccl_setting(v, f); });
+  add_text(app, "--algo-file", "FILE", "gloo all_reduce: an --algo per size range, as collbench tune writes it\n"
+           "('all_reduce FIRST_BYTES LAST_BYTES ALGO' lines; other sizes: gloo's default)", o.algorithm_file);
   add_value(app, "--proto", "LIST", "sets NCCL_PROTO before communicator init (e.g. Simple, LL, LL128)",
             [&o](Text& v, Text& f) { o.nccl_proto = parse_nccl_setting(v, f); });
   add_flag(app, "--capture-algo", "record per size the algorithm/protocol NCCL chose (its TUNING log; costs time)", o.capture_nccl_algorithm);

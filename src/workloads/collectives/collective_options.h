@@ -47,6 +47,7 @@ struct Options : RunFlags, BackendFlags {
   int registration = 0;              // -R 0 none, 1 ncclCommRegister, 2 symmetric window
   std::string nccl_algo;
   std::string nccl_proto;
+  std::string algorithm_file;  // --algo-file: gloo's algorithm per size range (core/algorithm_ranges.h)
   // --capture-algo: record per size the algorithm and protocol NCCL chose, from its TUNING debug
   // log. Off by default because NCCL then writes a log line per call inside the timed loop.
   bool capture_nccl_algorithm = false;

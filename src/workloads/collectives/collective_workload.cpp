@@ -13,6 +13,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "core/algorithm_ranges.h"
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/values.h"
@@ -109,6 +110,9 @@ BackendConfig backend_config(const Options& options) {
   config.nccl_proto = options.nccl_proto;
   config.capture_nccl_algorithm = options.capture_nccl_algorithm;
   config.algorithm = options.nccl_algo;
+  if (!options.algorithm_file.empty()) {
+    config.algorithm_ranges = parse_algorithm_ranges(read_tuning_file_text(options.algorithm_file), options.algorithm_file);
+  }
   config.network_interface = options.gloo_iface;
   config.registration = options.registration;
   return config;
@@ -384,6 +388,10 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   World& world = run.world;
   watchdog_ = run.watchdog;
   backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
+  // Every rank reaches this with the same backend, so every rank stops with the same line.
+  if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
+    throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
+  }
   entry_ = backend_->entry_for(collective_.name);
   report_.benchmark = std::string(collective_.name);
   report_.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
@@ -623,7 +631,7 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Mea
   row.root = collective_.takes_root ? one_case.root : -1;
   row.placement = std::string(to_string(one_case.placement));
   row.backend = backend_->name();
-  row.algorithm = backend_->algorithm(std::string(collective_.name));
+  row.algorithm = backend_->algorithm_at(std::string(collective_.name), bytes);
   row.calls_per_iteration = options_.calls_per_iteration;
   if (slices_.count > 1) {
     row.timing += "; each call on the next of " + std::to_string(slices_.count) + " buffer slices " +

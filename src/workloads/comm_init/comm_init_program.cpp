@@ -202,7 +202,7 @@ nlohmann::json CommInitWorkload::make_row(const Case& one_case, report::Measurem
   // outside the communicator has none): the views are the members' means.
   measured.time_us = summarize_samples(pooled);
   measured.time_aggregation.clear();
-  measured.time_over_ranks_us = report::RankTimeViews{
+  measured.time_over_ranks_us = RankTimeViews{
       std::accumulate(rank_means.begin(), rank_means.end(), 0.0) / static_cast<double>(rank_means.size()),
       *std::max_element(rank_means.begin(), rank_means.end()), *std::min_element(rank_means.begin(), rank_means.end())};
   if (!measured.samples_us.empty()) measured.samples_us = pooled;

@@ -102,6 +102,11 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
     row.kernel = to_string(one_case.kernel);
     row.bytes = one_case.elements * sizeof(double);
     row.bytes_counted = counted;
+    // STREAM counts each array a pass touches once, so the counted bytes are its working set.
+    if (engine_->cache_bytes() > 0) {
+      row.cache_bytes = engine_->cache_bytes();
+      row.cache_resident = fits_in_cache(counted, engine_->cache_bytes());
+    }
     return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, std::move(measured));
   };
   return CasePlan::run(std::move(prepared));

@@ -75,7 +75,12 @@ def main():
     shutil.rmtree(ROOT, ignore_errors=True)
     write("versions.txt", "date: 2025-01-01T00:00:00Z\n"
           "gpu: 0, FIXTURE (hand-made test data; not a measurement), 0.0, 9.0, 0 MiB, 00000000:00:00.0\n"
-          "cuda: 13.0, V13.0.88\nnccl (ncclGetVersion): 22800\n")
+          "cuda: 13.0, V13.0.88\nnccl (ncclGetVersion): 22800\n"
+          "collbench: 0.1.0+g0123456-dirty; commit 0123456789abcdef0123456789abcdef01234567, "
+          "tree modified (diff sha256 00112233aabbccdd)\n")
+    write("preflight.txt", "driver: 580.159.04\ncuda: 13.0 (driver's)\n"
+          "nccl: /fixture/nvidia/nccl/lib/libnccl.so.2 (the pip wheel's (nvidia-nccl)), version 2.28.7 (22807)\n"
+          "mpi: none; one rank runs as a plain process, several through scripts/launch-local.sh\n")
     write("steps.tsv", "build\tcollbench\tok\t1\tsm_90\ntest\tall_reduce -d all\tok\t1\t\n"
           "test\treduce -d all\tWRONG\t1\twrong results (exit 3)\nmeasure\tplain\tok\t1\t6 runs, 0 failed\n")
     # Run wall times: nccl-tests 2, 3, 4 s, collbench 8, 6, 10 s (medians 3 and 8: 2.7); one failed

@@ -1,7 +1,8 @@
-#include "summarize/state_probe.h"
+#include "core/state_probe.h"
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -9,12 +10,13 @@
 #include <system_error>
 #include <thread>
 
-namespace collbench::summarize {
+#include "core/stats.h"
+
+namespace collbench {
 namespace {
 
 constexpr int kBursts = 5;
 constexpr long kRoundTrips = 2000;
-constexpr auto kPatience = std::chrono::milliseconds(100);  // about 5 ms in the slow state
 
 struct alignas(64) Line {
   std::atomic<long> value{0};
@@ -29,7 +31,7 @@ bool place_this_thread(int cpu) {
 
 }  // namespace
 
-std::optional<double> StateProbe::measure() const {
+std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) const {
   if (cpu_a < 0 || cpu_b < 0) return std::nullopt;
   Line line;
   std::atomic<int> placed{0};
@@ -59,12 +61,20 @@ std::optional<double> StateProbe::measure() const {
       const auto start = std::chrono::steady_clock::now();
       for (long end = i + kRoundTrips; i < end; ++i) {
         line.value.store(2 * i + 1, std::memory_order_release);
-        while (line.value.load(std::memory_order_acquire) != 2 * i + 2) {}
+        // A side that lost its CPU to other work stalls a burst for whole time slices (a burst of
+        // 180 ms was seen under load 11): give up within the patience, not after the burst. The
+        // clock is read once in 4096 spins, far more than a round trip waits in either state.
+        for (unsigned spins = 1; line.value.load(std::memory_order_acquire) != 2 * i + 2; ++spins) {
+          if (spins % 4096 == 0 && std::chrono::steady_clock::now() - first > patience) {
+            stopped = true;
+            return;
+          }
+        }
       }
       const auto finished = std::chrono::steady_clock::now();
       burst_ns.push_back(std::chrono::duration<double, std::nano>(finished - start).count() / kRoundTrips);
       // Other work on these CPUs, not a state of the machine, makes a probe this slow.
-      if (finished - first > kPatience) {
+      if (finished - first > patience) {
         stopped = true;
         return;
       }
@@ -103,6 +113,32 @@ StateProbe state_probe_for_this_process() {
   return probe;
 }
 
+int first_cpu_of_this_process() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) return cpu;
+  }
+  return -1;
+}
+
+StateProbe state_probe_between(int own_cpu, int partner_cpu) {
+  StateProbe probe;
+  if (own_cpu < 0) return probe;
+  if (partner_cpu < 0 || partner_cpu == own_cpu) {
+    // The next CPU of the host after own_cpu, wrapping round: this process's binding
+    // (one CPU under mpirun) says nothing about which CPUs the host has.
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    partner_cpu = -1;
+    for (int step = 1; step < online && partner_cpu < 0; ++step) partner_cpu = static_cast<int>((own_cpu + step) % online);
+    if (partner_cpu < 0 || partner_cpu == own_cpu) return probe;
+  }
+  probe.cpu_a = own_cpu;
+  probe.cpu_b = partner_cpu;
+  return probe;
+}
+
 bool one_machine_state(const std::vector<std::optional<double>>& probes_ns, double factor) {
   double low = 0, high = 0;
   for (const auto& probe : probes_ns) {
@@ -113,4 +149,22 @@ bool one_machine_state(const std::vector<std::optional<double>>& probes_ns, doub
   return low == 0 || high <= factor * low;
 }
 
-}  // namespace collbench::summarize
+std::vector<bool> runs_in_another_state(const std::vector<std::vector<double>>& probes_per_run, double factor) {
+  std::vector<double> every;
+  for (const auto& probes : probes_per_run) {
+    for (double probe : probes) {
+      if (probe > 0) every.push_back(probe);
+    }
+  }
+  std::vector<bool> other(probes_per_run.size(), false);
+  if (every.empty()) return other;
+  const double usual = median_of(every);
+  for (std::size_t run = 0; run < probes_per_run.size(); ++run) {
+    for (double probe : probes_per_run[run]) {
+      if (probe > 0 && (probe > factor * usual || probe * factor < usual)) other[run] = true;
+    }
+  }
+  return other;
+}
+
+}  // namespace collbench
