@@ -7,7 +7,7 @@
 # what the run's warm-up adds (the GPU's slow first rows are item 3's lease check).
 #
 # usage: results/cpu-mpi/run_warmup_ab.sh BEFORE_BIN AFTER_BIN OUT_DIR
-#   BEFORE_BIN: bin/ of a build of the commit before the change (git merge-base main issue-42-warmup)
+#   BEFORE_BIN: bin/ of a build of the commit before the change (16b3078, main just before it)
 #   AFTER_BIN:  bin/ of a build with it
 # Writes OUT_DIR/<case>/ (ab's A and B reports and logs) and OUT_DIR/summary.md (ab's markdown per
 # case, with the exact command). Alone on the machine: about 6-10 minutes on 2 cores.
