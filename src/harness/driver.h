@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,19 @@ class Workload : public Program {
   // kind's rate summary (report::RateSummary, from the row-kind table); the collectives keep
   // nccl-tests' footer.
   virtual nlohmann::json add_to_summary(const nlohmann::json& row);
+  // The run's warm-up (nccl-tests' TimeTest before its first timed row): once, before the first
+  // row of the first cycle, the driver prepares the largest case by this measure, then the smallest,
+  // and issues each one's -w iterations untimed, with no row, check or case_done. A case that is
+  // skipped or vanishes gives way to the next larger (smaller) one. The measure is the case's size
+  // on its sweep axis (bytes moved, FLOPs), the same on every rank. None (the default): the kind
+  // has no run warm-up, and its rows say nothing of one.
+  virtual std::optional<double> warmup_size(std::size_t /*index*/) const { return std::nullopt; }
+  // True while prepare() makes a case for the run's warm-up: what only a row uses (a library's
+  // cost estimate) can be left out.
+  bool preparing_warmup() const { return preparing_warmup_; }
+  // What the rows' `timing` says of the run's warm-up ("; ..."), for a kind that writes its own
+  // timing text instead of the loop's; empty for a kind without one.
+  const std::string& run_warmup_timing() const { return run_warmup_timing_; }
   // The default summary as it stands: for start()'s report without rows and finish()'s footer.
   const report::RateSummary& rate_summary() const { return *rate_summary_; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
@@ -114,7 +128,20 @@ class Workload : public Program {
 
  private:
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
+  // Runs the run's warm-up (warmup_size) and returns what the rows' timing says of it.
+  std::string warm_up_before_first_row(RunContext& run, const LoopSettings& settings);
+  // The first case by warmup_size in `order` that prepares on every rank, warmed up; its step, or
+  // none when every case in it is skipped or vanishes.
+  struct Warmed {
+    std::size_t index;
+    std::string text;  // "5 iterations at <step>"
+  };
+  std::optional<Warmed> warm_first_runnable(RunContext& run, const LoopSettings& settings,
+                                            const std::vector<std::size_t>& order);
+
   std::optional<report::RateSummary> rate_summary_;  // made by measure(), before start(): row_kind() is virtual
+  bool preparing_warmup_ = false;
+  std::string run_warmup_timing_;  // made by measure() before the first row
 };
 
 }  // namespace collbench

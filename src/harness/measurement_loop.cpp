@@ -21,15 +21,32 @@ double mean_of(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
-// OSU: every sample is one iteration alone, the barrier outside it.
-std::vector<double> time_each_iteration(World& world, const LoopSettings& settings, TimedOperation& operation,
-                                        Watchdog* watchdog, LoopClock& clock) {
-  for (int i = 0; i < settings.warmup_iterations; ++i) {
+// -z 3 is nccl-tests' "wait and barrier after each iteration, time the collective alone": OSU's schedule.
+bool runs_as_batch(const LoopSettings& settings, const TimedOperation& operation) {
+  return operation.schedule() == TimingSchedule::kBatch && settings.blocking != 3;
+}
+
+// Untimed iterations as the timed ones of OSU's schedule are made: each after the barrier.
+void warm_each_iteration(World& world, int iterations, TimedOperation& operation, Watchdog* watchdog) {
+  for (int i = 0; i < iterations; ++i) {
     operation.start_together(world);
     operation.issue(i);
     operation.wait();
     if (watchdog) watchdog->progress();
   }
+}
+
+// Untimed iterations as nccl-tests' batch issues them: back to back, one wait.
+void warm_batch(int iterations, TimedOperation& operation, Watchdog* watchdog) {
+  for (int i = 0; i < iterations; ++i) operation.issue(i);
+  operation.wait();
+  if (watchdog) watchdog->progress();
+}
+
+// OSU: every sample is one iteration alone, the barrier outside it.
+std::vector<double> time_each_iteration(World& world, const LoopSettings& settings, TimedOperation& operation,
+                                        Watchdog* watchdog, LoopClock& clock) {
+  warm_each_iteration(world, settings.warmup_iterations, operation, watchdog);
   const double calls = operation.calls_per_iteration();
   std::vector<double> samples(static_cast<std::size_t>(settings.iterations));
   for (int i = 0; i < settings.iterations; ++i) {
@@ -58,9 +75,7 @@ BatchTimes time_batch(World& world, const LoopSettings& settings, TimedOperation
   if (marks && !operation.can_mark()) throw UsageError("-I needs a device with its own timestamps (a GPU backend)");
   if (graph && marks) throw UsageError("-I and -G cannot be combined: a replayed graph has one set of marks");
 
-  for (int i = 0; i < settings.warmup_iterations; ++i) operation.issue(i);
-  operation.wait();
-  if (watchdog) watchdog->progress();
+  warm_batch(settings.warmup_iterations, operation, watchdog);
 
   const int n = settings.iterations;
   if (graph) {  // captured after warm-up, so the library's lazy connection set-up is not inside it
@@ -152,11 +167,16 @@ std::vector<double> combine_across_ranks(World& world, std::vector<double> sampl
   return samples_us;
 }
 
+void warm_up(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog, const std::string& step) {
+  if (watchdog) watchdog->enter(step);
+  if (runs_as_batch(settings, operation)) warm_batch(settings.warmup_iterations, operation, watchdog);
+  else warm_each_iteration(world, settings.warmup_iterations, operation, watchdog);
+}
+
 LoopResult time_iterations(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog,
                            const std::string& step, const RowCheck* check, LoopClock& clock) {
   if (watchdog) watchdog->enter(step);
-  // -z 3 is nccl-tests' "wait and barrier after each iteration, time the collective alone": OSU's schedule.
-  const bool batch = operation.schedule() == TimingSchedule::kBatch && settings.blocking != 3;
+  const bool batch = runs_as_batch(settings, operation);
   LoopResult result;
   result.method = describe_method(settings, batch, operation.calls_per_iteration(), operation.own_barrier());
   if (batch) {

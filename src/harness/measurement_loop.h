@@ -76,6 +76,13 @@ LoopResult time_iterations(World& world, const LoopSettings& settings, TimedOper
                            const std::string& step, const RowCheck* check = nullptr,
                            LoopClock& clock = steady_loop_clock());
 
+// Collective: `settings.warmup_iterations` untimed iterations of `operation`, made as its timed
+// ones would be (a batch issued back to back and one wait, or each after the barrier), with no
+// sample, row or check. The driver's warm-up before its first row (harness/driver.h) runs through
+// it; `step` is what the watchdog names while it runs.
+void warm_up(World& world, const LoopSettings& settings, TimedOperation& operation, Watchdog* watchdog,
+             const std::string& step);
+
 // Per-sample times combined over ranks (nccl-tests' -a): every rank gets the result.
 std::vector<double> combine_across_ranks(World& world, std::vector<double> samples_us, TimeAggregation aggregation);
 

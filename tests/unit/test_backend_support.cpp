@@ -146,8 +146,9 @@ TEST(BackendSupport, RealRowsForWhatItHasSkippedRowsWithItsReasonForTheRest) {
       {"int32", "sum", 64},   {"int32", "sum", 256},   {"int32", "max", 64},   {"int32", "max", 256}};
   EXPECT_EQ(measured, want);
   EXPECT_EQ(outcome.rows.size(), want.size());
-  // warm-up + timed + check iterations, for every measured row and nothing else.
-  EXPECT_EQ(backend.calls, static_cast<int>(want.size()) * (1 + 2 + 1));
+  // warm-up + timed + check iterations, for every measured row and nothing else, and the run's
+  // warm-up before the first row: one iteration at the largest case, one at the smallest.
+  EXPECT_EQ(backend.calls, 2 + static_cast<int>(want.size()) * (1 + 2 + 1));
 
   // Every other (dtype, op, placement) of 3 x 3 x 2 is skipped with the backend's words, each
   // reason once per (dtype, op, placement) however many sizes it held for.
@@ -168,7 +169,7 @@ TEST(BackendSupport, ADtypeAndOpRejectedTogetherAreSkippedWithTheLibrarysReason)
   const Outcome outcome = run_on_partial_backend("all_reduce", backend);
   for (const auto& row : outcome.rows) EXPECT_FALSE(row["dtype"] == "int32" && row["op"] == "max") << row["bytes"];
   EXPECT_EQ(outcome.rows.size(), 6u);  // the 8 of the test above less int32 max at its 2 sizes
-  EXPECT_EQ(backend.calls, 6 * (1 + 2 + 1));
+  EXPECT_EQ(backend.calls, 2 + 6 * (1 + 2 + 1));
   const auto found = reasons(outcome);
   EXPECT_EQ(found.count("partial rejects int32 with max"), 2u);     // out of place and in place
   EXPECT_EQ(found.count("partial has no in-place all-reduce"), 3u);  // the in-place int32 max said why above
@@ -185,11 +186,11 @@ TEST(BackendSupport, ABackendThatMovesTheBuffersGetsEachCallOnTheNextSliceWithTh
     EXPECT_NE(row["timing"].get<std::string>().find("next of 3 buffer slices 256 B apart, as nccl-tests"), std::string::npos)
         << row["timing"];
   }
-  // Per row: warm-up and timed calls on three distinct slices, each holding the row's inputs; the
-  // check after them on the first slice again.
-  ASSERT_EQ(backend.seen.size(), 8u * 4);
+  // Per row (after the run's two warm-up calls): warm-up and timed calls on three distinct slices,
+  // each holding the row's inputs; the check after them on the first slice again.
+  ASSERT_EQ(backend.seen.size(), 2 + 8u * 4);
   for (std::size_t row = 0; row < 8; ++row) {
-    const auto* calls = &backend.seen[row * 4];
+    const auto* calls = &backend.seen[2 + row * 4];
     const char* first = static_cast<const char*>(calls[0].send);
     for (int k = 1; k < 3; ++k) {
       EXPECT_EQ(static_cast<const char*>(calls[k].send) - first, 256 * k) << "row " << row;
@@ -203,6 +204,44 @@ TEST(BackendSupport, ABackendThatMovesTheBuffersGetsEachCallOnTheNextSliceWithTh
   const Outcome unmoved = run_on_partial_backend("all_reduce", still);
   for (const auto& call : still.seen) EXPECT_EQ(call.send, still.seen[0].send);
   for (const auto& row : unmoved.rows) EXPECT_EQ(row["timing"].get<std::string>().find("slices"), std::string::npos);
+}
+
+TEST(BackendSupport, TheRunWarmsUpAtTheLargestRunnableCaseThenTheSmallestOnceBeforeTheFirstRow) {
+  // nccl-tests' warm-up: -w iterations at the largest size, then at the smallest, before anything
+  // is timed. The 1 KiB cases exceed the backend's 128 elements and are skipped, so the largest
+  // case that runs is float32 sum at 256 B (64 elements), the first in the sweep of that size.
+  PartialBackend backend;
+  const Outcome outcome = run_on_partial_backend("all_reduce", backend, 3);
+  ASSERT_EQ(outcome.rows.size(), 8u);
+  ASSERT_EQ(backend.seen.size(), 6 + 8u * (3 + 2 + 1));
+  for (std::size_t call = 0; call < 6; ++call) {
+    EXPECT_EQ(backend.seen[call].count, call < 3 ? 64u : 16u) << "call " << call;
+    EXPECT_EQ(backend.seen[call].dtype, DType::kFloat32);
+    EXPECT_EQ(backend.seen[call].op, ReduceOp::kSum);
+  }
+  // The first row (float32 sum at 64 B) then has its own 3 + 2 + 1 calls.
+  for (std::size_t call = 6; call < 12; ++call) EXPECT_EQ(backend.seen[call].count, 16u) << "call " << call;
+  EXPECT_EQ(backend.seen[12].count, 64u);
+  for (const auto& row : outcome.rows) {
+    EXPECT_NE(row["timing"].get<std::string>().find(
+                  "; warm-up once before the first row, untimed (as nccl-tests): 3 iterations at all_reduce at 256 B float32 "
+                  "out-of-place (the largest case), then 3 iterations at all_reduce at 64 B float32 out-of-place (the "
+                  "smallest); then the row's own warm-up"),
+              std::string::npos)
+        << row["timing"];
+    EXPECT_EQ(row["warmup_iterations"], 3);
+  }
+
+  // -w 0: no warm-up anywhere, and every row says so.
+  PartialBackend cold;
+  const Outcome unwarmed = run_on_partial_backend("all_reduce", cold, 0);
+  EXPECT_EQ(cold.calls, 8 * (2 + 1));
+  for (const auto& row : unwarmed.rows) {
+    EXPECT_NE(row["timing"].get<std::string>().find("; no warm-up (-w 0): none before the first row, none in the row"),
+              std::string::npos)
+        << row["timing"];
+    EXPECT_EQ(row["timing"].get<std::string>().find("as nccl-tests)"), std::string::npos);
+  }
 }
 
 TEST(HostBuffer, FillsTheInputsAtTheOffsetAndNothingElse) {
@@ -262,7 +301,7 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   for (const auto& row : with_estimate.rows) EXPECT_EQ(row.at("library_estimate_us"), 12.5) << row["bytes"];
   EXPECT_EQ(estimating.estimates, 8);
   EXPECT_EQ(estimating.estimated, std::vector<std::string>(8, "all_reduce"));
-  EXPECT_EQ(estimating.calls, 8 * (1 + 2 + 1));  // the estimate ran no call
+  EXPECT_EQ(estimating.calls, 2 + 8 * (1 + 2 + 1));  // the estimate ran no call (nor was asked for the run's warm-up)
   // It survives the report's reader, and an old row without it still reads.
   for (const auto& row : report::report_from_json(with_estimate.document).results) EXPECT_EQ(row.library_estimate_us, 12.5);
   for (const auto& row : with_estimate.rows) EXPECT_EQ(report::row_from_json(row, report::RowKind::kCollective).library_estimate_us, 12.5);

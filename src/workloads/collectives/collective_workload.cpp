@@ -215,6 +215,10 @@ class CollectiveWorkload final : public Workload {
   }
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
+  // nccl-tests' warm-up sizes are message sizes (its setupArgs' bytes).
+  std::optional<double> warmup_size(std::size_t index) const override {
+    return static_cast<double>(cases_[index].size.row_count * dtype_info(cases_[index].dtype).size_bytes);
+  }
   LoopSettings loop_settings() const override;
   report::RowKind row_kind() const override { return report::RowKind::kCollective; }
   void print_columns() override {}                   // nccl-tests' header, printed with the description
@@ -475,8 +479,8 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   prepared.operation = backend_->make_operation(issue_one_call, options_.calls_per_iteration);
   // Asked for (--nccl-estimate), and only with a warm-up: a library may run what it simulated with
   // its next real launch (NCCL does, nccl_backend.cpp), which then falls in the warm-up instead of a
-  // timed iteration or a graph.
-  const bool estimate_wanted = options_.nccl_estimate && options_.warmup_iterations > 0;
+  // timed iteration or a graph. Not for the run's warm-up, which makes no row.
+  const bool estimate_wanted = options_.nccl_estimate && options_.warmup_iterations > 0 && !preparing_warmup();
   const std::optional<double> estimate =
       estimate_wanted ? backend_->library_estimate_us(collective_.name, issue_one_call) : std::nullopt;
   start_moving(one_case);

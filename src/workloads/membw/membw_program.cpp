@@ -50,6 +50,9 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamE
   std::size_t case_count() const override { return cases_.size(); }
 
   CasePlan prepare(std::size_t index) override;
+  // A GPU's clocks and a first touch of its memory are warm before the first row however the
+  // sweep starts, as for the collectives.
+  std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].elements); }
 
   std::string wrong_text(std::int64_t wrong_total) const override { return "wrong elements: " + std::to_string(wrong_total); }
 

@@ -100,6 +100,9 @@ class Pt2ptWorkload final : public Workload {
   void print_header(const nlohmann::json& report) override;
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
+  // OSU warms up each size alone; the run's warm-up at the largest and smallest message as well
+  // makes the first rows of a sweep that starts large no colder than the rest.
+  std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].bytes); }
   // Each case takes OSU's counts for its size (prepare); a row's time is not an estimator over all
   // ranks but the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
@@ -282,7 +285,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, report::Measurement
   measured.time_us = time;
   measured.time_aggregation.clear();
   measured.time_over_ranks_us.reset();
-  measured.timing = timing_text(options_.mode, options_.window);
+  measured.timing = timing_text(options_.mode, options_.window) + run_warmup_timing();
   if (!measured.samples_us.empty()) measured.samples_us = samples;
   const double window = latency ? 1.0 : static_cast<double>(options_.window);
   const double directions = options_.mode == Mode::kBidirectional ? 2.0 : 1.0;
