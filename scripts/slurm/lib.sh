@@ -10,18 +10,56 @@ slurm_log() { echo "slurm: $*" >&2; }
 
 slurm_state_dir() { echo "${CB_SLURM_STATE:-/tmp/collbench-slurm}"; }
 
+# Names of the simulated hosts of a multi-node Slurm (up.sh --nodes 2-4), all derived from the
+# state folder $1, so down.sh finds them even when up.sh died before writing anything else:
+# SLURM_NS_PREFIX (the star's namespaces <prefix>-host-a..d and <prefix>-switch), SLURM_UPLINK (the
+# machine's veth into the star's switch, at SLURM_NET.0.254) and SLURM_NET (the star's first two
+# octets; CB_SLURM_NET overrides). The machine routes to that subnet, so it must differ from any
+# other star the machine joins: a clash is refused by up.sh, not shared.
+slurm_cluster_names() {
+  local hash
+  hash=$(printf '%s' "$1" | md5sum | cut -c1-6)
+  SLURM_NS_PREFIX="cbs$hash"
+  SLURM_UPLINK="cbs$hash-up"
+  SLURM_NET=${CB_SLURM_NET:-10.$((214 + 0x${hash:0:2} % 40))}
+}
+
+# Removes the simulated hosts of state folder $1: the forwarders, every process in the namespaces,
+# the namespaces (the uplink goes with the switch's end of it). Never fails.
+slurm_cluster_down() {
+  local state=$1 pid
+  slurm_cluster_names "$state"
+  if [ -f "$state/forwarder.pids" ]; then
+    for pid in $(cat "$state/forwarder.pids"); do
+      kill -TERM "$pid" 2>/dev/null || true
+      timeout 5 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    done
+  fi
+  if [ -e "/run/netns/$SLURM_NS_PREFIX-switch" ] || [ -e "/run/netns/$SLURM_NS_PREFIX-host-a" ]; then
+    (
+      # shellcheck source=../cluster/lib.sh
+      . "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+      export CB_CLUSTER_PREFIX=$SLURM_NS_PREFIX
+      star_down 2>&1 | sed 's/^/slurm: /' >&2
+    )
+  fi
+  ip link del "$SLURM_UPLINK" 2>/dev/null || true
+}
+
 # Stops the daemons whose pid files are in state folder $1 (munged last: slurmd and slurmctld
 # authenticate through it while they shut down), then removes the folder. Never fails.
 slurm_stop() {
-  local state=$1 name pid tries
-  [ -d "$state" ] || return 0
+  local state=$1 pid tries
+  [ -d "$state" ] || { slurm_cluster_down "$state"; return 0; }
   # Jobs first, so no task outlives its slurmd.
   if [ -f "$state/slurm.conf" ] && [ -f "$state/slurmctld.pid" ]; then
     SLURM_CONF="$state/slurm.conf" timeout 10 scancel --quiet --full --user=root 2>/dev/null || true
   fi
-  for name in slurmd slurmctld munged; do
-    [ -f "$state/$name.pid" ] || continue
-    pid=$(cat "$state/$name.pid" 2>/dev/null || true)
+  local pidfile
+  # slurmd*.pid: one slurmd, or one per simulated host (slurmd-<node>.pid).
+  for pidfile in "$state"/slurmd*.pid "$state/slurmctld.pid" "$state/munged.pid"; do
+    [ -f "$pidfile" ] || continue
+    pid=$(cat "$pidfile" 2>/dev/null || true)
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
     kill -TERM "$pid" 2>/dev/null || true
     for ((tries = 0; tries < 50; tries++)); do
@@ -37,5 +75,6 @@ slurm_stop() {
       kill -KILL "$stepd" 2>/dev/null || true
     fi
   done
+  slurm_cluster_down "$state"
   rm -rf "$state"
 }
