@@ -24,17 +24,26 @@ slurm_cluster_names() {
   SLURM_NET=${CB_SLURM_NET:-10.$((214 + 0x${hash:0:2} % 40))}
 }
 
+# Stops the processes in the list $1 (pids, blank-separated): SIGTERM to all, up to 5 s for them to
+# leave, then SIGKILL. Never fails.
+slurm_stop_pids() {
+  local pid tries alive
+  for pid in $1; do kill -TERM "$pid" 2>/dev/null || true; done
+  for ((tries = 0; tries < 50; tries++)); do
+    alive=0
+    for pid in $1; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  for pid in $1; do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
 # Removes the simulated hosts of state folder $1: the forwarders, every process in the namespaces,
 # the namespaces (the uplink goes with the switch's end of it). Never fails.
 slurm_cluster_down() {
-  local state=$1 pid
+  local state=$1
   slurm_cluster_names "$state"
-  if [ -f "$state/forwarder.pids" ]; then
-    for pid in $(cat "$state/forwarder.pids"); do
-      kill -TERM "$pid" 2>/dev/null || true
-      timeout 5 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-    done
-  fi
+  [ -f "$state/forwarder.pids" ] && slurm_stop_pids "$(cat "$state/forwarder.pids")"
   if [ -e "/run/netns/$SLURM_NS_PREFIX-switch" ] || [ -e "/run/netns/$SLURM_NS_PREFIX-host-a" ]; then
     (
       # shellcheck source=../cluster/lib.sh
@@ -49,25 +58,16 @@ slurm_cluster_down() {
 # Stops the daemons whose pid files are in state folder $1 (munged last: slurmd and slurmctld
 # authenticate through it while they shut down), then removes the folder. Never fails.
 slurm_stop() {
-  local state=$1 pid tries
+  local state=$1
   [ -d "$state" ] || { slurm_cluster_down "$state"; return 0; }
   # Jobs first, so no task outlives its slurmd.
   if [ -f "$state/slurm.conf" ] && [ -f "$state/slurmctld.pid" ]; then
     SLURM_CONF="$state/slurm.conf" timeout 10 scancel --quiet --full --user=root 2>/dev/null || true
   fi
-  local pidfile
-  # slurmd*.pid: one slurmd, or one per simulated host (slurmd-<node>.pid).
-  for pidfile in "$state"/slurmd*.pid "$state/slurmctld.pid" "$state/munged.pid"; do
-    [ -f "$pidfile" ] || continue
-    pid=$(cat "$pidfile" 2>/dev/null || true)
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((tries = 0; tries < 50; tries++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  done
+  # The slurmds (one, or one per simulated host: slurmd-<node>.pid) and slurmctld together, each
+  # takes about 2 s to stop; munged after them.
+  slurm_stop_pids "$(cat "$state"/slurmd*.pid "$state/slurmctld.pid" 2>/dev/null)"
+  slurm_stop_pids "$(cat "$state/munged.pid" 2>/dev/null)"
   # slurmstepd processes of steps still running (they are children of init once slurmd is gone).
   local stepd
   for stepd in $(pgrep -f "slurmstepd.*" 2>/dev/null || true); do
