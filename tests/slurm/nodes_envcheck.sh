@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# envcheck under srun -N 4 (one task a node) where node4's CPU is shared with a busy process: rank
-# 3 and a CPU-bound loop (SCHED_FIFO where allowed, see tests/compute/competitor_on_rank.sh) share
-# core 1, the other ranks core 0 (the simulated hosts share this machine's cores, so each task is
-# pinned by taskset). envcheck must exit 3 and name rank 3, and only it, as slow.
+# envcheck under srun -N 4 (one task a node) where node4's CPU is shared with busy processes. The
+# simulated hosts share this machine's cores, so each task is pinned by taskset: ranks 0-2 share
+# core 0 (a third of it each), rank 3 shares core 1 with seven CPU-bound loops (an eighth of it).
+# envcheck must exit 3 and name rank 3, and only it, as slow. No real-time priority: the seven
+# loops and rank 3 are in one scheduling group, so the share holds with autogroup on or off.
 # usage: nodes_envcheck.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
 # shellcheck source=tests/slurm/lib.sh
@@ -12,11 +13,8 @@ set -uo pipefail
 pinned='core=0 busy=""
 if [ "$SLURM_PROCID" = 3 ]; then
   core=1
-  if chrt -f 1 true 2>/dev/null; then taskset -c 1 chrt -f 1 bash -c "while :; do :; done" &
-  else taskset -c 1 bash -c "while :; do :; done" & fi
-  busy=$!
+  for _ in 1 2 3 4 5 6 7; do taskset -c 1 bash -c "while :; do :; done" & busy="$busy $!"; done
   trap "kill $busy 2>/dev/null" EXIT
-  sleep 0.2
 fi
 taskset -c $core "$@"'
 # Another job on the shared machine can load a core for seconds: two attempts.
