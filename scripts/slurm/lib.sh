@@ -21,6 +21,7 @@ slurm_cluster_names() {
   hash=$(printf '%s' "$1" | md5sum | cut -c1-6)
   SLURM_NS_PREFIX="cbs$hash"
   SLURM_UPLINK="cbs$hash-up"
+  # shellcheck disable=SC2034  # read by up.sh
   SLURM_NET=${CB_SLURM_NET:-10.$((214 + 0x${hash:0:2} % 40))}
 }
 
