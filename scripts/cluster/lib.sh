@@ -170,17 +170,20 @@ cluster_link_stats() {
 # ---------------------------------------------------------------------------------------------
 
 # Names for a star of $1 hosts: STAR_HOSTS (namespaces), STAR_SWITCH, STAR_PLAIN and STAR_SHAPED
-# (addresses, one per host), the plain and shaped subnets, and the devices.
+# (addresses, one per host), the plain and shaped subnets (STAR_PLAIN_NET, STAR_SHAPED_NET), and the
+# devices. CB_CLUSTER_NET (default 10.213) is the first two octets: a star that the machine itself
+# joins (scripts/slurm/up.sh --nodes) needs a subnet no other star on the machine uses.
 star_names() {
-  local count=$1 prefix=${CB_CLUSTER_PREFIX:-cb} letters=(a b c d) i
+  local count=$1 prefix=${CB_CLUSTER_PREFIX:-cb} net=${CB_CLUSTER_NET:-10.213} letters=(a b c d) i
   cluster_names
   STAR_SWITCH="$prefix-switch"
   STAR_HOSTS=() STAR_PLAIN=() STAR_SHAPED=()
   for ((i = 0; i < count; i++)); do
     STAR_HOSTS+=("$prefix-host-${letters[$i]}")
-    STAR_PLAIN+=("10.213.0.$((i + 1))")
-    STAR_SHAPED+=("10.213.1.$((i + 1))")
+    STAR_PLAIN+=("$net.0.$((i + 1))")
+    STAR_SHAPED+=("$net.1.$((i + 1))")
   done
+  STAR_PLAIN_NET=$net.0.0/24 STAR_SHAPED_NET=$net.1.0/24
   STAR_BRIDGE=cbbridge
 }
 
@@ -225,7 +228,7 @@ star_up() {
     # start after each pause would make a message's time depend on the gap before it.
     ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_slow_start_after_idle=0
   done
-  log "star up: ${STAR_HOSTS[*]} around $STAR_SWITCH (plain 10.213.0.0/24, shaped 10.213.1.0/24), MTU $MTU"
+  log "star up: ${STAR_HOSTS[*]} around $STAR_SWITCH (plain $STAR_PLAIN_NET, shaped $STAR_SHAPED_NET), MTU $MTU"
 }
 
 STAR_FORWARDER_PIDS=()
@@ -328,13 +331,13 @@ star_mpirun() {
     printf '%s slots=%d\n' "${STAR_PLAIN[$i]}" "$per_host" >>"$workdir/hostfile"
     map+="${STAR_PLAIN[$i]}=${STAR_HOSTS[$i]} "
   done
-  if [ "$link" = shaped ]; then network=10.213.1.0/24; else network=10.213.0.0/24; fi
+  if [ "$link" = shaped ]; then network=$STAR_SHAPED_NET; else network=$STAR_PLAIN_NET; fi
   # shellcheck disable=SC2016  # expanded by the inner sh
   CB_CLUSTER_HOSTS="$map" ip netns exec "${STAR_HOSTS[0]}" unshare --uts -- \
     sh -c 'hostname "$1" && shift && exec "$@"' star "${STAR_HOSTS[0]}" \
     mpirun --allow-run-as-root -np "$np" --hostfile "$workdir/hostfile" --map-by slot --bind-to none \
     --mca plm_rsh_agent "$CLUSTER_SCRIPTS/rsh-agent.sh" --mca mpi_yield_when_idle 1 \
-    --mca btl tcp,self --mca btl_tcp_if_include "$network" --mca oob_tcp_if_include 10.213.0.0/24 \
+    --mca btl tcp,self --mca btl_tcp_if_include "$network" --mca oob_tcp_if_include "$STAR_PLAIN_NET" \
     "$@"
 }
 

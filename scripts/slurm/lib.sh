@@ -10,26 +10,65 @@ slurm_log() { echo "slurm: $*" >&2; }
 
 slurm_state_dir() { echo "${CB_SLURM_STATE:-/tmp/collbench-slurm}"; }
 
+# Names of the simulated hosts of a multi-node Slurm (up.sh --nodes 2-4), all derived from the
+# state folder $1, so down.sh finds them even when up.sh died before writing anything else:
+# SLURM_NS_PREFIX (the star's namespaces <prefix>-host-a..d and <prefix>-switch), SLURM_UPLINK (the
+# machine's veth into the star's switch, at SLURM_NET.0.254) and SLURM_NET (the star's first two
+# octets; CB_SLURM_NET overrides). The machine routes to that subnet, so it must differ from any
+# other star the machine joins: a clash is refused by up.sh, not shared.
+slurm_cluster_names() {
+  local hash
+  hash=$(printf '%s' "$1" | md5sum | cut -c1-6)
+  SLURM_NS_PREFIX="cbs$hash"
+  SLURM_UPLINK="cbs$hash-up"
+  # shellcheck disable=SC2034  # read by up.sh
+  SLURM_NET=${CB_SLURM_NET:-10.$((214 + 0x${hash:0:2} % 40))}
+}
+
+# Stops the processes in the list $1 (pids, blank-separated): SIGTERM to all, up to 5 s for them to
+# leave, then SIGKILL. Never fails.
+slurm_stop_pids() {
+  local pid tries alive
+  for pid in $1; do kill -TERM "$pid" 2>/dev/null || true; done
+  for ((tries = 0; tries < 50; tries++)); do
+    alive=0
+    for pid in $1; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  for pid in $1; do kill -KILL "$pid" 2>/dev/null || true; done
+}
+
+# Removes the simulated hosts of state folder $1: the forwarders, every process in the namespaces,
+# the namespaces (the uplink goes with the switch's end of it). Never fails.
+slurm_cluster_down() {
+  local state=$1
+  slurm_cluster_names "$state"
+  [ -f "$state/forwarder.pids" ] && slurm_stop_pids "$(cat "$state/forwarder.pids")"
+  if [ -e "/run/netns/$SLURM_NS_PREFIX-switch" ] || [ -e "/run/netns/$SLURM_NS_PREFIX-host-a" ]; then
+    (
+      # shellcheck source=../cluster/lib.sh
+      . "$(dirname "${BASH_SOURCE[0]}")/../cluster/lib.sh"
+      export CB_CLUSTER_PREFIX=$SLURM_NS_PREFIX
+      star_down 2>&1 | sed 's/^/slurm: /' >&2
+    )
+  fi
+  ip link del "$SLURM_UPLINK" 2>/dev/null || true
+}
+
 # Stops the daemons whose pid files are in state folder $1 (munged last: slurmd and slurmctld
 # authenticate through it while they shut down), then removes the folder. Never fails.
 slurm_stop() {
-  local state=$1 name pid tries
-  [ -d "$state" ] || return 0
+  local state=$1
+  [ -d "$state" ] || { slurm_cluster_down "$state"; return 0; }
   # Jobs first, so no task outlives its slurmd.
   if [ -f "$state/slurm.conf" ] && [ -f "$state/slurmctld.pid" ]; then
     SLURM_CONF="$state/slurm.conf" timeout 10 scancel --quiet --full --user=root 2>/dev/null || true
   fi
-  for name in slurmd slurmctld munged; do
-    [ -f "$state/$name.pid" ] || continue
-    pid=$(cat "$state/$name.pid" 2>/dev/null || true)
-    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((tries = 0; tries < 50; tries++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-  done
+  # The slurmds (one, or one per simulated host: slurmd-<node>.pid) and slurmctld together, each
+  # takes about 2 s to stop; munged after them.
+  slurm_stop_pids "$(cat "$state"/slurmd*.pid "$state/slurmctld.pid" 2>/dev/null)"
+  slurm_stop_pids "$(cat "$state/munged.pid" 2>/dev/null)"
   # slurmstepd processes of steps still running (they are children of init once slurmd is gone).
   local stepd
   for stepd in $(pgrep -f "slurmstepd.*" 2>/dev/null || true); do
@@ -37,5 +76,6 @@ slurm_stop() {
       kill -KILL "$stepd" 2>/dev/null || true
     fi
   done
+  slurm_cluster_down "$state"
   rm -rf "$state"
 }

@@ -98,26 +98,66 @@ void add_slurm_commands(std::map<std::string, std::string>& scheduler, const std
   if (!command.empty()) scheduler["srun_command"] = command;
 }
 
+// A report is still worth writing on a machine whose topology cannot be read: the fields are then
+// left out, and compare judges it by the rule for reports without them.
+std::optional<compute::HostInfo> probe_this_host() {
+  try {
+    return compute::probe_host();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
-nlohmann::json machine_of(const report::Context& context) {
+std::string host_facts_line(const std::optional<compute::HostInfo>& host) {
+  if (!host) return "";
+  // Tabs: a CPU model may hold spaces, never a tab.
+  return host->cpu_model + '\t' + std::to_string(host->physical_cores) + '\t' + std::to_string(host->online_cores) + '\t' +
+         std::to_string(host->memory_bytes);
+}
+
+nlohmann::json per_host_machines(const report::Context& context, const std::vector<std::string>& facts_by_rank) {
+  nlohmann::json per_host = nlohmann::json::array();
+  for (const auto& name : context.hosts) {
+    nlohmann::json entry = {{"host", name}, {"ranks", nlohmann::json::array()}};
+    std::string facts;
+    for (const auto& rank : context.ranks) {
+      if (rank.host != name) continue;
+      if (entry["ranks"].empty() && static_cast<std::size_t>(rank.rank) < facts_by_rank.size()) {
+        facts = facts_by_rank[static_cast<std::size_t>(rank.rank)];
+      }
+      entry["ranks"].push_back(rank.rank);
+    }
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (std::size_t end; (end = facts.find('\t', start)) != std::string::npos; start = end + 1) fields.push_back(facts.substr(start, end - start));
+    fields.push_back(facts.substr(start));
+    if (fields.size() == 4) {
+      entry["cpu_model"] = fields[0];
+      if (const int cores = std::stoi(fields[1]); cores > 0) entry["cores"] = cores;
+      entry["threads"] = std::stoi(fields[2]);
+      entry["memory_bytes"] = std::stoull(fields[3]);
+    }
+    per_host.push_back(std::move(entry));
+  }
+  return per_host;
+}
+
+nlohmann::json machine_of(const report::Context& context, const std::optional<compute::HostInfo>& host) {
   nlohmann::json machine = {{"hosts", context.hosts}};
-  // A report is still worth writing on a machine whose topology cannot be read: the fields are
-  // left out, and compare then judges it by the rule for reports without them.
-  try {
-    const compute::HostInfo host = compute::probe_host();
-    machine["cpu_model"] = host.cpu_model;
-    if (host.physical_cores > 0) machine["cores"] = host.physical_cores;
-    machine["threads"] = host.online_cores;
-    machine["memory_bytes"] = host.memory_bytes;
+  if (host) {
+    machine["cpu_model"] = host->cpu_model;
+    if (host->physical_cores > 0) machine["cores"] = host->physical_cores;
+    machine["threads"] = host->online_cores;
+    machine["memory_bytes"] = host->memory_bytes;
     // The caches a rank's buffers pass through: the summary's health line tells a cache effect
     // from a fault by them (summarize/nccl_table.cpp).
-    if (host.last_level_cache_bytes > 0) machine["last_level_cache_bytes"] = host.last_level_cache_bytes;
+    if (host->last_level_cache_bytes > 0) machine["last_level_cache_bytes"] = host->last_level_cache_bytes;
     machine["caches"] = nlohmann::json::array();
-    for (const auto& cache : host.caches) {
+    for (const auto& cache : host->caches) {
       machine["caches"].push_back({{"level", cache.level}, {"bytes", cache.bytes}, {"shared_by_cores", cache.shared_by_cores}});
     }
-  } catch (const std::exception&) {
   }
   utsname names{};
   if (::uname(&names) == 0) machine["kernel"] = std::string(names.sysname) + " " + names.release;
@@ -206,9 +246,12 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   context.argv = argv;
   context.start_time = utc_timestamp_now();
   context.world_size = world.size();
+  // Every rank probes its own host: on several nodes, rank 0's host is not the others'.
+  const std::optional<compute::HostInfo> host = probe_this_host();
   const std::string mine = world.host() + '\n' + std::to_string(world.local_rank()) + '\n' + device + '\n' +
-                           std::to_string(static_cast<long long>(::getpid()));
+                           std::to_string(static_cast<long long>(::getpid())) + '\n' + host_facts_line(host);
   const std::vector<std::string> everyone = world.gather_strings(mine);
+  std::vector<std::string> facts_by_rank;
   for (int rank = 0; rank < world.size(); ++rank) {
     const std::string& text = everyone[static_cast<std::size_t>(rank)];
     std::vector<std::string> fields;
@@ -223,6 +266,7 @@ report::Context collect_context(World& world, const std::string& backend_name, c
     info.local_rank = std::stoi(fields.at(1));
     info.device = fields.at(2);
     info.pid = std::stoll(fields.at(3));
+    facts_by_rank.push_back(fields.size() > 4 ? fields[4] : "");
     context.ranks.push_back(info);
     if (std::find(context.hosts.begin(), context.hosts.end(), info.host) == context.hosts.end()) {
       context.hosts.push_back(info.host);
@@ -249,9 +293,10 @@ report::Context collect_context(World& world, const std::string& backend_name, c
                      {"inject_corrupt_output", flags.inject_corrupt_output}};
   context.options.update(options);
   context.tags = flags.tags;
-  // Rank 0's machine (the ranks' devices cover every GPU); the driver, CUDA, MPI, NCCL and Gloo
-  // versions are in context.versions, from the libraries' own version calls.
-  context.machine = machine_of(context);
+  // Rank 0's machine (the ranks' devices cover every GPU), and each host's once with its ranks; the
+  // driver, CUDA, MPI, NCCL and Gloo versions are in context.versions, from the libraries' own calls.
+  context.machine = machine_of(context, host);
+  context.machine["per_host"] = per_host_machines(context, facts_by_rank);
   const EnvironmentLookup lookup = [](const char* name) -> const char* { return std::getenv(name); };
   context.scheduler = slurm_job_fields(lookup);
   // Only rank 0's context is written; the others need not ask the controller.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/host_info.h"
 #include "harness/flag_groups.h"
 #include "core/world.h"
 #include "report/report.h"
@@ -22,8 +23,17 @@ report::Context collect_context(World& world, const std::string& backend_name, c
 // launcher's placement, never the whole environment (it holds tokens and secrets).
 std::map<std::string, std::string> allow_listed_environment(char** environment);
 
-// context.machine: CPU model, cores, threads, memory (hwloc), kernel, hosts, GPU models.
-nlohmann::json machine_of(const report::Context& context);
+// context.machine: rank 0's CPU model, cores, threads, memory and caches (hwloc, left out when
+// `host` is empty: it could not be read), kernel, hosts, GPU models.
+nlohmann::json machine_of(const report::Context& context, const std::optional<compute::HostInfo>& host);
+
+// One line of a host's machine facts (CPU model, cores, threads, memory), gathered from every rank;
+// empty when the host could not be probed.
+std::string host_facts_line(const std::optional<compute::HostInfo>& host);
+
+// context.machine.per_host: each host once, in context.hosts' order, with the ranks on it and its
+// facts from `facts_by_rank` (host_facts_line of each rank; the first rank of a host speaks for it).
+nlohmann::json per_host_machines(const report::Context& context, const std::vector<std::string>& facts_by_rank);
 
 // The machine-state probe of this run (core/state_probe.h), its CPUs chosen and nothing measured
 // yet: rank 0's CPU and rank 1's when rank 1 shares its host, else the host's next CPU. A

@@ -11,11 +11,16 @@
 namespace collbench {
 namespace {
 
-std::string describe(const std::vector<RankMonitor::Straggler>& stragglers) {
+// "2 (no heartbeat for 4.00 s (stopped or frozen), on node3)": the host says which node to look at
+// when the ranks span several.
+std::string describe(const std::vector<RankMonitor::Straggler>& stragglers, const std::vector<std::string>& rank_hosts) {
   if (stragglers.empty()) return "none: every rank is alive at the same step (stuck together, in the library?)";
   std::ostringstream text;
   for (std::size_t i = 0; i < stragglers.size(); ++i) {
-    text << (i ? ", " : "") << stragglers[i].rank << " (" << stragglers[i].reason << ")";
+    const auto rank = static_cast<std::size_t>(stragglers[i].rank);
+    text << (i ? ", " : "") << stragglers[i].rank << " (" << stragglers[i].reason;
+    if (rank < rank_hosts.size()) text << ", on " << rank_hosts[rank];
+    text << ")";
   }
   return text.str();
 }
@@ -32,6 +37,8 @@ JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string progr
       program_(std::move(program)),
       record_error_(std::move(record_error)) {
   if (world.size() > 1) {
+    // Every rank's host, so that a timeout line names the node of each rank it names.
+    rank_hosts_ = world.gather_strings(world.host());
     std::string problem;
     monitor_ = RankMonitor::connect(world, silence_limit_seconds(timeout_seconds), &problem);
     if (!monitor_ && rank_ == 0) {
@@ -112,7 +119,7 @@ void JobWatchdog::end_job(const std::string& what_happened, const std::string& s
   std::vector<RankMonitor::Straggler> late = stragglers;
   if (!frozen_note_.empty()) late.insert(late.begin(), {rank_, frozen_note_});
   std::string line = what_happened + " in " + step + " (seen by " + where_ + ")";
-  if (monitor_ || !late.empty()) line += "; ranks that did not arrive: " + describe(late);
+  if (monitor_ || !late.empty()) line += "; ranks that did not arrive: " + describe(late, rank_hosts_);
   // The report first: once other ranks leave, the launcher may kill this process at any moment.
   if (rank_ == 0) record_error_("timeout: " + line);
   std::fprintf(stderr, "%s: timeout: %s; ending the job with exit 4\n", program_.c_str(), line.c_str());

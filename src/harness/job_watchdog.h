@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/rank_monitor.h"
 #include "harness/watchdog.h"
@@ -44,6 +45,7 @@ class JobWatchdog {
 
   int rank_;
   std::string where_;  // "rank 1 on host"
+  std::vector<std::string> rank_hosts_;  // each rank's host (empty with one rank)
   double timeout_seconds_;
   std::string program_;
   std::function<void(const std::string& error)> record_error_;

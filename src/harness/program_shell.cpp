@@ -194,10 +194,14 @@ void Shell::end_start_up_timeout(int rank, const std::string& host, const std::s
 }
 
 void Shell::end_interrupted(const std::string& what) {
+  // Rank 0 ending the job on -T waits for the other ranks to leave with exit 4; a launcher that
+  // ends the step as soon as they do (srun -K) then signals rank 0, whose exit must stay the
+  // timeout's 4, as its report's error does.
+  const bool timed_out = report_.recorded_error().rfind("timeout: ", 0) == 0;
   report_.record_error(what);
-  std::fprintf(stderr, "%s: %s\n", name_.c_str(), what.c_str());
+  std::fprintf(stderr, "%s: %s%s\n", name_.c_str(), what.c_str(), timed_out ? " while ending the job on its timeout (exit 4)" : "");
   std::fflush(stderr);
-  std::_Exit(static_cast<int>(ExitCode::kRuntimeError));
+  std::_Exit(static_cast<int>(timed_out ? ExitCode::kTimeout : ExitCode::kRuntimeError));
 }
 
 }  // namespace

@@ -40,6 +40,7 @@ void ReportWriter::record_error(const std::string& error) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (ended_) return;
   ended_ = true;
+  recorded_error_ = error;
   if (!file_ || !document_.is_object() || document_.value("status", "") == "complete") return;
   document_["error"] = error;
   if (document_.contains("context") && document_["context"].is_object()) {
@@ -50,6 +51,11 @@ void ReportWriter::record_error(const std::string& error) {
   } catch (const std::exception&) {
     // The report as last written stays: valid, partial, with the rows it had then.
   }
+}
+
+std::string ReportWriter::recorded_error() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return recorded_error_;
 }
 
 }  // namespace collbench

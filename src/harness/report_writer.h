@@ -38,11 +38,14 @@ class ReportWriter {
   void complete();
   // Thread-safe: writes the report as held now with `error` set and "status" left "partial".
   void record_error(const std::string& error);
+  // The error recorded first ("" when none): the one the report keeps.
+  std::string recorded_error();
 
  private:
   std::mutex mutex_;
   std::optional<report::ReportFile> file_;
   nlohmann::json document_;
+  std::string recorded_error_;
   bool ended_ = false;
 };
 

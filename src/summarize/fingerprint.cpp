@@ -1,6 +1,7 @@
 #include "summarize/fingerprint.h"
 
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "summarize/input_error.h"
@@ -79,6 +80,21 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
     for (const char* field : {"cpu_model", "cores", "threads", "driver", "cuda"}) {
       const auto it = machine.find(field);
       if (it != machine.end() && !it->is_null()) fingerprint[std::string("machine.") + field].insert(it->is_string() ? it->get<std::string>() : it->dump());
+    }
+    // Every host's machine (reports from several nodes): one host swapped for another kind is
+    // another machine, even when rank 0's stayed. Host names and memory are left out, as above.
+    if (const auto hosts = machine.find("per_host"); hosts != machine.end() && hosts->is_array()) {
+      std::set<std::string> kinds;  // distinct kinds: a run on more nodes of one kind is the same machine
+      for (const auto& host : *hosts) {
+        if (!host.is_object()) continue;
+        std::string kind;
+        for (const char* field : {"cpu_model", "cores", "threads"}) {
+          const auto it = host.find(field);
+          kind += std::string(kind.empty() ? "" : " / ") + (it == host.end() || it->is_null() ? "?" : it->is_string() ? it->get<std::string>() : it->dump());
+        }
+        kinds.insert(kind);
+      }
+      fingerprint["machine.per_host"].insert(joined(kinds));
     }
     if (const auto gpus = machine.find("gpus"); gpus != machine.end() && gpus->is_array()) {
       std::set<std::string> models;

@@ -520,6 +520,43 @@ TEST(Compare, AnotherMachineInTheReportsIsUnknownWithoutAFingerprintFile) {
   EXPECT_FALSE(machine_change_within(load_reports({data("runs/aa_base"), data("runs/aa_new")})).has_value());
 }
 
+// Copies FROM's reports into TO with `per_host` as their context.machine.per_host.
+std::string with_per_host(const std::string& from, const std::string& to, const nlohmann::json& per_host) {
+  const std::string dir = ::testing::TempDir() + "/" + to;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const auto& entry : std::filesystem::directory_iterator(data(from))) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    nlohmann::json report = nlohmann::json::parse(in);
+    report["context"]["machine"]["per_host"] = per_host;
+    std::ofstream(dir + "/" + entry.path().filename().string()) << report.dump();
+  }
+  return dir;
+}
+
+TEST(Compare, AnotherMachineOnAnyHostIsAnotherMachine) {
+  const auto host = [](const std::string& name, const std::string& cpu, int cores) {
+    return nlohmann::json{{"host", name}, {"ranks", {0}}, {"cpu_model", cpu}, {"cores", cores}, {"threads", cores}, {"memory_bytes", 1 << 30}};
+  };
+  const std::string base = with_per_host("runs/machine_base", "per_host_base", {host("node1", "Xeon A", 2), host("node2", "Xeon A", 2)});
+  // Rank 0's host (and so the top-level fields) unchanged; node2 is another kind of machine.
+  const std::string swapped = with_per_host("runs/machine_same", "per_host_swapped", {host("node1", "Xeon A", 2), host("node2", "Xeon B", 2)});
+  // More hosts of the same kind, other names and memory: the same machine.
+  const std::string more = with_per_host("runs/machine_same", "per_host_more",
+                                         {host("n1", "Xeon A", 2), host("n2", "Xeon A", 2), host("n3", "Xeon A", 2), host("n4", "Xeon A", 2)});
+  const auto difference = fingerprint_difference(fingerprint_of(load_reports({base}), {base}), fingerprint_of(load_reports({swapped}), {swapped}));
+  ASSERT_TRUE(difference.has_value());
+  EXPECT_NE(difference->find("machine.per_host"), std::string::npos) << *difference;
+  EXPECT_NE(difference->find("Xeon B"), std::string::npos) << *difference;
+  EXPECT_FALSE(fingerprint_difference(fingerprint_of(load_reports({base}), {base}), fingerprint_of(load_reports({more}), {more})).has_value());
+  EXPECT_EQ(run_cli({"compare", base, swapped}), 0);  // UNKNOWN: not judged
+  EXPECT_EQ(run_cli({"compare", base, more}), 1);     // the 20 % slowdown of machine_same is found
+  auto both = load_reports({base});
+  for (auto& loaded : load_reports({swapped})) both.push_back(loaded);
+  EXPECT_TRUE(compute_history(both, HistoryOptions{}).machine_mismatch.has_value());
+}
+
 // Copies FROM's reports into TO with `options` set in their context.options.
 std::string with_options(const std::string& from, const std::string& to, const nlohmann::json& options) {
   const std::string dir = ::testing::TempDir() + "/" + to;
