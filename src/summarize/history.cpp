@@ -54,7 +54,7 @@ std::pair<std::size_t, double> best_energy_split(const std::vector<double>& valu
   return best;
 }
 
-double median_of(const std::vector<double>& values, std::size_t lo, std::size_t hi) {
+double median_of_range(const std::vector<double>& values, std::size_t lo, std::size_t hi) {
   return median(std::vector<double>(values.begin() + static_cast<std::ptrdiff_t>(lo), values.begin() + static_cast<std::ptrdiff_t>(hi)));
 }
 
@@ -90,7 +90,7 @@ std::vector<Split> e_divisive(const std::vector<double>& logs, const HistoryOpti
       const auto [split, score] = best_energy_split(slice(logs, segment.lo, segment.hi), options.min_segment, options.exponent);
       if (score <= 0) continue;
       const std::size_t at = segment.lo + split;
-      if (std::fabs(median_of(logs, at, segment.hi) - median_of(logs, segment.lo, at)) < std::log1p(options.min_change)) continue;
+      if (std::fabs(median_of_range(logs, at, segment.hi) - median_of_range(logs, segment.lo, at)) < std::log1p(options.min_change)) continue;
       segment.split = at;
       segment.score = score;
       still_open.push_back(segment);
@@ -134,10 +134,10 @@ std::optional<HistoryChange> latest_slowdown(const std::vector<double>& values, 
   if (score <= 0) return std::nullopt;
   HistoryChange change;
   change.index = split;
-  change.before = median_of(values, 0, split);
-  change.after = median_of(values, split, values.size());
+  change.before = median_of_range(values, 0, split);
+  change.after = median_of_range(values, split, values.size());
   change.change = change.after / change.before - 1;
-  const double latest = median_of(values, values.size() - options.min_segment, values.size());
+  const double latest = median_of_range(values, values.size() - options.min_segment, values.size());
   if (change.change < options.min_change || latest / change.before - 1 < options.min_change) return std::nullopt;
   std::mt19937_64 generator(0x5eed0000ULL + logs.size());
   int as_strong = 0;
@@ -240,8 +240,8 @@ std::vector<HistoryChange> find_change_points(const std::vector<double>& values,
     const std::size_t to = i + 1 < found.size() ? found[i + 1].index : values.size();
     HistoryChange change;
     change.index = found[i].index;
-    change.before = median_of(values, from, found[i].index);
-    change.after = median_of(values, found[i].index, to);
+    change.before = median_of_range(values, from, found[i].index);
+    change.after = median_of_range(values, found[i].index, to);
     change.change = higher_is_better ? change.before / change.after - 1 : change.after / change.before - 1;
     change.p_value = found[i].p_value;
     changes.push_back(change);
