@@ -34,7 +34,7 @@ if [ "${SANITIZE_ALL:-0}" = 1 ]; then
 else
   ctest --output-on-failure -j "$(nproc)" -L unit "$@"
   ctest --output-on-failure -j "$(nproc)" -L mpi \
-    -R '\.np[12]$|acceptance|corrupted|singleton|report_exists|bad_usage\.1$|reliability\.(fault|options_differ|bad_command\.(1|3|9|12|35|58)$)' "$@"
+    -R '\.np[12]$|acceptance|corrupted|singleton|report_exists|bad_usage(\.1|\.after_mpi\.1)?$|reliability\.(fault|options_differ|bad_command\.(np2|58)$)' "$@"
   # Runs without MPI (the Gloo control plane, the join, the file store), 2 and 3 ranks.
   ctest --output-on-failure -j "$(nproc)" -L bootstrap \
     -R 'run\.(all_reduce|sendrecv)\.np2|run\.all_gather\.np3|file\.np2|fault\.KILL\.rank2|duplicate_rank|world_size_mismatch|never_fills' "$@"
