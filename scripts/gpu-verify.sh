@@ -30,6 +30,8 @@
 #                     short has every collective once before any has twice
 # Environment: BUILD_DIR (default build-gpu), CMAKE_ARGS (extra configure arguments),
 # GPU_VERIFY_ASSUME_GPUS=N (testing aid: skip the GPU detection; every GPU run then fails).
+# GPU_VERIFY_PAUSE_AFTER_STEP=SECONDS (testing aid: sleep after each step is packed, so a test can
+# stop the command after the step it chose).
 # Without a GPU (none listed by nvidia-smi, or CUDA_VISIBLE_DEVICES empty) only --phase build runs;
 # any other phase stops at once with one line and exit 2. Every phase starts with a preflight (the
 # driver, CUDA, the NCCL the programs will load, MPI or none) that stops a test or measure phase
@@ -65,7 +67,7 @@ while [ $# -gt 0 ]; do
     --test-sizes) test_sizes=$2; shift 2 ;;
     --repetitions) repetitions=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -100,6 +102,7 @@ fi
 source "$root/scripts/check-variables.sh"
 [ -z "${BUILD_DIR:-}" ] || require_folder_or_absent BUILD_DIR "$BUILD_DIR"
 [ -z "${GPU_VERIFY_ASSUME_GPUS:-}" ] || require_whole_number GPU_VERIFY_ASSUME_GPUS "$GPU_VERIFY_ASSUME_GPUS" 0
+[ -z "${GPU_VERIFY_PAUSE_AFTER_STEP:-}" ] || require_whole_number GPU_VERIFY_PAUSE_AFTER_STEP "$GPU_VERIFY_PAUSE_AFTER_STEP" 0
 require_one_of COLLBENCH_LOCAL_LAUNCHER "${COLLBENCH_LOCAL_LAUNCHER:-}" "" env
 
 # GPUs: what nvidia-smi lists, none when CUDA_VISIBLE_DEVICES is set and empty (how tests hide them).
@@ -536,6 +539,9 @@ pack() {
   fi
   mv "$archive.tmp" "$archive"
   [ "${1:-}" = quiet ] || log "wrote $out/summary.md and $archive ($(stat -c %s "$archive") bytes)"
+  # A testing aid: a pause after each step's packing, so that a test can stop the command after a
+  # step it chose however fast the steps are (tests/gpuverify/h200_layout.sh).
+  [ "${1:-}" != quiet ] || [ -z "${GPU_VERIFY_PAUSE_AFTER_STEP:-}" ] || sleep "$GPU_VERIFY_PAUSE_AFTER_STEP"
 }
 
 # The first step of every phase: what this machine has, printed and kept (preflight.txt): the

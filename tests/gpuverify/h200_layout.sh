@@ -60,7 +60,9 @@ test_phase=(bash "$script" --nccl-tests "$work/nccl-tests" --phase test --test-s
 # 1. The test phase, cut off after its first step as a lease's limit would (SIGKILL, no cleanup).
 # setsid in this shell's own child (not a group leader) makes no new process: its pid leads the
 # script's process group, so one kill reaches the script and every run it started.
-setsid "${machine[@]}" "${test_phase[@]}" --out "$work/out1" --collectives all_gather,broadcast,alltoall --budget 120 \
+# Each step pauses 10 s once packed, so the kill lands after all_gather however fast the steps run
+# (on a quiet machine all three took less than one 0.2 s poll).
+setsid "${machine[@]}" GPU_VERIFY_PAUSE_AFTER_STEP=10 "${test_phase[@]}" --out "$work/out1" --collectives all_gather,broadcast,alltoall --budget 120 \
   > "$work/run1.out" 2>&1 &
 pgid=$!
 for _ in $(seq 1 600); do
@@ -95,7 +97,7 @@ rm -rf "$build/verify"
 
 # 3. The sweep, cut off after its first repetition: that repetition, every collective of it, is in
 # OUT (nccl-tests is a stand-in that fails here; collbench's runs are real).
-setsid "${machine[@]}" bash "$script" --nccl-tests "$work/nccl-tests" --phase measure --quick --steps collectives \
+setsid "${machine[@]}" GPU_VERIFY_PAUSE_AFTER_STEP=10 bash "$script" --nccl-tests "$work/nccl-tests" --phase measure --quick --steps collectives \
   --sizes 8,64,8 --repetitions 3 --budget 120 --out "$work/out5" > "$work/run5.out" 2>&1 &
 pgid=$!
 for _ in $(seq 1 600); do
