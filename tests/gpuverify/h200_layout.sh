@@ -57,6 +57,21 @@ done
 machine=(env PATH="$work/fakebin:$PATH" PYTHONPATH="$work/site" COLLBENCH_LOCAL_LAUNCHER=env BUILD_DIR="$build")
 test_phase=(bash "$script" --nccl-tests "$work/nccl-tests" --phase test --test-sizes 8,64,8)
 
+# kill_once_packed ARCHIVE ENTRY: waits (120 s at most) until the command started in the background
+# as process group $pgid has packed ENTRY into ARCHIVE, then kills the whole group (SIGKILL, as a
+# lease's limit would) and waits for it.
+kill_once_packed() {
+  local archive=$1 entry=$2
+  for _ in $(seq 1 600); do
+    tar -tzf "$archive" 2>/dev/null | grep -qxF "$entry" && break
+    kill -0 "$pgid" 2>/dev/null || break
+    sleep 0.2
+  done
+  kill -KILL -- "-$pgid" 2>/dev/null
+  wait "$pgid" 2>/dev/null
+  pgid=""
+}
+
 # 1. The test phase, cut off after its first step as a lease's limit would (SIGKILL, no cleanup).
 # setsid in this shell's own child (not a group leader) makes no new process: its pid leads the
 # script's process group, so one kill reaches the script and every run it started.
@@ -65,14 +80,7 @@ test_phase=(bash "$script" --nccl-tests "$work/nccl-tests" --phase test --test-s
 setsid "${machine[@]}" GPU_VERIFY_PAUSE_AFTER_STEP=10 "${test_phase[@]}" --out "$work/out1" --collectives all_gather,broadcast,alltoall --budget 120 \
   > "$work/run1.out" 2>&1 &
 pgid=$!
-for _ in $(seq 1 600); do
-  tar -tzf "$work/out1/gpu-verify.tar.gz" 2>/dev/null | grep -q '^verify/test/all_gather.json$' && break
-  kill -0 "$pgid" 2>/dev/null || break
-  sleep 0.2
-done
-kill -KILL -- "-$pgid" 2>/dev/null
-wait "$pgid" 2>/dev/null
-pgid=""
+kill_once_packed "$work/out1/gpu-verify.tar.gz" 'verify/test/all_gather.json'
 grep -q 'ctest -L gpu' "$build/verify/steps.tsv" && fail "the command was not stopped after its first step"
 grep -q 'preflight: driver: 580.159.04' "$work/run1.out" || fail "no driver line: $(head -n 20 "$work/run1.out")"
 grep -q "preflight: nccl: $work/site/nvidia/nccl/lib/libnccl.so.2 (the pip wheel's (nvidia-nccl)), version 2.28.7 (22807)" "$work/run1.out" ||
@@ -100,14 +108,7 @@ rm -rf "$build/verify"
 setsid "${machine[@]}" GPU_VERIFY_PAUSE_AFTER_STEP=10 bash "$script" --nccl-tests "$work/nccl-tests" --phase measure --quick --steps collectives \
   --sizes 8,64,8 --repetitions 3 --budget 120 --out "$work/out5" > "$work/run5.out" 2>&1 &
 pgid=$!
-for _ in $(seq 1 600); do
-  tar -tzf "$work/out5/gpu-verify.tar.gz" 2>/dev/null | grep -q '^verify/collectives/plain/r1/collbench-all_gather.json$' && break
-  kill -0 "$pgid" 2>/dev/null || break
-  sleep 0.2
-done
-kill -KILL -- "-$pgid" 2>/dev/null
-wait "$pgid" 2>/dev/null
-pgid=""
+kill_once_packed "$work/out5/gpu-verify.tar.gz" 'verify/collectives/plain/r1/collbench-all_gather.json'
 rm -rf "$work/unpacked" && mkdir -p "$work/unpacked"
 tar -xzf "$work/out5/gpu-verify.tar.gz" -C "$work/unpacked" || fail "the sweep's archive is not whole"
 for collective in all_reduce all_gather; do
