@@ -85,9 +85,9 @@ std::string busbw_fall_text(const report::ResultRow& peak, const report::ResultR
 
 // A rank far slower than the others shows in the over-ranks views: the slowest rank's time (max
 // over ranks, per iteration) far above the fastest's (min). Rooted and asymmetric collectives
-// reach 10x at a few small sizes on their own (broadcast's root is done first; 2-rank runs on
-// this project's VM, results/summarize/README.md), so only a ratio past kSlowRankRatio in more
-// than half the sizes counts.
+// reach 10x at a few small sizes on their own (broadcast's root is done first: up to 10.3x at
+// 32 B in 2-rank runs on this project's VM, 2026-11-28), so only a ratio past kSlowRankRatio in
+// more than half the sizes counts.
 constexpr double kSlowRankRatio = 3.0;
 
 std::optional<std::string> slow_rank_finding(const std::vector<const report::ResultRow*>& curve) {
@@ -140,7 +140,6 @@ std::string health_of(const LoadedReport& loaded) {
   if (const report::ResultRow* peak = busiest(curve); !curve.empty() && falls(peak, curve.back())) {
     const report::ResultRow& last = *curve.back();
     const std::vector<CacheShare> caches = host_cache_shares(loaded.report);
-    const bool on_cpu = !caches.empty() || loaded.report.context.machine.value("gpus", nlohmann::json::array()).empty();
     if (const auto edge = cache_edge_between(caches, *peak, last)) {
       // Past the last level, the rows no cache holds must not fall on their own.
       std::vector<const report::ResultRow*> uncached;
@@ -154,7 +153,7 @@ std::string health_of(const LoadedReport& loaded) {
         notes.push_back(busbw_fall_text(*peak, last) + ", past the L" + std::to_string(edge->level) + " (" +
                         size_tick_label(edge->bytes_per_rank) + " a rank), as on any CPU");
       }
-    } else if (on_cpu && caches.empty()) {
+    } else if (caches.empty() && loaded.report.context.machine.value("gpus", nlohmann::json::array()).empty()) {
       notes.push_back(busbw_fall_text(*peak, last) + " (a CPU run whose report names no caches: a cache edge cannot be told from a fault)");
     } else {
       checks.push_back(busbw_fall_text(*peak, last));
