@@ -4,7 +4,8 @@
 # 2 ranks plus the acceptance, corrupted-output, singleton and reliability tests, and a few runs
 # launched without MPI (label bootstrap): the full matrix
 # at 3 and 4 ranks takes over 15 minutes under ASan on 2 cores and adds no code path the 2-rank
-# runs miss. SANITIZE_ALL=1 runs everything. Extra arguments go to ctest.
+# runs miss. SANITIZE_ALL=1 runs everything. Extra arguments go to ctest; a first argument
+# --build-only builds the folder and runs nothing (.ci/run builds it while the test command runs).
 #
 # Leak checking is off (detect_leaks=0): Open MPI 4.1 keeps allocations from MPI_Init until exit
 # by design (its component registry, hwloc topology, PMIx buffers), so LeakSanitizer would report
@@ -13,6 +14,8 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${SANITIZE_BUILD_DIR:-$root/build-sanitize}"
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 "$root/scripts/setup.sh"
 # -O1 -g1: what ASan's own docs recommend for speed with usable reports (line tables, no full
 # debug info), and it compiles the whole project markedly faster than -O2 -g on CI's 2 cores.
@@ -25,6 +28,7 @@ compiler=$(command -v clang++-14 || command -v clang++ || command -v g++)
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" \
   -DCOLLBENCH_BUILD_MICROBENCHMARKS=OFF -DCOLLBENCH_CUDA=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)"
+[ "$build_only" = 0 ] || exit 0
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 cd "$build"
