@@ -28,6 +28,21 @@ fail() {
   done
   exit 1
 }
+# srun_step OUT SRUN_ARGUMENTS...: one step (timeout 100 srun ...) with its output in OUT. Open MPI
+# 4.1's TCP transport can lose a connect between two simulated hosts under load and then crash
+# (exit 139 after its "failed to TCP connect to a peer MPI process" warning; seen 2026-11-28 and
+# 2026-12-01 at load average 8): that is Open MPI's wire-up, not what these tests check, so such a
+# step runs once more, and the test says so. Any other failure is the step's answer.
+srun_step() {
+  local out=$1
+  shift
+  timeout 100 srun "$@" >"$out" 2>&1 && return 0
+  local code=$?
+  grep -q "failed to TCP connect to a peer MPI" "$out" || return "$code"
+  echo "note: Open MPI's TCP wire-up failed (exit $code, its warning kept in $out.first); the step runs once more"
+  mv "$out" "$out.first"
+  timeout 100 srun "$@" >"$out" 2>&1
+}
 # Waits up to 30 s until the report FILE in the work folder holds at least N complete rows (left in
 # $rows), or fails.
 wait_for_rows() {

@@ -8,8 +8,8 @@ set -uo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 for collective in all_reduce alltoall; do
-  timeout 100 srun --mpi=pmix -K -N 4 -n 8 --ntasks-per-node=2 "$bin_dir/${collective}_perf" -b 8 -e 64K -f 8 -n 2 -w 1 -c 1 -T 60 \
-    -J "$work/$collective.json" >"$collective.out" 2>&1 || fail "srun -N 4 -n 8 --ntasks-per-node=2 ${collective}_perf exited $?"
+  srun_step "$collective.out" --mpi=pmix -K -N 4 -n 8 --ntasks-per-node=2 "$bin_dir/${collective}_perf" -b 8 -e 64K -f 8 -n 2 -w 1 -c 1 \
+    -T 60 -J "$work/$collective.json" || fail "srun -N 4 -n 8 --ntasks-per-node=2 ${collective}_perf exited $?"
   "$bin_dir/check_report" "$collective.json" --benchmark "$collective" --world-size 8 >check.txt 2>&1 || fail "$(cat check.txt)"
   "$bin_dir/report_hosts" "$collective.json" --expect 4 >hosts.txt || fail "$(cat hosts.txt)"
   jq -e '.context.scheduler.job_node_list == "node[1-4]" and .context.scheduler.nnodes == "4"

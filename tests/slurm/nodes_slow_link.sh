@@ -7,8 +7,7 @@ set -uo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 export OMPI_MCA_btl_tcp_if_include=$CB_SLURM_SHAPED_NET
-timeout 100 srun --mpi=pmix -N 4 -n 4 "$bin_dir/pt2pt_perf" --matrix --sizes 8,64K -n 5 -w 1 -c 1 -T 60 \
-  -J "$work/matrix.json" >matrix.out 2>&1
+srun_step matrix.out --mpi=pmix -N 4 -n 4 "$bin_dir/pt2pt_perf" --matrix --sizes 8,64K -n 5 -w 1 -c 1 -T 60 -J "$work/matrix.json"
 status=$?
 [ "$status" -eq 3 ] || fail "pt2pt_perf --matrix exited $status, want 3 (a slow link)"
 jq -e '[.context.ranks[].host] == ["node1", "node2", "node3", "node4"]' matrix.json >/dev/null ||
