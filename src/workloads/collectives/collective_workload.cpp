@@ -638,7 +638,7 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Mea
   }
   row.issue_us = timed.issue_us;
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
-  row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
+  row.bus_bandwidth_factor = collective_.bus_factor.at(world_->size());
   if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
   if (one_case.traffic) {
     // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
