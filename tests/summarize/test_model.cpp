@@ -11,6 +11,7 @@
 #include "summarize/input_error.h"
 #include "summarize/model.h"
 #include "run_cli.h"
+#include "workloads/collectives/collective.h"
 
 namespace collbench::summarize {
 namespace {
@@ -58,6 +59,19 @@ TEST(Model, FitRecoversAlphaBetaAndTheRingForm) {
   ASSERT_EQ(series.per_world_size[1].pieces.size(), 1u);
   EXPECT_NEAR(series.per_world_size[1].pieces[0].alpha_us.value, 30, 1e-6);
   EXPECT_NEAR(series.per_world_size[1].pieces[0].beta_gbps.value, 2 / 1.5, 1e-6);
+}
+
+// Each collective's bus factor in the model is the one its descriptor names: at 2 ranks, where
+// 2(p-1)/p and 1 are both 1, the model's own table decides, and must say what the descriptor says.
+TEST(Model, EveryCollectivesBusFactorIsItsDescriptors) {
+  for (const Collective* collective : all_collectives()) {
+    LoadedReport loaded = synthetic(2, [](double m) { return ring_time(2, m); });
+    loaded.report.benchmark = std::string(collective->name);
+    for (auto& row : loaded.report.results) row.bus_bandwidth_factor = collective->bus_factor.at(2);
+    const Model model = fit_model({loaded});
+    ASSERT_EQ(model.series.size(), 1u);
+    EXPECT_EQ(model.series.front().bus_factor, collective->bus_factor.formula) << collective->name;
+  }
 }
 
 TEST(Model, AnAlgorithmNamedInTheRowsIsUsedNotChosen) {

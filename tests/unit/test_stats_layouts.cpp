@@ -38,15 +38,15 @@ const Collective& named(const char* name) {
 TEST(BusBandwidthFactor, MatchesNcclTestsForEveryCollective) {
   for (int n : {1, 2, 3, 4, 8}) {
     const double share = static_cast<double>(n - 1) / n;
-    EXPECT_DOUBLE_EQ(named("all_reduce").bus_bandwidth_factor(n), 2 * share);
-    EXPECT_DOUBLE_EQ(named("all_gather").bus_bandwidth_factor(n), share);
-    EXPECT_DOUBLE_EQ(named("reduce_scatter").bus_bandwidth_factor(n), share);
-    EXPECT_DOUBLE_EQ(named("alltoall").bus_bandwidth_factor(n), share);
-    EXPECT_DOUBLE_EQ(named("gather").bus_bandwidth_factor(n), share);
-    EXPECT_DOUBLE_EQ(named("scatter").bus_bandwidth_factor(n), share);
-    EXPECT_DOUBLE_EQ(named("broadcast").bus_bandwidth_factor(n), 1);
-    EXPECT_DOUBLE_EQ(named("reduce").bus_bandwidth_factor(n), 1);
-    EXPECT_DOUBLE_EQ(named("sendrecv").bus_bandwidth_factor(n), 1);
+    EXPECT_DOUBLE_EQ(named("all_reduce").bus_factor.at(n), 2 * share);
+    EXPECT_DOUBLE_EQ(named("all_gather").bus_factor.at(n), share);
+    EXPECT_DOUBLE_EQ(named("reduce_scatter").bus_factor.at(n), share);
+    EXPECT_DOUBLE_EQ(named("alltoall").bus_factor.at(n), share);
+    EXPECT_DOUBLE_EQ(named("gather").bus_factor.at(n), share);
+    EXPECT_DOUBLE_EQ(named("scatter").bus_factor.at(n), share);
+    EXPECT_DOUBLE_EQ(named("broadcast").bus_factor.at(n), 1);
+    EXPECT_DOUBLE_EQ(named("reduce").bus_factor.at(n), 1);
+    EXPECT_DOUBLE_EQ(named("sendrecv").bus_factor.at(n), 1);
   }
 }
 

@@ -10,7 +10,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_all_gather{"all_gather", kNoOp, kNoRoot, factor_all_but_one_share,
+extern const Collective collective_all_gather{"all_gather", kNoOp, kNoRoot, kBusFactorAllButOneShare,
                                               gathering_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

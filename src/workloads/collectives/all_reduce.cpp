@@ -4,12 +4,11 @@
 namespace collbench {
 namespace {
 
-double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }  // reduce-scatter + all-gather
 Expected expected(const OutputContext&, std::size_t i) { return Expected::reduction_at(i); }
 
 }  // namespace
 
-extern const Collective collective_all_reduce{"all_reduce", kTakesOp, kNoRoot, bus_factor,
+extern const Collective collective_all_reduce{"all_reduce", kTakesOp, kNoRoot, kBusFactorTwiceAllButOneShare,
                                               whole_buffer_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

@@ -18,6 +18,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_alltoall{"alltoall", kNoOp, kNoRoot, factor_all_but_one_share, alltoall_layout, expected};
+extern const Collective collective_alltoall{"alltoall", kNoOp, kNoRoot, kBusFactorAllButOneShare, alltoall_layout, expected};
 
 }  // namespace collbench

@@ -22,7 +22,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_alltoallv{"alltoallv", kNoOp, kNoRoot, factor_all_but_one_share,
+extern const Collective collective_alltoallv{"alltoallv", kNoOp, kNoRoot, kBusFactorAllButOneShare,
                                             alltoall_layout, expected, kOutputPerRank, traffic_layout};
 
 }  // namespace collbench

@@ -12,7 +12,7 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_broadcast{"broadcast", kNoOp, kTakesRoot, factor_one,
+extern const Collective collective_broadcast{"broadcast", kNoOp, kTakesRoot, kBusFactorOne,
                                              whole_buffer_layout, expected, kSameOutputOnEveryRank};
 
 }  // namespace collbench

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/bus_factor.h"
 #include "workloads/collectives/traffic.h"
 
 namespace collbench {
@@ -53,7 +54,7 @@ struct Collective {
   bool takes_op;
   bool takes_root;
   // nccl-tests' busbw = algbw * factor; see doc/PERFORMANCE.md there and DESIGN.md here.
-  double (*bus_bandwidth_factor)(int ranks);
+  BusFactor bus_factor;
   // Per-rank blocks are rounded down to whole 16-byte units, as nccl-tests rounds them
   // ((count / ranks) & ~(16 / element_bytes - 1)), so every rank's block starts 16-byte aligned
   // and rows have nccl-tests' sizes at any rank count.
@@ -80,9 +81,6 @@ BufferLayout scattering_layout(std::size_t row_count, int ranks, std::size_t ele
 BufferLayout alltoall_layout(std::size_t row_count, int ranks, std::size_t element_bytes);      // alltoall, uniform alltoallv
 // One rank's block of a partitioned row, rounded down to whole 16-byte units (nccl-tests).
 std::size_t aligned_rank_block(std::size_t row_count, int ranks, std::size_t element_bytes);
-
-double factor_one(int ranks);
-double factor_all_but_one_share(int ranks);  // (n - 1) / n
 
 const std::vector<const Collective*>& all_collectives();
 const Collective* find_collective(std::string_view name);

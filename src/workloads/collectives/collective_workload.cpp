@@ -3,15 +3,11 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
 #include <optional>
-#include <cerrno>
-#include <cstring>
 #include <sstream>
-#include <tuple>
 #include <utility>
 
 #include "core/algorithm_ranges.h"
@@ -24,20 +20,12 @@
 #include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
-#include "workloads/collectives/bitwise.h"
-#include "workloads/collectives/buffer_slices.h"
+#include "workloads/collectives/bitwise_repeats.h"
+#include "workloads/collectives/collective_buffers.h"
+#include "workloads/collectives/traffic_run.h"
 
 namespace collbench {
 namespace {
-
-// The staging piece: a whole number of elements of any dtype, small next to the messages.
-constexpr std::size_t kStagingBytes = 4u << 20;
-// A staging piece with at least this many elements is checked by the process's OpenMP threads
-// (as many as its CPU binding allows: one where mpirun binds each rank to a core); smaller pieces
-// stay on one thread, where starting the team would cost more than it saves.
-constexpr std::size_t kParallelCheckElements = 1u << 16;
-
-char* at_offset(void* base, std::size_t bytes) { return static_cast<char*>(base) + bytes; }
 
 std::string estimator_description(TimeAggregation aggregation) {
   switch (aggregation) {
@@ -180,38 +168,11 @@ class CollectiveWorkload final : public Workload {
   }
 
  private:
-  struct Case {
-    DType dtype;
-    ReduceOp op;
-    int root;  // -1 for collectives without one
-    std::uint64_t requested_bytes;
-    RowSize size;
-    Placement placement;
-    bool last_of_size;  // the table's line for this size follows it
-    std::shared_ptr<const TrafficMatrix> traffic;  // collectives with per-peer counts (alltoallv); null otherwise
-  };
-
-  // alltoallv: the row's traffic for a size of the sweep (the matrix file's, whatever the size).
-  TrafficMatrix traffic_for(DType dtype, std::uint64_t requested_bytes, int ranks) const;
-  // The sweep's sizes for a per-peer collective: the matrix file has one.
-  std::vector<std::uint64_t> traffic_sizes() const {
-    return options_.traffic.from_matrix() ? std::vector<std::uint64_t>{0} : options_.requested_sizes();
-  }
-  report::TrafficRow traffic_row(const TrafficMatrix& traffic, const Case& one_case) const;
   // Buffers for the largest row of the run; a per-peer collective's from its busiest rank.
   BufferBytes buffers_for(int ranks) const;
-  // --matrix: rank 0 reads the file and every rank parses the same text, so all fail alike.
-  void read_traffic_matrix(World& world);
-
   nlohmann::json start(RunContext& run) override;
-  void print_header(const nlohmann::json&) override { table_.header(report_, sweep_description(options_) + traffic_description()); }
-  // alltoallv: where the per-pair sizes come from and what the size column means.
-  std::string traffic_description() const {
-    if (!collective_.traffic_layout) return "";
-    std::string text = "\ntraffic " + options_.traffic.text();
-    if (options_.traffic.from_matrix()) text += " from " + options_.traffic.matrix_path + " (the sizes above are not used)";
-    else text += " (seed " + std::to_string(options_.seed) + "; each size is every rank's total sent)";
-    return text + "\nsize = the busiest rank's bytes sent or received; busbw = algbw * (n-1)/n, as nccl-tests' alltoallv";
+  void print_header(const nlohmann::json&) override {
+    table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
   }
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
@@ -234,51 +195,22 @@ class CollectiveWorkload final : public Workload {
   }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   void end_run() override {
-    send_.reset();
-    recv_.reset();
+    buffers_.reset();  // before the backend that made them
     backend_.reset();
   }
 
-  // `rounding`: -B's inputs for floating types (bitwise.h rounding_input) instead of the checks'.
-  // Every call after it works on the buffers' first slice (the checks, -B) until start_moving().
-  void fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding = false);
-  // Where the backend moves the buffers each call (nccl-tests' way): copies the inputs just
-  // written into every slice the row's calls will use, and starts the calls cycling through them.
-  void start_moving(const Case& one_case);
-  void issue_one_call();
-  std::int64_t count_wrong(const Case& one_case);
-  struct BitwiseResult {
-    std::int64_t differing = 0;  // over ranks, repeats and ranks together
-    std::vector<report::BitwiseDifference> first;
-    std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
-  };
-  BitwiseResult compare_repeats_bitwise(const Case& one_case, TimedOperation& operation);
-  std::pair<int, std::size_t> bitwise_injection_site(const BufferLayout& layout, const std::function<bool(std::size_t)>& compared,
-                                                     bool whole_output);
-  report::ResultRow make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
-  std::size_t unaligned_bytes(DType dtype) const {  // -u
-    return static_cast<std::size_t>(options_.unaligned_elements) * dtype_info(dtype).size_bytes;
-  }
+  report::ResultRow make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const Collective& collective_;
   std::string name_;
-  std::optional<ByteMatrix> byte_matrix_;  // --matrix, read once the world's size is known
-  PeerBlocks peer_blocks_;                 // this rank's blocks of the current case (per-peer collectives)
   Options options_;
+  RunTraffic traffic_{options_};  // alltoallv's traffic; unused by the other collectives
   BackendMaker make_backend_;
-  Watchdog* watchdog_ = nullptr;  // -T: hears the -B repeats' progress
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
-  std::vector<Case> cases_;
-  // Buffers are sized once for the largest row of the run, like nccl-tests, so allocation and
-  // first-touch page faults never land in a timed region.
-  std::unique_ptr<Buffer> send_;     // out of place: the inputs
-  std::unique_ptr<Buffer> recv_;     // out of place: the outputs; in place: the one shared buffer
-  std::vector<unsigned char> host_;  // staging for inputs and for reading outputs back, a piece at a time
-  CollectiveCall call_;              // the current case's call, on the buffers' first slice
-  BufferSlices slices_;              // the current case's slices (count 1: the calls never move)
-  std::size_t next_slice_ = 0;       // where the next timed call goes
-  bool moving_ = false;              // timed calls cycle through the slices; off for checks and -B
+  std::vector<CollectiveCase> cases_;
+  std::unique_ptr<CollectiveBuffers> buffers_;
+  std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
   report::TableWriter table_;
   report::Report report_;  // the envelope the table's header and footer read
   report::SummaryBuilder summary_;
@@ -294,13 +226,7 @@ std::string CollectiveWorkload::check_for_world(World& world) {
     throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
                      " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
   }
-  if (collective_.traffic_layout) {
-    if (options_.traffic.pattern == TrafficPattern::kHotspot && options_.traffic.hot_ranks > world.size()) {
-      throw UsageError("--pattern hotspot:" + std::to_string(options_.traffic.hot_ranks) + " asks for more hot ranks than the world's " +
-                       std::to_string(world.size()) + " (use 1.." + std::to_string(world.size()) + ")");
-    }
-    if (options_.traffic.from_matrix()) read_traffic_matrix(world);
-  }
+  if (collective_.traffic_layout) traffic_.check_for_world(world);
   settle_backend_name(options_.backend, world.control_plane());
   if (options_.gpus_per_process != 1) {
     throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
@@ -319,73 +245,12 @@ std::string CollectiveWorkload::check_for_world(World& world) {
   return backend_unusable_anywhere(world, options_.backend);
 }
 
-void CollectiveWorkload::read_traffic_matrix(World& world) {
-  const std::string& path = options_.traffic.matrix_path;
-  std::string outcome;  // "ok " + the text, or "error " + why
-  if (world.rank() == 0) {
-    try {
-      // A matrix of a few thousand ranks is tens of MB of text, a row a few hundred KB.
-      outcome = "ok " + read_input_file(path, {"--matrix file", 256u << 20, 16u << 20});
-    } catch (const UsageError& e) {
-      outcome = std::string("error ") + e.what();
-    }
-  }
-  outcome = world.broadcast_string(outcome);
-  if (outcome.rfind("error ", 0) == 0) throw UsageError(outcome.substr(6));
-  byte_matrix_ = parse_byte_matrix(outcome.substr(3), path, world.size());
-  // A row that moves nothing would time an empty call and print a bandwidth of 0.
-  for (DType dtype : options_.dtypes) {
-    if (traffic_from_bytes(*byte_matrix_, dtype_info(dtype).size_bytes).busiest_elements() == 0) {
-      throw UsageError("the --matrix file '" + path + "' moves no whole " + std::string(to_string(dtype)) +
-                       " element between any two ranks (every pair is below " +
-                       std::to_string(dtype_info(dtype).size_bytes) + " bytes)");
-    }
-  }
-}
-
-TrafficMatrix CollectiveWorkload::traffic_for(DType dtype, std::uint64_t requested_bytes, int ranks) const {
-  const std::size_t element = dtype_info(dtype).size_bytes;
-  if (byte_matrix_) return traffic_from_bytes(*byte_matrix_, element);
-  return generate_traffic(options_.traffic, requested_bytes, ranks, element, options_.seed);
-}
-
 BufferBytes CollectiveWorkload::buffers_for(int ranks) const {
-  if (!collective_.traffic_layout) return largest_buffers(collective_, options_, ranks);
-  // Every rank sizes for the busiest rank: no rank sends or receives more.
-  BufferBytes largest;
-  for (DType dtype : options_.dtypes) {
-    for (std::uint64_t requested : traffic_sizes()) {
-      const std::uint64_t bytes = traffic_for(dtype, requested, ranks).busiest_elements() * dtype_info(dtype).size_bytes;
-      largest.send = std::max(largest.send, bytes);
-      largest.shared = std::max(largest.shared, bytes);
-    }
-  }
-  return largest;
-}
-
-report::TrafficRow CollectiveWorkload::traffic_row(const TrafficMatrix& traffic, const Case& one_case) const {
-  const std::uint64_t element = dtype_info(one_case.dtype).size_bytes;
-  report::TrafficRow row;
-  row.pattern = options_.traffic.text();
-  row.matrix_file = options_.traffic.matrix_path;
-  row.seed = options_.seed;
-  row.bytes_per_rank = byte_matrix_ ? 0 : one_case.requested_bytes;
-  row.min_send_bytes = row.min_receive_bytes = UINT64_MAX;
-  for (int rank = 0; rank < traffic.ranks(); ++rank) {
-    const std::uint64_t sent = traffic.sent_by(rank) * element, received = traffic.received_by(rank) * element;
-    row.max_send_bytes = std::max(row.max_send_bytes, sent);
-    row.min_send_bytes = std::min(row.min_send_bytes, sent);
-    row.max_receive_bytes = std::max(row.max_receive_bytes, received);
-    row.min_receive_bytes = std::min(row.min_receive_bytes, received);
-    row.total_bytes += sent;
-  }
-  for (std::size_t elements : traffic.all_elements()) row.largest_pair_bytes = std::max<std::uint64_t>(row.largest_pair_bytes, elements * element);
-  return row;
+  return collective_.traffic_layout ? traffic_.largest_buffers(ranks) : largest_buffers(collective_, options_, ranks);
 }
 
 nlohmann::json CollectiveWorkload::start(RunContext& run) {
   World& world = run.world;
-  watchdog_ = run.watchdog;
   backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
   if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
@@ -398,12 +263,8 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
 
   const int ranks = world.size();
-  const BufferBytes largest = buffers_for(ranks);
-  // -u starts the calls past an aligned address: room for the skew of the widest element.
-  const std::size_t skew = static_cast<std::size_t>(options_.unaligned_elements) * sizeof(double);
-  send_ = backend_->allocate(largest.send + skew);
-  recv_ = backend_->allocate(largest.shared + skew);
-  host_.resize(std::min<std::size_t>(largest.shared, kStagingBytes));
+  buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, world, options_, buffers_for(ranks));
+  if (options_.bitwise_repeats > 0) bitwise_ = std::make_unique<BitwiseRepeats>(collective_, world, options_, run.watchdog);
 
   const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
   std::vector<int> roots{-1};
@@ -415,19 +276,7 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   }
   const std::vector<Placement> placements = options_.placements();
   if (collective_.traffic_layout) {
-    for (DType dtype : options_.dtypes) {
-      std::shared_ptr<const TrafficMatrix> previous;
-      for (std::uint64_t requested : traffic_sizes()) {
-        auto traffic = std::make_shared<const TrafficMatrix>(traffic_for(dtype, requested, ranks));
-        if (previous && *previous == *traffic) continue;  // rounding made it the same row as the last
-        previous = traffic;
-        const RowSize size{traffic->busiest_elements(), collective_.traffic_layout(*traffic, world.rank())};
-        const std::uint64_t asked = byte_matrix_ ? size.row_count * dtype_info(dtype).size_bytes : requested;
-        for (Placement placement : placements) {
-          cases_.push_back({dtype, ReduceOp::kSum, -1, asked, size, placement, placement == placements.back(), traffic});
-        }
-      }
-    }
+    cases_ = traffic_.cases(collective_, placements, ranks, world.rank());
     return report::to_json(report_);
   }
   for (DType dtype : options_.dtypes) {
@@ -457,7 +306,7 @@ LoopSettings CollectiveWorkload::loop_settings() const {
 }
 
 CasePlan CollectiveWorkload::prepare(std::size_t index) {
-  const Case& one_case = cases_[index];
+  const CollectiveCase& one_case = cases_[index];
   const std::optional<ReduceOp> op = collective_.takes_op ? std::optional<ReduceOp>(one_case.op) : std::nullopt;
   const bool in_place = one_case.placement == Placement::kInPlace;
   const std::string unsupported =
@@ -468,14 +317,14 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
                                                               std::string(to_string(one_case.placement)), unsupported}),
                           unsupported);
   }
-  fill_inputs(one_case, call_);
+  buffers_->fill_inputs(one_case);
   const std::size_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
   PreparedCase prepared;
   prepared.step = std::string(collective_.name) + " at " + std::to_string(bytes) + " B " +
                   std::string(to_string(one_case.dtype)) + " " + (in_place ? "in-place" : "out-of-place");
   // The backend decides how the call is issued, grouped and waited for; the loop owns the schedule
   // and the clock, and runs the check after timing through the same operation.
-  const std::function<void()> issue_one_call = [this] { this->issue_one_call(); };
+  const std::function<void()> issue_one_call = [this] { buffers_->issue_one_call(); };
   prepared.operation = backend_->make_operation(issue_one_call, options_.calls_per_iteration);
   // Asked for (--nccl-estimate), and only with a warm-up: a library may run what it simulated with
   // its next real launch (NCCL does, nccl_backend.cpp), which then falls in the warm-up instead of a
@@ -483,17 +332,17 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   const bool estimate_wanted = options_.nccl_estimate && options_.warmup_iterations > 0 && !preparing_warmup();
   const std::optional<double> estimate =
       estimate_wanted ? backend_->library_estimate_us(collective_.name, issue_one_call) : std::nullopt;
-  start_moving(one_case);
+  buffers_->start_moving(one_case);
   RowCheck check;
-  check.prepare = [this, &one_case](int) { fill_inputs(one_case, call_); };
-  check.count_wrong = [this, &one_case](int) { return count_wrong(one_case); };
+  check.prepare = [this, &one_case](int) { buffers_->fill_inputs(one_case); };
+  check.count_wrong = [this, &one_case](int) { return buffers_->count_wrong(one_case); };
   prepared.check = std::move(check);
   TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
   prepared.row = [this, &one_case, operation, estimate](LoopResult& timed, report::Measurement measured) {
     last_row_ = make_row(one_case, std::move(measured), timed);
     last_row_->library_estimate_us = estimate;
-    if (options_.bitwise_repeats > 0) {  // after timing and checks, untimed, every rank
-      BitwiseResult bitwise = compare_repeats_bitwise(one_case, *operation);
+    if (bitwise_) {  // after timing and checks, untimed, every rank
+      BitwiseResult bitwise = bitwise_->compare(one_case, *buffers_, *operation);
       last_row_->bitwise_repeats = options_.bitwise_repeats;
       last_row_->bitdiff = bitwise.differing;
       last_row_->first_bitdiff = std::move(bitwise.first);
@@ -514,111 +363,7 @@ void CollectiveWorkload::case_done(std::size_t index) {
   in_place_.reset();
 }
 
-void CollectiveWorkload::issue_one_call() {
-  if (!moving_) {
-    entry_->issue(call_);
-    return;
-  }
-  CollectiveCall moved = call_;
-  const std::size_t shift = next_slice_ * slices_.stride;
-  moved.send = static_cast<const char*>(call_.send) + shift;
-  moved.recv = static_cast<char*>(call_.recv) + shift;
-  next_slice_ = (next_slice_ + 1) % slices_.count;
-  entry_->issue(moved);
-}
-
-void CollectiveWorkload::start_moving(const Case& one_case) {
-  slices_ = BufferSlices{};
-  next_slice_ = 0;
-  moving_ = false;
-  if (!backend_->support().moves_buffers_each_call) return;
-  const BufferLayout& layout = one_case.size.layout;
-  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
-  const std::size_t skew = unaligned_bytes(one_case.dtype);
-  const std::size_t send_bytes = layout.send_count * element;
-  // In place, one slice is the whole shared region (this rank's input and every output); out of
-  // place, the larger of the two buffers' parts.
-  const std::size_t footprint = std::max(send_bytes, layout.recv_count * element);
-  const std::size_t room = call_.in_place ? recv_->bytes() - skew : std::min(send_->bytes(), recv_->bytes()) - skew;
-  const auto calls = static_cast<std::size_t>(options_.warmup_iterations + options_.iterations) *
-                     static_cast<std::size_t>(std::max(options_.calls_per_iteration, 1));
-  slices_ = buffer_slices(footprint, room, calls);
-  for (std::size_t slice = 1; slice < slices_.count; ++slice) {
-    // The inputs (in place: with the poisoned outputs around them), so no timed call reads memory
-    // nothing wrote.
-    if (call_.in_place) {
-      recv_->copy_within(skew, skew + slice * slices_.stride, footprint);
-    } else {
-      send_->copy_within(skew, skew + slice * slices_.stride, send_bytes);
-    }
-  }
-  moving_ = slices_.count > 1;
-}
-
-// Poisons the outputs and writes this rank's inputs where the buffer lives (Buffer::fill_inputs: a
-// kernel on a GPU). The rounding inputs of -B's check go through host staging a piece at a time, so
-// host memory stays at the buffers the collective needs plus one piece.
-void CollectiveWorkload::fill_inputs(const Case& one_case, CollectiveCall& call, bool rounding) {
-  const BufferLayout& layout = one_case.size.layout;
-  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
-  const std::size_t rank = static_cast<std::size_t>(world_->rank());
-  const std::size_t skew = unaligned_bytes(one_case.dtype);
-  const ValueSpec spec{one_case.dtype, one_case.op, world_->size(), options_.seed};
-  moving_ = false;
-
-  call.count = layout.call_count;
-  call.dtype = one_case.dtype;
-  call.op = one_case.op;
-  call.root = one_case.root < 0 ? 0 : one_case.root;
-  call.in_place = one_case.placement == Placement::kInPlace;
-  call.peer_blocks = nullptr;
-  if (one_case.traffic) {
-    const TrafficMatrix& traffic = *one_case.traffic;
-    const int me = world_->rank();
-    const auto n = static_cast<std::size_t>(traffic.ranks());
-    peer_blocks_.send_counts.resize(n);
-    peer_blocks_.send_offsets.resize(n);
-    peer_blocks_.receive_counts.resize(n);
-    peer_blocks_.receive_offsets.resize(n);
-    for (int peer = 0; peer < traffic.ranks(); ++peer) {
-      const auto p = static_cast<std::size_t>(peer);
-      peer_blocks_.send_counts[p] = traffic.elements(me, peer);
-      peer_blocks_.send_offsets[p] = traffic.send_offset(me, peer);
-      peer_blocks_.receive_counts[p] = traffic.elements(peer, me);
-      peer_blocks_.receive_offsets[p] = traffic.receive_offset(me, peer);
-    }
-    call.peer_blocks = &peer_blocks_;
-  }
-  Buffer* inputs = send_.get();
-  std::size_t input_offset = skew;
-  if (call.in_place) {
-    // Poison the whole shared buffer first: the parts outside this rank's input must be written.
-    const std::size_t shared_bytes = std::max(layout.send_count, layout.recv_count) * element;
-    recv_->fill_bytes(kPoisonByte, skew, shared_bytes);
-    inputs = recv_.get();
-    input_offset = skew + rank * layout.in_place_send_stride * element;
-    call.send = at_offset(recv_->data(), input_offset);
-    call.recv = at_offset(recv_->data(), skew + rank * layout.in_place_recv_stride * element);
-  } else {
-    recv_->fill_bytes(kPoisonByte, skew, layout.recv_count * element);
-    call.send = at_offset(send_->data(), skew);
-    call.recv = at_offset(recv_->data(), skew);
-  }
-  if (!rounding || !dtype_info(one_case.dtype).is_floating) {
-    inputs->fill_inputs(spec, world_->rank(), input_offset, layout.send_count);  // on the device where it lives
-    return;
-  }
-  const std::size_t piece = host_.size() / element;
-  for (std::size_t first = 0; first < layout.send_count; first += piece) {
-    const std::size_t count = std::min(piece, layout.send_count - first);
-    for (std::size_t i = 0; i < count; ++i) {
-      store_element(one_case.dtype, host_.data(), i, rounding_input(options_.seed, world_->rank(), first + i));
-    }
-    inputs->copy_from_host(host_.data(), input_offset + first * element, count * element);
-  }
-}
-
-report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
+report::ResultRow CollectiveWorkload::make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed) {
   const std::uint64_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
   report::ResultRow row;
   static_cast<report::Measurement&>(row) = std::move(measured);
@@ -632,251 +377,22 @@ report::ResultRow CollectiveWorkload::make_row(const Case& one_case, report::Mea
   row.backend = backend_->name();
   row.algorithm = backend_->algorithm_at(std::string(collective_.name), bytes);
   row.calls_per_iteration = options_.calls_per_iteration;
-  if (slices_.count > 1) {
-    row.timing += "; each call on the next of " + std::to_string(slices_.count) + " buffer slices " +
-                  std::to_string(slices_.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
+  if (const BufferSlices& slices = buffers_->slices(); slices.count > 1) {
+    row.timing += "; each call on the next of " + std::to_string(slices.count) + " buffer slices " +
+                  std::to_string(slices.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
   }
   row.issue_us = timed.issue_us;
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
-  row.bus_bandwidth_factor = collective_.bus_bandwidth_factor(world_->size());
+  row.bus_bandwidth_factor = collective_.bus_factor.at(world_->size());
   if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
   if (one_case.traffic) {
     // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
     if (world_->size() > 1 && row.time_us.mean > 0) {
       row.busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, row.time_us.mean, world_->size());
     }
-    row.traffic = traffic_row(*one_case.traffic, one_case);
+    row.traffic = traffic_.row(one_case);
   }
   return row;
-}
-
-// Compares this rank's outputs of the call just completed with their closed forms, a staging
-// piece at a time. Each element's verdict depends on nothing but its index and the piece's bytes,
-// so a large piece is counted by several threads (the check is untimed; on a GPU host it is the one
-// part of a row that still walks every element on a CPU).
-std::int64_t CollectiveWorkload::count_wrong(const Case& one_case) {
-  const BufferLayout& layout = one_case.size.layout;
-  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
-  const int rank = world_->rank();
-  const ValueModel values({one_case.dtype, one_case.op, world_->size(), options_.seed});
-  const bool in_place = one_case.placement == Placement::kInPlace;
-  OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place,
-                      one_case.traffic.get()};
-  std::size_t output_offset = unaligned_bytes(one_case.dtype);
-  if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
-    output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
-  }
-  bool corrupt = options_.inject_corrupt_output && rank == world_->size() - 1;
-  std::int64_t wrong = 0;
-  const std::size_t piece = host_.size() / element;
-  for (std::size_t first = 0; first < layout.recv_count; first += piece) {
-    const std::size_t count = std::min(piece, layout.recv_count - first);
-    recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
-    // --inject-corrupt-output: the first element this rank checks gets a value no input produces
-    // and no reduction over < 12 ranks reaches.
-    for (std::size_t i = 0; corrupt && i < count; ++i) {
-      if (collective_.expected_output(where, first + i).kind == Expected::Kind::kUnchecked) continue;
-      store_element(one_case.dtype, host_.data(), i, 99.0);
-      corrupt = false;
-    }
-    const auto elements = static_cast<std::ptrdiff_t>(count);
-    std::int64_t wrong_in_piece = 0;
-#pragma omp parallel for schedule(static) reduction(+ : wrong_in_piece) if (count >= kParallelCheckElements)
-    for (std::ptrdiff_t i = 0; i < elements; ++i) {
-      const auto index = static_cast<std::size_t>(i);
-      const Expected source = collective_.expected_output(where, first + index);
-      double expected = 0, tolerance = 0;
-      switch (source.kind) {
-        case Expected::Kind::kUnchecked: continue;
-        case Expected::Kind::kCopyOf: expected = values.input(source.source_rank, source.source_index); break;
-        case Expected::Kind::kReductionAt: {
-          const ValueModel::Reduction reduction = values.reduction(source.source_index);
-          expected = reduction.value;
-          tolerance = reduction.tolerance;
-          break;
-        }
-      }
-      const double actual = load_element(one_case.dtype, host_.data(), index);
-      if (!(std::fabs(actual - expected) <= tolerance)) ++wrong_in_piece;  // NaN counts as wrong
-    }
-    wrong += wrong_in_piece;
-  }
-  return wrong;
-}
-
-namespace {
-
-// "index bits bits" for a difference found on this rank, "" for none: what ranks exchange.
-std::string describe_difference(std::int64_t differing, std::size_t element, const std::string& reference_bits,
-                                const std::string& bits, int repeat) {
-  if (differing == 0) return "";
-  return std::to_string(differing) + " " + std::to_string(element) + " " + reference_bits + " " + bits + " " +
-         std::to_string(repeat);
-}
-
-// The first rank's difference of every rank's descriptions, with the count summed over ranks.
-// `reference_rank` < 0: each rank was compared with its own first repeat.
-std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std::string>& descriptions, const char* between,
-                                                          int reference_rank) {
-  std::optional<report::BitwiseDifference> first;
-  std::int64_t total = 0;
-  for (std::size_t rank = 0; rank < descriptions.size(); ++rank) {
-    if (descriptions[rank].empty()) continue;
-    std::istringstream fields(descriptions[rank]);
-    std::int64_t differing = 0;
-    report::BitwiseDifference difference;
-    fields >> differing >> difference.element >> difference.reference_bits >> difference.bits >> difference.repeat;
-    total += differing;
-    if (first) continue;
-    difference.between = between;
-    difference.rank = static_cast<int>(rank);
-    difference.reference_rank = reference_rank >= 0 ? reference_rank : static_cast<int>(rank);
-    difference.reference_repeat = reference_rank >= 0 ? difference.repeat : 0;
-    first = difference;
-  }
-  if (first) first->elements = total;
-  return first;
-}
-
-}  // namespace
-
-// --inject-bitwise-diff: the rank and output element that get the flipped bit, where -B must find
-// it. `repeat`: the last rank holding a checked output element (the root of reduce and gather), at
-// its first checked element from the middle of its output on. `rank`: the last of the ranks that
-// must agree (those holding the whole output), at the middle, so it differs from the reference (the
-// first of them). Rank -1: no injection (none asked, or no rank where it could be seen).
-std::pair<int, std::size_t> CollectiveWorkload::bitwise_injection_site(const BufferLayout& layout,
-                                                                       const std::function<bool(std::size_t)>& compared,
-                                                                       bool whole_output) {
-  if (options_.inject_bitwise_difference.empty()) return {-1, 0};
-  const bool by_rank = options_.inject_bitwise_difference == "rank";
-  std::optional<std::size_t> element;
-  if (by_rank ? whole_output : true) {
-    for (std::size_t i = layout.recv_count / 2; i < layout.recv_count && !element; ++i) {
-      if (compared(i)) element = i;
-    }
-    for (std::size_t i = 0; i < layout.recv_count / 2 && !element; ++i) {
-      if (compared(i)) element = i;
-    }
-  }
-  const std::vector<std::string> candidates = world_->gather_strings(element ? std::to_string(*element) : std::string("-"));
-  int chosen = -1;
-  int eligible = 0;
-  for (std::size_t r = 0; r < candidates.size(); ++r) {
-    if (candidates[r] == "-") continue;
-    ++eligible;
-    chosen = static_cast<int>(r);
-  }
-  // Across ranks a difference needs a second rank holding the same elements to differ from.
-  if (chosen < 0 || (by_rank && eligible < 2)) return {-1, 0};
-  return {chosen, std::stoull(candidates[static_cast<std::size_t>(chosen)])};
-}
-
-// -B N: the case's call N more times with the same inputs (refilled each time: in place, the
-// output overwrote them), each rank's outputs compared with its first repeat a staging piece at a
-// time, then, where every rank must hold the same result, the first repeat's bits compared across
-// ranks: a hash from each rank, and only when they differ the reference rank's outputs sent to the
-// others to find the first differing element. Compares only the elements the check would check.
-CollectiveWorkload::BitwiseResult CollectiveWorkload::compare_repeats_bitwise(const Case& one_case, TimedOperation& operation) {
-  const BufferLayout& layout = one_case.size.layout;
-  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
-  const int rank = world_->rank();
-  const bool in_place = one_case.placement == Placement::kInPlace;
-  const OutputContext where{rank, world_->size(), one_case.root < 0 ? 0 : one_case.root, layout.call_count, in_place,
-                            one_case.traffic.get()};
-  std::size_t output_offset = unaligned_bytes(one_case.dtype);
-  if (in_place && entry_->in_place_output == InPlaceOutput::kAtRankStride) {
-    output_offset += static_cast<std::size_t>(rank) * layout.in_place_recv_stride * element;
-  }
-  const auto compared = [this, &where](std::size_t index) {
-    return collective_.expected_output(where, index).kind != Expected::Kind::kUnchecked;
-  };
-  // Where every rank must hold the same bits, only ranks whose every output element is checked take
-  // part: out of place, broadcast's root keeps its data in its send buffer and its receive buffer
-  // holds no output. The first of them is the reference.
-  bool whole_output = true;
-  for (std::size_t i = 0; i < layout.recv_count && whole_output; ++i) whole_output = compared(i);
-  const auto [injecting_rank, injected_element] = bitwise_injection_site(layout, compared, whole_output);
-  const std::size_t piece = host_.size() / element;
-  std::vector<unsigned char> first_repeat(layout.recv_count * element);
-  std::int64_t repeat_differing = 0;
-  // The first difference from the first repeat: element, its two values' bits, the repeat.
-  std::optional<std::tuple<std::size_t, std::string, std::string, int>> first_difference;
-  for (int repeat = 0; repeat < options_.bitwise_repeats; ++repeat) {
-    fill_inputs(one_case, call_, true);
-    world_->barrier();
-    operation.issue_check();
-    operation.wait();
-    for (std::size_t first = 0; first < layout.recv_count; first += piece) {
-      const std::size_t count = std::min(piece, layout.recv_count - first);
-      recv_->copy_to_host(host_.data(), output_offset + first * element, count * element);
-      const bool inject = rank == injecting_rank && injected_element >= first && injected_element < first + count &&
-                          ((options_.inject_bitwise_difference == "repeat" && repeat == options_.bitwise_repeats - 1) ||
-                           options_.inject_bitwise_difference == "rank");
-      if (inject) host_[(injected_element - first) * element] ^= 1u;  // the lowest bit on a little-endian host
-      unsigned char* kept = first_repeat.data() + first * element;
-      if (repeat == 0) {
-        std::copy(host_.begin(), host_.begin() + static_cast<std::ptrdiff_t>(count * element), kept);
-        continue;
-      }
-      const BitComparison found = compare_bits(kept, host_.data(), count, element, first, compared);
-      if (found.differing == 0) continue;
-      if (!first_difference) {
-        first_difference.emplace(*found.first, element_bits_hex(first_repeat.data(), *found.first, element),
-                                 element_bits_hex(host_.data(), *found.first - first, element), repeat);
-      }
-      repeat_differing += found.differing;
-    }
-    if (watchdog_) watchdog_->progress();
-  }
-  std::string repeat_description;  // the count is over every repeat
-  if (first_difference) {
-    const auto& [index, reference_bits, bits, repeat] = *first_difference;
-    repeat_description = describe_difference(repeat_differing, index, reference_bits, bits, repeat);
-  }
-
-  BitwiseResult result;
-  if (auto first = first_over_ranks(world_->gather_strings(repeat_description), "repeats", -1)) {
-    result.differing += first->elements;
-    result.first.push_back(*first);
-  }
-  char hash[24];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
-  if (!collective_.same_output_on_every_rank || world_->size() < 2) {
-    result.hash = world_->broadcast_string(hash);
-    return result;
-  }
-
-  const std::vector<std::string> hashes = world_->gather_strings(whole_output ? std::string(hash) : std::string("-"));
-  const auto reference = std::find_if(hashes.begin(), hashes.end(), [](const std::string& h) { return h != "-"; });
-  if (reference == hashes.end()) {
-    result.hash = hashes.front();
-    return result;
-  }
-  const int reference_rank = static_cast<int>(reference - hashes.begin());
-  result.hash = *reference;
-  if (std::all_of(hashes.begin(), hashes.end(), [&reference](const std::string& h) { return h == "-" || h == *reference; })) {
-    return result;
-  }
-  // Rare: the reference rank's outputs go to every rank, which finds its own first difference from them.
-  const std::vector<std::string> exchanged =
-      world_->gather_strings(rank == reference_rank ? std::string(first_repeat.begin(), first_repeat.end()) : std::string());
-  const std::string& reference_bytes = exchanged[static_cast<std::size_t>(reference_rank)];
-  std::string rank_description;
-  if (whole_output && rank != reference_rank && reference_bytes.size() == first_repeat.size()) {
-    const BitComparison found = compare_bits(reference_bytes.data(), first_repeat.data(), layout.recv_count, element);
-    if (found.differing > 0) {
-      rank_description = describe_difference(found.differing, *found.first,
-                                             element_bits_hex(reference_bytes.data(), *found.first, element),
-                                             element_bits_hex(first_repeat.data(), *found.first, element), 0);
-    }
-  }
-  if (auto first = first_over_ranks(world_->gather_strings(rank_description), "ranks", reference_rank)) {
-    result.differing += first->elements;
-    result.first.push_back(*first);
-  }
-  return result;
 }
 
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {

@@ -11,6 +11,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_gather{"gather", kNoOp, kTakesRoot, factor_all_but_one_share, gathering_layout, expected};
+extern const Collective collective_gather{"gather", kNoOp, kTakesRoot, kBusFactorAllButOneShare, gathering_layout, expected};
 
 }  // namespace collbench

@@ -10,6 +10,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_reduce_scatter{"reduce_scatter", kTakesOp, kNoRoot, factor_all_but_one_share, scattering_layout, expected};
+extern const Collective collective_reduce_scatter{"reduce_scatter", kTakesOp, kNoRoot, kBusFactorAllButOneShare, scattering_layout, expected};
 
 }  // namespace collbench

@@ -21,9 +21,6 @@ BufferLayout scattering_layout(std::size_t row_count, int ranks, std::size_t ele
   return {block, block * static_cast<std::size_t>(ranks), block, 0, block};
 }
 
-double factor_one(int /*ranks*/) { return 1.0; }
-double factor_all_but_one_share(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
-
 const Collective* find_collective(std::string_view name) {
   for (const Collective* collective : all_collectives()) {
     if (collective->name == name) return collective;

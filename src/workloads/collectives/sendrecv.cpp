@@ -10,6 +10,6 @@ Expected expected(const OutputContext& where, std::size_t i) {
 
 }  // namespace
 
-extern const Collective collective_sendrecv{"sendrecv", kNoOp, kNoRoot, factor_one, whole_buffer_layout, expected};
+extern const Collective collective_sendrecv{"sendrecv", kNoOp, kNoRoot, kBusFactorOne, whole_buffer_layout, expected};
 
 }  // namespace collbench
