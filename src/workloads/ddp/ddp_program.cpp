@@ -25,7 +25,6 @@
 #include "workloads/ddp/layer_gemm.h"
 #include "workloads/ddp/model.h"
 #include "harness/backend_choice.h"
-#include "harness/context.h"
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
 #include "harness/driver.h"
@@ -151,8 +150,7 @@ class DdpStepProgram final : public Workload {
     const ComputePlan plan = plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
     check_planned_spin(plan);
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
-    settle_backend_name(options_.backend, world.control_plane());
-    return backend_unusable_anywhere(world, options_.backend);
+    return settle_backend(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override {
     const bool sixteen_bit = std::any_of(options_.grad_dtypes.begin(), options_.grad_dtypes.end(),
@@ -351,7 +349,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   const int threads = options_.threads > 0 ? options_.threads : host.affinity_cores;
   blas_ = compute::configure_openblas(threads, host.vector_level);
 
-  backend_ = make_backend(options_.backend, world, backend_config(options_));
+  backend_ = make_run_backend(world, options_);
   all_reduce_ = backend_->entry_for("all_reduce");
   if (!all_reduce_) throw Error("the " + backend_->name() + " backend has no all_reduce");
   if (options_.any_overlap()) comm_thread_.emplace();
@@ -372,9 +370,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
     }
   }
 
-  report::Context context =
-      collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_, options_json(options_));
-  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  report::Context context = backend_context(run, *backend_, options_, options_json(options_));
   context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
   std::vector<std::string> warnings;
   if (!blas_.warning.empty()) warnings.push_back(blas_.warning);
