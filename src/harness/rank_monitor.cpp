@@ -73,14 +73,12 @@ bool write_frame(int fd, const Frame& frame) {
 // then never leave loopback; ranks elsewhere (or in another network namespace) try the others.
 std::vector<std::string> local_addresses() {
   std::vector<std::string> addresses{"127.0.0.1"};
-  std::vector<InterfaceAddress> interfaces;
   try {
-    interfaces = interface_addresses();
+    for (const InterfaceAddress& entry : interface_addresses()) {
+      if (entry.family == AF_INET && entry.up && !entry.loopback) addresses.push_back(entry.address);
+    }
   } catch (const Error&) {
-    return addresses;  // loopback still serves the ranks on this host
-  }
-  for (const InterfaceAddress& entry : interfaces) {
-    if (entry.family == AF_INET && entry.up && !entry.loopback && !entry.address.empty()) addresses.push_back(entry.address);
+    // No interface list: loopback still serves the ranks on this host.
   }
   return addresses;
 }
