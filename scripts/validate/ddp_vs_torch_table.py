@@ -337,7 +337,7 @@ def table(args):
             wanted, of = own_target["settings"]
             out.append(f"Targets (issue 46: ddp_step_perf's own exposed_us within {own_target['exposed']:.0%} of torch's exposed in at least "
                        f"{wanted} of {of} settings, its hidden within {own_target['hidden_points']:.0f} points of torch's; medians over "
-                       f"repetitions): exposed within in {exposed_ok} of {len(entries)}, hidden within in {hidden_ok} of {len(entries)}\n")
+                       f"repetitions): exposed within it in {exposed_ok} of {len(entries)} settings, hidden in {hidden_ok} of {len(entries)}\n")
             out.extend(lines)
             out.append("")
         out.append("Best cap per batch (lowest median step; \"no clear winner\" by the rule above):\n")

@@ -11,8 +11,8 @@ CoreSplit split_cores(const std::vector<int>& allowed, int communication_cores) 
   if (communication_cores < 1 || communication_cores >= cores) {
     throw UsageError("--comm-cores " + std::to_string(communication_cores) + " leaves no core for " +
                      (communication_cores < 1 ? std::string("communication") : std::string("compute")) + ": a rank may run on " +
-                     std::to_string(cores) + " core(s) (its affinity); give 1 to " + std::to_string(cores - 1) +
-                     " (mpirun binds each rank to one core unless told --bind-to none or --map-by slot:PE=N)");
+                     std::to_string(cores) + " core(s) (its affinity), and N must be at least 1 and below that (mpirun binds each " +
+                     "rank to one core unless told --bind-to none or --map-by slot:PE=N)");
   }
   CoreSplit split;
   const auto first_communication = allowed.end() - communication_cores;
