@@ -26,7 +26,8 @@ constexpr int kSchemaMajor = 2;
 // 2.3: context.state_probe, the machine state before the first row and after the last.
 // 2.4: ddp_step rows measure exposed communication against the compute alone (exposed_us,
 //      compute_alone_us, ...); their exposed_comm_us and overlap_fraction are renamed
-//      exposed_inside_step_us and hidden_inside_step_fraction (RowKindSpec::former_names: still read).
+//      exposed_inside_step_us and hidden_inside_step_fraction, written under both names until
+//      schema 3 (minor versions only add keys) and read under either (RowKindSpec::former_names).
 constexpr int kSchemaMinor = 4;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();

@@ -767,6 +767,7 @@ json ddp_rank_json(const DdpStepRank& rank) {
           {"comm_alone_us", rank.comm_alone_us},
           {"exposed_us", rank.exposed_us},
           {"exposed_inside_step_us", rank.exposed_inside_step_us},
+          {"exposed_comm_us", rank.exposed_inside_step_us},  // its name before 2.4, as in the row
           {"elementwise_us", rank.elementwise_us},
           {"gradient_copy_us", rank.gradient_copy_us},
           {"memory_gbps", rank.memory_gbps},
@@ -806,6 +807,10 @@ nlohmann::json to_json(const DdpStepRow& row) {
               {"hidden_fraction", json_or_null(row.hidden_fraction)},
               {"exposed_inside_step_us", row.exposed_inside_step_us},
               {"hidden_inside_step_fraction", json_or_null(row.hidden_inside_step_fraction)},
+              // Minor versions only add keys: the two figures renamed in 2.4 are also written under
+              // their former names, so that a reader of 2.3 still finds them, until schema 3.
+              {"exposed_comm_us", row.exposed_inside_step_us},
+              {"overlap_fraction", json_or_null(row.hidden_inside_step_fraction)},
               {"comm_compute_ratio", json_or_null(row.comm_compute_ratio)},
               {"comm_cores", row.comm_cores},
               {"buckets", row.buckets},

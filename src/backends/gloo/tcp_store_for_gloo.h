@@ -3,6 +3,7 @@
 // (ranks launched without MPI) both meet through it.
 #pragma once
 
+#include <gloo/common/error.h>
 #include <gloo/rendezvous/store.h>
 
 #include <chrono>
@@ -32,12 +33,18 @@ class TcpStoreForGloo final : public gloo::rendezvous::Store {
 };
 
 // Gloo reports failures (a dead peer, a timeout) as exceptions of its own; say which call failed.
+// An I/O failure of a pair (the peer closed its connection, or sent nothing within the timeout)
+// is a rank that left or stopped: exit 4, as the watchdog gives for a lost rank. Without it, the
+// survivor whose peer gave up first saw "Connection closed by peer" and exited 1 instead of 4
+// (bootstrap.hostile.stop_after_join under load, 2026-12-01).
 template <typename Body>
 void guarded(const char* prefix, const char* what, Body&& body) {
   try {
     body();
   } catch (const Error&) {
     throw;
+  } catch (const gloo::IoException& e) {
+    throw Error(std::string(prefix) + what + " failed (a rank left or stopped answering): " + e.what(), ExitCode::kTimeout);
   } catch (const std::exception& e) {
     throw Error(std::string(prefix) + what + " failed: " + e.what());
   }

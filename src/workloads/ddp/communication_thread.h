@@ -39,6 +39,7 @@ class CommunicationThread {
   std::deque<std::function<void()>> jobs_;
   bool busy_ = false;
   std::uint64_t submitted_ = 0, finished_ = 0;
+  bool named_ = false;  // the thread has set its name (the constructor waits for it)
   bool stopping_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: starts once everything it uses exists
