@@ -1,7 +1,6 @@
 #include "workloads/compute/compute_benchmark.h"
 
 #include "engines/engines.h"
-#include "workloads/collectives/collective_options.h"
 #include "harness/context.h"
 
 namespace collbench::compute {
