@@ -7,7 +7,10 @@
 # alternating which goes first: real DDP (scripts/validate/ddp_torch.py: 2 ranks, gloo, 1 thread
 # each) and ddp_step_perf on the same tensors (2 ranks launched without MPI, env bootstrap, gloo,
 # -t 1, --overlap on,off: the on row is the step, the off row gives the compute-only step), with
-# /proc/loadavg before and after each run. Then DIR/table.md (side by side) from DIR/raw.jsonl.
+# /proc/loadavg before and after each run. Then DIR/table.md (side by side) from DIR/raw.jsonl:
+# per setting torch's exposed communication (step - its no_sync step) beside ddp_step_perf's own
+# exposed_us (its step - its compute alone, issue 46) and its in-step figure, and ddp_step_perf's
+# hidden share against the one derived from torch (same communication time), with issue 46's targets.
 #
 # usage: [PYTHON=venv/bin/python] [BIN=build/bin] scripts/validate/ddp_vs_torch.sh [DIR]
 #   DIR           output (default results/ddp/torch/<UTC date-time>/); must be new or empty
@@ -33,7 +36,7 @@ LAYERS=${LAYERS:-8} HIDDEN=${HIDDEN:-2048} RANKS=${RANKS:-2} THREADS=${THREADS:-
 RESNET=${RESNET:-auto} RESNET_BATCHES=${RESNET_BATCHES-2} RESNET_ITERS=${RESNET_ITERS:-5}
 RESNET_CAPS=${RESNET_CAPS:-$CAPS} IMAGE=${IMAGE:-224} RUN_TIMEOUT=${RUN_TIMEOUT:-900} NOTE=${NOTE:-} TORCH_ARGS=${TORCH_ARGS:-}
 
-case "${1:-}" in -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -le 1 ] || { echo "usage: $0 [DIR]" >&2; exit 2; }
 
 if ! "$PYTHON" -c 'import torch, torch.distributed as d; assert d.is_available() and d.is_gloo_available()' >/dev/null 2>&1; then

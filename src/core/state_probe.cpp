@@ -10,6 +10,7 @@
 #include <system_error>
 #include <thread>
 
+#include "core/process_threads.h"
 #include "core/stats.h"
 
 namespace collbench {
@@ -102,25 +103,16 @@ std::string StateProbe::describe() const {
 
 StateProbe state_probe_for_this_process() {
   StateProbe probe;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return probe;
-  for (int cpu = 0; cpu < CPU_SETSIZE && probe.cpu_b < 0; ++cpu) {
-    if (!CPU_ISSET(cpu, &set)) continue;
-    (probe.cpu_a < 0 ? probe.cpu_a : probe.cpu_b) = cpu;
-  }
-  if (probe.cpu_b < 0) probe.cpu_a = -1;
+  const std::vector<int> allowed = thread_affinity(0);
+  if (allowed.size() < 2) return probe;
+  probe.cpu_a = allowed[0];
+  probe.cpu_b = allowed[1];
   return probe;
 }
 
 int first_cpu_of_this_process() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return -1;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) return cpu;
-  }
-  return -1;
+  const std::vector<int> allowed = thread_affinity(0);
+  return allowed.empty() ? -1 : allowed.front();
 }
 
 StateProbe state_probe_between(int own_cpu, int partner_cpu) {

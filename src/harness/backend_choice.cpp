@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "backends/registry.h"
 #include "core/error.h"
+#include "harness/context.h"
 
 namespace collbench {
 
@@ -19,6 +19,18 @@ std::string backend_unusable_anywhere(World& world, const std::string& backend) 
     if (!reasons[rank].empty()) return "rank " + std::to_string(rank) + ": " + reasons[rank];
   }
   return "";
+}
+
+std::string settle_backend(World& world, std::string& backend) {
+  settle_backend_name(backend, world.control_plane());
+  return backend_unusable_anywhere(world, backend);
+}
+
+report::Context backend_context(RunContext& run, const Backend& backend, const RunFlags& flags, nlohmann::json options) {
+  report::Context context =
+      collect_context(run.world, backend.name(), backend.device_description(), run.argv, flags, std::move(options));
+  for (const auto& [library, version] : backend.versions()) context.versions[library] = version;
+  return context;
 }
 
 }  // namespace collbench

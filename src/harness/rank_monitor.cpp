@@ -1,11 +1,7 @@
 #include "harness/rank_monitor.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,6 +11,9 @@
 #include <cstring>
 #include <random>
 #include <sstream>
+
+#include "core/error.h"
+#include "core/sockets.h"
 
 namespace collbench {
 namespace {
@@ -48,13 +47,6 @@ void close_quietly(int& fd) {
   fd = -1;
 }
 
-void make_nonblocking(int fd) {
-  const int flags = ::fcntl(fd, F_GETFL, 0);
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 double seconds_between(RankMonitor::Clock::time_point from, RankMonitor::Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
@@ -64,65 +56,41 @@ int milliseconds_left(RankMonitor::Clock::time_point deadline) {
   return static_cast<int>(std::max<long long>(0, left.count()));
 }
 
-// Reads exactly one frame from a blocking-in-spirit socket, waiting at most until `deadline`.
+// Reads exactly one frame, waiting at most until `deadline`.
 bool read_frame(int fd, Frame* frame, RankMonitor::Clock::time_point deadline) {
   char bytes[kFrameBytes];
-  std::size_t got = 0;
-  while (got < kFrameBytes) {
-    pollfd wait{fd, POLLIN, 0};
-    if (::poll(&wait, 1, milliseconds_left(deadline)) <= 0) return false;
-    const ssize_t n = ::recv(fd, bytes + got, kFrameBytes - got, 0);
-    if (n <= 0) return false;
-    got += static_cast<std::size_t>(n);
-  }
+  if (receive_all(fd, bytes, kFrameBytes, deadline) != Received::kAll) return false;
   *frame = decode(bytes);
   return true;
 }
 
 bool write_frame(int fd, const Frame& frame) {
   const std::string bytes = encode(frame);
-  return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  return send_all(fd, bytes.data(), bytes.size());
 }
 
 // Rank 0's IPv4 addresses, loopback first: ranks on the same host (the usual case, and every test)
 // then never leave loopback; ranks elsewhere (or in another network namespace) try the others.
 std::vector<std::string> local_addresses() {
   std::vector<std::string> addresses{"127.0.0.1"};
-  ifaddrs* list = nullptr;
-  if (::getifaddrs(&list) != 0) return addresses;
-  for (ifaddrs* entry = list; entry; entry = entry->ifa_next) {
-    if (!entry->ifa_addr || entry->ifa_addr->sa_family != AF_INET) continue;
-    if (!(entry->ifa_flags & IFF_UP) || (entry->ifa_flags & IFF_LOOPBACK)) continue;
-    char text[INET_ADDRSTRLEN] = {0};
-    const auto* address = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
-    if (::inet_ntop(AF_INET, &address->sin_addr, text, sizeof(text))) addresses.emplace_back(text);
+  try {
+    for (const InterfaceAddress& entry : interface_addresses()) {
+      if (entry.family == AF_INET && entry.up && !entry.loopback) addresses.push_back(entry.address);
+    }
+  } catch (const Error&) {
+    // No interface list: loopback still serves the ranks on this host.
   }
-  ::freeifaddrs(list);
   return addresses;
 }
 
 // Connects to ip:port within `timeout`; -1 when it cannot.
-int connect_within(const std::string& ip, int port, std::chrono::milliseconds timeout) {
+int connect_to(const std::string& ip, int port, std::chrono::milliseconds timeout) {
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<std::uint16_t>(port));
   if (::inet_pton(AF_INET, ip.c_str(), &address.sin_addr) != 1) return -1;
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return -1;
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 && errno != EINPROGRESS) {
-    close_quietly(fd);
-    return -1;
-  }
-  pollfd wait{fd, POLLOUT, 0};
   int error = 0;
-  socklen_t length = sizeof(error);
-  if (::poll(&wait, 1, static_cast<int>(timeout.count())) != 1 ||
-      ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0 || error != 0) {
-    close_quietly(fd);
-    return -1;
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) & ~O_NONBLOCK);
-  return fd;
+  return connect_within(reinterpret_cast<const sockaddr*>(&address), sizeof(address), timeout, &error);
 }
 
 }  // namespace
@@ -164,21 +132,19 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
     // A launch that gave rank 0 an address (MASTER_ADDR) is listened on there only; under MPI,
     // on every address, offered to the others loopback first.
     const std::string given = world.listen_address();
-    listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_addr.s_addr = htonl(INADDR_ANY);
     const bool usable = given.empty() || ::inet_pton(AF_INET, given.c_str(), &address.sin_addr) == 1;
-    socklen_t length = sizeof(address);
+    int port = -1;
     if (!usable) {
       if (problem) *problem = "heartbeats need an IPv4 address, and this launch gave " + given;
-    } else if (listener >= 0 && ::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
-        ::listen(listener, std::min(world.size(), 4096)) == 0 &&
-        ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    } else if ((listener = listen_on(reinterpret_cast<sockaddr*>(&address), sizeof(address), std::min(world.size(), 4096))) >= 0 &&
+               (port = bound_port(listener)) >= 0) {
       std::random_device entropy;
       monitor->token_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
       std::ostringstream text;
-      text << monitor->token_ << ' ' << ntohs(address.sin_port);
+      text << monitor->token_ << ' ' << port;
       if (!given.empty()) text << ' ' << given;
       else for (const auto& ip : local_addresses()) text << ' ' << ip;
       invitation = text.str();
@@ -215,7 +181,7 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
     text >> monitor->token_ >> port;
     joined = false;
     for (std::string ip; !joined && text >> ip;) {
-      int fd = connect_within(ip, port, std::chrono::seconds(1));
+      int fd = connect_to(ip, port, std::chrono::seconds(1));
       if (fd < 0) continue;
       Frame answer;
       if (write_frame(fd, {kHello, world.rank(), 0, monitor->token_}) && read_frame(fd, &answer, deadline) &&
@@ -234,7 +200,10 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
     return nullptr;
   }
   for (Peer& peer : monitor->peers_) {
-    if (peer.fd >= 0) make_nonblocking(peer.fd);
+    if (peer.fd >= 0) {
+      set_blocking(peer.fd, false);
+      set_no_delay(peer.fd);
+    }
     peer.last_heard = Clock::now();
   }
   return monitor;

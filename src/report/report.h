@@ -24,7 +24,10 @@ constexpr int kSchemaMajor = 2;
 // 2.1: rows gained time_over_ranks_us, timing, calls_per_iteration, issue_us, timestamp.
 // 2.2: every kind's timed rows hold the same measurement keys (Measurement).
 // 2.3: context.state_probe, the machine state before the first row and after the last.
-constexpr int kSchemaMinor = 3;
+// 2.4: ddp_step rows measure exposed communication against the compute alone (exposed_us,
+//      compute_alone_us, ...); their exposed_comm_us and overlap_fraction are renamed
+//      exposed_inside_step_us and hidden_inside_step_fraction (RowKindSpec::former_names: still read).
+constexpr int kSchemaMinor = 4;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -74,6 +77,9 @@ struct RowKindSpec {
   // the rate's ratio, which also holds when the work per rank changes with the world size.
   bool headline_is_job_throughput = false;
   std::vector<TableColumnSpec> table;  // the kind's text table, in order (empty for collectives: nccl-tests' table)
+  // Fields renamed since older reports: {path now, path before}. A row without the path now is read
+  // at the path before, by every reader (figures, table cells, the kind's own reader).
+  std::vector<std::pair<const char*, const char*>> former_names = {};
 };
 
 const RowKindSpec& row_kind_spec(RowKind kind);
@@ -384,9 +390,22 @@ class RateSummary {
 
 // ===== ddp_step_perf: one data-parallel training step per row ================================
 // Times in microseconds, means over timed steps; the row's figures are means over ranks, and
-// per_rank keeps each rank's. compute = forward + backward compute; exposed communication = step -
-// compute (never below 0); overlap_fraction = 1 - exposed/comm (null without communication);
+// per_rank keeps each rank's. compute = forward + backward compute. compute_alone = the same step's
+// compute with no communication beside it (the overlap-off step's forward + backward at the same
+// settings); exposed = step - compute alone (never below 0): what the job pays for communication,
+// the contention that slows the compute included; compute_slowdown = compute / compute alone;
+// hidden_fraction = 1 - exposed / comm alone. exposed_inside_step = step - the step's own compute
+// (never below 0; "exposed_comm_us" before schema 2.4), hidden_inside_step_fraction = 1 -
+// exposed_inside_step / comm ("overlap_fraction" before 2.4): they leave the contention out.
 // comm_compute_ratio = comm / compute; samples_per_s = the job's samples per step / mean step time.
+
+// A thread of one rank that took part in the step, and where it ran.
+struct DdpThreadRecord {
+  std::string name;          // its Linux thread name ("ddp-comm", "gloo-io", the program's own)
+  std::string role;          // "all-reduces" (issued them), "backend I/O" (moved their bytes), "compute"
+  std::string cpus;          // CPUs seen: sched_getcpu around each all-reduce it issued, else the CPU it last ran on
+  std::string allowed_cpus;  // its affinity mask as a CPU list ("0-3")
+};
 
 struct DdpStepRank {
   int rank = 0;
@@ -395,12 +414,16 @@ struct DdpStepRank {
   double forward_us = 0;
   double backward_compute_us = 0;
   double comm_us = 0;
-  double exposed_comm_us = 0;
+  double compute_alone_us = 0;   // forward + backward with no communication beside it
+  double comm_alone_us = 0;      // the all-reduces of that step, one after another
+  double exposed_us = 0;         // step - compute alone
+  double exposed_inside_step_us = 0;  // step - forward - backward of the same step
   double elementwise_us = 0;     // the memory-bound part of forward and backward
   double gradient_copy_us = 0;   // gradients into the buckets and back into .grad
   double memory_gbps = 0;        // host bandwidth this rank's elementwise time was spent at
   std::optional<std::int64_t> wrong;
   std::optional<double> max_error;
+  std::vector<DdpThreadRecord> threads;  // who communicated and computed, on which CPUs
 };
 
 // Its time is the step's, combined over ranks per step.
@@ -424,9 +447,16 @@ struct DdpStepRow : Measurement {
   double backward_compute_us = 0;
   double compute_us = 0;
   double comm_us = 0;
-  double exposed_comm_us = 0;
-  std::optional<double> overlap_fraction;
+  double compute_alone_us = 0;
+  double comm_alone_us = 0;
+  std::string compute_alone;     // where compute alone comes from: this row, the overlap-off row, or a pass inside this row
+  double exposed_us = 0;
+  std::optional<double> compute_slowdown;
+  std::optional<double> hidden_fraction;
+  double exposed_inside_step_us = 0;
+  std::optional<double> hidden_inside_step_fraction;
   std::optional<double> comm_compute_ratio;
+  int comm_cores = 0;            // --comm-cores: cores per rank kept for communication (0: none kept)
   int buckets = 0;
   int allreduce_calls = 0;       // per step
   std::uint64_t allreduce_bytes = 0;  // per step and rank, in the travelling dtype

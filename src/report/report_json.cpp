@@ -402,6 +402,15 @@ const json* find_path(const json& object, const std::string& path) {
   }
 }
 
+// `path` in a row of the kind `spec`, or where an older report kept it (RowKindSpec::former_names).
+const json* find_row_field(const json& object, const RowKindSpec& spec, const std::string& path) {
+  if (const json* value = find_path(object, path)) return value;
+  for (const auto& [now, before] : spec.former_names) {
+    if (path == now) return find_path(object, before);
+  }
+  return nullptr;
+}
+
 std::string key_text(const Reader& reader, const json& value, const std::string& path) {
   if (value.is_string()) return value.get<std::string>();
   if (value.is_number_integer()) return std::to_string(value.get<std::int64_t>());
@@ -444,7 +453,7 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     }
   }
   for (const auto& figure : spec.figures) {
-    const json* value = find_path(object, figure.path);
+    const json* value = find_row_field(object, spec, figure.path);
     if (!value || value->is_null()) {
       row.figures.emplace_back();
       continue;
@@ -459,7 +468,7 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
   row.samples_us = samples_from_json(reader, object);
   // The table's cells as they are: the table writer shows what it cannot format as "n/a".
   for (const auto& column : spec.table) {
-    const json* value = find_path(object, column.path);
+    const json* value = find_row_field(object, spec, column.path);
     row.table_cells.push_back(value ? *value : json(nullptr));
   }
   return row;
@@ -726,6 +735,27 @@ json whole_or_real(double value) {
   return std::floor(value) == value && std::fabs(value) < 1e15 ? json(static_cast<std::int64_t>(value)) : json(value);
 }
 
+}  // namespace
+
+json ddp_threads_json(const std::vector<DdpThreadRecord>& threads) {
+  json out = json::array();
+  for (const auto& thread : threads) {
+    out.push_back({{"name", thread.name}, {"role", thread.role}, {"cpus", thread.cpus}, {"allowed_cpus", thread.allowed_cpus}});
+  }
+  return out;
+}
+
+std::vector<DdpThreadRecord> ddp_threads_from_json(const json& threads) {
+  std::vector<DdpThreadRecord> out;
+  for (const auto& thread : threads) {
+    out.push_back({thread.at("name").get<std::string>(), thread.at("role").get<std::string>(), thread.at("cpus").get<std::string>(),
+                   thread.at("allowed_cpus").get<std::string>()});
+  }
+  return out;
+}
+
+namespace {
+
 json ddp_rank_json(const DdpStepRank& rank) {
   return {{"rank", rank.rank},
           {"batch", rank.batch},
@@ -733,12 +763,16 @@ json ddp_rank_json(const DdpStepRank& rank) {
           {"forward_us", rank.forward_us},
           {"backward_compute_us", rank.backward_compute_us},
           {"comm_us", rank.comm_us},
-          {"exposed_comm_us", rank.exposed_comm_us},
+          {"compute_alone_us", rank.compute_alone_us},
+          {"comm_alone_us", rank.comm_alone_us},
+          {"exposed_us", rank.exposed_us},
+          {"exposed_inside_step_us", rank.exposed_inside_step_us},
           {"elementwise_us", rank.elementwise_us},
           {"gradient_copy_us", rank.gradient_copy_us},
           {"memory_gbps", rank.memory_gbps},
           {"wrong", json_or_null(rank.wrong)},
-          {"max_error", json_or_null(rank.max_error)}};
+          {"max_error", json_or_null(rank.max_error)},
+          {"threads", ddp_threads_json(rank.threads)}};
 }
 
 }  // namespace
@@ -764,9 +798,16 @@ nlohmann::json to_json(const DdpStepRow& row) {
               {"backward_compute_us", row.backward_compute_us},
               {"compute_us", row.compute_us},
               {"comm_us", row.comm_us},
-              {"exposed_comm_us", row.exposed_comm_us},
-              {"overlap_fraction", json_or_null(row.overlap_fraction)},
+              {"compute_alone_us", row.compute_alone_us},
+              {"comm_alone_us", row.comm_alone_us},
+              {"compute_alone", row.compute_alone},
+              {"exposed_us", row.exposed_us},
+              {"compute_slowdown", json_or_null(row.compute_slowdown)},
+              {"hidden_fraction", json_or_null(row.hidden_fraction)},
+              {"exposed_inside_step_us", row.exposed_inside_step_us},
+              {"hidden_inside_step_fraction", json_or_null(row.hidden_inside_step_fraction)},
               {"comm_compute_ratio", json_or_null(row.comm_compute_ratio)},
+              {"comm_cores", row.comm_cores},
               {"buckets", row.buckets},
               {"allreduce_calls", row.allreduce_calls},
               {"allreduce_bytes", row.allreduce_bytes},
@@ -804,6 +845,14 @@ std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
   const auto text_or = [](const Reader& r, const json& object, const char* key, const std::string& fallback) {
     return object.contains(key) && !object[key].is_null() ? r.string(object, key) : fallback;
   };
+  const RowKindSpec& spec = row_kind_spec(RowKind::kDdpStep);
+  // A figure by its name now, or by its former name in a report before schema 2.4.
+  const auto figure_or = [&spec](const Reader& r, const json& object, const char* key, std::optional<double> fallback) {
+    const json* value = find_row_field(object, spec, key);
+    if (!value || value->is_null()) return fallback;
+    if (!value->is_number() || !(value->get<double>() >= 0)) r.fail(std::string(".") + key, "expected a non-negative number or null");
+    return std::optional<double>(value->get<double>());
+  };
   std::vector<DdpStepRow> rows;
   const json& results = document.at("results");
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -827,7 +876,16 @@ std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
     row.backward_compute_us = number_or(r, object, "backward_compute_us", 0);
     row.compute_us = number_or(r, object, "compute_us", 0);
     row.comm_us = number_or(r, object, "comm_us", 0);
-    row.exposed_comm_us = number_or(r, object, "exposed_comm_us", 0);
+    row.compute_alone_us = number_or(r, object, "compute_alone_us", 0);
+    row.comm_alone_us = number_or(r, object, "comm_alone_us", 0);
+    row.compute_alone = text_or(r, object, "compute_alone", "");
+    row.exposed_us = number_or(r, object, "exposed_us", 0);
+    row.compute_slowdown = figure_or(r, object, "compute_slowdown", std::nullopt);
+    row.hidden_fraction = figure_or(r, object, "hidden_fraction", std::nullopt);
+    row.exposed_inside_step_us = figure_or(r, object, "exposed_inside_step_us", 0.0).value_or(0.0);
+    row.hidden_inside_step_fraction = figure_or(r, object, "hidden_inside_step_fraction", std::nullopt);
+    row.comm_compute_ratio = figure_or(r, object, "comm_compute_ratio", std::nullopt);
+    row.comm_cores = static_cast<int>(integer_or(r, object, "comm_cores", 0));
     row.buckets = static_cast<int>(integer_or(r, object, "buckets", 0));
     row.allreduce_calls = static_cast<int>(integer_or(r, object, "allreduce_calls", 0));
     row.allreduce_bytes = object.contains("allreduce_bytes") ? r.unsigned_integer(object, "allreduce_bytes") : 0;

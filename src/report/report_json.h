@@ -41,8 +41,10 @@ Row row_from_json(const nlohmann::json& row, RowKind kind);  // throws ReportFor
 nlohmann::json to_json(const MatmulRow& row);
 nlohmann::json to_json(const MembwRow& row);
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
-// ddp_step_perf rows.
+// ddp_step_perf rows, and a rank's threads as its row holds them (ranks send theirs to rank 0 so).
 nlohmann::json to_json(const DdpStepRow& row);
+nlohmann::json ddp_threads_json(const std::vector<DdpThreadRecord>& threads);
+std::vector<DdpThreadRecord> ddp_threads_from_json(const nlohmann::json& threads);
 // A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
 // split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
 // their defaults. Throw ReportFormatError.

@@ -1,16 +1,22 @@
 // ddp_step_perf's pure logic: DDP's bucket assignment, the presets against their published
 // parameter counts and shapes, the compute plan (GEMM shapes per layer, FLOPs, tiles), model and
-// profile files, closed-form gradients, batches, options, and the summarizer's reading of
-// ddp_step rows (scaling by samples/s, the best-setting line).
+// profile files, closed-form gradients, batches, options, exposed communication against the
+// compute alone, --comm-cores' split, and the summarizer's reading of ddp_step rows (scaling by
+// samples/s, the best-setting line, reports from before schema 2.4).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <numeric>
 
 #include "core/error.h"
+#include "core/process_threads.h"
 #include "workloads/ddp/buckets.h"
 #include "workloads/ddp/compute_profile.h"
+#include "workloads/ddp/core_split.h"
 #include "workloads/ddp/ddp_options.h"
+#include "workloads/ddp/exposure.h"
 #include "workloads/ddp/gradients.h"
 #include "workloads/ddp/layer_gemm.h"
 #include "workloads/ddp/model.h"
@@ -461,6 +467,67 @@ TEST(DdpOptionsTest, RankBatches) {
   EXPECT_THROW(rank_batches(options, 2), UsageError);  // rank 1 would get no sample
 }
 
+// ===== Exposed communication against the compute alone (issue 46) ==============================
+
+TEST(DdpExposure, TheStepAgainstItsComputeAlone) {
+  // The issue's row: compute alone 255 ms; under communication the compute took 344 ms and the
+  // step 404 ms; its all-reduces alone, one after another, 300 ms. The step paid 404 - 255 = 149 ms
+  // for communication (60 inside the step beyond its compute, 89 through the slower compute).
+  const Exposure exposure = exposure_against_compute_alone(404e3, 344e3, {255e3, 300e3});
+  EXPECT_DOUBLE_EQ(exposure.exposed_us, 149e3);
+  ASSERT_TRUE(exposure.compute_slowdown && exposure.hidden_fraction);
+  EXPECT_DOUBLE_EQ(*exposure.compute_slowdown, 344.0 / 255.0);
+  EXPECT_DOUBLE_EQ(*exposure.hidden_fraction, 1 - 149.0 / 300.0);
+}
+
+TEST(DdpExposure, BoundsAndMissingBaselines) {
+  // A step below its baseline is noise: nothing exposed, all hidden.
+  const Exposure faster = exposure_against_compute_alone(90, 100, {100, 50});
+  EXPECT_EQ(faster.exposed_us, 0);
+  EXPECT_DOUBLE_EQ(*faster.hidden_fraction, 1);
+  // More exposed than the communication alone takes (overlap worse than none): hidden is 0, not negative.
+  EXPECT_DOUBLE_EQ(*exposure_against_compute_alone(400, 150, {100, 50}).hidden_fraction, 0);
+  // No communication, no compute alone: those figures are undefined, not 0.
+  const Exposure nothing = exposure_against_compute_alone(100, 100, {0, 0});
+  EXPECT_FALSE(nothing.compute_slowdown);
+  EXPECT_FALSE(nothing.hidden_fraction);
+  EXPECT_EQ(nothing.exposed_us, 100);
+}
+
+TEST(DdpCommCores, TheLastCoresGoToCommunication) {
+  const CoreSplit split = split_cores({0, 1, 4, 5}, 1);
+  EXPECT_EQ(split.compute, (std::vector<int>{0, 1, 4}));
+  EXPECT_EQ(split.communication, (std::vector<int>{5}));
+  EXPECT_EQ(split_cores({2, 3}, 1).communication, (std::vector<int>{3}));
+  // All the cores, more, or none: refused with one sentence that says how many there are.
+  for (const int cores : {2, 3, 0, -1}) {
+    try {
+      split_cores({2, 3}, cores);
+      ADD_FAILURE() << "--comm-cores " << cores << " of 2 accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("a rank may run on 2 core(s)"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+  // The flag itself: a count, 0 by default.
+  EXPECT_EQ(parse_ddp_options({}).comm_cores, 0);
+  EXPECT_EQ(parse_ddp_options({"--comm-cores", "3"}).comm_cores, 3);
+  EXPECT_THROW(parse_ddp_options({"--comm-cores", "-1"}), UsageError);
+  EXPECT_THROW(parse_ddp_options({"--comm-cores", "two"}), UsageError);
+}
+
+TEST(DdpThreads, CpuListsAsLinuxWritesThem) {
+  EXPECT_EQ(cpu_list_text({}), "");
+  EXPECT_EQ(cpu_list_text({3}), "3");
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 6, 8, 9}), "0-3,6,8-9");
+  // This thread, as the census reads it: a name, a CPU it may run on, and the CPU it runs on among them.
+  const std::vector<int> allowed = thread_affinity(0);
+  ASSERT_FALSE(allowed.empty());
+  EXPECT_FALSE(thread_name(this_thread_id()).empty());
+  const int cpu = thread_last_cpu(this_thread_id());
+  EXPECT_NE(std::find(allowed.begin(), allowed.end(), cpu), allowed.end()) << cpu;
+}
+
 // ===== The summarizer on ddp_step rows =========================================================
 
 summarize::LoadedReport ddp_report(int world_size, double bucket_mb, double step_us, int batch) {
@@ -514,6 +581,51 @@ TEST(DdpSummarize, SpeedupByAccumulateComparesSamplesPerSecond) {
   ASSERT_EQ(result.series.size(), 1u);
   EXPECT_NEAR(*result.series[0].geomean[1], 4.0 / 3.0, 1e-9);
   EXPECT_TRUE(result.by_job_throughput);
+}
+
+// A report made before schema 2.4 (by main at eca9af2): its exposed_comm_us and overlap_fraction
+// read as exposed_inside_step_us and hidden_inside_step_fraction, through the kind's reader, the
+// figures and the table; the figures it never had (exposed_us, compute alone) read as absent.
+TEST(DdpSummarize, AReportBeforeSchema24StillReads) {
+  const std::string path = std::string(COLLBENCH_DDP_TEST_DATA) + "/report_schema_2.3.json";
+  std::ifstream in(path);
+  const nlohmann::json document = nlohmann::json::parse(in);
+  ASSERT_EQ(document.at("schema_version"), "2.3");
+  const auto rows = report::ddp_rows_from_json(document);
+  ASSERT_EQ(rows.size(), 2u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json& old = document["results"][i];
+    EXPECT_EQ(rows[i].exposed_inside_step_us, old["exposed_comm_us"].get<double>());
+    ASSERT_TRUE(rows[i].hidden_inside_step_fraction);
+    EXPECT_EQ(*rows[i].hidden_inside_step_fraction, old["overlap_fraction"].get<double>());
+    EXPECT_EQ(rows[i].exposed_us, 0);
+    EXPECT_EQ(rows[i].compute_alone_us, 0);
+    EXPECT_FALSE(rows[i].hidden_fraction);
+  }
+  const report::Report report = report::report_from_json(document);
+  const report::RowKindSpec& spec = report::row_kind_spec(report::RowKind::kDdpStep);
+  auto figure = [&spec](const report::Row& row, const std::string& name) {
+    for (std::size_t f = 0; f < spec.figures.size(); ++f) {
+      if (name == spec.figures[f].name) return row.figures.at(f);
+    }
+    ADD_FAILURE() << "no figure " << name;
+    return std::optional<double>();
+  };
+  auto cell = [&spec](const report::Row& row, const std::string& header) {
+    for (std::size_t c = 0; c < spec.table.size(); ++c) {
+      if (header == spec.table[c].header) return row.table_cells.at(c);
+    }
+    ADD_FAILURE() << "no column " << header;
+    return nlohmann::json();
+  };
+  ASSERT_EQ(report.rows.size(), 2u);
+  for (std::size_t i = 0; i < report.rows.size(); ++i) {
+    const double old_exposed = document["results"][i]["exposed_comm_us"].get<double>();
+    EXPECT_EQ(figure(report.rows[i], "exposed_inside_step_us"), old_exposed);
+    EXPECT_FALSE(figure(report.rows[i], "exposed_us"));
+    EXPECT_EQ(cell(report.rows[i], "in_step_us"), old_exposed);
+    EXPECT_TRUE(cell(report.rows[i], "exposed_us").is_null());
+  }
 }
 
 }  // namespace

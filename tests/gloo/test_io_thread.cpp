@@ -1,5 +1,6 @@
 // The policy put on Gloo's I/O thread (backends/gloo/io_thread.h): a thread started after the
 // snapshot is switched to SCHED_BATCH and nothing else is; COLLBENCH_GLOO_IO_THREAD=normal leaves it.
+// Either way the new thread is named, so that ddp_step_perf can say which threads communicated.
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "backends/gloo/io_thread.h"
+#include "core/process_threads.h"
 
 namespace collbench::gloo_backend {
 namespace {
@@ -51,19 +53,23 @@ TEST(GlooIoThread, OnlyThreadsStartedAfterTheSnapshotBecomeBatch) {
   const std::set<int> before = threads_of_this_process();
   ASSERT_TRUE(before.count(static_cast<int>(::syscall(SYS_gettid))));
   IdleThread io_thread;
-  EXPECT_EQ(calm_new_io_threads(before), "SCHED_BATCH");
+  const std::string caller_name = thread_name(static_cast<int>(::syscall(SYS_gettid)));
+  EXPECT_EQ(calm_new_io_threads(before, kGlooDataIoThreadName), "SCHED_BATCH");
   EXPECT_EQ(sched_getscheduler(io_thread.tid()), SCHED_BATCH);
-  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the calling thread keeps its policy
+  EXPECT_EQ(thread_name(io_thread.tid()), kGlooDataIoThreadName);
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);  // the calling thread keeps its policy and its name
+  EXPECT_EQ(thread_name(static_cast<int>(::syscall(SYS_gettid))), caller_name);
   // Nothing new since: nothing to change, and it says so.
-  EXPECT_EQ(calm_new_io_threads(threads_of_this_process()), "normal (no new thread found)");
+  EXPECT_EQ(calm_new_io_threads(threads_of_this_process(), kGlooDataIoThreadName), "normal (no new thread found)");
 }
 
 TEST(GlooIoThread, TheEnvironmentCanAskForTheDefaultPolicy) {
   ::setenv("COLLBENCH_GLOO_IO_THREAD", "normal", 1);
   const std::set<int> before = threads_of_this_process();
   IdleThread io_thread;
-  EXPECT_EQ(calm_new_io_threads(before), "normal (COLLBENCH_GLOO_IO_THREAD)");
+  EXPECT_EQ(calm_new_io_threads(before, kGlooControlIoThreadName), "normal (COLLBENCH_GLOO_IO_THREAD)");
   EXPECT_EQ(sched_getscheduler(io_thread.tid()), SCHED_OTHER);
+  EXPECT_EQ(thread_name(io_thread.tid()), kGlooControlIoThreadName);
   ::unsetenv("COLLBENCH_GLOO_IO_THREAD");
 }
 

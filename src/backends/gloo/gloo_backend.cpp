@@ -34,6 +34,7 @@
 #include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
+#include "core/process_threads.h"
 #include "core/host_reduce.h"
 #include "core/world.h"
 
@@ -211,7 +212,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
     attributes.iface = interface_;
     const std::set<int> threads_before = threads_of_this_process();
     std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
-    io_thread_policy_ = calm_new_io_threads(threads_before);  // io_thread.h says why
+    io_thread_policy_ = calm_new_io_threads(threads_before, kGlooDataIoThreadName);  // io_thread.h says why
     auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
     context->setTimeout(collective_timeout_);
     context->connectFullMesh(prefixed, device);

@@ -30,6 +30,7 @@
 #include "backends/gloo/tcp_store_for_gloo.h"
 #include "backends/rendezvous/tcp_store.h"
 #include "core/error.h"
+#include "core/process_threads.h"
 #include "core/printable.h"
 
 namespace collbench {
@@ -401,9 +402,9 @@ class GlooWorld final : public World {
     try {
       gloo::transport::tcp::attr attributes;
       attributes.hostname = bind_address_;
-      const std::set<int> threads_before = gloo_backend::threads_of_this_process();
+      const std::set<int> threads_before = threads_of_this_process();
       std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attributes);
-      gloo_backend::calm_new_io_threads(threads_before);  // the control plane's I/O thread too: io_thread.h
+      gloo_backend::calm_new_io_threads(threads_before, kGlooControlIoThreadName);  // the control plane's I/O thread too: io_thread.h
       auto context = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
       context->setTimeout(launch.join_timeout);
       gloo::rendezvous::PrefixStore prefixed("collbench/control", store_->gloo_store());

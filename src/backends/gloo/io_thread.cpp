@@ -3,32 +3,25 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
 #ifdef __linux__
 #include <sched.h>
 #endif
 
+#include "core/process_threads.h"
+
 namespace collbench::gloo_backend {
 
-std::set<int> threads_of_this_process() {
-  std::set<int> threads;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task", error)) {
-    const std::string name = entry.path().filename().string();
-    char* end = nullptr;
-    const long tid = std::strtol(name.c_str(), &end, 10);
-    if (end && *end == '\0' && tid > 0) threads.insert(static_cast<int>(tid));
+std::string calm_new_io_threads(const std::set<int>& before, const std::string& name) {
+  const std::set<int> now = threads_of_this_process();
+  // Named whatever the policy, so that a report can say which threads communicated.
+  for (const int tid : now) {
+    if (!before.count(tid)) set_thread_name(tid, name);
   }
-  return threads;
-}
-
-std::string calm_new_io_threads(const std::set<int>& before) {
   if (const char* asked = std::getenv("COLLBENCH_GLOO_IO_THREAD"); asked && std::strcmp(asked, "normal") == 0) {
     return "normal (COLLBENCH_GLOO_IO_THREAD)";
   }
 #ifdef __linux__
-  const std::set<int> now = threads_of_this_process();
   if (now.empty()) return "normal (no /proc/self/task)";
   int changed = 0;
   for (const int tid : now) {
@@ -41,7 +34,6 @@ std::string calm_new_io_threads(const std::set<int>& before) {
   }
   return changed > 0 ? "SCHED_BATCH" : "normal (no new thread found)";
 #else
-  (void)before;
   return "normal (not Linux)";
 #endif
 }

@@ -15,15 +15,16 @@
 #include <set>
 #include <string>
 
+#include "core/process_threads.h"  // the threads' names
+
 namespace collbench::gloo_backend {
 
-// The threads of this process now (their kernel thread ids).
-std::set<int> threads_of_this_process();
-
-// Puts the threads started since `before` (the I/O thread of a Gloo device made in between) under
-// SCHED_BATCH, unless COLLBENCH_GLOO_IO_THREAD=normal asks for the default policy (to reproduce
+// Names the threads started since `before` (the I/O thread of a Gloo device made in between)
+// `name` (kGlooDataIoThreadName for the backend's, kGlooControlIoThreadName for the control plane's)
+// and puts them under SCHED_BATCH, unless COLLBENCH_GLOO_IO_THREAD=normal asks for the default policy (to reproduce
 // what a plain Gloo user gets). Returns what it did, for the report: "SCHED_BATCH",
 // "normal (COLLBENCH_GLOO_IO_THREAD)" or "normal (<why the change failed>)".
-std::string calm_new_io_threads(const std::set<int>& before);
+std::string calm_new_io_threads(const std::set<int>& before, const std::string& name);
+
 
 }  // namespace collbench::gloo_backend

@@ -1,38 +1,17 @@
 #include "backends/gloo/network.h"
 
-#include <arpa/inet.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <set>
 
 #include "core/error.h"
+#include "core/sockets.h"
 
 namespace collbench::gloo_backend {
 namespace {
-
-std::string numeric_host(const sockaddr* address) {
-  char text[NI_MAXHOST] = {0};
-  const socklen_t size = address->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (::getnameinfo(address, size, text, sizeof(text), nullptr, 0, NI_NUMERICHOST) != 0) return "";
-  std::string host(text);
-  const std::size_t zone = host.find('%');  // link-local IPv6 "fe80::1%eth0"
-  return zone == std::string::npos ? host : host.substr(0, zone);
-}
-
-struct InterfaceList {
-  ifaddrs* head = nullptr;
-  InterfaceList() {
-    if (::getifaddrs(&head) != 0) throw Error(std::string("getifaddrs failed: ") + std::strerror(errno));
-  }
-  ~InterfaceList() { ::freeifaddrs(head); }
-};
 
 // The local source address the kernel picks for `destination`, by connecting a UDP socket
 // (connect on UDP only looks up the route; no packet leaves).
@@ -60,15 +39,13 @@ std::string source_address_towards(const std::string& destination, const std::st
 }  // namespace
 
 std::string interface_address(const std::string& name) {
-  InterfaceList interfaces;
   std::string ipv6;
   std::set<std::string> names;
-  for (ifaddrs* entry = interfaces.head; entry; entry = entry->ifa_next) {
-    if (!entry->ifa_addr) continue;
-    names.insert(entry->ifa_name);
-    if (name != entry->ifa_name) continue;
-    if (entry->ifa_addr->sa_family == AF_INET) return numeric_host(entry->ifa_addr);
-    if (entry->ifa_addr->sa_family == AF_INET6 && ipv6.empty()) ipv6 = numeric_host(entry->ifa_addr);
+  for (const InterfaceAddress& entry : interface_addresses()) {
+    names.insert(entry.interface);
+    if (name != entry.interface) continue;
+    if (entry.family == AF_INET) return entry.address;
+    if (entry.family == AF_INET6 && ipv6.empty()) ipv6 = entry.address;
   }
   if (!ipv6.empty()) return ipv6;
   std::string known;
@@ -102,10 +79,9 @@ std::string source_address_for(const std::string& address) {
 std::string interface_routing_to(const std::string& address) {
   const std::string source = source_address_towards(address, "9");
   if (source.empty()) throw Error("no network route from this host to " + address + " (choose one with --gloo-iface)");
-  InterfaceList interfaces;
-  for (ifaddrs* entry = interfaces.head; entry; entry = entry->ifa_next) {
-    if (!entry->ifa_addr || (entry->ifa_addr->sa_family != AF_INET && entry->ifa_addr->sa_family != AF_INET6)) continue;
-    if (numeric_host(entry->ifa_addr) == source) return entry->ifa_name;
+  for (const InterfaceAddress& entry : interface_addresses()) {
+    if (entry.family != AF_INET && entry.family != AF_INET6) continue;
+    if (entry.address == source) return entry.interface;
   }
   throw Error("the route to " + address + " leaves from " + source + ", which no interface owns (choose one with --gloo-iface)");
 }

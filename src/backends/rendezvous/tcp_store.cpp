@@ -1,9 +1,7 @@
 #include "backends/rendezvous/tcp_store.h"
 
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,6 +14,7 @@
 
 #include "core/error.h"
 #include "core/printable.h"
+#include "core/sockets.h"
 
 namespace collbench::rendezvous {
 namespace {
@@ -97,18 +96,6 @@ void resolve(const StoreAddress& address, bool passive, AddressList& list) {
   if (status != 0) {
     throw Error("rendezvous store address '" + address.text() + "' does not resolve: " + ::gai_strerror(status));
   }
-}
-
-// Sends all of `bytes`; false when the peer is gone.
-bool send_all(int socket, const char* bytes, std::size_t size) {
-  while (size > 0) {
-    const ssize_t sent = ::send(socket, bytes, size, MSG_NOSIGNAL);
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent <= 0) return false;
-    bytes += sent;
-    size -= static_cast<std::size_t>(sent);
-  }
-  return true;
 }
 
 }  // namespace
@@ -302,8 +289,7 @@ void TcpStoreServer::Loop::accept_client() {
     ::close(socket);  // over the limit: refused at once rather than queued
     return;
   }
-  const int one = 1;
-  ::setsockopt(socket, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  set_no_delay(socket);
   clients_[socket].hello_deadline = Clock::now() + limits_.hello_timeout;
 }
 
@@ -476,25 +462,12 @@ TcpStoreServer::TcpStoreServer(const StoreAddress& listen_on, std::string token,
   resolve(listen_on, true, list);
   int listener = -1;
   std::string why = "no usable address";
-  for (addrinfo* candidate = list.head; candidate; candidate = candidate->ai_next) {
-    listener = ::socket(candidate->ai_family, candidate->ai_socktype | SOCK_CLOEXEC, candidate->ai_protocol);
-    if (listener < 0) {
-      why = errno_text();
-      continue;
-    }
-    const int one = 1;
-    ::setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (::bind(listener, candidate->ai_addr, candidate->ai_addrlen) == 0 && ::listen(listener, 128) == 0) break;
-    why = errno_text();
-    ::close(listener);
-    listener = -1;
+  for (addrinfo* candidate = list.head; candidate && listener < 0; candidate = candidate->ai_next) {
+    listener = collbench::listen_on(candidate->ai_addr, candidate->ai_addrlen, 128);
+    if (listener < 0) why = errno_text();
   }
   if (listener < 0) throw Error("rendezvous store cannot listen on " + listen_on.text() + ": " + why);
-  sockaddr_storage bound{};
-  socklen_t bound_size = sizeof(bound);
-  ::getsockname(listener, reinterpret_cast<sockaddr*>(&bound), &bound_size);
-  address_.port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
-                                              : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  address_.port = bound_port(listener);
   loop_ = std::make_unique<Loop>(listener, std::move(token), limits);
   thread_ = std::thread([loop = loop_.get()] { loop->run(); });
 }
@@ -516,32 +489,9 @@ TcpStoreClient::TcpStoreClient(const StoreAddress& server, std::chrono::millisec
   std::string why = "timed out";
   for (;;) {
     for (addrinfo* candidate = list.head; candidate && socket_ < 0; candidate = candidate->ai_next) {
-      const int attempt =
-          ::socket(candidate->ai_family, candidate->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, candidate->ai_protocol);
-      if (attempt < 0) {
-        why = errno_text();
-        continue;
-      }
-      // Non-blocking, so that a host that drops the connection attempt costs no more than the deadline.
       int error = 0;
-      if (::connect(attempt, candidate->ai_addr, candidate->ai_addrlen) != 0) {
-        error = errno;
-        if (error == EINPROGRESS) {
-          pollfd writable{attempt, POLLOUT, 0};
-          socklen_t size = sizeof(error);
-          error = ::poll(&writable, 1, static_cast<int>(std::min<long long>(left_ms(), 60'000))) == 1 &&
-                          ::getsockopt(attempt, SOL_SOCKET, SO_ERROR, &error, &size) == 0
-                      ? error
-                      : ETIMEDOUT;
-        }
-      }
-      if (error == 0) {
-        ::fcntl(attempt, F_SETFL, ::fcntl(attempt, F_GETFL, 0) & ~O_NONBLOCK);
-        socket_ = attempt;
-      } else {
-        why = std::strerror(error);
-        ::close(attempt);
-      }
+      socket_ = connect_within(candidate->ai_addr, candidate->ai_addrlen, std::chrono::milliseconds(left_ms()), &error);
+      if (socket_ < 0) why = std::strerror(error);
     }
     if (socket_ >= 0) break;
     if (Clock::now() >= deadline) {
@@ -550,8 +500,7 @@ TcpStoreClient::TcpStoreClient(const StoreAddress& server, std::chrono::millisec
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const int one = 1;
-  ::setsockopt(socket_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  set_no_delay(socket_);
   // The hello gets what is left of the connect time: something that accepts on the port but
   // never answers (not our store) ends this within the deadline too.
   const std::chrono::milliseconds grace = answer_grace_;
@@ -578,34 +527,25 @@ std::vector<char> TcpStoreClient::request(std::uint32_t op, const std::vector<st
   }
   // The server keeps the deadline; this one only guards against a server that died or stopped.
   const Clock::time_point deadline = Clock::now() + server_timeout + answer_grace_;
-  std::vector<char> input;
-  for (;;) {
-    if (input.size() >= 4) {
-      const std::uint32_t length = read_u32(input.data());
-      if (length < 4 || length > kMaxReplyBytes) {
-        throw Error("the rendezvous store at " + server_.text() + " sent a malformed reply (length " +
-                    std::to_string(length) + "): is MASTER_ADDR:MASTER_PORT served by collbench's rank 0?");
-      }
-      if (input.size() - 4 >= length) break;
-    }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    pollfd readable{socket_, POLLIN, 0};
-    const int ready = left > 0 ? ::poll(&readable, 1, static_cast<int>(std::min<long long>(left, 60'000))) : 0;
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0 && Clock::now() >= deadline) {
+  const auto receive = [&](char* bytes, std::size_t size) {
+    const Received received = receive_all(socket_, bytes, size, deadline);
+    if (received == Received::kTimedOut) {
       throw Error("the rendezvous store at " + server_.text() + " did not answer within " +
                   std::to_string((server_timeout + answer_grace_).count()) + " ms", ExitCode::kTimeout);
     }
-    if (ready <= 0) continue;
-    char chunk[4096];
-    const ssize_t received = ::recv(socket_, chunk, sizeof(chunk), 0);
-    if (received < 0 && errno == EINTR) continue;
-    if (received <= 0) throw Error("the rendezvous store at " + server_.text() + " closed the connection");
-    input.insert(input.end(), chunk, chunk + received);
+    if (received == Received::kClosed) throw Error("the rendezvous store at " + server_.text() + " closed the connection");
+  };
+  char head[8];
+  receive(head, 4);
+  const std::uint32_t length = read_u32(head);
+  if (length < 4 || length > kMaxReplyBytes) {
+    throw Error("the rendezvous store at " + server_.text() + " sent a malformed reply (length " +
+                std::to_string(length) + "): is MASTER_ADDR:MASTER_PORT served by collbench's rank 0?");
   }
-  const std::uint32_t length = read_u32(input.data());
-  const std::uint32_t status = read_u32(input.data() + 4);
-  std::vector<char> payload(input.begin() + 8, input.begin() + 4 + length);
+  receive(head + 4, 4);
+  const std::uint32_t status = read_u32(head + 4);
+  std::vector<char> payload(length - 4);
+  if (!payload.empty()) receive(payload.data(), payload.size());
   const std::string text = printable(std::string(payload.begin(), payload.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(payload.size(), 200))));
   if (status == kDeadlinePassed) {
     throw Error("rendezvous store at " + server_.text() + ": key '" + text + "' was not set within " +

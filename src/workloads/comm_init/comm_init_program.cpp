@@ -17,7 +17,6 @@
 #include "core/error.h"
 #include "core/printable.h"
 #include "harness/backend_choice.h"
-#include "harness/context.h"
 #include "harness/driver.h"
 #include "report/report_json.h"
 #include "workloads/comm_init/comm_init_options.h"
@@ -59,8 +58,7 @@ class CommInitWorkload final : public Workload {
   std::string build_features() const override { return describe_backends(); }
   std::string check_for_world(World& world) override {
     sizes_ = communicator_sizes(options_.comm_sizes, world.size());
-    settle_backend_name(options_.backend, world.control_plane());
-    return backend_unusable_anywhere(world, options_.backend);
+    return settle_backend(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override { return {}; }
 
@@ -113,7 +111,7 @@ class CommInitWorkload final : public Workload {
 
 nlohmann::json CommInitWorkload::start(RunContext& run) {
   World& world = run.world;
-  backend_ = make_backend(options_.backend, world, backend_config(options_));
+  backend_ = make_run_backend(world, options_);
 
   // The job's start-up, before anything else of the benchmark: every rank leaves one barrier.
   world.barrier();
@@ -137,9 +135,7 @@ nlohmann::json CommInitWorkload::start(RunContext& run) {
   for (std::size_t method = 0; method < methods.size(); ++method) {
     for (int size : sizes_) cases_.push_back({method, size});
   }
-  report::Context context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
-                                            comm_init_options_json(options_));
-  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  report::Context context = backend_context(run, *backend_, options_, comm_init_options_json(options_));
   nlohmann::json report = report::envelope_json("comm_init", context);
   report["startup"] = {
       {"job_s", latest_barrier - earliest_start},

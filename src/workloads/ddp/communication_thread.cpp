@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/process_threads.h"
+
 namespace collbench::ddp {
 
 CommunicationThread::CommunicationThread() : thread_([this] { serve(); }) {}
@@ -42,6 +44,7 @@ void CommunicationThread::wait_idle() {
 }
 
 void CommunicationThread::serve() {
+  set_thread_name(this_thread_id(), kCommunicationThreadName);
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     work_ready_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });

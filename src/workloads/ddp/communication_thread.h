@@ -14,6 +14,9 @@
 
 namespace collbench::ddp {
 
+// The thread's Linux name (top -H, the report's per-rank threads, --comm-cores' binding).
+inline constexpr const char* kCommunicationThreadName = "ddp-comm";
+
 class CommunicationThread {
  public:
   CommunicationThread();

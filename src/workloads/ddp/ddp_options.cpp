@@ -82,7 +82,8 @@ void declare_options(CLI::App& app, DdpOptions& o) {
               if (!(o.compute_scale > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
             });
   record_as(app, scale, "compute_scale", o.compute_scale);
-  add_integer(app, "-t,--threads", "OpenBLAS threads per rank (default 0 = every core this rank may run on)", o.threads, 0, 4096);
+  add_integer(app, "-t,--threads", "OpenBLAS threads per rank (default 0 = every core this rank may run on, less --comm-cores)",
+              o.threads, 0, 4096);
   start_section(app, "DDP settings (each a list; one row per combination)");
   auto* bucket = add_value(app, "--bucket-mb", "LIST", "bucket_cap_mb in MiB, e.g. 1,5,25,50,100 (default 25, as DDP)",
             [&o](Text& v, Text& f) {
@@ -130,6 +131,10 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   // Recorded here as well as in context.backend (as the run chose it, with the launch's default).
   record_as(app, app.get_option("--backend"), "backend", o.backend);
   record_as(app, app.get_option("--gloo-iface"), "gloo_iface", o.gloo_iface);
+  add_integer(app, "--comm-cores", "cores per rank kept for communication (default 0: none): the communication thread and the\n"
+              "backend's I/O thread run on the rank's last N cores, everything else on the others; N must leave a core\n"
+              "for compute (under mpirun: --bind-to none or --map-by slot:PE=N)",
+              o.comm_cores, 0, 4096);
   start_section(app, "Measurement");
   add_loop_flags(app, o, {"steps"});  // --inject-slowdown's added time counts as exposed communication
   add_run_flags(app, o);
@@ -143,9 +148,12 @@ void declare_options(CLI::App& app, DdpOptions& o) {
       "  fwd_us     forward GEMMs and elementwise time; bwd_us backward GEMMs, elementwise time, gradient\n"
       "             writes and the copies into the buckets and back (compute = fwd + bwd)\n"
       "  comm_us    time spent in bucket all-reduces (with 16-bit conversion), wherever they ran\n"
-      "  exposed_us step - compute: the communication the step waited for\n"
-      "  overlap    1 - exposed/comm: the share of communication hidden behind compute\n"
-      "  ratio      comm / compute\n"
+      "  alone_us   fwd + bwd of the same step with overlap off: the compute with no communication beside it\n"
+      "             (the overlap-off row's, or an untimed overlap-off pass inside the row when none was asked for)\n"
+      "  exposed_us step - alone: what communication costs the step, the compute it slows down included\n"
+      "  hidden     1 - exposed / (the overlap-off step's comm_us): the share of communication the step did not pay\n"
+      "  slowdown   (fwd + bwd) / alone: the compute slowed by the communication threads beside it\n"
+      "  in_step_us step - (fwd + bwd): what the step waited for beyond its own, slowed, compute\n"
       "  samples/s  samples of the whole job per step / mean step time\n"
       "Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad model or profile file, 3 wrong gradients, 4 timeout.");
 }

@@ -35,7 +35,8 @@ struct DdpOptions : RunFlags, BackendFlags {
   std::vector<DType> grad_dtypes{DType::kFloat32};
   std::vector<int> accumulate{1};
   std::vector<double> rank_weights;    // empty: every rank the same batch
-  int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use
+  int threads = 0;                     // OpenBLAS threads per rank; 0: every core this rank may use (less --comm-cores)
+  int comm_cores = 0;                  // --comm-cores: cores per rank kept for the communication threads; 0: none kept
   // --model and --compute-profile as parse_ddp_options read them (not with --help or --version).
   // A file is read once: a second read of a pipe (--compute-profile <(...)) would find it empty.
   std::optional<Model> loaded_model;

@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <map>
 #include <memory>
+#include <numeric>
 #include <optional>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -15,17 +18,20 @@
 #include "engines/host_info.h"
 #include "engines/openblas_info.h"
 #include "core/error.h"
+#include "core/process_threads.h"
 #include "core/printable.h"
 #include "workloads/ddp/compute_profile.h"
 #include "workloads/ddp/buckets.h"
 #include "workloads/ddp/communication_thread.h"
+#include "workloads/ddp/core_split.h"
 #include "workloads/ddp/ddp_options.h"
 #include "workloads/ddp/ddp_step.h"
+#include "workloads/ddp/exposure.h"
 #include "workloads/ddp/gradients.h"
 #include "workloads/ddp/layer_gemm.h"
 #include "workloads/ddp/model.h"
+#include "workloads/ddp/thread_placement.h"
 #include "harness/backend_choice.h"
-#include "harness/context.h"
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
 #include "harness/driver.h"
@@ -43,7 +49,9 @@ nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
           {"step_mean", rank.step_us.mean}, {"step_p95", rank.step_us.p95}, {"step_p99", rank.step_us.p99},
           {"step_max", rank.step_us.max}, {"step_stdev", rank.step_us.stdev}, {"forward_us", rank.forward_us},
           {"backward_compute_us", rank.backward_compute_us}, {"comm_us", rank.comm_us},
-          {"exposed_comm_us", rank.exposed_comm_us}, {"elementwise_us", rank.elementwise_us},
+          {"compute_alone_us", rank.compute_alone_us}, {"comm_alone_us", rank.comm_alone_us}, {"exposed_us", rank.exposed_us},
+          {"exposed_inside_step_us", rank.exposed_inside_step_us}, {"elementwise_us", rank.elementwise_us},
+          {"threads", report::ddp_threads_json(rank.threads)},
           {"gradient_copy_us", rank.gradient_copy_us}, {"memory_gbps", rank.memory_gbps},
           {"wrong", rank.wrong ? nlohmann::json(*rank.wrong) : nlohmann::json(nullptr)},
           {"max_error", rank.max_error ? nlohmann::json(*rank.max_error) : nlohmann::json(nullptr)}};
@@ -59,7 +67,11 @@ report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
   rank.forward_us = j.at("forward_us").get<double>();
   rank.backward_compute_us = j.at("backward_compute_us").get<double>();
   rank.comm_us = j.at("comm_us").get<double>();
-  rank.exposed_comm_us = j.at("exposed_comm_us").get<double>();
+  rank.compute_alone_us = j.at("compute_alone_us").get<double>();
+  rank.comm_alone_us = j.at("comm_alone_us").get<double>();
+  rank.exposed_us = j.at("exposed_us").get<double>();
+  rank.exposed_inside_step_us = j.at("exposed_inside_step_us").get<double>();
+  rank.threads = report::ddp_threads_from_json(j.at("threads"));
   rank.elementwise_us = j.at("elementwise_us").get<double>();
   rank.gradient_copy_us = j.at("gradient_copy_us").get<double>();
   rank.memory_gbps = j.at("memory_gbps").get<double>();
@@ -127,9 +139,16 @@ class DdpStepProgram final : public Workload {
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
     const ComputePlan plan = plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
     check_planned_spin(plan);
+    if (options_.comm_cores > 0) {
+      // Every rank refuses alike: against the fewest cores any rank may run on.
+      std::vector<double> cores{static_cast<double>(thread_affinity(0).size())};
+      world.combine(cores, Combine::kMin);
+      std::vector<int> fewest(static_cast<std::size_t>(cores[0]));
+      std::iota(fewest.begin(), fewest.end(), 0);  // only their number matters here
+      split_cores(fewest, options_.comm_cores);    // throws UsageError
+    }
     if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
-    settle_backend_name(options_.backend, world.control_plane());
-    return backend_unusable_anywhere(world, options_.backend);
+    return settle_backend(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override {
     const bool sixteen_bit = std::any_of(options_.grad_dtypes.begin(), options_.grad_dtypes.end(),
@@ -165,6 +184,7 @@ class DdpStepProgram final : public Workload {
     backend_.reset();
   }
   nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured, const LoopResult& timed);
+  ComputeAlone measure_compute_alone(StepConfig config);
 
   DdpOptions options_;
   Model model_;
@@ -178,6 +198,7 @@ class DdpStepProgram final : public Workload {
   compute::OpenBlasInfo blas_;
   LayerGemm gemm_;
   std::optional<CommunicationThread> comm_thread_;
+  std::string comm_cores_text_;     // how --comm-cores bound the threads, for the header
   // The current case: its buckets, its step, every step it issued (warm-up, timed, checked) and
   // this rank's check figures.
   BucketPlan plan_;
@@ -185,6 +206,11 @@ class DdpStepProgram final : public Workload {
   std::int64_t step_index_ = 0;
   std::vector<StepTimes> issued_;
   CheckOutcome checked_;
+  // This rank's compute alone per (bucket_mb, grad_dtype, accumulate), from the overlap-off rows
+  // run so far; the current row's, and where it came from.
+  std::map<std::tuple<double, DType, int>, ComputeAlone> compute_alone_of_setting_;
+  ComputeAlone compute_alone_;
+  std::string compute_alone_source_;
 };
 
 std::string comm_thread_text(const std::string& backend, Overlap overlap) {
@@ -205,6 +231,18 @@ CasePlan DdpStepProgram::prepare(std::size_t index) {
                           memory_gbps_, profile_ ? &*profile_ : nullptr};
   step_.reset();  // holds the plan it was made with
   plan_ = assign_buckets(model_.tensors, mib_to_bytes(first_bucket_cap_mb(options_, one_case.bucket_mb)), mib_to_bytes(one_case.bucket_mb));
+  compute_alone_ = {};
+  if (one_case.overlap == Overlap::kOff) {
+    compute_alone_source_ = "this row: overlap off, nothing communicates beside the compute";
+  } else if (const auto found = compute_alone_of_setting_.find({one_case.bucket_mb, one_case.grad_dtype, one_case.accumulate});
+             found != compute_alone_of_setting_.end()) {
+    compute_alone_ = found->second;
+    compute_alone_source_ = "the overlap-off row of this run at the same bucket_mb, grad_dtype and accumulate";
+  } else {
+    compute_alone_ = measure_compute_alone(config);
+    compute_alone_source_ = "an untimed overlap-off pass inside this row (" + std::to_string(options_.warmup_iterations) + " warm-up + " +
+                            std::to_string(std::max(options_.iterations, 1)) + " steps, their forward + backward): no overlap-off row was asked for";
+  }
   step_ = std::make_unique<DdpStep>(model_, plan_, *backend_, *all_reduce_, gemm_, config, comm_thread_ ? &*comm_thread_ : nullptr);
   step_index_ = 0;
   issued_.clear();
@@ -238,6 +276,24 @@ CasePlan DdpStepProgram::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
+// The overlapped row's compute with no communication beside it, when no overlap-off row gives it:
+// the same step with overlap off, as many steps as the row. Not the measurement loop's: these
+// steps are no row and time nothing as a whole; the step's own clocks time its compute.
+ComputeAlone DdpStepProgram::measure_compute_alone(StepConfig config) {
+  config.overlap = Overlap::kOff;
+  DdpStep step(model_, plan_, *backend_, *all_reduce_, gemm_, config, nullptr);
+  const int warmup = options_.warmup_iterations, measured = std::max(options_.iterations, 1);
+  ComputeAlone alone;
+  for (int index = 0; index < warmup + measured; ++index) {
+    backend_->barrier(*world_);  // steps start together, as the loop's do
+    const StepTimes times = step.run(index);
+    if (index < warmup) continue;
+    alone.compute_us += (times.forward_us + times.backward_us) / measured;
+    alone.comm_us += times.comm_us / measured;
+  }
+  return alone;
+}
+
 nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
                                         const LoopResult& timed) {
   World& world = *world_;
@@ -260,13 +316,21 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     mine.comm_us += times.comm_us;
     mine.elementwise_us += times.elementwise_us;
     mine.gradient_copy_us += times.gradient_copy_us;
-    mine.exposed_comm_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
+    mine.exposed_inside_step_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
   }
   const double steps = static_cast<double>(std::max<std::size_t>(timed_steps.size(), 1));
-  for (double* figure : {&mine.forward_us, &mine.backward_compute_us, &mine.comm_us, &mine.exposed_comm_us,
+  for (double* figure : {&mine.forward_us, &mine.backward_compute_us, &mine.comm_us, &mine.exposed_inside_step_us,
                          &mine.elementwise_us, &mine.gradient_copy_us}) {
     *figure /= steps;
   }
+  if (config.overlap == Overlap::kOff) {
+    compute_alone_ = {mine.forward_us + mine.backward_compute_us, mine.comm_us};
+    compute_alone_of_setting_[{one_case.bucket_mb, one_case.grad_dtype, one_case.accumulate}] = compute_alone_;
+  }
+  mine.compute_alone_us = compute_alone_.compute_us;
+  mine.comm_alone_us = compute_alone_.comm_us;
+  mine.exposed_us = exposure_against_compute_alone(mine.step_us.mean, mine.forward_us + mine.backward_compute_us, compute_alone_).exposed_us;
+  mine.threads = census_threads(step_->issuing_thread(), step_->issuing_cpus());
   mine.memory_gbps = memory_gbps_;
   if (options_.check_iterations > 0) {
     mine.wrong = checked_.wrong;
@@ -283,7 +347,9 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     row.forward_us += rank.forward_us / ranks;
     row.backward_compute_us += rank.backward_compute_us / ranks;
     row.comm_us += rank.comm_us / ranks;
-    row.exposed_comm_us += rank.exposed_comm_us / ranks;
+    row.compute_alone_us += rank.compute_alone_us / ranks;
+    row.comm_alone_us += rank.comm_alone_us / ranks;
+    row.exposed_inside_step_us += rank.exposed_inside_step_us / ranks;
     row.elementwise_us += rank.elementwise_us / ranks;
     row.gradient_copy_us += rank.gradient_copy_us / ranks;
     row.memory_gbps += rank.memory_gbps / ranks;
@@ -291,7 +357,15 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
     if (rank.max_error) row.max_error = std::max(row.max_error.value_or(0.0), *rank.max_error);
   }
   row.compute_us = row.forward_us + row.backward_compute_us;
-  if (row.comm_us > 0) row.overlap_fraction = std::clamp(1.0 - row.exposed_comm_us / row.comm_us, 0.0, 1.0);
+  if (row.comm_us > 0) row.hidden_inside_step_fraction = std::clamp(1.0 - row.exposed_inside_step_us / row.comm_us, 0.0, 1.0);
+  // The job's step (the slowest rank's, step by step) against the ranks' mean compute alone, so
+  // that the row's exposed_us = step_us - compute_alone_us as its table shows them.
+  const Exposure exposure = exposure_against_compute_alone(row.time_us.mean, row.compute_us, {row.compute_alone_us, row.comm_alone_us});
+  row.exposed_us = exposure.exposed_us;
+  row.compute_slowdown = exposure.compute_slowdown;
+  row.hidden_fraction = exposure.hidden_fraction;
+  row.compute_alone = compute_alone_source_;
+  row.comm_cores = options_.comm_cores;
   if (row.compute_us > 0) row.comm_compute_ratio = row.comm_us / row.compute_us;
   row.model = model_.name;
   row.backend = backend_->name();
@@ -325,13 +399,26 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
   World& world = run.world;
   batches_ = rank_batches(options_, world.size());
   const compute::HostInfo host = compute::probe_host();
-  const int threads = options_.threads > 0 ? options_.threads : host.affinity_cores;
+  // Cores kept for communication are not the BLAS threads' to take.
+  const int threads = options_.threads > 0 ? options_.threads : std::max(1, host.affinity_cores - options_.comm_cores);
   blas_ = compute::configure_openblas(threads, host.vector_level);
 
-  backend_ = make_backend(options_.backend, world, backend_config(options_));
+  backend_ = make_run_backend(world, options_);
   all_reduce_ = backend_->entry_for("all_reduce");
   if (!all_reduce_) throw Error("the " + backend_->name() + " backend has no all_reduce");
   if (options_.any_overlap()) comm_thread_.emplace();
+  std::string binding = "no cores kept for communication (--comm-cores 0): every thread may run on every core of the rank";
+  if (options_.comm_cores > 0) {
+    // After the backend and the communication thread exist: the threads are bound by their names.
+    const std::vector<int> allowed = thread_affinity(0);
+    const CoreSplit split = split_cores(allowed, options_.comm_cores);
+    const std::vector<std::string> refused = bind_threads(split);
+    if (!refused.empty()) throw Error("--comm-cores: the kernel refused to bind thread " + refused.front() + " (sched_setaffinity)");
+    binding = "--comm-cores " + std::to_string(options_.comm_cores) + ": communication on CPUs " +
+              cpu_list_text({split.communication.begin(), split.communication.end()}) + ", compute on " +
+              cpu_list_text({split.compute.begin(), split.compute.end()}) + " (rank 0's)";
+  }
+  comm_cores_text_ = binding;
   if (options_.memory_gbps > 0) {
     memory_gbps_ = options_.memory_gbps;
     memory_bandwidth_ = "stated (--memory-gbps)";
@@ -341,17 +428,20 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
     memory_gbps_ = measure_memory_gbps();
     memory_bandwidth_ = "measured at start by each rank, all ranks at once: best of 4 passes of b = q a over 32 MiB arrays";
   }
+  // Overlap off first: an overlapped row takes its compute alone from the off row of its setting.
+  std::vector<Overlap> overlaps;
+  for (Overlap overlap : {Overlap::kOff, Overlap::kOn}) {
+    if (std::find(options_.overlap.begin(), options_.overlap.end(), overlap) != options_.overlap.end()) overlaps.push_back(overlap);
+  }
   for (double bucket_mb : options_.bucket_mb) {
-    for (Overlap overlap : options_.overlap) {
+    for (Overlap overlap : overlaps) {
       for (DType dtype : options_.grad_dtypes) {
         for (int accumulate : options_.accumulate) cases_.push_back({bucket_mb, overlap, dtype, accumulate});
       }
     }
   }
 
-  report::Context context =
-      collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_, ddp_options_json(options_));
-  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  report::Context context = backend_context(run, *backend_, options_, ddp_options_json(options_));
   context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
   std::vector<std::string> warnings;
   if (!blas_.warning.empty()) warnings.push_back(blas_.warning);
@@ -393,7 +483,9 @@ void DdpStepProgram::print_header(const nlohmann::json& report) {
                 options_.compute_scale, model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), memory_gbps_,
                 options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
   }
-  std::printf("# us: means over steps and ranks; exposed = step - (fwd + bwd); overlap = 1 - exposed/comm; ratio = comm/(fwd+bwd)\n");
+  std::printf("# threads: %s\n", comm_cores_text_.c_str());
+  std::printf("# us: means over steps and ranks; alone = fwd + bwd of the step with overlap off (nothing communicating beside the\n"
+              "# compute); exposed = step - alone; hidden = 1 - exposed/comm alone; slowdown = (fwd + bwd)/alone; in_step = step - (fwd + bwd)\n");
   std::fflush(stdout);
 }
 

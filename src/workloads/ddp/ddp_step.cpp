@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/process_threads.h"
 #include "workloads/ddp/gradients.h"
 
 namespace collbench::ddp {
@@ -73,6 +74,9 @@ void DdpStep::copy_back(const Bucket& bucket) {
 }
 
 void DdpStep::all_reduce_bucket(const Bucket& bucket) {
+  // Where the communication ran, for the report: outside the all-reduce's time, a few ns each.
+  issuing_thread_ = this_thread_id();
+  issuing_cpus_.insert(current_cpu());
   const auto start = Clock::now();
   float* values = as_floats(*bucket_buffer_) + bucket.offset;
   CollectiveCall call;
@@ -98,6 +102,7 @@ void DdpStep::all_reduce_bucket(const Bucket& bucket) {
   }
   backend_.synchronize();
   comm_us_ += microseconds_since(start);
+  issuing_cpus_.insert(current_cpu());
 }
 
 StepTimes DdpStep::run(std::int64_t step) {

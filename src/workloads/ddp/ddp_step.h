@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "backends/backend.h"
@@ -74,6 +75,10 @@ class DdpStep {
   double forward_gemm_flops() const;   // per micro-step, as executed (0 with a profile)
   double backward_gemm_flops() const;
   double elementwise_bytes() const;    // per micro-step (0 with a profile)
+  // The thread that issued the all-reduces of the steps run so far (its kernel id; 0: none yet)
+  // and the CPUs it was seen on, before and after each.
+  int issuing_thread() const { return issuing_thread_; }
+  const std::set<int>& issuing_cpus() const { return issuing_cpus_; }
 
  private:
   void all_reduce_bucket(const Bucket& bucket);
@@ -93,6 +98,8 @@ class DdpStep {
   std::unique_ptr<Buffer> bucket_buffer_;           // float32 buckets, laid out bucket by bucket
   std::unique_ptr<Buffer> compressed_;              // the 16-bit copy that travels (float16, bfloat16)
   double comm_us_ = 0;                              // written by whichever thread all-reduces
+  int issuing_thread_ = 0;                          // likewise
+  std::set<int> issuing_cpus_;
 };
 
 }  // namespace collbench::ddp

@@ -16,7 +16,6 @@
 #include "core/printable.h"
 #include "core/stats.h"
 #include "harness/backend_choice.h"
-#include "harness/context.h"
 #include "harness/driver.h"
 #include "harness/program_shell.h"
 #include "report/report_json.h"
@@ -71,8 +70,7 @@ class Pt2ptWorkload final : public Workload {
   std::string build_features() const override { return describe_backends(); }
   std::string check_for_world(World& world) override {
     check_against_world(options_, world.size());
-    settle_backend_name(options_.backend, world.control_plane());
-    return backend_unusable_anywhere(world, options_.backend);
+    return settle_backend(world, options_.backend);
   }
   MemoryNeed memory_need(int) const override {
     // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
@@ -130,10 +128,8 @@ class Pt2ptWorkload final : public Workload {
 nlohmann::json Pt2ptWorkload::start(RunContext& run) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
-  backend_ = make_backend(options_.backend, world, backend_config(options_));
-  report::Context context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
-                                            options_as_json(options_));
-  for (const auto& [library, version] : backend_->versions()) context.versions[library] = version;
+  backend_ = make_run_backend(world, options_);
+  report::Context context = backend_context(run, *backend_, options_, options_as_json(options_));
 
   const std::vector<std::uint64_t> sizes = options_.requested_sizes();
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());

@@ -1,0 +1,26 @@
+// Which threads of a rank took part in a DDP step and on which CPUs they ran, and --comm-cores'
+// binding of them. Threads are told apart by their names: the communication thread's
+// (kCommunicationThreadName) and Gloo's data-plane I/O thread's (kGlooDataIoThreadName).
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+#include "workloads/ddp/core_split.h"
+
+namespace collbench::ddp {
+
+// Binds every thread of this process now: those that carry the all-reduces (the communication
+// thread, the backend's data-plane I/O thread) to split.communication, every other (this thread,
+// BLAS and library threads) to split.compute; threads started later take their starter's cores.
+// Returns the names of the threads the kernel refused to move (empty: all moved).
+std::vector<std::string> bind_threads(const CoreSplit& split);
+
+// The threads of one row's steps: the one that issued the all-reduces, seen on `issuing_cpus`
+// (sched_getcpu around each), the backend's I/O threads and the calling (compute) thread, with
+// the CPU each last ran on; every one with its allowed CPUs.
+std::vector<report::DdpThreadRecord> census_threads(int issuing_tid, const std::set<int>& issuing_cpus);
+
+}  // namespace collbench::ddp
