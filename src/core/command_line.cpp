@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 namespace collbench {
@@ -31,6 +32,14 @@ class ProjectFormatter : public CLI::Formatter {
   std::string usage_;
 };
 
+// A program's app: CLI11's, with what each of its flags records in context.options. An empty
+// record: the flag records nothing, or is recorded by another flag's record.
+class DeclaredApp final : public CLI::App {
+ public:
+  using CLI::App::App;
+  std::map<const CLI::Option*, OptionRecord> records;
+};
+
 // "-b,--minbytes,--min" -> "-b/--minbytes" (a short name comes first); "--sizes" -> "--sizes".
 std::string display_name(const std::string& names) {
   const auto items = split_list(names);
@@ -40,7 +49,7 @@ std::string display_name(const std::string& names) {
 }  // namespace
 
 CommandLine::CommandLine(const std::string& usage, const std::string& description)
-    : app_(std::make_unique<CLI::App>(description)) {
+    : app_(std::make_unique<DeclaredApp>(description)) {
   set_usage(*app_, usage);
   app_->set_help_flag();  // programs declare -h/--help themselves: it only sets a field, as any flag
 }
@@ -49,6 +58,36 @@ CommandLine& CommandLine::operator=(CommandLine&&) noexcept = default;
 CommandLine::~CommandLine() = default;
 
 std::string CommandLine::help() const { return app_->help(); }
+
+nlohmann::json CommandLine::recorded_options() const {
+  const auto& records = static_cast<const DeclaredApp&>(*app_).records;
+  nlohmann::json options = nlohmann::json::object();
+  for (const CLI::Option* option : app_->get_options()) {
+    const auto found = records.find(option);
+    if (found == records.end()) {
+      throw Error("flag " + option->get_name() + " declares nothing for the report's context.options (record or not_recorded)");
+    }
+    if (found->second) found->second(options);
+  }
+  return options;
+}
+
+void record(CLI::App& app, std::initializer_list<CLI::Option*> options, OptionRecord write) {
+  auto* declared = dynamic_cast<DeclaredApp*>(&app);
+  if (declared == nullptr) return;
+  for (CLI::Option* option : options) {
+    declared->records[option] = std::move(write);  // the first keeps it; the rest are recorded with it
+    write = nullptr;
+  }
+}
+
+void not_recorded(CLI::App& app, std::initializer_list<CLI::Option*> options) { record(app, options, nullptr); }
+
+std::string record_key(const CLI::Option& option) {
+  std::string key = option.get_lnames().empty() ? option.get_name() : option.get_lnames().front();
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
 
 void set_usage(CLI::App& app, const std::string& usage) { app.formatter(std::make_shared<ProjectFormatter>(usage)); }
 
@@ -89,22 +128,28 @@ CLI::Option* add_value(CLI::App& app, const std::string& names, const std::strin
 }
 
 CLI::Option* add_flag(CLI::App& app, const std::string& names, const std::string& help, bool& target) {
-  return app.add_flag(names, target, help)->disable_flag_override();  // "--samples=no" is an error, not false
+  CLI::Option* option = app.add_flag(names, target, help)->disable_flag_override();  // "--samples=no" is an error, not false
+  record_as(app, option, record_key(*option), target);
+  return option;
 }
 
 CLI::Option* add_real(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                       double& target, double lowest, double highest) {
-  return add_value(app, names, value_name, help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
+  CLI::Option* option = add_value(app, names, value_name, help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
     target = parse_real(value, flag, lowest, highest);
   });
+  record_as(app, option, record_key(*option), target);
+  return option;
 }
 
 CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                       std::string& target) {
-  return add_value(app, names, value_name, help, [&target, value_name](const std::string& value, const std::string& flag) {
+  CLI::Option* option = add_value(app, names, value_name, help, [&target, value_name](const std::string& value, const std::string& flag) {
     if (value.empty()) throw UsageError(flag + " expects a " + value_name + ", got an empty value");
     target = value;
   });
+  record_as(app, option, record_key(*option), target);
+  return option;
 }
 
 void SweepFlags::exclude(CLI::Option* list) const {

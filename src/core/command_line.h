@@ -8,14 +8,24 @@
 //
 // Each value is applied when it is read, in command-line order, so a repeated flag overrides the
 // earlier one (as with nccl-tests' getopt) and a repeatable one (--tag) can accumulate.
+//
+// The same declarations make a program's report options (context.options): each flag says beside
+// its declaration what it records, so a flag added to a program appears in its report without
+// another list to update. A flag declared with its target (add_integer, add_real, add_flag,
+// add_text) records that value, typed, under its long name with '_' for '-' ("--probe-ms" ->
+// "probe_ms"); a flag read by a handler (add_value) must say what it records (record) or that it
+// records nothing (not_recorded), or its program's report cannot be made.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/flag_values.h"
@@ -51,6 +61,10 @@ class CommandLine {
 
   std::string help() const;
 
+  // context.options: every flag's record (see above), from the values its targets hold now.
+  // Throws Error naming a flag that declares no record: a program's mistake, found by any run.
+  nlohmann::json recorded_options() const;
+
  private:
   std::unique_ptr<CLI::App> app_;
 };
@@ -71,12 +85,48 @@ CLI::Option* add_real(CLI::App& app, const std::string& names, const std::string
 CLI::Option* add_text(CLI::App& app, const std::string& names, const std::string& value_name, const std::string& help,
                       std::string& target);
 
+// What a flag writes into context.options, given the options object; it reads the targets the
+// declaration bound, after parsing and after the program's own rules (a default from the environment).
+using OptionRecord = std::function<void(nlohmann::json& options)>;
+
+// `write` records `options`' flags together (a sweep's -b/-e/-i/-f and --sizes as the sizes run);
+// it replaces what a flag recorded before (a shared flag's record, where a program records it its
+// own way). Only a program's command line records; elsewhere (collbench's commands) it does nothing.
+void record(CLI::App& app, std::initializer_list<CLI::Option*> options, OptionRecord write);
+// Flags whose values the report keeps elsewhere (context.tags, context.backend) or not at all (-J, --help).
+void not_recorded(CLI::App& app, std::initializer_list<CLI::Option*> options);
+// `target` under `key`, for a flag whose report name is not its long name.
+template <typename Value>
+void record_as(CLI::App& app, CLI::Option* option, std::string key, const Value& target) {
+  record(app, {option}, [key = std::move(key), &target](nlohmann::json& options) { options[key] = target; });
+}
+// The names of `items` (each one's to_string), for a flag that takes a list of choices.
+template <typename Item>
+void record_names(CLI::App& app, CLI::Option* option, std::string key, const std::vector<Item>& items) {
+  record(app, {option}, [key = std::move(key), &items](nlohmann::json& options) {
+    nlohmann::json& names = options[key] = nlohmann::json::array();
+    for (const Item& item : items) names.push_back(std::string(to_string(item)));
+  });
+}
+// `target` only where it is not `unset`: a flag added after reports were kept, absent at its
+// default so that those reports still compare as the same options.
+template <typename Value>
+void record_unless(CLI::App& app, CLI::Option* option, std::string key, const Value& target, Value unset) {
+  record(app, {option}, [key = std::move(key), &target, unset = std::move(unset)](nlohmann::json& options) {
+    if (target != unset) options[key] = target;
+  });
+}
+// The report name of a flag: its first long name, '_' for '-'.
+std::string record_key(const CLI::Option& option);
+
 template <typename Integer>
 CLI::Option* add_integer(CLI::App& app, const std::string& names, const std::string& help, Integer& target,
                          long long lowest, long long highest) {
-  return add_value(app, names, "N", help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
+  CLI::Option* option = add_value(app, names, "N", help, [&target, lowest, highest](const std::string& value, const std::string& flag) {
     target = static_cast<Integer>(parse_integer(value, flag, lowest, highest));
   });
+  record_as(app, option, record_key(*option), target);
+  return option;
 }
 
 // -b/--minbytes, -e/--maxbytes, -i/--stepbytes, -f/--stepfactor, shared by every sweeping program.

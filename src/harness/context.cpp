@@ -280,18 +280,9 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   context.versions[world.control_plane() == ControlPlane::kMpi ? "mpi" : "control_plane"] = world.library_version();
   context.versions["compiler"] = std::string(__VERSION__);
   context.env = allow_listed_environment(environ);
-  // The groups every program composes are recorded here, once; `options` adds the program's own.
-  context.options = {{"iterations", flags.iterations},
-                     {"warmup_iterations", flags.warmup_iterations},
-                     {"check_iterations", flags.check_iterations},
-                     {"cycles", flags.cycles},
-                     {"timeout_s", flags.timeout_seconds},
-                     {"keep_samples", flags.keep_samples},
-                     {"seed", flags.seed},
-                     {"inject_slowdown_percent", flags.inject_slowdown_percent},
-                     {"inject_slowdown_rank", flags.inject_slowdown_rank},
-                     {"inject_corrupt_output", flags.inject_corrupt_output}};
-  context.options.update(options);
+  context.options = std::move(options);
+  // A program without --seed records the seed its inputs are made with all the same.
+  if (!context.options.contains("seed")) context.options["seed"] = flags.seed;
   context.tags = flags.tags;
   // Rank 0's machine (the ranks' devices cover every GPU), and each host's once with its ranks; the
   // driver, CUDA, MPI, NCCL and Gloo versions are in context.versions, from the libraries' own calls.

@@ -14,8 +14,8 @@
 namespace collbench {
 
 // Gathers every rank's identity (a collective call: every rank must make it).
-// context.options holds the shared flag groups' values (from `flags`) and `options`, the
-// program's own options as the run understood them, typed.
+// context.options is `options`: the program's flags as the run understood them, typed, as their
+// declarations record them (harness/flag_groups.h: recorded_options).
 report::Context collect_context(World& world, const std::string& backend_name, const std::string& device,
                                 const std::vector<std::string>& argv, const RunFlags& flags, nlohmann::json options);
 

@@ -93,6 +93,14 @@ Options parse_declared(const std::vector<std::string>& args, Options options, De
   parse_flags(command_line, args, options);
   return options;
 }
+// context.options (core/command_line.h: what each flag records): `options` as the run understood
+// them, read through the same declarations that parsed them.
+template <typename Options, typename Declare>
+nlohmann::json recorded_options(Options options, Declare declare) {
+  CommandLine command_line("", "");
+  declare(command_line.app(), options);
+  return command_line.recorded_options();
+}
 // --help: the usage line's tail, the description and the flags, with `options` as their defaults.
 template <typename Options, typename Declare>
 std::string declared_help(const std::string& usage, const std::string& description, Options options, Declare declare) {

@@ -11,7 +11,11 @@
 #include "core/command_line.h"
 #include "core/error.h"
 #include "workloads/collectives/collective_options.h"
+#include "harness/flag_groups.h"
 #include "summarize/cli.h"
+#include "workloads/comm_init/comm_init_options.h"
+#include "workloads/ddp/ddp_options.h"
+#include "workloads/pt2pt/pt2pt_options.h"
 
 namespace collbench {
 namespace {
@@ -108,6 +112,93 @@ TEST(CommandLine, HelpComesFromTheDeclarations) {
   EXPECT_EQ(help.rfind("usage: test [options]\nwhat it does\n", 0), 0u) << help;
   EXPECT_NE(help.find("Section:\n  -x,--example"), std::string::npos) << help;
   EXPECT_NE(help.find("an example flag"), std::string::npos) << help;
+}
+
+// A program's options with one flag of each way to declare one, for context.options' tests.
+struct Recorded : RunFlags {
+  int window = 4;
+  double factor = 1.5;
+  bool matrix = false;
+  std::string model = "small";
+  std::vector<DType> dtypes{DType::kFloat32};
+  int blocking = 0;
+};
+
+void declare_recorded(CLI::App& app, Recorded& o) {
+  add_loop_flags(app, o);
+  add_run_flags(app, o);
+  add_report_flags(app, o);
+  add_help_flags(app, o);
+  add_integer(app, "-W,--window", "", o.window, 1, 64);
+  add_real(app, "--slow-link-factor", "X", "", o.factor, 1, 10);
+  add_flag(app, "--matrix", "", o.matrix);
+  add_text(app, "--model", "NAME", "", o.model);
+  record_names(app, add_value(app, "-d,--dtype", "LIST", "", [&o](const std::string& v, const std::string&) {
+                 o.dtypes = {*parse_dtype(v)};
+               }), "dtypes", o.dtypes);
+  record_unless(app, add_integer(app, "-z,--blocking", "", o.blocking, 0, 3), "blocking", o.blocking, 0);
+}
+
+TEST(RecordedOptions, AFlagDeclaredWithItsTargetIsRecordedTypedUnderItsLongName) {
+  const Recorded parsed = parse_declared({"-W", "8", "--slow-link-factor", "2.5", "--matrix", "--model", "big", "-d", "int8"},
+                                         Recorded{}, declare_recorded);
+  const nlohmann::json options = recorded_options(parsed, declare_recorded);
+  EXPECT_EQ(options.at("window"), 8);
+  EXPECT_TRUE(options.at("window").is_number_integer());
+  EXPECT_EQ(options.at("slow_link_factor"), 2.5);
+  EXPECT_EQ(options.at("matrix"), true);
+  EXPECT_EQ(options.at("model"), "big");
+  EXPECT_EQ(options.at("dtypes"), nlohmann::json::array({"int8"}));
+  EXPECT_FALSE(options.contains("blocking")) << "recorded only away from its default";
+  EXPECT_EQ(recorded_options(parse_declared({"-z", "2"}, Recorded{}, declare_recorded), declare_recorded).at("blocking"), 2);
+}
+
+TEST(RecordedOptions, TheSharedGroupsRecordTheirReportNamesAndNotWhereTheReportWent) {
+  const Recorded parsed = parse_declared({"-n", "3", "-w", "0", "-c", "2", "-N", "2", "-T", "9", "--samples", "-J", "r.json",
+                                          "--tag", "a=b", "--inject-slowdown", "5"},
+                                         Recorded{}, declare_recorded);
+  const nlohmann::json options = recorded_options(parsed, declare_recorded);
+  EXPECT_EQ(options.at("iterations"), 3);
+  EXPECT_EQ(options.at("warmup_iterations"), 0);
+  EXPECT_EQ(options.at("check_iterations"), 2);
+  EXPECT_EQ(options.at("cycles"), 2);
+  EXPECT_EQ(options.at("timeout_s"), 9.0);
+  EXPECT_EQ(options.at("keep_samples"), true);
+  EXPECT_EQ(options.at("inject_slowdown_percent"), 5.0);
+  EXPECT_EQ(options.at("inject_slowdown_rank"), -1);
+  EXPECT_EQ(options.at("inject_corrupt_output"), false);
+  for (const char* absent : {"report", "overwrite", "tag", "help", "version", "bootstrap", "rendezvous"}) {
+    EXPECT_FALSE(options.contains(absent)) << absent;
+  }
+}
+
+TEST(RecordedOptions, AHandlerFlagThatSaysNothingOfTheReportStopsItsProgramsReport) {
+  Recorded options;
+  const auto forgetful = [](CLI::App& app, Recorded& o) {
+    declare_recorded(app, o);
+    add_value(app, "--forgotten", "N", "", [](const std::string&, const std::string&) {});
+  };
+  try {
+    recorded_options(options, forgetful);
+    FAIL() << "a flag without a record was let through";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("--forgotten"), std::string::npos) << error.what();
+  }
+}
+
+// Every program's declarations decide for every flag: its report can be made (no flag without a
+// record), and what the shared groups record is there.
+TEST(RecordedOptions, EveryProgramRecordsEveryFlag) {
+  std::vector<nlohmann::json> recorded = {options_as_json(parse_options({})), pt2pt::options_as_json(pt2pt::parse_options({})),
+                                          comm_init_options_json(parse_comm_init_options({})), ddp::ddp_options_json(ddp::DdpOptions{})};
+  for (auto program : {compute::ComputeProgram::kMatmul, compute::ComputeProgram::kMembw, compute::ComputeProgram::kEnvcheck}) {
+    recorded.push_back(compute::compute_options_json(compute::parse_compute_options(program, {})));
+  }
+  for (const nlohmann::json& options : recorded) {
+    for (const char* key : {"iterations", "warmup_iterations", "check_iterations", "cycles", "timeout_s", "keep_samples"}) {
+      EXPECT_TRUE(options.contains(key)) << key << " in " << options.dump();
+    }
+  }
 }
 
 TEST(CollectiveOptions, NcclTestsLongNamesAndAliases) {

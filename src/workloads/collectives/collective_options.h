@@ -78,7 +78,7 @@ struct Options : RunFlags, BackendFlags {
 // Parses argv (without argv[0]). Throws UsageError with one clear sentence on any bad flag.
 Options parse_options(const std::vector<std::string>& args);
 
-// Every option as the run understood it, typed, for the report's context.options.
+// context.options: every flag as the run understood it, as its declaration records it.
 nlohmann::json options_as_json(const Options& options);
 
 // The --help text for `program` (e.g. "all_reduce_perf").

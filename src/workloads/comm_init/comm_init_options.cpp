@@ -15,13 +15,16 @@ namespace {
 void declare_options(CLI::App& app, CommInitOptions& o) {
   using Text = const std::string;
   start_section(app, "Communicators");
-  add_value(app, "--comm-sizes", "LIST", "communicator sizes in ranks, e.g. 1,2,3,8: ranks 0..k-1 of the world\n"
+  auto* comm_sizes = add_value(app, "--comm-sizes", "LIST", "communicator sizes in ranks, e.g. 1,2,3,8: ranks 0..k-1 of the world\n"
             "(default 1, 2, 4 ... and the world size)",
             [&o](Text& v, Text& f) {
               o.comm_sizes.clear();
               for (const auto& item : split_list(v)) o.comm_sizes.push_back(static_cast<int>(parse_integer(item, f, 1, 1 << 24)));
               if (o.comm_sizes.empty()) throw UsageError(f + " expects sizes such as 1,2,4");
             });
+  record(app, {comm_sizes}, [&o](nlohmann::json& out) {
+    if (!o.comm_sizes.empty()) out["comm_sizes"] = o.comm_sizes;
+  });
   add_backend_flags(app, o,
                     "mpi (MPI_Comm_dup, MPI_Comm_split), gloo (a context and its full mesh) or nccl\n"
                     "(ncclCommInitRank, ncclCommSplit, ncclCommShrink, ncclCommInitRankScalable); default as the collectives'");
@@ -47,11 +50,7 @@ std::string comm_init_usage() {
   return declared_help("[mpirun -np N] comm_init_perf [options]", "", CommInitOptions{}, declare_options);
 }
 
-nlohmann::json comm_init_options_json(const CommInitOptions& options) {
-  nlohmann::json out = nlohmann::json::object();
-  if (!options.comm_sizes.empty()) out["comm_sizes"] = options.comm_sizes;
-  return out;
-}
+nlohmann::json comm_init_options_json(const CommInitOptions& options) { return recorded_options(options, declare_options); }
 
 std::vector<int> communicator_sizes(const std::vector<int>& requested, int world_size) {
   if (requested.empty()) {

@@ -34,7 +34,6 @@ bool runs_on_host(const ComputeOptions& options);
 // The report context of a compute run: every rank's identity (collective call) and these options.
 report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
                                 const std::vector<std::string>& argv);
-nlohmann::json compute_options_as_json(const ComputeOptions& options);
 
 // The GPU engine unless --device cpu; the CPU one where there is none, unless --device gpu.
 template <typename Engine>

@@ -66,7 +66,11 @@ void declare_options(CLI::App& app, ComputeOptions& o) {
     sweep.exclude(sizes);
     sweep.exclude(shapes);
     sizes->excludes(shapes);
-    add_value(app, "-d,--datatype", "LIST",
+    record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes, shapes}, [&o](nlohmann::json& out) {
+      out["shapes_mnk"] = nlohmann::json::array();
+      for (const auto& shape : o.gemm_shapes()) out["shapes_mnk"].push_back({shape.m, shape.n, shape.k});
+    });
+    auto* dtypes = add_value(app, "-d,--datatype", "LIST",
               "float64 float32 (CPU, OpenBLAS); float32 tf32 float16 bfloat16 fp8 (GPU,\n"
               "cuBLASLt; fp8 needs sm_90+); comma list or all (default float32)",
               [&o](Text& v, Text& f) {
@@ -74,45 +78,57 @@ void declare_options(CLI::App& app, ComputeOptions& o) {
                                                    GemmType::kFloat16, GemmType::kBfloat16, GemmType::kFp8};
                 o.gemm_types = parse_choice_list(v, f, parse_gemm_type, all, "GEMM type", "float64, float32, tf32, float16, bfloat16, fp8");
               });
-    add_value(app, "--rotate", "N|auto", "input sets cycled through so small GEMMs do not run from cache (default auto)",
-              [&o](Text& v, Text& f) { o.rotate_sets = v == "auto" ? 0 : static_cast<int>(parse_integer(v, f, 1, 64)); });
+    record_names(app, dtypes, "dtypes", o.gemm_types);
+    auto* rotate = add_value(app, "--rotate", "N|auto", "input sets cycled through so small GEMMs do not run from cache (default auto)",
+                             [&o](Text& v, Text& f) { o.rotate_sets = v == "auto" ? 0 : static_cast<int>(parse_integer(v, f, 1, 64)); });
+    record(app, {rotate}, [&o](nlohmann::json& out) {
+      out["rotate_sets"] = o.rotate_sets == 0 ? nlohmann::json("auto") : nlohmann::json(o.rotate_sets);
+    });
   } else if (membw) {
     start_section(app, "Sizes (K/M/G = 1024-based)");
     const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest bytes per array (default 128M)", "largest bytes per array (default 128M)",
                                                            "additive step", "multiplicative step; conflicts with -i"});
-    sweep.exclude(add_value(app, "--sizes", "LIST", "explicit bytes per array",
-                            [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
-    add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
+    auto* sizes = add_value(app, "--sizes", "LIST", "explicit bytes per array",
+                            [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
+    sweep.exclude(sizes);
+    record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes},
+           [&o](nlohmann::json& out) { out["array_bytes"] = o.array_sizes(); });
+    auto* kernels = add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
               [&o](Text& v, Text& f) {
                 const std::vector<StreamKernel> all = {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd,
                                                        StreamKernel::kTriad, StreamKernel::kMemcpy};
                 o.kernels = parse_choice_list(v, f, parse_kernel, all, "kernel", "copy, scale, add, triad, memcpy");
                 o.kernels_given = true;
               });
+    record_names(app, kernels, "kernels", o.kernels);
   } else {
     start_section(app, "Probes");
-    add_value(app, "--slow-factor", "X", "fastest/rank ratio above which a rank is slow (default 1.5)", [&o](Text& v, Text& f) {
+    auto* slow_factor = add_value(app, "--slow-factor", "X", "fastest/rank ratio above which a rank is slow (default 1.5)", [&o](Text& v, Text& f) {
       o.slow_factor = parse_real(v, f, 1.0, 1000.0);
       if (!(o.slow_factor > 1.0)) throw UsageError(f + " must be greater than 1, got '" + v + "'");
     });
+    record_as(app, slow_factor, "slow_factor", o.slow_factor);
     add_integer(app, "--repeats", "probe samples per metric, the same as -n; the median is used (default 7)", o.iterations, 1, 1000);
     add_real(app, "--probe-ms", "MS", "minimum length of one probe sample (default 60; longer than a time slice)", o.probe_ms, 1, 60000);
-    add_value(app, "--probe-n", "N", "GEMM probe side (default 256)", [&o](Text& v, Text& f) { o.probe_matrix_n = parse_dimension(v, f); });
-    add_value(app, "--probe-bytes", "SIZE", "triad probe bytes per array (default 32M)", [&o](Text& v, Text& f) {
+    record_as(app, add_value(app, "--probe-n", "N", "GEMM probe side (default 256)", [&o](Text& v, Text& f) { o.probe_matrix_n = parse_dimension(v, f); }),
+              "probe_n", o.probe_matrix_n);
+    auto* probe_bytes = add_value(app, "--probe-bytes", "SIZE", "triad probe bytes per array (default 32M)", [&o](Text& v, Text& f) {
       o.probe_bytes = parse_size(v, f);
       if (o.probe_bytes < 1024) throw UsageError(f + " must be at least 1K, got '" + v + "'");
     });
+    record_as(app, probe_bytes, "probe_bytes", o.probe_bytes);
   }
   start_section(app, "Measurement");
   add_loop_flags(app, o, {program == ComputeProgram::kEnvcheck ? "probe samples" : "iterations"});
   add_run_flags(app, o);
   start_section(app, "Device");
-  add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
+  auto* device = add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
     if (v == "auto") o.device = DeviceChoice::kAuto;
     else if (v == "cpu") o.device = DeviceChoice::kCpu;
     else if (v == "gpu") o.device = DeviceChoice::kGpu;
     else throw UsageError("unknown device '" + v + "' for " + f + " (use cpu, gpu or auto)");
   });
+  record(app, {device}, [&o](nlohmann::json& out) { out["device"] = to_string(o.device); });
   add_integer(app, "-t,--threads",
               "CPU threads per rank (default 0 = every core this rank may run on).\n"
               "mpirun binds each rank to one core by default; to give a rank more cores run\n"
@@ -206,6 +222,8 @@ ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<s
   }
   return options;
 }
+
+nlohmann::json compute_options_json(const ComputeOptions& options) { return recorded_options(options, declare_options); }
 
 std::string compute_usage_text(ComputeProgram program) {
   return declared_help("[mpirun -np N] " + program_name(program) + " [options]", description_of(program),

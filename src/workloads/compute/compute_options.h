@@ -44,6 +44,8 @@ struct ComputeOptions : RunFlags {
 ComputeOptions parse_compute_options(ComputeProgram program, const std::vector<std::string>& args);
 
 std::string compute_usage_text(ComputeProgram program);
+// context.options: every flag as the run understood it, as its declaration records it.
+nlohmann::json compute_options_json(const ComputeOptions& options);
 
 std::string program_name(ComputeProgram program);
 

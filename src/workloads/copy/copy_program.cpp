@@ -21,11 +21,13 @@ struct CopyOptions : RunFlags {
   bool host_only = false;  // --host-only: the memcpy baseline even where GPUs are visible
 };
 
-// Every flag of copy_perf, once: parsing and --help both read these.
+// Every flag of copy_perf, once: parsing, --help and the report's options read these.
 void declare_options(CLI::App& app, CopyOptions& options) {
   start_section(app, "Sizes (K/M/G 1024-based)");
-  add_size_sweep(app, options.sweep, {"SIZE", "smallest copy (default 8)", "largest copy (default 64M)", "additive step",
-                                      "multiplicative step (default 4); conflicts with -i"});
+  const SweepFlags sweep = add_size_sweep(app, options.sweep, {"SIZE", "smallest copy (default 8)", "largest copy (default 64M)",
+                                                               "additive step", "multiplicative step (default 4); conflicts with -i"});
+  record(app, {sweep.min, sweep.max, sweep.step, sweep.factor},
+         [&options](nlohmann::json& out) { out["sizes"] = expand_sweep(options.sweep); });
   start_section(app, "Options");
   add_loop_flags(app, options);
   add_run_flags(app, options);
@@ -96,8 +98,7 @@ class CopyWorkload final : public Workload {
     for (std::uint64_t bytes : sizes) {
       for (std::size_t path = 0; path < engine_->paths().size(); ++path) cases_.emplace_back(path, bytes);
     }
-    report::Context context = collect_context(run.world, "copy", "host", run.argv, options_,
-                                              {{"sizes", sizes}, {"host_only", options_.host_only}});
+    report::Context context = collect_context(run.world, "copy", "host", run.argv, options_, recorded_options(options_, declare_options));
     for (const auto& [name, version] : engine_->versions()) context.versions[name] = version;
     nlohmann::json report = report::envelope_json("copy", context);
     for (const std::string& device : engine_->devices()) report["context"]["devices"].push_back(device);

@@ -41,6 +41,13 @@ std::vector<double> parse_positive_reals(const std::string& value, const std::st
   return out;
 }
 
+// `value` where `present`, else null: the report's way of saying a flag left to its default rule.
+template <typename Value>
+nlohmann::json null_unless(bool present, const Value& value) {
+  return present ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+// Every flag of ddp_step_perf, once: parsing, --help and the report's options read these.
 void declare_options(CLI::App& app, DdpOptions& o) {
   using Text = const std::string;
   start_section(app, "Model and compute");
@@ -52,59 +59,78 @@ void declare_options(CLI::App& app, DdpOptions& o) {
   auto* global = add_integer(app, "--global-batch", "samples per step for the whole job, split over ranks (strong scaling)",
                              o.global_batch, 1, 1 << 24);
   batch->excludes(global);
-  add_text(app, "--compute-profile", "FILE",
+  // One of the two is the run's: the other is null.
+  record(app, {batch}, [&o](nlohmann::json& out) { out["batch"] = o.global_batch > 0 ? nlohmann::json(nullptr) : nlohmann::json(o.batch); });
+  record(app, {global}, [&o](nlohmann::json& out) { out["global_batch"] = null_unless(o.global_batch > 0, o.global_batch); });
+  auto* profile = add_text(app, "--compute-profile", "FILE",
            "measured per-layer times (CSV layer,forward_us,backward_us, layers named as in the model) spent instead\n"
            "of the GEMMs and elementwise time: your own model's profile under DDP's buckets and communication",
            o.compute_profile);
-  add_value(app, "--memory-gbps", "GB/S",
+  record(app, {profile}, [&o](nlohmann::json& out) { out["compute_profile"] = null_unless(!o.compute_profile.empty(), o.compute_profile); });
+  auto* memory = add_value(app, "--memory-gbps", "GB/S",
             "host bandwidth for the elementwise (memory-bound) time: bytes touched / this (default: measured at start)",
             [&o](Text& v, Text& f) {
               o.memory_gbps = parse_real(v, f, 0, 1e6);
               if (!(o.memory_gbps > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
             });
-  add_value(app, "--compute-scale", "X",
+  record(app, {memory}, [&o](nlohmann::json& out) { out["memory_gbps"] = null_unless(o.memory_gbps > 0, o.memory_gbps); });
+  auto* scale = add_value(app, "--compute-scale", "X",
             "multiplies each GEMM's batch factor, the elementwise bytes and profiled times, so big models fit a small\n"
             "CPU (default 1)",
             [&o](Text& v, Text& f) {
               o.compute_scale = parse_real(v, f, 0, 1000);
               if (!(o.compute_scale > 0)) throw UsageError(f + " must be greater than 0, got '" + v + "'");
             });
+  record_as(app, scale, "compute_scale", o.compute_scale);
   add_integer(app, "-t,--threads", "OpenBLAS threads per rank (default 0 = every core this rank may run on, less --comm-cores)",
               o.threads, 0, 4096);
   start_section(app, "DDP settings (each a list; one row per combination)");
-  add_value(app, "--bucket-mb", "LIST", "bucket_cap_mb in MiB, e.g. 1,5,25,50,100 (default 25, as DDP)",
+  auto* bucket = add_value(app, "--bucket-mb", "LIST", "bucket_cap_mb in MiB, e.g. 1,5,25,50,100 (default 25, as DDP)",
             [&o](Text& v, Text& f) {
               o.bucket_mb = parse_positive_reals(v, f, 65536);
               o.bucket_mb_given = true;
             });
-  add_value(app, "--first-bucket-mb", "MB",
+  record(app, {bucket}, [&o](nlohmann::json& out) {
+    out["bucket_mb"] = o.bucket_mb;
+    out["bucket_mb_given"] = o.bucket_mb_given;
+  });
+  auto* first_bucket = add_value(app, "--first-bucket-mb", "MB",
             "cap of the first bucket in MiB (default: DDP's rule, see --ddp-version)",
             [&o](Text& v, Text& f) { o.first_bucket_mb = parse_positive_reals(v, f, 65536).front(); });
-  add_value(app, "--ddp-version", "2|1",
+  record(app, {first_bucket}, [&o](nlohmann::json& out) { out["first_bucket_mb"] = null_unless(o.first_bucket_mb > 0, o.first_bucket_mb); });
+  auto* version = add_value(app, "--ddp-version", "2|1",
             "whose first-bucket rule (default 2): torch 2.x makes the first bucket 1 MiB when bucket_cap_mb is left\n"
             "at its default and the cap itself when one is passed (--bucket-mb); torch 1.x, 1 MiB always",
             [&o](Text& v, Text& f) { o.ddp_version = static_cast<int>(parse_integer(v, f, 1, 2)); });
-  add_value(app, "--overlap", "LIST", "on: all-reduce each bucket while the backward pass goes on; off: after it; on,off: both",
+  record_as(app, version, "ddp_version", o.ddp_version);
+  auto* overlap = add_value(app, "--overlap", "LIST", "on: all-reduce each bucket while the backward pass goes on; off: after it; on,off: both",
             [&o](Text& v, Text& f) {
               o.overlap = parse_choice_list(v, f, parse_overlap, std::vector<Overlap>{Overlap::kOn, Overlap::kOff}, "overlap", "on, off");
             });
-  add_value(app, "--grad-dtype", "LIST", "float32, float16, bfloat16: the dtype gradients travel in (fp32 master gradients)",
+  record_names(app, overlap, "overlap", o.overlap);
+  auto* grad_dtype = add_value(app, "--grad-dtype", "LIST", "float32, float16, bfloat16: the dtype gradients travel in (fp32 master gradients)",
             [&o](Text& v, Text& f) {
               o.grad_dtypes = parse_choice_list(v, f, parse_grad_dtype,
                                                 std::vector<DType>{DType::kFloat32, DType::kFloat16, DType::kBfloat16},
                                                 "gradient dtype", "float32, float16, bfloat16");
             });
-  add_value(app, "--accumulate", "LIST", "micro-steps per optimizer step: N-1 without synchronization (no_sync), then one (default 1)",
+  record_names(app, grad_dtype, "grad_dtype", o.grad_dtypes);
+  auto* accumulate = add_value(app, "--accumulate", "LIST", "micro-steps per optimizer step: N-1 without synchronization (no_sync), then one (default 1)",
             [&o](Text& v, Text& f) {
               o.accumulate.clear();
               for (const auto& item : split_list(v)) o.accumulate.push_back(static_cast<int>(parse_integer(item, f, 1, 1024)));
               if (o.accumulate.empty()) throw UsageError(f + " expects a comma-separated list of counts");
             });
-  add_value(app, "--rank-weights", "LIST", "one weight per rank (envcheck's summary.weights): each rank's share of the batch",
-            [&o](Text& v, Text& f) { o.rank_weights = parse_positive_reals(v, f, 1e6); });
+  record_as(app, accumulate, "accumulate", o.accumulate);
+  record_as(app, add_value(app, "--rank-weights", "LIST", "one weight per rank (envcheck's summary.weights): each rank's share of the batch",
+                           [&o](Text& v, Text& f) { o.rank_weights = parse_positive_reals(v, f, 1e6); }),
+            "rank_weights", o.rank_weights);
   start_section(app, "Communication");
   // No nccl: the step has no GPU path yet (NCCL + cuBLAS).
   add_backend_flags(app, o, "mpi or gloo (default: mpi under mpirun/srun, gloo launched without MPI)", {"mpi", "gloo"});
+  // Recorded here as well as in context.backend (as the run chose it, with the launch's default).
+  record_as(app, app.get_option("--backend"), "backend", o.backend);
+  record_as(app, app.get_option("--gloo-iface"), "gloo_iface", o.gloo_iface);
   add_integer(app, "--comm-cores", "cores per rank kept for communication (default 0: none): the communication thread and the\n"
               "backend's I/O thread run on the rank's last N cores, everything else on the others; N must leave a core\n"
               "for compute (under mpirun: --bind-to none or --map-by slot:PE=N)",
@@ -152,6 +178,8 @@ DdpOptions parse_ddp_options(const std::vector<std::string>& args) {
   }
   return options;
 }
+
+nlohmann::json ddp_options_json(const DdpOptions& options) { return recorded_options(options, declare_options); }
 
 std::string ddp_usage_text() {
   return declared_help("[mpirun -np N] ddp_step_perf [options]",

@@ -48,6 +48,8 @@ struct DdpOptions : RunFlags, BackendFlags {
 // Parses argv without argv[0]. Throws UsageError with one sentence on any bad flag.
 DdpOptions parse_ddp_options(const std::vector<std::string>& args);
 std::string ddp_usage_text();
+// context.options: every flag as the run understood it, as its declaration records it.
+nlohmann::json ddp_options_json(const DdpOptions& options);
 
 // The first bucket's cap for a row whose bucket_cap_mb is `bucket_mb`, as the modelled DDP sets
 // it: --first-bucket-mb when given; else torch 2.x (distributed.py, bucket_bytes_cap_default)

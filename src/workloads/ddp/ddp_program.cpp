@@ -43,30 +43,6 @@ namespace {
 
 constexpr const char* kProgram = "ddp_step_perf";
 
-nlohmann::json options_json(const DdpOptions& o) {
-  nlohmann::json dtypes = nlohmann::json::array(), overlap = nlohmann::json::array();
-  for (DType dtype : o.grad_dtypes) dtypes.push_back(std::string(to_string(dtype)));
-  for (Overlap setting : o.overlap) overlap.push_back(to_string(setting));
-  return {{"model", o.model},
-          {"batch", o.global_batch > 0 ? nlohmann::json(nullptr) : nlohmann::json(o.batch)},
-          {"global_batch", o.global_batch > 0 ? nlohmann::json(o.global_batch) : nlohmann::json(nullptr)},
-          {"compute_scale", o.compute_scale},
-          {"compute_profile", o.compute_profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.compute_profile)},
-          {"memory_gbps", o.memory_gbps > 0 ? nlohmann::json(o.memory_gbps) : nlohmann::json(nullptr)},
-          {"bucket_mb", o.bucket_mb},
-          {"first_bucket_mb", o.first_bucket_mb > 0 ? nlohmann::json(o.first_bucket_mb) : nlohmann::json(nullptr)},
-          {"bucket_mb_given", o.bucket_mb_given},
-          {"ddp_version", o.ddp_version},
-          {"overlap", overlap},
-          {"grad_dtype", dtypes},
-          {"accumulate", o.accumulate},
-          {"rank_weights", o.rank_weights},
-          {"backend", o.backend},
-          {"gloo_iface", o.gloo_iface},
-          {"threads", o.threads},
-          {"comm_cores", o.comm_cores}};
-}
-
 // This rank's figures of one row, as they travel to rank 0.
 nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
   return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p10", rank.step_us.p10}, {"step_p50", rank.step_us.p50},
@@ -465,7 +441,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
     }
   }
 
-  report::Context context = backend_context(run, *backend_, options_, options_json(options_));
+  report::Context context = backend_context(run, *backend_, options_, ddp_options_json(options_));
   context.versions["openblas"] = blas_.corename + " (" + std::to_string(blas_.threads) + " threads)";
   std::vector<std::string> warnings;
   if (!blas_.warning.empty()) warnings.push_back(blas_.warning);

@@ -19,16 +19,19 @@ bool given(const RunFlags& flags, const std::string& name) {
   return std::any_of(flags.given.begin(), flags.given.end(), [&name](const auto& flag) { return flag.first == name; });
 }
 
-// Every flag of pt2pt_perf, once: parse_options and usage_text both read these.
+// Every flag of pt2pt_perf, once: parse_options, usage_text and options_as_json read these.
 void declare_options(CLI::App& app, Options& o) {
   using Text = const std::string;
   start_section(app, "Sizes (K/M/G 1024-based; bandwidth in GB/s = 1e9 B/s, where OSU prints MB/s = 1e6 B/s)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 1)", "largest message (default 1M)",
                                                          "additive step", "multiplicative step (default 2); conflicts with -i"});
-  sweep.exclude(add_value(app, "--sizes", "LIST", "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f; --matrix default 8,1M)",
-                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); }));
+  auto* sizes = add_value(app, "--sizes", "LIST", "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f; --matrix default 8,1M)",
+                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
+  sweep.exclude(sizes);
+  record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes},
+         [&o](nlohmann::json& out) { out["sizes_bytes"] = o.requested_sizes(); });
   start_section(app, "What is measured (OSU's point-to-point tests)");
-  add_value(app, "--mode", "MODE",
+  auto* mode = add_value(app, "--mode", "MODE",
             "latency: ping-pong between the pair, half the round trip (osu_latency; default)\n"
             "bw: a window of non-blocking sends, then a 4-byte acknowledgement (osu_bw)\n"
             "bibw: the window in both directions at once (osu_bibw)\n"
@@ -38,26 +41,43 @@ void declare_options(CLI::App& app, Options& o) {
               if (!mode) throw UsageError("unknown mode '" + v + "' for " + f + " (use latency, bw, bibw or mbw_mr)");
               o.mode = *mode;
             });
+  record(app, {mode}, [&o](nlohmann::json& out) { out["mode"] = to_string(o.mode); });
   add_integer(app, "-W,--window", "messages in flight per iteration for bw, bibw and mbw_mr (default 64, OSU's)", o.window, 1, 4096);
-  add_value(app, "--pair", "A,B", "the two ranks of latency, bw and bibw (default 0,1; the others wait)", [&o](Text& v, Text& f) {
+  auto* pair = add_value(app, "--pair", "A,B", "the two ranks of latency, bw and bibw (default 0,1; the others wait)", [&o](Text& v, Text& f) {
     const std::vector<std::string> ranks = split_list(v);
     if (ranks.size() != 2) throw UsageError(f + " expects two ranks A,B, got '" + v + "'");
     o.pair_src = static_cast<int>(parse_integer(ranks[0], f, 0, 1 << 30));
     o.pair_dst = static_cast<int>(parse_integer(ranks[1], f, 0, 1 << 30));
     if (o.pair_src == o.pair_dst) throw UsageError(f + " needs two different ranks, got " + v);
   });
+  record(app, {pair}, [&o](nlohmann::json& out) {
+    if (!o.matrix && o.mode != Mode::kMultiPair) out["pair"] = {o.pair_src, o.pair_dst};
+  });
   add_flag(app, "--matrix", "every ordered pair of ranks, one pair at a time, the others waiting: a rank x rank\n"
            "time and bandwidth matrix per size, slow links flagged (exit 3)", o.matrix);
-  add_integer(app, "--sample-peers", "with --matrix, N peers per rank drawn with --seed instead of all (default: all)",
+  auto* sample_peers = add_integer(app, "--sample-peers", "with --matrix, N peers per rank drawn with --seed instead of all (default: all)",
               o.sample_peers, 1, 1 << 30);
-  add_real(app, "--slow-link-factor", "X", "with --matrix, flag a link slower than X times the median link of its class\n"
+  auto* slow_link_factor = add_real(app, "--slow-link-factor", "X", "with --matrix, flag a link slower than X times the median link of its class\n"
            "(intra-host or inter-host) at that size (default 1.5)", o.slow_link_factor, 1.0, 1e6);
+  record(app, {sample_peers}, [&o](nlohmann::json& out) {
+    if (o.matrix) out["sample_peers"] = o.sample_peers == 0 ? nlohmann::json("all") : nlohmann::json(o.sample_peers);
+  });
+  record(app, {slow_link_factor}, [&o](nlohmann::json& out) {
+    if (o.matrix) out["slow_link_factor"] = o.slow_link_factor;
+  });
   add_backend_flags(app, o, "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)");
   start_section(app, "Measurement (without -n/-w, OSU's counts per size: see the footer)");
   add_loop_flags(app, o);
   // The shared flags, with this program's defaults said: OSU's counts depend on the size.
   app.get_option("--iters")->description("timed iterations per size (default: OSU's for the mode and size, see below)");
   app.get_option("--warmup_iters")->description("untimed warm-up iterations per size (default: OSU's, see below)");
+  // "osu" where OSU's counts per size were left in place.
+  record(app, {app.get_option("--iters")}, [&o](nlohmann::json& out) {
+    out["iterations"] = o.iterations_given ? nlohmann::json(o.iterations) : nlohmann::json("osu");
+  });
+  record(app, {app.get_option("--warmup_iters")}, [&o](nlohmann::json& out) {
+    out["warmup_iterations"] = o.warmup_given ? nlohmann::json(o.warmup_iterations) : nlohmann::json("osu");
+  });
   add_run_flags(app, o);
   add_seed_flag(app, o);
   app.get_option("--seed")->description("seed of --sample-peers' draw (default 1)");
@@ -129,21 +149,7 @@ std::string usage_text() {
                        Options{}, declare_options);
 }
 
-nlohmann::json options_as_json(const Options& options) {
-  nlohmann::json out = {{"mode", to_string(options.mode)},
-                        {"sizes_bytes", options.requested_sizes()},
-                        {"window", options.window},
-                        {"matrix", options.matrix},
-                        {"iterations", options.iterations_given ? nlohmann::json(options.iterations) : nlohmann::json("osu")},
-                        {"warmup_iterations", options.warmup_given ? nlohmann::json(options.warmup_iterations) : nlohmann::json("osu")}};
-  if (options.matrix) {
-    out["sample_peers"] = options.sample_peers == 0 ? nlohmann::json("all") : nlohmann::json(options.sample_peers);
-    out["slow_link_factor"] = options.slow_link_factor;
-  } else if (options.mode != Mode::kMultiPair) {
-    out["pair"] = {options.pair_src, options.pair_dst};
-  }
-  return out;
-}
+nlohmann::json options_as_json(const Options& options) { return recorded_options(options, declare_options); }
 
 IterationCounts osu_iteration_counts(Mode mode, std::uint64_t bytes) {
   const bool large = bytes > kOsuLargeMessageBytes;

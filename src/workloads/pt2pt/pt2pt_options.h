@@ -46,7 +46,7 @@ struct Options : RunFlags, BackendFlags {
 // Parses argv (without argv[0]); throws UsageError with one sentence on any bad flag.
 Options parse_options(const std::vector<std::string>& args);
 std::string usage_text();
-// Every option as the run understood it, typed, for the report's context.options.
+// context.options: every flag as the run understood it, as its declaration records it.
 nlohmann::json options_as_json(const Options& options);
 
 // OSU's iteration and warm-up counts for a mode and message size (osu_util.h): latency 10000 and
