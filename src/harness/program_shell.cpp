@@ -106,9 +106,10 @@ int Shell::run(int* argc, char*** argv) {
   try {
     if (const std::optional<int> exit_code = agree_before_start(*world)) return *exit_code;
   } catch (const Error& e) {
-    // A library call failed on this rank while the others may be waiting for it: end the job.
+    // A library call failed on this rank while the others may be waiting for it: end the job, with
+    // the error's own code (4 where a Gloo pair found a rank gone: a lost rank, as the watchdog's).
     std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), printable(e.what()).c_str());
-    world->abort(static_cast<int>(ExitCode::kRuntimeError));
+    world->abort(static_cast<int>(e.code()));
   }
   return measure(*world, start_up_watch);
 }
