@@ -128,19 +128,18 @@ Model model_from_json(const json& document, const std::string& path) {
           fit.pieces.push_back(one);
         }
         if (fit.pieces.empty()) throw bad("a world size without pieces");
-        for (const auto& point : world.value("measured", json::array())) {
-          if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() ||
-              !(point[1].get<double>() > 0)) {
-            throw bad("a measured point is not [bytes, time above 0]");
+        // [bytes, time above 0] points under `key`, into `points`; `what` names one in the error.
+        const auto read_points = [&](const char* key, const char* what, auto& points) {
+          for (const auto& point : world.value(key, json::array())) {
+            if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() ||
+                !(point[1].get<double>() > 0)) {
+              throw bad(std::string(what) + " is not [bytes, time above 0]");
+            }
+            points.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
           }
-          fit.measured.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
-        }
-        for (const auto& point : world.value("library_estimates", json::array())) {
-          if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() || !(point[1].get<double>() > 0)) {
-            throw bad("a library estimate is not [bytes, time above 0]");
-          }
-          fit.library_estimates.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
-        }
+        };
+        read_points("measured", "a measured point", fit.measured);
+        read_points("library_estimates", "a library estimate", fit.library_estimates);
         series.per_world_size.push_back(fit);
       }
       if (entry.contains("across_world_sizes")) {
