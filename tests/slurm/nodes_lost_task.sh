@@ -11,12 +11,9 @@ set -uo pipefail
 timeout_s=4
 # The wrapper traps SIGTERM (srun -K's end of the step) so that it outlives its task and records
 # the task's own exit code; the task gets the signal with its default handling.
-timeout 100 srun --mpi=pmix -K -N 4 -n 4 -J lost_task bash -c \
+start_step_until_rows run.out r.json 2 --mpi=pmix -K -N 4 -n 4 -J lost_task bash -c \
   'trap true TERM; "$@"; code=$?; echo $code >"'"$work"'/exit.$SLURM_PROCID"; exit $code' rank \
-  "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 100 -w 10 -N 10000 -T "$timeout_s" -J "$work/r.json" \
-  >run.out 2>run.err &
-launcher=$!
-wait_for_rows r.json 2
+  "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 100 -w 10 -N 10000 -T "$timeout_s" -J "$work/r.json"
 victim=""
 for pid in $(pgrep -f "$bin_dir/all_reduce_perf"); do
   if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "SLURMD_NODENAME=node4" &&

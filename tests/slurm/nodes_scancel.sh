@@ -5,10 +5,8 @@
 set -uo pipefail
 # shellcheck source=tests/slurm/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-timeout 100 srun --mpi=pmix -N 4 -n 4 -J nodes_scancel "$bin_dir/all_reduce_perf" -b 8 -e 64 -f 2 -n 100 -w 10 -N 10000 \
-  -J "$work/r.json" >run.out 2>run.err &
-launcher=$!
-wait_for_rows r.json 2
+start_step_until_rows run.out r.json 2 --mpi=pmix -N 4 -n 4 -J nodes_scancel "$bin_dir/all_reduce_perf" \
+  -b 8 -e 64 -f 2 -n 100 -w 10 -N 10000 -J "$work/r.json"
 before=$rows
 job=$(squeue -h -n nodes_scancel -o %A | head -1)
 [ -n "$job" ] || fail "no job named nodes_scancel in squeue"
