@@ -6,6 +6,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
+# Open MPI's ob1 messaging layer, named: it is what Open MPI chooses on a machine without a fabric
+# anyway, but finding that out costs every MPI_Init 0.2 s (Debian's Open MPI 4.1 opens its PSM and
+# PSM2 transports to look for Omni-Path hardware: 0.22 s against 0.02 s, 2026-12-02), and the suite
+# starts about 600 MPI jobs. A setting of the caller's wins.
+export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
 # Two tests' worth of ranks a core: most tests wait on launches and deadlines (the whole suite used
 # about a third of one core on a fresh 2-core VM, 2026-12-01, results/ci/README.md); the tests whose
 # verdicts rest on timings run alone (RUN_SERIAL).
