@@ -1,4 +1,5 @@
-// The JSON form of a report, both ways. Reading validates: a bad file gives one clear sentence.
+// The JSON form of a report, both ways: one writer (report_write.cpp) and one reader
+// (report_read.cpp). Reading validates: a bad file gives one clear sentence.
 #pragma once
 
 #include <stdexcept>
@@ -17,10 +18,11 @@ class ReportFormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The one envelope every report kind starts from: schema_version, benchmark, status "partial",
-// context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
+// ===== Writing (report_write.cpp) =========================================================
 // A row's time statistics, as every kind writes them under "time_us".
 nlohmann::json stats_to_json(const TimeStats& stats);
+// The one envelope every report kind starts from: schema_version, benchmark, status "partial",
+// context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 nlohmann::json to_json(const Report& report);
 // The one row writer: `fields` (what the kind identifies and measures) with the kind's name and
@@ -33,10 +35,6 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
 // context.state_probe: the driver writes it before the first row and again after the last.
 nlohmann::json to_json(const StateProbeRecord& probe);
-Report report_from_json(const nlohmann::json& document);  // throws ReportFormatError
-Report read_report_file(const std::string& path);         // throws ReportFormatError
-// One row as the summarizer sees it, read through its kind's spec (a live table's row).
-Row row_from_json(const nlohmann::json& row, RowKind kind);  // throws ReportFormatError
 // Compute and memory throughput rows (matmul_perf, membw_perf) and envcheck's spreads.
 nlohmann::json to_json(const MatmulRow& row);
 nlohmann::json to_json(const MembwRow& row);
@@ -44,10 +42,16 @@ nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // un
 // ddp_step_perf rows, and a rank's threads as its row holds them (ranks send theirs to rank 0 so).
 nlohmann::json to_json(const DdpStepRow& row);
 nlohmann::json ddp_threads_json(const std::vector<DdpThreadRecord>& threads);
+
+// ===== Reading (report_read.cpp): every reader throws ReportFormatError ====================
+Report report_from_json(const nlohmann::json& document);
+Report read_report_file(const std::string& path);
+// One row as the summarizer sees it, read through its kind's spec (a live table's row).
+Row row_from_json(const nlohmann::json& row, RowKind kind);
 std::vector<DdpThreadRecord> ddp_threads_from_json(const nlohmann::json& threads);
 // A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
 // split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
-// their defaults. Throw ReportFormatError.
+// their defaults.
 std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document);
 std::vector<DdpStepRow> read_ddp_rows(const std::string& path);
 

@@ -1,0 +1,331 @@
+// Writing a report: the envelope, the context, the one row writer (row_json) and the summaries a
+// run keeps as it adds rows. Reading is report_read.cpp.
+#include "report/report_json.h"
+
+#include <cmath>
+
+namespace collbench::report {
+
+using nlohmann::json;
+
+json stats_to_json(const TimeStats& stats) {
+  return {{"min", stats.min}, {"p10", stats.p10}, {"p50", stats.p50}, {"mean", stats.mean}, {"p95", stats.p95},
+          {"p99", stats.p99}, {"max", stats.max}, {"stdev", stats.stdev}};
+}
+
+json row_json(RowKind kind, json fields, const Measurement& measured) {
+  fields["kind"] = row_kind_spec(kind).name;
+  fields.update({{"cycle", measured.cycle},
+                 {"iterations", measured.iterations},
+                 {"warmup_iterations", measured.warmup_iterations},
+                 {"time_us", stats_to_json(measured.time_us)},
+                 {"check_iterations", measured.check_iterations},
+                 {"wrong", json_or_null(measured.wrong)}});
+  if (!measured.time_aggregation.empty()) fields["time_aggregation"] = measured.time_aggregation;
+  if (measured.time_over_ranks_us) {
+    const RankTimeViews& views = *measured.time_over_ranks_us;
+    fields["time_over_ranks_us"] = {{"mean", views.mean_us}, {"max", views.max_us}, {"min", views.min_us}};
+  }
+  if (!measured.timing.empty()) fields["timing"] = measured.timing;
+  if (!measured.timestamp.empty()) fields["timestamp"] = measured.timestamp;
+  if (!measured.samples_us.empty()) fields["samples_us"] = measured.samples_us;
+  return fields;
+}
+
+nlohmann::json to_json(const ResultRow& row) {
+  json out = {
+      {"bytes", row.bytes},
+      {"requested_bytes", row.requested_bytes},
+      {"count", row.count},
+      {"dtype", row.dtype},
+      {"op", row.op},
+      {"root", row.root},
+      {"placement", row.placement},
+      {"backend", row.backend},
+      {"algorithm", row.algorithm},
+      {"algbw_gbps", row.algbw_gbps},
+      {"bus_bandwidth_factor", row.bus_bandwidth_factor},
+      {"busbw_gbps", json_or_null(row.busbw_gbps)},
+      {"bitdiff", json_or_null(row.bitdiff)},
+  };
+  if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
+  if (!row.bitwise_hash.empty()) out["bitwise_hash"] = row.bitwise_hash;
+  if (!row.first_bitdiff.empty()) {
+    json differences = json::array();
+    for (const BitwiseDifference& d : row.first_bitdiff) {
+      differences.push_back({{"between", d.between}, {"elements", d.elements}, {"rank", d.rank}, {"repeat", d.repeat},
+                             {"reference_rank", d.reference_rank}, {"reference_repeat", d.reference_repeat},
+                             {"element", d.element}, {"reference_bits", d.reference_bits}, {"bits", d.bits}});
+    }
+    out["first_bitdiff"] = differences;
+  }
+  if (row.calls_per_iteration != 1) out["calls_per_iteration"] = row.calls_per_iteration;
+  if (row.issue_us) out["issue_us"] = *row.issue_us;
+  if (row.library_estimate_us) out["library_estimate_us"] = *row.library_estimate_us;
+  if (!row.traffic) return row_json(RowKind::kCollective, std::move(out), row);
+  const TrafficRow& traffic = *row.traffic;
+  out["traffic"] = {{"pattern", traffic.pattern},
+                    {"seed", traffic.seed},
+                    {"bytes_per_rank", traffic.bytes_per_rank},
+                    {"max_send_bytes", traffic.max_send_bytes},
+                    {"min_send_bytes", traffic.min_send_bytes},
+                    {"max_receive_bytes", traffic.max_receive_bytes},
+                    {"min_receive_bytes", traffic.min_receive_bytes},
+                    {"total_bytes", traffic.total_bytes},
+                    {"largest_pair_bytes", traffic.largest_pair_bytes}};
+  if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
+  return row_json(RowKind::kAlltoallv, std::move(out), row);
+}
+
+json to_json(const StateProbeRecord& probe) {
+  json cpus = json::array();
+  if (probe.cpu_a >= 0) cpus = {probe.cpu_a, probe.cpu_b};
+  // A tenth of a nanosecond is below the probe's own spread; more digits would only look precise.
+  const auto rounded = [](const std::optional<double>& value) {
+    return value ? json(std::round(*value * 10) / 10) : json(nullptr);
+  };
+  return {{"measure", "round trip of one cache line between the two CPUs, ns (median of 5 bursts of 2000)"},
+          {"host", probe.host},
+          {"cpus", cpus},
+          {"before_ns", rounded(probe.before_ns)},
+          {"after_ns", rounded(probe.after_ns)}};
+}
+
+namespace {
+
+json context_json(const Context& context) {
+  json ranks = json::array();
+  for (const auto& rank : context.ranks) {
+    ranks.push_back({{"rank", rank.rank}, {"host", rank.host}, {"local_rank", rank.local_rank},
+                     {"device", rank.device}, {"pid", rank.pid}});
+  }
+  json out = {{"argv", context.argv},
+          {"start_time", context.start_time},
+          {"end_time", context.end_time.empty() ? json(nullptr) : json(context.end_time)},
+          {"world_size", context.world_size},
+          {"hosts", context.hosts},
+          {"ranks", ranks},
+          {"backend", context.backend},
+          {"versions", context.versions},
+          {"env", context.env},
+          {"options", context.options},
+          {"tags", context.tags}};
+  if (!context.machine.empty()) out["machine"] = context.machine;
+  if (!context.scheduler.empty()) out["scheduler"] = context.scheduler;
+  if (context.state_probe) out["state_probe"] = to_json(*context.state_probe);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const SkippedCase& skipped) {
+  return {{"dtype", skipped.dtype}, {"op", skipped.op}, {"placement", skipped.placement}, {"reason", skipped.reason}};
+}
+
+nlohmann::json to_json(const Summary& summary) {
+  return {{"avg_busbw_gbps", json_or_null(summary.avg_busbw_gbps)},
+          {"max_busbw_gbps", json_or_null(summary.max_busbw_gbps)},
+          {"wrong_total", summary.wrong_total},
+          {"rows", summary.rows},
+          {"rows_checked", summary.rows_checked}};
+}
+
+nlohmann::json envelope_json(const std::string& benchmark, const Context& context) {
+  return {{"schema_version", schema_version()}, {"benchmark", benchmark}, {"status", "partial"},
+          {"context", context_json(context)}, {"results", json::array()}};
+}
+
+// The summary is recomputed from the rows being written, so a report can never disagree with
+// itself whatever the caller kept in report.summary.
+nlohmann::json to_json(const Report& report) {
+  json results = json::array();
+  for (const auto& row : report.results) results.push_back(to_json(row));
+  json skipped = json::array();
+  for (const auto& entry : report.skipped) skipped.push_back(to_json(entry));
+  json out = envelope_json(report.benchmark, report.context);
+  out["schema_version"] = report.schema_version_text;
+  out["status"] = report.status;
+  out["results"] = results;
+  out["skipped"] = skipped;
+  out["summary"] = to_json(summarize_rows(report.results));
+  if (!report.error.empty()) out["error"] = report.error;
+  return out;
+}
+
+// ===== Compute and memory throughput reports (matmul_perf, membw_perf, envcheck) ===========
+nlohmann::json to_json(const ThroughputSpread& spread, const char* unit) {
+  return {{"fastest_rank", spread.fastest_rank},
+          {"slowest_rank", spread.slowest_rank},
+          {std::string("fastest_") + unit, spread.fastest},
+          {std::string("slowest_") + unit, spread.slowest},
+          {"ratio", std::isfinite(spread.ratio) ? json(spread.ratio) : json(nullptr)}};
+}
+
+namespace {
+
+json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
+  json out = json::array();
+  for (const auto& rank : ranks) {
+    json entry = {{"rank", rank.rank},
+                  {"time_us", stats_to_json(rank.time_us)},
+                  {unit, rank.rate},
+                  {"percent_of_peak", json_or_null(rank.percent_of_peak)},
+                  {"wrong", json_or_null(rank.wrong)}};
+    if (rank.relative_error) entry["relative_error"] = std::isfinite(*rank.relative_error) ? json(*rank.relative_error) : json(nullptr);
+    out.push_back(entry);
+  }
+  return out;
+}
+
+json kind_fields(const MatmulRow& row) {
+  return {{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"algorithm", row.algorithm},
+          {"rotate_sets", row.rotate_sets}, {"peak_is_estimate", row.peak_is_estimate},
+          {"relative_error", row.relative_error && std::isfinite(*row.relative_error) ? json(*row.relative_error) : json(nullptr)},
+          {"error_bound", row.error_bound}};
+}
+
+json kind_fields(const MembwRow& row) {
+  json fields = {{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted}};
+  if (row.cache_bytes) fields["cache_bytes"] = *row.cache_bytes;
+  if (row.cache_resident) fields["cache_resident"] = *row.cache_resident;
+  return fields;
+}
+
+template <typename Row>
+json throughput_row_json(const Row& row) {
+  const std::string unit = Row::kUnit;
+  json fields = kind_fields(row);
+  fields.update({{"device", row.device}, {"threads", row.threads}, {unit, row.rate}, {"peak_" + unit, json_or_null(row.peak)},
+                 {"percent_of_peak", json_or_null(row.percent_of_peak)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
+                 {"spread", to_json(row.spread, Row::kUnit)}});
+  return row_json(Row::kKind, std::move(fields), row);
+}
+
+}  // namespace
+
+nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
+
+nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
+
+// ===== ddp_step_perf ========================================================================
+namespace {
+
+// A setting that is usually whole (25 MiB, scale 1) is written as an integer, so it reads "25".
+json whole_or_real(double value) {
+  return std::floor(value) == value && std::fabs(value) < 1e15 ? json(static_cast<std::int64_t>(value)) : json(value);
+}
+
+}  // namespace
+
+json ddp_threads_json(const std::vector<DdpThreadRecord>& threads) {
+  json out = json::array();
+  for (const auto& thread : threads) {
+    out.push_back({{"name", thread.name}, {"role", thread.role}, {"cpus", thread.cpus}, {"allowed_cpus", thread.allowed_cpus}});
+  }
+  return out;
+}
+
+
+namespace {
+
+json ddp_rank_json(const DdpStepRank& rank) {
+  return {{"rank", rank.rank},
+          {"batch", rank.batch},
+          {"step_us", stats_to_json(rank.step_us)},
+          {"forward_us", rank.forward_us},
+          {"backward_compute_us", rank.backward_compute_us},
+          {"comm_us", rank.comm_us},
+          {"compute_alone_us", rank.compute_alone_us},
+          {"comm_alone_us", rank.comm_alone_us},
+          {"exposed_us", rank.exposed_us},
+          {"exposed_inside_step_us", rank.exposed_inside_step_us},
+          {"exposed_comm_us", rank.exposed_inside_step_us},  // its name before 2.4, as in the row
+          {"elementwise_us", rank.elementwise_us},
+          {"gradient_copy_us", rank.gradient_copy_us},
+          {"memory_gbps", rank.memory_gbps},
+          {"wrong", json_or_null(rank.wrong)},
+          {"max_error", json_or_null(rank.max_error)},
+          {"threads", ddp_threads_json(rank.threads)}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const DdpStepRow& row) {
+  json per_rank = json::array();
+  for (const auto& rank : row.per_rank) per_rank.push_back(ddp_rank_json(rank));
+  json out = {{"model", row.model},
+              {"backend", row.backend},
+              {"device", row.device},
+              {"threads", row.threads},
+              {"scaling", row.scaling},
+              {"batch", row.batch},
+              {"global_batch", row.global_batch},
+              {"bucket_mb", whole_or_real(row.bucket_mb)},
+              {"first_bucket_mb", whole_or_real(row.first_bucket_mb)},
+              {"overlap", row.overlap},
+              {"comm_thread", row.comm_thread},
+              {"grad_dtype", row.grad_dtype},
+              {"accumulate", row.accumulate},
+              {"compute_scale", whole_or_real(row.compute_scale)},
+              {"forward_us", row.forward_us},
+              {"backward_compute_us", row.backward_compute_us},
+              {"compute_us", row.compute_us},
+              {"comm_us", row.comm_us},
+              {"compute_alone_us", row.compute_alone_us},
+              {"comm_alone_us", row.comm_alone_us},
+              {"compute_alone", row.compute_alone},
+              {"exposed_us", row.exposed_us},
+              {"compute_slowdown", json_or_null(row.compute_slowdown)},
+              {"hidden_fraction", json_or_null(row.hidden_fraction)},
+              {"exposed_inside_step_us", row.exposed_inside_step_us},
+              {"hidden_inside_step_fraction", json_or_null(row.hidden_inside_step_fraction)},
+              // Minor versions only add keys: the two figures renamed in 2.4 are also written under
+              // their former names, so that a reader of 2.3 still finds them, until schema 3.
+              {"exposed_comm_us", row.exposed_inside_step_us},
+              {"overlap_fraction", json_or_null(row.hidden_inside_step_fraction)},
+              {"comm_compute_ratio", json_or_null(row.comm_compute_ratio)},
+              {"comm_cores", row.comm_cores},
+              {"buckets", row.buckets},
+              {"allreduce_calls", row.allreduce_calls},
+              {"allreduce_bytes", row.allreduce_bytes},
+              {"samples_per_s", row.samples_per_s},
+              {"forward_gemm_flops", row.forward_gemm_flops},
+              {"backward_gemm_flops", row.backward_gemm_flops},
+              {"compute", row.compute},
+              {"compute_profile", row.compute_profile.empty() ? json(nullptr) : json(row.compute_profile)},
+              {"elementwise_us", row.elementwise_us},
+              {"elementwise_bytes", row.elementwise_bytes},
+              {"memory_gbps", row.memory_gbps},
+              {"memory_bandwidth", row.memory_bandwidth},
+              {"gradient_copy_us", row.gradient_copy_us},
+              {"gradient_copy_bytes", row.gradient_copy_bytes},
+              {"max_error", json_or_null(row.max_error)},
+              {"error_bound", row.error_bound},
+              {"per_rank", per_rank}};
+  return row_json(RowKind::kDdpStep, std::move(out), row);
+}
+
+RateSummary::RateSummary(RowKind kind) : rate_key_(row_kind_spec(kind).figures.at(0).path), with_spread_(false) {
+  for (const TableColumnSpec& column : row_kind_spec(kind).table) with_spread_ = with_spread_ || std::string(column.path) == "spread.ratio";
+}
+
+void RateSummary::add(const nlohmann::json& row) {
+  ++rows_;
+  if (!row["wrong"].is_null()) {
+    ++rows_checked_;
+    wrong_total_ += row["wrong"].get<std::int64_t>();
+  }
+  max_rate_ = std::max(max_rate_.value_or(0.0), row[rate_key_].get<double>());
+  if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && (*spread)["ratio"].is_number()) {
+    worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), (*spread)["ratio"].get<double>());
+  }
+}
+
+nlohmann::json RateSummary::to_json() const {
+  json out = {{"rows", rows_}, {"rows_checked", rows_checked_}, {"wrong_total", wrong_total_},
+              {"max_" + rate_key_, json_or_null(max_rate_)}};
+  if (with_spread_) out["worst_spread_ratio"] = json_or_null(worst_spread_ratio_);
+  return out;
+}
+
+}  // namespace collbench::report
