@@ -5,6 +5,7 @@
 // check ran) is null, never 0. docs/report-schema.md describes the JSON form.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -37,6 +38,8 @@ template <typename T>
 nlohmann::json json_or_null(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
+// A figure that overflowed (an error of inf, NaN) as null: JSON has no such numbers.
+inline nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
 // ===== Row kinds: what a row identifies and what it measures, declared once =================
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
@@ -289,9 +292,9 @@ class SummaryBuilder {
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
 // ===== Compute and memory throughput rows (matmul_perf, membw_perf; envcheck's spreads) =======
-// In the one envelope (envelope_json in report_json.h), with rows that fit GEMM and STREAM.
-// Every rank measures its own device, so each row carries every rank's figures and their spread, not only rank 0's. Rates are written under unit-named keys:
-// "tflops" for GEMM, "gbps" (1e9 B/s) for memory.
+// Every rank measures its own device, so each row carries every rank's figures and their spread,
+// not only rank 0's. Rates are written under the kind's headline unit: "tflops" for GEMM, "gbps"
+// (1e9 B/s) for memory; the rows themselves are written inline (workloads/compute).
 
 struct ThroughputRank {
   int rank = 0;
@@ -308,47 +311,6 @@ struct ThroughputSpread {
   double fastest = 0;
   double slowest = 0;
   double ratio = 1;  // fastest / slowest; 1 = all equal
-};
-
-// What GEMM and STREAM rows share. The rate and its peak are written under the kind's unit:
-// "tflops" and "peak_tflops" for GEMM, "gbps" and "peak_gbps" for memory.
-// Its time is per iteration, the slowest rank's (-a 3).
-struct ThroughputRow : Measurement {
-  std::string device;
-  int threads = 0;
-  double rate = 0;                   // from the mean time, per rank
-  std::optional<double> peak;
-  std::optional<double> percent_of_peak;
-  std::vector<ThroughputRank> per_rank;
-  ThroughputSpread spread;
-};
-
-// rate: 2mnk / mean time in TFLOP/s; wrong: ranks whose error exceeded the bound.
-struct MatmulRow : ThroughputRow {
-  static constexpr const char* kBenchmark = "matmul";
-  static constexpr const char* kUnit = "tflops";
-  static constexpr RowKind kKind = RowKind::kGemm;
-  std::int64_t m = 0, n = 0, k = 0;
-  std::string dtype;
-  std::string algorithm;
-  int rotate_sets = 1;
-  bool peak_is_estimate = false;     // CPUs: cores x clock x FLOPs/cycle
-  std::optional<double> relative_error;  // the largest over ranks
-  double error_bound = 0;
-};
-
-// rate: bytes_counted / mean time in GB/s (1e9 B/s); wrong: wrong elements over all ranks.
-struct MembwRow : ThroughputRow {
-  static constexpr const char* kBenchmark = "membw";
-  static constexpr const char* kUnit = "gbps";
-  static constexpr RowKind kKind = RowKind::kStream;
-  std::string kernel;
-  std::uint64_t bytes = 0;           // per array
-  std::uint64_t bytes_counted = 0;   // per iteration, as STREAM counts
-  // The cache in front of the arrays and whether one pass's arrays fit in it (the row then times
-  // the cache); absent where the cache is unknown and in older reports.
-  std::optional<std::uint64_t> cache_bytes;
-  std::optional<bool> cache_resident;
 };
 
 // What one rank ran on, for matmul_perf and membw_perf reports.

@@ -35,9 +35,7 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const Summary& summary);
 // context.state_probe: the driver writes it before the first row and again after the last.
 nlohmann::json to_json(const StateProbeRecord& probe);
-// Compute and memory throughput rows (matmul_perf, membw_perf) and envcheck's spreads.
-nlohmann::json to_json(const MatmulRow& row);
-nlohmann::json to_json(const MembwRow& row);
+// The spread of a throughput row's ranks (matmul_perf, membw_perf) and of envcheck's probes.
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
 // ddp_step_perf rows, and a rank's threads as its row holds them (ranks send theirs to rank 0 so).
 nlohmann::json to_json(const DdpStepRow& row);

@@ -158,54 +158,8 @@ nlohmann::json to_json(const ThroughputSpread& spread, const char* unit) {
           {"slowest_rank", spread.slowest_rank},
           {std::string("fastest_") + unit, spread.fastest},
           {std::string("slowest_") + unit, spread.slowest},
-          {"ratio", std::isfinite(spread.ratio) ? json(spread.ratio) : json(nullptr)}};
+          {"ratio", finite_or_null(spread.ratio)}};
 }
-
-namespace {
-
-json per_rank_json(const std::vector<ThroughputRank>& ranks, const char* unit) {
-  json out = json::array();
-  for (const auto& rank : ranks) {
-    json entry = {{"rank", rank.rank},
-                  {"time_us", stats_to_json(rank.time_us)},
-                  {unit, rank.rate},
-                  {"percent_of_peak", json_or_null(rank.percent_of_peak)},
-                  {"wrong", json_or_null(rank.wrong)}};
-    if (rank.relative_error) entry["relative_error"] = std::isfinite(*rank.relative_error) ? json(*rank.relative_error) : json(nullptr);
-    out.push_back(entry);
-  }
-  return out;
-}
-
-json kind_fields(const MatmulRow& row) {
-  return {{"m", row.m}, {"n", row.n}, {"k", row.k}, {"dtype", row.dtype}, {"algorithm", row.algorithm},
-          {"rotate_sets", row.rotate_sets}, {"peak_is_estimate", row.peak_is_estimate},
-          {"relative_error", row.relative_error && std::isfinite(*row.relative_error) ? json(*row.relative_error) : json(nullptr)},
-          {"error_bound", row.error_bound}};
-}
-
-json kind_fields(const MembwRow& row) {
-  json fields = {{"kernel", row.kernel}, {"bytes", row.bytes}, {"bytes_counted", row.bytes_counted}};
-  if (row.cache_bytes) fields["cache_bytes"] = *row.cache_bytes;
-  if (row.cache_resident) fields["cache_resident"] = *row.cache_resident;
-  return fields;
-}
-
-template <typename Row>
-json throughput_row_json(const Row& row) {
-  const std::string unit = Row::kUnit;
-  json fields = kind_fields(row);
-  fields.update({{"device", row.device}, {"threads", row.threads}, {unit, row.rate}, {"peak_" + unit, json_or_null(row.peak)},
-                 {"percent_of_peak", json_or_null(row.percent_of_peak)}, {"per_rank", per_rank_json(row.per_rank, Row::kUnit)},
-                 {"spread", to_json(row.spread, Row::kUnit)}});
-  return row_json(Row::kKind, std::move(fields), row);
-}
-
-}  // namespace
-
-nlohmann::json to_json(const MatmulRow& row) { return throughput_row_json(row); }
-
-nlohmann::json to_json(const MembwRow& row) { return throughput_row_json(row); }
 
 // ===== ddp_step_perf ========================================================================
 namespace {

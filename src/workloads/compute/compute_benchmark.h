@@ -49,9 +49,9 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
   return make_cpu(threads);
 }
 
-// matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow)
-// measured by one engine per rank (GemmEngine, StreamEngine).
-template <typename Row, typename Engine>
+// matmul_perf and membw_perf: rows of one throughput kind (gemm, stream) measured by one engine
+// per rank (GemmEngine, StreamEngine).
+template <typename Engine>
 class ThroughputWorkload : public Workload {
  public:
   explicit ThroughputWorkload(ComputeOptions options) : options_(std::move(options)) {}
@@ -88,8 +88,9 @@ class ThroughputWorkload : public Workload {
 
   // The report without rows: context and every rank's platform (collective calls); rank 0 prints
   // the platforms' warnings.
-  nlohmann::json start_report(RunContext& run, const std::string& device, const report::RankPlatform& mine) {
-    nlohmann::json report = report::envelope_json(Row::kBenchmark, compute_context(run.world, options_, device, run.argv));
+  nlohmann::json start_report(RunContext& run, const std::string& benchmark, const std::string& device,
+                              const report::RankPlatform& mine) {
+    nlohmann::json report = report::envelope_json(benchmark, compute_context(run.world, options_, device, run.argv));
     const std::vector<report::RankPlatform> platform = gather_platforms(run.world, mine);
     const std::vector<std::string> warnings = distinct_warnings(platform);
     if (run.world.rank() == 0) {
@@ -102,24 +103,28 @@ class ThroughputWorkload : public Workload {
     return report;
   }
 
-  // Every rank, once `row` holds every rank's figures and its combined time: what every kind
-  // fills the same way (`work` per iteration over the mean time, in units of `scale`).
+  // Every rank, once `per_rank` holds every rank's figures: the row of `fields` (what the kind
+  // identifies) with what every throughput kind fills the same way (`work` per iteration over the
+  // mean time, in units of `scale`), under the kind's headline unit ("tflops", "gbps").
   // The row's wrong count is the ranks' own (GEMM: ranks whose error exceeded the bound).
-  nlohmann::json finish_row(Row& row, const std::string& device, int threads, double work, double scale,
-                            const std::optional<double>& peak, report::Measurement measured) const {
-    static_cast<report::Measurement&>(row) = std::move(measured);
-    row.device = device;
-    row.threads = threads;
-    row.rate = work / (row.time_us.mean * 1e-6) / scale;
-    row.peak = peak;
-    if (peak) row.percent_of_peak = 100.0 * row.rate / *peak;
-    if (row.check_iterations > 0) {
+  nlohmann::json finish_row(nlohmann::json fields, const std::vector<report::ThroughputRank>& per_rank, const std::string& device,
+                            int threads, double work, double scale, const std::optional<double>& peak,
+                            report::Measurement measured) const {
+    const std::string unit = report::row_kind_spec(row_kind()).figures.front().path;
+    const double rate = work / (measured.time_us.mean * 1e-6) / scale;
+    if (measured.check_iterations > 0) {
       std::int64_t wrong = 0;
-      for (const auto& rank : row.per_rank) wrong += rank.wrong.value_or(0);
-      row.wrong = wrong;
+      for (const auto& rank : per_rank) wrong += rank.wrong.value_or(0);
+      measured.wrong = wrong;
     }
-    row.spread = spread_of_ranks(row.per_rank);
-    return report::to_json(row);
+    fields.update({{"device", device},
+                   {"threads", threads},
+                   {unit, rate},
+                   {"peak_" + unit, report::json_or_null(peak)},
+                   {"percent_of_peak", peak ? nlohmann::json(100.0 * rate / *peak) : nlohmann::json(nullptr)},
+                   {"per_rank", rank_figures_json(per_rank, unit)},
+                   {"spread", report::to_json(spread_of_ranks(per_rank), unit.c_str())}});
+    return report::row_json(row_kind(), std::move(fields), measured);
   }
 
   ComputeOptions options_;

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report_json.h"
 #include "workloads/compute/rank_speeds.h"
 
 namespace collbench::compute {
@@ -46,6 +47,20 @@ report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRan
   std::vector<double> rates;
   for (const auto& rank : ranks) rates.push_back(rank.rate);
   return spread_of(rates);
+}
+
+nlohmann::json rank_figures_json(const std::vector<report::ThroughputRank>& ranks, const std::string& unit) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& rank : ranks) {
+    nlohmann::json entry = {{"rank", rank.rank},
+                            {"time_us", report::stats_to_json(rank.time_us)},
+                            {unit, rank.rate},
+                            {"percent_of_peak", report::json_or_null(rank.percent_of_peak)},
+                            {"wrong", report::json_or_null(rank.wrong)}};
+    if (rank.relative_error) entry["relative_error"] = report::finite_or_null(*rank.relative_error);
+    out.push_back(entry);
+  }
+  return out;
 }
 
 std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine) {

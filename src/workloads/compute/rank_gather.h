@@ -1,7 +1,10 @@
 // Bringing every rank's figures of one row together, and the platform each rank ran on.
 #pragma once
 
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/world.h"
 #include "report/report.h"
@@ -13,6 +16,8 @@ namespace collbench::compute {
 std::vector<report::ThroughputRank> gather_rank_figures(World& world, const report::ThroughputRank& mine);
 
 report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks);
+// Every rank's figures as a row's "per_rank" holds them, the rate under the kind's unit ("tflops", "gbps").
+nlohmann::json rank_figures_json(const std::vector<report::ThroughputRank>& ranks, const std::string& unit);
 
 // A collective call: every rank's platform, in rank order.
 std::vector<report::RankPlatform> gather_platforms(World& world, const report::RankPlatform& mine);

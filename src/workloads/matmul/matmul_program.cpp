@@ -42,7 +42,7 @@ struct GemmCase {
 };
 
 // The GEMM workload: dtypes x shapes over a GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmEngine> {
+class MatmulBenchmark final : public ThroughputWorkload<GemmEngine> {
  public:
   using ThroughputWorkload::ThroughputWorkload;
 
@@ -63,7 +63,7 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmE
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
     }
-    return start_report(run, engine_->device(),
+    return start_report(run, "matmul", engine_->device(),
                         local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
                                        engine_->library(), on_cpu_));
   }
@@ -141,25 +141,27 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
       figures.relative_error = worst_error_;
       figures.wrong = std::isfinite(worst_error_) && worst_error_ <= bound ? 0 : 1;
     }
-    report::MatmulRow row;
-    row.per_rank = gather_rank_figures(*world_, figures);
-    row.m = one_case.shape.m;
-    row.n = one_case.shape.n;
-    row.k = one_case.shape.k;
-    row.dtype = to_string(one_case.type);
-    row.algorithm = engine_->algorithm();
-    row.rotate_sets = sets;
-    row.peak_is_estimate = peak_is_estimate;
-    row.error_bound = bound;
+    const std::vector<report::ThroughputRank> per_rank = gather_rank_figures(*world_, figures);
+    std::optional<double> worst_error;  // the largest over ranks, when checked
     if (options_.check_iterations > 0) {
       double worst = 0;
-      for (const auto& rank : row.per_rank) {
+      for (const auto& rank : per_rank) {
         const double error = rank.relative_error.value_or(0);
         worst = std::isfinite(error) ? std::max(worst, error) : error;
       }
-      row.relative_error = worst;
+      worst_error = worst;
     }
-    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak, std::move(measured));
+    nlohmann::json fields = {{"m", one_case.shape.m},
+                             {"n", one_case.shape.n},
+                             {"k", one_case.shape.k},
+                             {"dtype", to_string(one_case.type)},
+                             {"algorithm", engine_->algorithm()},
+                             {"rotate_sets", sets},
+                             {"peak_is_estimate", peak_is_estimate},
+                             {"relative_error", worst_error ? report::finite_or_null(*worst_error) : nlohmann::json(nullptr)},
+                             {"error_bound", bound}};
+    return finish_row(std::move(fields), per_rank, engine_->device(), on_cpu_ ? threads_ : 0, flops, 1e12, peak,
+                      std::move(measured));
   };
   return CasePlan::run(std::move(prepared));
 }

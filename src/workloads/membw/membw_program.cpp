@@ -18,7 +18,7 @@ struct StreamCase {
 };
 
 // The STREAM workload: array sizes x kernels over a STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamEngine> {
+class MembwBenchmark final : public ThroughputWorkload<StreamEngine> {
  public:
   using ThroughputWorkload::ThroughputWorkload;
   MemoryNeed memory_need(int) const override {
@@ -35,7 +35,7 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamE
     for (std::uint64_t bytes : options_.array_sizes()) {
       for (StreamKernel kernel : kernels) cases_.push_back({bytes / sizeof(double), kernel});
     }
-    return start_report(run, engine_->device(),
+    return start_report(run, "membw", engine_->device(),
                         local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
                                        on_cpu_ ? "OpenMP" : "CUDA", false));
   }
@@ -97,17 +97,16 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
     const auto peak = engine_->peak_gbps();
     if (peak) figures.percent_of_peak = 100.0 * figures.rate / *peak;
     if (options_.check_iterations > 0) figures.wrong = wrong_;
-    report::MembwRow row;
-    row.per_rank = gather_rank_figures(*world_, figures);
-    row.kernel = to_string(one_case.kernel);
-    row.bytes = one_case.elements * sizeof(double);
-    row.bytes_counted = counted;
+    nlohmann::json fields = {{"kernel", to_string(one_case.kernel)},
+                             {"bytes", one_case.elements * sizeof(double)},
+                             {"bytes_counted", counted}};
     // STREAM counts each array a pass touches once, so the counted bytes are its working set.
     if (engine_->cache_bytes() > 0) {
-      row.cache_bytes = engine_->cache_bytes();
-      row.cache_resident = fits_in_cache(counted, engine_->cache_bytes());
+      fields["cache_bytes"] = engine_->cache_bytes();
+      fields["cache_resident"] = fits_in_cache(counted, engine_->cache_bytes());
     }
-    return finish_row(row, engine_->device(), on_cpu_ ? threads_ : 0, static_cast<double>(counted), 1e9, peak, std::move(measured));
+    return finish_row(std::move(fields), gather_rank_figures(*world_, figures), engine_->device(), on_cpu_ ? threads_ : 0,
+                      static_cast<double>(counted), 1e9, peak, std::move(measured));
   };
   return CasePlan::run(std::move(prepared));
 }
