@@ -43,11 +43,6 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   return measured;
 }
 
-nlohmann::json Workload::add_to_summary(const nlohmann::json& row) {
-  rate_summary_->add(row);
-  return rate_summary_->to_json();
-}
-
 void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
 
 void Workload::print_row(const nlohmann::json& row) {
@@ -127,11 +122,12 @@ int Workload::measure(RunContext& run) {
   World& world = run.world;
   world_ = &world;
   const bool leader = world.rank() == 0;
-  rate_summary_.emplace(row_kind());
+  row_summary_.emplace(row_kind());
   {
     nlohmann::json report = start(run);
     report["status"] = "partial";
     report["results"] = nlohmann::json::array();
+    if (report::row_kind_spec(row_kind()).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_->to_json();
     if (leader) {
       print_header(report);
       print_columns();
@@ -185,7 +181,8 @@ int Workload::measure(RunContext& run) {
       nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
       plan.prepared.reset();  // its buffers go before the next case's
       if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
-        const nlohmann::json summary = add_to_summary(row);
+        row_summary_->add(row);
+        const nlohmann::json summary = row_summary_->to_json();
         print_row(row);
         run.report.update([&](nlohmann::json& document) {
           document["results"].push_back(std::move(row));

@@ -94,10 +94,6 @@ class Workload : public Program {
   virtual void print_skipped(const SkippedCase& skipped);
   // Every rank, after each case (run, skipped or vanished): where a table line spans cases.
   virtual void case_done(std::size_t /*index*/) {}
-  // Rank 0: the report's summary with `row` added (called once per row, in order). By default the
-  // kind's rate summary (report::RateSummary, from the row-kind table); the collectives keep
-  // nccl-tests' footer.
-  virtual nlohmann::json add_to_summary(const nlohmann::json& row);
   // The run's warm-up (nccl-tests' TimeTest before its first timed row): once, before the first
   // row of the first cycle, the driver prepares the largest case by this measure, then the smallest,
   // and issues each one's -w iterations untimed, with no row, check or case_done. A case that is
@@ -111,8 +107,9 @@ class Workload : public Program {
   // What the rows' `timing` says of the run's warm-up ("; ..."), for a kind that writes its own
   // timing text instead of the loop's; empty for a kind without one.
   const std::string& run_warmup_timing() const { return run_warmup_timing_; }
-  // The default summary as it stands: for start()'s report without rows and finish()'s footer.
-  const report::RateSummary& rate_summary() const { return *rate_summary_; }
+  // The report's summary as it stands, in the kind's form (RowKindSpec::summary): the driver writes
+  // it into the report from start() on and after every row; finish() reads it for the footer.
+  const report::RowSummary& row_summary() const { return *row_summary_; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
   // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
@@ -139,7 +136,7 @@ class Workload : public Program {
   std::optional<Warmed> warm_first_runnable(RunContext& run, const LoopSettings& settings,
                                             const std::vector<std::size_t>& order);
 
-  std::optional<report::RateSummary> rate_summary_;  // made by measure(), before start(): row_kind() is virtual
+  std::optional<report::RowSummary> row_summary_;  // made by measure(), before start(): row_kind() is virtual
   bool preparing_warmup_ = false;
   std::string run_warmup_timing_;  // made by measure() before the first row
 };

@@ -34,7 +34,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
       {RowKind::kCollective, "collective", {"backend", "algorithm", "dtype", "op", "root", "placement"}, {"bytes"}, "bytes",
        "size (bytes)", true, "time_us",
        {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", true}, {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", true}},
-       false, {}},
+       false, {}, {}, SummaryForm::kBusBandwidth},
       {RowKind::kGemm, "gemm", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", true, "time_us",
        {{"tflops", "tflops", "TFLOP/s", true}},
        false,
@@ -65,7 +65,8 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"inventory.affinity", "affinity", Style::kText, 0, 9}, {"inventory.numa_node", "numa", Style::kInteger, 0, 5},
         {"inventory.openblas_corename", "openblas", Style::kText, 0, 12}, {"inventory.gpu.name", "gpu", Style::kText, 0, 24},
         {"probes.gemm_gflops", "GFLOP/s", Style::kFixed, 2, 10}, {"probes.triad_gbps", "GB/s", Style::kFixed, 2, 9},
-        {"relative_speed", "speed", Style::kFixed, 3, 8}, {"slow", "slow", Style::kFlag, 0, 5}}},
+        {"relative_speed", "speed", Style::kFixed, 3, 8}, {"slow", "slow", Style::kFlag, 0, 5}},
+       {}, SummaryForm::kByWorkload},
       {RowKind::kDdpStep, "ddp_step",
        {"model", "backend", "scaling", "bucket_mb", "overlap", "grad_dtype", "accumulate", "compute_scale"}, {"batch"}, "batch",
        "batch held fixed (per rank: weak scaling; job: strong)", false, "time_us",
@@ -101,7 +102,8 @@ const std::vector<RowKindSpec>& row_kind_table() {
        // Its live table is nccl-tests' (a collective of the registry); these are collbench table's text columns.
        {{"bytes", "size", Style::kInteger, 0, 12}, {"dtype", "type", Style::kText, 0, 8},
         {"traffic.pattern", "pattern", Style::kText, 0, 12}, {"placement", "place", Style::kText, 0, 5}, kMeanUs,
-        {"algbw_gbps", "algbw", Style::kFixed, 2, 8}, {"busbw_gbps", "busbw", Style::kFixed, 2, 8}, kWrong}},
+        {"algbw_gbps", "algbw", Style::kFixed, 2, 8}, {"busbw_gbps", "busbw", Style::kFixed, 2, 8}, kWrong},
+       {}, SummaryForm::kBusBandwidth},
       // comm_init_perf: one row per way and communicator size; time_us is one make-and-destroy.
       {RowKind::kCommInit, "comm_init", {"backend", "method"}, {"comm_size"}, "comm_size", "communicator size (ranks)", false,
        "time_us",
@@ -109,7 +111,8 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"time_over_ranks_us.max", "slowest_rank_us", "slowest rank's mean time (us)", false}},
        false,
        {{"method", "method", Style::kText, 0, 30}, {"comm_size", "ranks", Style::kInteger, 0, 6}, kMinUs, kMeanUs, kMaxUs,
-        {"time_over_ranks_us.max", "slowest_us", Style::kFixed, 1, 12}, {"rate_per_s", "per_s", Style::kFixed, 2, 10}}},
+        {"time_over_ranks_us.max", "slowest_us", Style::kFixed, 1, 12}, {"rate_per_s", "per_s", Style::kFixed, 2, 10}},
+       {}, SummaryForm::kSlowestCommunicator},
       // pt2pt_perf: OSU's point-to-point tests and the link matrix. time_us is per message for
       // latency (half the round trip) and per window iteration for the bandwidth modes.
       {RowKind::kPointToPoint, "pt2pt", {"backend", "mode", "link"}, {"bytes"}, "bytes", "message size (bytes)", true, "time_us",
@@ -153,26 +156,6 @@ RowKind row_kind_of_benchmark(const std::string& benchmark) {
   if (benchmark == "ddp_step") return RowKind::kDdpStep;
   if (benchmark == "pt2pt") return RowKind::kPointToPoint;
   return RowKind::kCollective;
-}
-
-void SummaryBuilder::add(const ResultRow& row) {
-  ++summary_.rows;
-  if (row.busbw_gbps) {
-    busbw_total_ += *row.busbw_gbps;
-    ++busbw_rows_;
-    summary_.max_busbw_gbps = std::max(summary_.max_busbw_gbps.value_or(0.0), *row.busbw_gbps);
-    summary_.avg_busbw_gbps = busbw_total_ / busbw_rows_;
-  }
-  if (row.wrong) {
-    summary_.wrong_total += *row.wrong;
-    ++summary_.rows_checked;
-  }
-}
-
-Summary summarize_rows(const std::vector<ResultRow>& rows) {
-  SummaryBuilder builder;
-  for (const auto& row : rows) builder.add(row);
-  return builder.summary();
 }
 
 }  // namespace collbench::report

@@ -67,6 +67,14 @@ struct TableColumnSpec {
   double scale = 1;    // shown value = stored value x scale (bytes shown as MB: 1e-6)
 };
 
+// What a report's "summary" holds, kept current by the driver as rows are added (RowSummary).
+enum class SummaryForm {
+  kRate,                 // rows, rows_checked, wrong_total, max_<headline> and, where the table shows one, worst_spread_ratio
+  kBusBandwidth,         // nccl-tests' footer: avg_busbw_gbps (mean over rows), max_busbw_gbps, wrong_total, rows, rows_checked
+  kSlowestCommunicator,  // comm_init: rows, the slowest method and size, its mean time
+  kByWorkload,           // none from the rows: the workload writes its own (envcheck's recommendation)
+};
+
 struct RowKindSpec {
   RowKind kind;
   const char* name;                         // the rows' "kind" value
@@ -84,6 +92,7 @@ struct RowKindSpec {
   // Fields renamed since older reports: {path now, path before}. A row without the path now is read
   // at the path before, by every reader (figures, table cells, the kind's own reader).
   std::vector<std::pair<const char*, const char*>> former_names = {};
+  SummaryForm summary = SummaryForm::kRate;
 };
 
 const RowKindSpec& row_kind_spec(RowKind kind);
@@ -275,19 +284,6 @@ struct Report {
   std::optional<LinkMatrix> link_matrix;  // pt2pt reports of --matrix runs
 };
 
-// The summary of rows added one at a time, as a run completes them: each add is O(1), so keeping a
-// report's summary current costs nothing per row. summarize_rows is the whole-list form.
-class SummaryBuilder {
- public:
-  void add(const ResultRow& row);
-  const Summary& summary() const { return summary_; }
-
- private:
-  Summary summary_;
-  double busbw_total_ = 0;
-  int busbw_rows_ = 0;
-};
-
 // Recomputes the summary from the rows.
 Summary summarize_rows(const std::vector<ResultRow>& rows);
 
@@ -329,26 +325,29 @@ struct RankPlatform {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankPlatform, rank, device, library, cpu_model, vector_level, threads, affinity,
                                    openblas_corename, openblas_config, warning)
 
-// The summary of the rows of every kind but the collectives' (whose summary is nccl-tests'
-// footer), from the kind's entry in the row-kind table: rows, checked rows, the wrong total, the
-// best of the kind's headline rate ("max_tflops", "max_gbps", "max_samples_per_s") and, where its
-// table shows a spread over ranks, the worst of it. Rows are added as the run completes them, as
-// written in the report.
-class RateSummary {
+// A report's summary in its kind's form (RowKindSpec::summary), from rows added as the run
+// completes them, as written in the report: each add is O(1), so keeping the summary current costs
+// nothing per row.
+class RowSummary {
  public:
-  explicit RateSummary(RowKind kind);
+  explicit RowSummary(RowKind kind);
   void add(const nlohmann::json& row);
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  // null for SummaryForm::kByWorkload
   int rows() const { return rows_; }
 
  private:
-  std::string rate_key_;
+  SummaryForm form_;
+  std::string rate_key_;  // kRate: the headline figure's key
   bool with_spread_;
   int rows_ = 0;
   int rows_checked_ = 0;
   std::int64_t wrong_total_ = 0;
-  std::optional<double> max_rate_;
+  std::optional<double> max_rate_;  // kRate, kBusBandwidth (bus bandwidth)
   std::optional<double> worst_spread_ratio_;
+  double busbw_total_ = 0;          // kBusBandwidth: over the rows that have one
+  int busbw_rows_ = 0;
+  std::string slowest_;             // kSlowestCommunicator: "MPI_Comm_dup at 4 ranks"
+  double slowest_mean_us_ = 0;
 };
 
 // ===== ddp_step_perf: one data-parallel training step per row ================================

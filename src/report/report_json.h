@@ -32,7 +32,6 @@ nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& 
 // The parts of a collective report, for a writer that appends rows as they complete.
 nlohmann::json to_json(const ResultRow& row);
 nlohmann::json to_json(const SkippedCase& skipped);
-nlohmann::json to_json(const Summary& summary);
 // context.state_probe: the driver writes it before the first row and again after the last.
 nlohmann::json to_json(const StateProbeRecord& probe);
 // The spread of a throughput row's ranks (matmul_perf, membw_perf) and of envcheck's probes.
@@ -47,6 +46,8 @@ Report read_report_file(const std::string& path);
 // One row as the summarizer sees it, read through its kind's spec (a live table's row).
 Row row_from_json(const nlohmann::json& row, RowKind kind);
 std::vector<DdpThreadRecord> ddp_threads_from_json(const nlohmann::json& threads);
+// A collective report's summary (SummaryForm::kBusBandwidth) as its footer and gates read it.
+Summary summary_from_json(const nlohmann::json& summary);
 // A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
 // split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
 // their defaults.

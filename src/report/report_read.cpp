@@ -534,6 +534,25 @@ Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("ro
 
 Report read_report_file(const std::string& path) { return read_from_file(path, report_from_json); }
 
+Summary summary_from_json(const json& summary) {
+  const Reader reader("summary");
+  Summary out;
+  out.avg_busbw_gbps = reader.optional_number(summary, "avg_busbw_gbps");
+  out.max_busbw_gbps = reader.optional_number(summary, "max_busbw_gbps");
+  out.wrong_total = reader.integer(summary, "wrong_total");
+  out.rows = static_cast<int>(reader.integer(summary, "rows"));
+  out.rows_checked = static_cast<int>(reader.integer(summary, "rows_checked"));
+  return out;
+}
+
+// The summary the writer keeps (RowSummary), over the rows as written: the reader and the writer
+// cannot disagree on it.
+Summary summarize_rows(const std::vector<ResultRow>& rows) {
+  RowSummary summary(RowKind::kCollective);
+  for (const ResultRow& row : rows) summary.add(to_json(row));
+  return summary_from_json(summary.to_json());
+}
+
 std::vector<DdpThreadRecord> ddp_threads_from_json(const json& threads) {
   std::vector<DdpThreadRecord> out;
   for (const auto& thread : threads) {

@@ -122,14 +122,6 @@ nlohmann::json to_json(const SkippedCase& skipped) {
   return {{"dtype", skipped.dtype}, {"op", skipped.op}, {"placement", skipped.placement}, {"reason", skipped.reason}};
 }
 
-nlohmann::json to_json(const Summary& summary) {
-  return {{"avg_busbw_gbps", json_or_null(summary.avg_busbw_gbps)},
-          {"max_busbw_gbps", json_or_null(summary.max_busbw_gbps)},
-          {"wrong_total", summary.wrong_total},
-          {"rows", summary.rows},
-          {"rows_checked", summary.rows_checked}};
-}
-
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context) {
   return {{"schema_version", schema_version()}, {"benchmark", benchmark}, {"status", "partial"},
           {"context", context_json(context)}, {"results", json::array()}};
@@ -147,7 +139,9 @@ nlohmann::json to_json(const Report& report) {
   out["status"] = report.status;
   out["results"] = results;
   out["skipped"] = skipped;
-  out["summary"] = to_json(summarize_rows(report.results));
+  RowSummary summary(RowKind::kCollective);
+  for (const json& row : results) summary.add(row);
+  out["summary"] = summary.to_json();
   if (!report.error.empty()) out["error"] = report.error;
   return out;
 }
@@ -259,27 +253,66 @@ nlohmann::json to_json(const DdpStepRow& row) {
   return row_json(RowKind::kDdpStep, std::move(out), row);
 }
 
-RateSummary::RateSummary(RowKind kind) : rate_key_(row_kind_spec(kind).figures.at(0).path), with_spread_(false) {
-  for (const TableColumnSpec& column : row_kind_spec(kind).table) with_spread_ = with_spread_ || std::string(column.path) == "spread.ratio";
+RowSummary::RowSummary(RowKind kind)
+    : form_(row_kind_spec(kind).summary), rate_key_(row_kind_spec(kind).figures.at(0).path), with_spread_(false) {
+  for (const TableColumnSpec& column : row_kind_spec(kind).table) {
+    with_spread_ = with_spread_ || (form_ == SummaryForm::kRate && std::string(column.path) == "spread.ratio");
+  }
 }
 
-void RateSummary::add(const nlohmann::json& row) {
+void RowSummary::add(const nlohmann::json& row) {
   ++rows_;
-  if (!row["wrong"].is_null()) {
+  if (const auto wrong = row.find("wrong"); wrong != row.end() && !wrong->is_null()) {
     ++rows_checked_;
-    wrong_total_ += row["wrong"].get<std::int64_t>();
+    wrong_total_ += wrong->get<std::int64_t>();
   }
-  max_rate_ = std::max(max_rate_.value_or(0.0), row[rate_key_].get<double>());
-  if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && (*spread)["ratio"].is_number()) {
-    worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), (*spread)["ratio"].get<double>());
+  switch (form_) {
+    case SummaryForm::kRate:
+      max_rate_ = std::max(max_rate_.value_or(0.0), row[rate_key_].get<double>());
+      if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && (*spread)["ratio"].is_number()) {
+        worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), (*spread)["ratio"].get<double>());
+      }
+      break;
+    case SummaryForm::kBusBandwidth:
+      // One rank moves no data: its rows' bus bandwidth is null, and so stay the average and the best.
+      if (const auto busbw = row.find("busbw_gbps"); busbw != row.end() && busbw->is_number()) {
+        busbw_total_ += busbw->get<double>();
+        ++busbw_rows_;
+        max_rate_ = std::max(max_rate_.value_or(0.0), busbw->get<double>());
+      }
+      break;
+    case SummaryForm::kSlowestCommunicator:
+      if (const double mean = row["time_us"]["mean"].get<double>(); mean > slowest_mean_us_) {
+        slowest_mean_us_ = mean;
+        slowest_ = row["method"].get<std::string>() + " at " + std::to_string(row["comm_size"].get<int>()) + " ranks";
+      }
+      break;
+    case SummaryForm::kByWorkload:
+      break;
   }
 }
 
-nlohmann::json RateSummary::to_json() const {
-  json out = {{"rows", rows_}, {"rows_checked", rows_checked_}, {"wrong_total", wrong_total_},
-              {"max_" + rate_key_, json_or_null(max_rate_)}};
-  if (with_spread_) out["worst_spread_ratio"] = json_or_null(worst_spread_ratio_);
-  return out;
+nlohmann::json RowSummary::to_json() const {
+  switch (form_) {
+    case SummaryForm::kRate: {
+      json out = {{"rows", rows_}, {"rows_checked", rows_checked_}, {"wrong_total", wrong_total_},
+                  {"max_" + rate_key_, json_or_null(max_rate_)}};
+      if (with_spread_) out["worst_spread_ratio"] = json_or_null(worst_spread_ratio_);
+      return out;
+    }
+    case SummaryForm::kBusBandwidth:
+      return {{"avg_busbw_gbps", busbw_rows_ > 0 ? json(busbw_total_ / busbw_rows_) : json(nullptr)},
+              {"max_busbw_gbps", json_or_null(max_rate_)},
+              {"wrong_total", wrong_total_},
+              {"rows", rows_},
+              {"rows_checked", rows_checked_}};
+    case SummaryForm::kSlowestCommunicator:
+      return {{"rows", rows_}, {"slowest", slowest_.empty() ? json(nullptr) : json(slowest_)},
+              {"slowest_mean_us", rows_ > 0 ? json(slowest_mean_us_) : json(nullptr)}};
+    case SummaryForm::kByWorkload:
+      break;
+  }
+  return nullptr;
 }
 
 }  // namespace collbench::report

@@ -189,10 +189,6 @@ class CollectiveWorkload final : public Workload {
     table_.skipped({record["dtype"], record["op"], record["placement"], record["reason"]});
   }
   void case_done(std::size_t index) override;
-  nlohmann::json add_to_summary(const nlohmann::json&) override {
-    summary_.add(*last_row_);
-    return report::to_json(summary_.summary());
-  }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   void end_run() override {
     buffers_.reset();  // before the backend that made them
@@ -213,7 +209,6 @@ class CollectiveWorkload final : public Workload {
   std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
   report::TableWriter table_;
   report::Report report_;  // the envelope the table's header and footer read
-  report::SummaryBuilder summary_;
   std::optional<report::ResultRow> last_row_, out_of_place_, in_place_;  // the current size's rows
   std::int64_t bitdiff_total_ = 0;  // -B: over every row, the same on every rank
   int bitwise_rows_ = 0;
@@ -398,9 +393,8 @@ report::ResultRow CollectiveWorkload::make_row(const CollectiveCase& one_case, r
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {
   World& world = run.world;
   const bool leader = world.rank() == 0;
-  report_.summary = summary_.summary();
   if (leader) {
-    report["summary"] = report::to_json(report_.summary);
+    report_.summary = report::summary_from_json(report["summary"]);  // the driver's, kept row by row
     if (options_.bitwise_repeats > 0) {
       report["summary"]["bitdiff_total"] = bitdiff_total_;
       std::printf("# Bitwise differences : %lld %s (-B %d: %d row(s) repeated, compared across repeats%s)\n",

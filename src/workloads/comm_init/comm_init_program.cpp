@@ -74,23 +74,9 @@ class CommInitWorkload final : public Workload {
   std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
-  nlohmann::json add_to_summary(const nlohmann::json& row) override {
-    ++rows_;
-    const double mean = row["time_us"]["mean"].get<double>();
-    if (mean > slowest_mean_us_) {
-      slowest_mean_us_ = mean;
-      slowest_ = row["method"].get<std::string>() + " at " + std::to_string(row["comm_size"].get<int>()) + " ranks";
-    }
-    return summary();
-  }
-  nlohmann::json summary() const {
-    return {{"rows", rows_}, {"slowest", slowest_.empty() ? nlohmann::json(nullptr) : nlohmann::json(slowest_)},
-            {"slowest_mean_us", rows_ > 0 ? nlohmann::json(slowest_mean_us_) : nlohmann::json(nullptr)}};
-  }
-  int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
+  int finish(RunContext& run, nlohmann::json&, std::int64_t) override {
     if (run.world.rank() != 0) return 0;
-    report["summary"] = summary();
-    std::printf("# rows: %d\n", rows_);
+    std::printf("# rows: %d\n", row_summary().rows());
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
@@ -104,9 +90,6 @@ class CommInitWorkload final : public Workload {
   std::vector<int> sizes_;
   std::unique_ptr<Backend> backend_;
   std::vector<Case> cases_;
-  int rows_ = 0;
-  double slowest_mean_us_ = 0;
-  std::string slowest_;
 };
 
 nlohmann::json CommInitWorkload::start(RunContext& run) {
@@ -145,7 +128,6 @@ nlohmann::json CommInitWorkload::start(RunContext& run) {
              "and the backend's own communicator)"},
       {"clock", "wall clock: ranks on different hosts compare as far as their clocks agree"}};
   report["skipped"] = nlohmann::json::array();
-  report["summary"] = summary();
   return report;
 }
 

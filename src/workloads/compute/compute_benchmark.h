@@ -70,7 +70,7 @@ class ThroughputWorkload : public Workload {
   // Rank 0's closing lines; `wrong_text` says what the run's wrong count counts.
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, %s\n", rate_summary().rows(), wrong_text(wrong_total).c_str());
+    std::printf("# rows: %d, %s\n", row_summary().rows(), wrong_text(wrong_total).c_str());
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
@@ -98,8 +98,7 @@ class ThroughputWorkload : public Workload {
         std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
       }
     }
-    report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
-                   {"summary", rate_summary().to_json()}});
+    report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()}});
     return report;
   }
 

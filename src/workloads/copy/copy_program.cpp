@@ -103,7 +103,6 @@ class CopyWorkload final : public Workload {
     nlohmann::json report = report::envelope_json("copy", context);
     for (const std::string& device : engine_->devices()) report["context"]["devices"].push_back(device);
     if (!unavailable.empty()) report["context"]["gpu_modes_unavailable"] = unavailable;
-    report["summary"] = rate_summary().to_json();
     return report;
   }
 

@@ -173,7 +173,7 @@ class DdpStepProgram final : public Workload {
   report::RowKind row_kind() const override { return report::RowKind::kDdpStep; }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", rate_summary().rows(),
+    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", row_summary().rows(),
                 static_cast<long long>(wrong_total));
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
@@ -459,8 +459,7 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
                      {"tensors", model_.tensors.size()}, {"forward_flops_per_sample", model_.forward_flops_per_sample()},
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
-                   {"skipped", nlohmann::json::array()},  // gradient dtypes the backend cannot all-reduce
-                   {"summary", rate_summary().to_json()}});
+                   {"skipped", nlohmann::json::array()}});  // gradient dtypes the backend cannot all-reduce
   return document;
 }
 

@@ -164,7 +164,6 @@ nlohmann::json Pt2ptWorkload::start(RunContext& run) {
 
   nlohmann::json report = report::envelope_json("pt2pt", context);
   report["skipped"] = nlohmann::json::array();
-  report["summary"] = rate_summary().to_json();
   return report;
 }
 
