@@ -361,47 +361,20 @@ class RowSummary {
 // exposed_inside_step / comm ("overlap_fraction" before 2.4): they leave the contention out.
 // comm_compute_ratio = comm / compute; samples_per_s = the job's samples per step / mean step time.
 
-// A thread of one rank that took part in the step, and where it ran.
-struct DdpThreadRecord {
-  std::string name;          // its Linux thread name ("ddp-comm", "gloo-io", the program's own)
-  std::string role;          // "all-reduces" (issued them), "backend I/O" (moved their bytes), "compute"
-  std::string cpus;          // CPUs seen: sched_getcpu around each all-reduce it issued, else the CPU it last ran on
-  std::string allowed_cpus;  // its affinity mask as a CPU list ("0-3")
-};
-
-struct DdpStepRank {
-  int rank = 0;
-  int batch = 0;                 // samples per micro-step (after --rank-weights)
-  TimeStats step_us;
-  double forward_us = 0;
-  double backward_compute_us = 0;
-  double comm_us = 0;
-  double compute_alone_us = 0;   // forward + backward with no communication beside it
-  double comm_alone_us = 0;      // the all-reduces of that step, one after another
-  double exposed_us = 0;         // step - compute alone
-  double exposed_inside_step_us = 0;  // step - forward - backward of the same step
-  double elementwise_us = 0;     // the memory-bound part of forward and backward
-  double gradient_copy_us = 0;   // gradients into the buckets and back into .grad
-  double memory_gbps = 0;        // host bandwidth this rank's elementwise time was spent at
-  std::optional<std::int64_t> wrong;
-  std::optional<double> max_error;
-  std::vector<DdpThreadRecord> threads;  // who communicated and computed, on which CPUs
-};
-
-// Its time is the step's, combined over ranks per step.
+// The reader's view of a ddp_step row (collbench model ddp: the bucket schedule, the compute
+// split, the batch); ddp_step_perf writes its rows inline. Its time is the step's, combined over
+// ranks per step.
 struct DdpStepRow : Measurement {
   static constexpr RowKind kKind = RowKind::kDdpStep;
   std::string model;
   std::string backend;
   std::string device = "cpu";
-  int threads = 0;
   std::string scaling;           // "weak" (--batch per rank) or "strong" (--global-batch)
   int batch = 0;                 // the batch held fixed across world sizes: per rank (weak) or the job's (strong)
   int global_batch = 0;          // samples per micro-step over all ranks
   double bucket_mb = 25;
   double first_bucket_mb = 1;
   std::string overlap;           // "on" or "off"
-  std::string comm_thread;       // how overlap was done (or "none")
   std::string grad_dtype;
   int accumulate = 1;
   double compute_scale = 1;
@@ -423,19 +396,6 @@ struct DdpStepRow : Measurement {
   int allreduce_calls = 0;       // per step
   std::uint64_t allreduce_bytes = 0;  // per step and rank, in the travelling dtype
   double samples_per_s = 0;
-  double forward_gemm_flops = 0;      // per micro-step on rank 0, as executed
-  double backward_gemm_flops = 0;
-  std::string compute;                // "gemm shapes" or "profile" (--compute-profile)
-  std::string compute_profile;        // the profile's path; empty: none
-  double elementwise_us = 0;          // part of forward_us + backward_compute_us
-  double elementwise_bytes = 0;       // per micro-step on rank 0, bytes touched
-  double memory_gbps = 0;             // mean over ranks of the bandwidth the elementwise time used
-  std::string memory_bandwidth;       // where it comes from: "measured ..." or "stated (--memory-gbps)"
-  double gradient_copy_us = 0;        // part of backward_compute_us
-  std::uint64_t gradient_copy_bytes = 0;  // per step and rank: float32 gradients into the buckets and back
-  std::optional<double> max_error;
-  double error_bound = 0;
-  std::vector<DdpStepRank> per_rank;
 };
 
 }  // namespace collbench::report

@@ -26,8 +26,8 @@ nlohmann::json stats_to_json(const TimeStats& stats);
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 nlohmann::json to_json(const Report& report);
 // The one row writer: `fields` (what the kind identifies and measures) with the kind's name and
-// how the row was measured, under the same keys in every kind. The typed rows' to_json build
-// their fields and call it; workloads without a typed row call it with theirs.
+// how the row was measured, under the same keys in every kind. Every workload builds its row's
+// fields and calls it (the collectives through to_json(ResultRow)).
 nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& measured);
 // The parts of a collective report, for a writer that appends rows as they complete.
 nlohmann::json to_json(const ResultRow& row);
@@ -36,16 +36,12 @@ nlohmann::json to_json(const SkippedCase& skipped);
 nlohmann::json to_json(const StateProbeRecord& probe);
 // The spread of a throughput row's ranks (matmul_perf, membw_perf) and of envcheck's probes.
 nlohmann::json to_json(const ThroughputSpread& spread, const char* unit);  // unit: "gflops", "tflops" or "gbps"
-// ddp_step_perf rows, and a rank's threads as its row holds them (ranks send theirs to rank 0 so).
-nlohmann::json to_json(const DdpStepRow& row);
-nlohmann::json ddp_threads_json(const std::vector<DdpThreadRecord>& threads);
 
 // ===== Reading (report_read.cpp): every reader throws ReportFormatError ====================
 Report report_from_json(const nlohmann::json& document);
 Report read_report_file(const std::string& path);
 // One row as the summarizer sees it, read through its kind's spec (a live table's row).
 Row row_from_json(const nlohmann::json& row, RowKind kind);
-std::vector<DdpThreadRecord> ddp_threads_from_json(const nlohmann::json& threads);
 // A collective report's summary (SummaryForm::kBusBandwidth) as its footer and gates read it.
 Summary summary_from_json(const nlohmann::json& summary);
 // A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute

@@ -553,15 +553,6 @@ Summary summarize_rows(const std::vector<ResultRow>& rows) {
   return summary_from_json(summary.to_json());
 }
 
-std::vector<DdpThreadRecord> ddp_threads_from_json(const json& threads) {
-  std::vector<DdpThreadRecord> out;
-  for (const auto& thread : threads) {
-    out.push_back({thread.at("name").get<std::string>(), thread.at("role").get<std::string>(), thread.at("cpus").get<std::string>(),
-                   thread.at("allowed_cpus").get<std::string>()});
-  }
-  return out;
-}
-
 // What a ddp_step row holds beyond the generic row (its bucket schedule, compute split and batch).
 // Fields an older report lacks stay at their defaults; a field of the wrong type is an error.
 std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {

@@ -535,19 +535,21 @@ summarize::LoadedReport ddp_report(int world_size, double bucket_mb, double step
   context.world_size = world_size;
   nlohmann::json report = report::envelope_json("ddp_step", context);
   report["status"] = "complete";
-  report::DdpStepRow row;
-  row.model = "m";
-  row.backend = "mpi";
-  row.scaling = "weak";
-  row.batch = batch;
-  row.global_batch = batch * world_size;
-  row.bucket_mb = bucket_mb;
-  row.overlap = "on";
-  row.grad_dtype = "float32";
-  row.iterations = 3;
-  row.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, step_us, 0};
-  row.samples_per_s = row.global_batch / (step_us * 1e-6);
-  report["results"].push_back(report::to_json(row));
+  report::Measurement measured;
+  measured.iterations = 3;
+  measured.time_us = {step_us, step_us, step_us, step_us, step_us, step_us, step_us, 0};
+  const int global_batch = batch * world_size;
+  // The row's keys, figures and table cells as ddp_step_perf writes them, at an idle step's values:
+  // whole settings as integers ("25"), figures without communication or compute null.
+  const nlohmann::json bucket = std::floor(bucket_mb) == bucket_mb ? nlohmann::json(static_cast<std::int64_t>(bucket_mb)) : nlohmann::json(bucket_mb);
+  nlohmann::json fields = {{"model", "m"}, {"backend", "mpi"}, {"device", "cpu"}, {"scaling", "weak"}, {"batch", batch},
+                           {"global_batch", global_batch}, {"bucket_mb", bucket}, {"first_bucket_mb", 1}, {"overlap", "on"},
+                           {"grad_dtype", "float32"}, {"accumulate", 1}, {"compute_scale", 1}, {"forward_us", 0.0},
+                           {"backward_compute_us", 0.0}, {"compute_us", 0.0}, {"comm_us", 0.0}, {"compute_alone_us", 0.0},
+                           {"comm_alone_us", 0.0}, {"exposed_us", 0.0}, {"compute_slowdown", nullptr}, {"hidden_fraction", nullptr},
+                           {"exposed_inside_step_us", 0.0}, {"hidden_inside_step_fraction", nullptr}, {"comm_compute_ratio", nullptr},
+                           {"buckets", 0}, {"allreduce_bytes", 0}, {"samples_per_s", global_batch / (step_us * 1e-6)}};
+  report["results"].push_back(report::row_json(report::RowKind::kDdpStep, std::move(fields), measured));
   return {"r" + std::to_string(world_size) + "-" + std::to_string(bucket_mb), report::report_from_json(report)};
 }
 

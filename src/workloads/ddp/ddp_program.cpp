@@ -43,41 +43,9 @@ namespace {
 
 constexpr const char* kProgram = "ddp_step_perf";
 
-// This rank's figures of one row, as they travel to rank 0.
-nlohmann::json rank_figures_json(const report::DdpStepRank& rank) {
-  return {{"rank", rank.rank}, {"batch", rank.batch}, {"step_min", rank.step_us.min}, {"step_p10", rank.step_us.p10}, {"step_p50", rank.step_us.p50},
-          {"step_mean", rank.step_us.mean}, {"step_p95", rank.step_us.p95}, {"step_p99", rank.step_us.p99},
-          {"step_max", rank.step_us.max}, {"step_stdev", rank.step_us.stdev}, {"forward_us", rank.forward_us},
-          {"backward_compute_us", rank.backward_compute_us}, {"comm_us", rank.comm_us},
-          {"compute_alone_us", rank.compute_alone_us}, {"comm_alone_us", rank.comm_alone_us}, {"exposed_us", rank.exposed_us},
-          {"exposed_inside_step_us", rank.exposed_inside_step_us}, {"elementwise_us", rank.elementwise_us},
-          {"threads", report::ddp_threads_json(rank.threads)},
-          {"gradient_copy_us", rank.gradient_copy_us}, {"memory_gbps", rank.memory_gbps},
-          {"wrong", rank.wrong ? nlohmann::json(*rank.wrong) : nlohmann::json(nullptr)},
-          {"max_error", rank.max_error ? nlohmann::json(*rank.max_error) : nlohmann::json(nullptr)}};
-}
-
-report::DdpStepRank rank_figures_from_json(const nlohmann::json& j) {
-  report::DdpStepRank rank;
-  rank.rank = j.at("rank").get<int>();
-  rank.batch = j.at("batch").get<int>();
-  rank.step_us = {j.at("step_min").get<double>(), j.at("step_p10").get<double>(), j.at("step_p50").get<double>(), j.at("step_mean").get<double>(),
-                  j.at("step_p95").get<double>(), j.at("step_p99").get<double>(), j.at("step_max").get<double>(),
-                  j.at("step_stdev").get<double>()};
-  rank.forward_us = j.at("forward_us").get<double>();
-  rank.backward_compute_us = j.at("backward_compute_us").get<double>();
-  rank.comm_us = j.at("comm_us").get<double>();
-  rank.compute_alone_us = j.at("compute_alone_us").get<double>();
-  rank.comm_alone_us = j.at("comm_alone_us").get<double>();
-  rank.exposed_us = j.at("exposed_us").get<double>();
-  rank.exposed_inside_step_us = j.at("exposed_inside_step_us").get<double>();
-  rank.threads = report::ddp_threads_from_json(j.at("threads"));
-  rank.elementwise_us = j.at("elementwise_us").get<double>();
-  rank.gradient_copy_us = j.at("gradient_copy_us").get<double>();
-  rank.memory_gbps = j.at("memory_gbps").get<double>();
-  if (!j.at("wrong").is_null()) rank.wrong = j.at("wrong").get<std::int64_t>();
-  if (!j.at("max_error").is_null()) rank.max_error = j.at("max_error").get<double>();
-  return rank;
+// A setting that is usually whole (25 MiB, scale 1) is written as an integer, so it reads "25".
+nlohmann::json whole_or_real(double value) {
+  return std::floor(value) == value && std::fabs(value) < 1e15 ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
 }
 
 struct DdpCase {
@@ -303,96 +271,128 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   }
   const std::vector<StepTimes> timed_steps(issued_.begin() + first_timed,
                                            issued_.begin() + first_timed + static_cast<std::ptrdiff_t>(timed.mine_us.size()));
-  report::DdpStepRank mine;
-  mine.rank = world.rank();
-  mine.batch = config.batch;
-  mine.step_us = timed.mine;
   // Means over the timed steps (none: zeros). Exposed communication against the loop's own sample
   // of the step, so that step = compute + exposed holds for the figures the row reports.
+  double forward_us = 0, backward_compute_us = 0, comm_us = 0, elementwise_us = 0, gradient_copy_us = 0, exposed_inside_step_us = 0;
   for (std::size_t i = 0; i < timed_steps.size(); ++i) {
     const StepTimes& times = timed_steps[i];
-    mine.forward_us += times.forward_us;
-    mine.backward_compute_us += times.backward_us;
-    mine.comm_us += times.comm_us;
-    mine.elementwise_us += times.elementwise_us;
-    mine.gradient_copy_us += times.gradient_copy_us;
-    mine.exposed_inside_step_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
+    forward_us += times.forward_us;
+    backward_compute_us += times.backward_us;
+    comm_us += times.comm_us;
+    elementwise_us += times.elementwise_us;
+    gradient_copy_us += times.gradient_copy_us;
+    exposed_inside_step_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
   }
   const double steps = static_cast<double>(std::max<std::size_t>(timed_steps.size(), 1));
-  for (double* figure : {&mine.forward_us, &mine.backward_compute_us, &mine.comm_us, &mine.exposed_inside_step_us,
-                         &mine.elementwise_us, &mine.gradient_copy_us}) {
+  for (double* figure : {&forward_us, &backward_compute_us, &comm_us, &exposed_inside_step_us, &elementwise_us, &gradient_copy_us}) {
     *figure /= steps;
   }
   if (config.overlap == Overlap::kOff) {
-    compute_alone_ = {mine.forward_us + mine.backward_compute_us, mine.comm_us};
+    compute_alone_ = {forward_us + backward_compute_us, comm_us};
     compute_alone_of_setting_[{one_case.bucket_mb, one_case.grad_dtype, one_case.accumulate}] = compute_alone_;
   }
-  mine.compute_alone_us = compute_alone_.compute_us;
-  mine.comm_alone_us = compute_alone_.comm_us;
-  mine.exposed_us = exposure_against_compute_alone(mine.step_us.mean, mine.forward_us + mine.backward_compute_us, compute_alone_).exposed_us;
-  mine.threads = census_threads(step_->issuing_thread(), step_->issuing_cpus());
-  mine.memory_gbps = memory_gbps_;
-  if (options_.check_iterations > 0) {
-    mine.wrong = checked_.wrong;
-    mine.max_error = checked_.max_error;
-  }
-  const std::vector<std::string> gathered = world.gather_strings(rank_figures_json(mine).dump());
-
-  report::DdpStepRow row;
-  static_cast<report::Measurement&>(row) = std::move(measured);  // wrong: the ranks' checks, summed by the loop
+  // This rank's figures as the row's per_rank holds them; they travel to rank 0 so.
+  const nlohmann::json mine = {
+      {"rank", world.rank()},
+      {"batch", config.batch},
+      {"step_us", report::stats_to_json(timed.mine)},
+      {"forward_us", forward_us},
+      {"backward_compute_us", backward_compute_us},
+      {"comm_us", comm_us},
+      {"compute_alone_us", compute_alone_.compute_us},
+      {"comm_alone_us", compute_alone_.comm_us},
+      {"exposed_us", exposure_against_compute_alone(timed.mine.mean, forward_us + backward_compute_us, compute_alone_).exposed_us},
+      {"exposed_inside_step_us", exposed_inside_step_us},
+      {"exposed_comm_us", exposed_inside_step_us},  // its name before 2.4, as in the row
+      {"elementwise_us", elementwise_us},
+      {"gradient_copy_us", gradient_copy_us},
+      {"memory_gbps", memory_gbps_},
+      {"wrong", options_.check_iterations > 0 ? nlohmann::json(checked_.wrong) : nlohmann::json(nullptr)},
+      {"max_error", options_.check_iterations > 0 ? nlohmann::json(checked_.max_error) : nlohmann::json(nullptr)},
+      {"threads", census_threads(step_->issuing_thread(), step_->issuing_cpus())}};
+  const std::vector<std::string> gathered = world.gather_strings(mine.dump());
   if (world.rank() != 0) return nlohmann::json::object();
-  for (const auto& text : gathered) row.per_rank.push_back(rank_figures_from_json(nlohmann::json::parse(text)));
-  const auto ranks = static_cast<double>(row.per_rank.size());
-  for (const auto& rank : row.per_rank) {
-    row.forward_us += rank.forward_us / ranks;
-    row.backward_compute_us += rank.backward_compute_us / ranks;
-    row.comm_us += rank.comm_us / ranks;
-    row.compute_alone_us += rank.compute_alone_us / ranks;
-    row.comm_alone_us += rank.comm_alone_us / ranks;
-    row.exposed_inside_step_us += rank.exposed_inside_step_us / ranks;
-    row.elementwise_us += rank.elementwise_us / ranks;
-    row.gradient_copy_us += rank.gradient_copy_us / ranks;
-    row.memory_gbps += rank.memory_gbps / ranks;
-    row.global_batch += rank.batch;
-    if (rank.max_error) row.max_error = std::max(row.max_error.value_or(0.0), *rank.max_error);
+
+  // The row's figures: means over ranks (wrong: the ranks' checks, summed by the loop).
+  nlohmann::json per_rank = nlohmann::json::array();
+  for (const auto& text : gathered) per_rank.push_back(nlohmann::json::parse(text));
+  const auto ranks = static_cast<double>(per_rank.size());
+  const auto mean_over_ranks = [&](const char* key) {
+    double mean = 0;
+    for (const auto& rank : per_rank) mean += rank[key].get<double>() / ranks;
+    return mean;
+  };
+  int global_batch = 0;
+  std::optional<double> max_error;
+  for (const auto& rank : per_rank) {
+    global_batch += rank["batch"].get<int>();
+    if (!rank["max_error"].is_null()) max_error = std::max(max_error.value_or(0.0), rank["max_error"].get<double>());
   }
-  row.compute_us = row.forward_us + row.backward_compute_us;
-  if (row.comm_us > 0) row.hidden_inside_step_fraction = std::clamp(1.0 - row.exposed_inside_step_us / row.comm_us, 0.0, 1.0);
+  const double row_forward_us = mean_over_ranks("forward_us");
+  const double row_backward_compute_us = mean_over_ranks("backward_compute_us");
+  const double row_comm_us = mean_over_ranks("comm_us");
+  const double row_compute_alone_us = mean_over_ranks("compute_alone_us");
+  const double row_comm_alone_us = mean_over_ranks("comm_alone_us");
+  const double row_exposed_inside_step_us = mean_over_ranks("exposed_inside_step_us");
+  const double compute_us = row_forward_us + row_backward_compute_us;
+  std::optional<double> hidden_inside_step_fraction;
+  if (row_comm_us > 0) hidden_inside_step_fraction = std::clamp(1.0 - row_exposed_inside_step_us / row_comm_us, 0.0, 1.0);
   // The job's step (the slowest rank's, step by step) against the ranks' mean compute alone, so
   // that the row's exposed_us = step_us - compute_alone_us as its table shows them.
-  const Exposure exposure = exposure_against_compute_alone(row.time_us.mean, row.compute_us, {row.compute_alone_us, row.comm_alone_us});
-  row.exposed_us = exposure.exposed_us;
-  row.compute_slowdown = exposure.compute_slowdown;
-  row.hidden_fraction = exposure.hidden_fraction;
-  row.compute_alone = compute_alone_source_;
-  row.comm_cores = options_.comm_cores;
-  if (row.compute_us > 0) row.comm_compute_ratio = row.comm_us / row.compute_us;
-  row.model = model_.name;
-  row.backend = backend_->name();
-  row.device = "cpu";
-  row.threads = blas_.threads;
-  row.scaling = options_.global_batch > 0 ? "strong" : "weak";
-  row.batch = options_.global_batch > 0 ? options_.global_batch : options_.batch;
-  row.bucket_mb = one_case.bucket_mb;
-  row.first_bucket_mb = first_bucket_cap_mb(options_, one_case.bucket_mb);
-  row.overlap = to_string(config.overlap);
-  row.comm_thread = comm_thread_text(backend_->name(), config.overlap);
-  row.grad_dtype = std::string(to_string(config.grad_dtype));
-  row.accumulate = config.accumulate;
-  row.compute_scale = config.compute_scale;
-  row.buckets = step_->buckets();
-  row.allreduce_calls = step_->buckets();
-  row.allreduce_bytes = step_->allreduce_bytes_per_step();
-  row.samples_per_s = static_cast<double>(row.global_batch) * config.accumulate / (row.time_us.mean * 1e-6);
-  row.forward_gemm_flops = step_->forward_gemm_flops();
-  row.backward_gemm_flops = step_->backward_gemm_flops();
-  row.compute = profile_ ? "profile" : "gemm shapes";
-  row.compute_profile = options_.compute_profile;
-  row.elementwise_bytes = step_->elementwise_bytes();
-  row.memory_bandwidth = memory_bandwidth_;
-  row.gradient_copy_bytes = step_->gradient_copy_bytes_per_step();
-  row.error_bound = gradient_error_bound(config.grad_dtype, world.size(), config.accumulate);
-  return report::to_json(row);
+  const Exposure exposure = exposure_against_compute_alone(measured.time_us.mean, compute_us, {row_compute_alone_us, row_comm_alone_us});
+  std::optional<double> comm_compute_ratio;
+  if (compute_us > 0) comm_compute_ratio = row_comm_us / compute_us;
+  nlohmann::json fields = {
+      {"model", model_.name},
+      {"backend", backend_->name()},
+      {"device", "cpu"},
+      {"threads", blas_.threads},
+      {"scaling", options_.global_batch > 0 ? "strong" : "weak"},
+      {"batch", options_.global_batch > 0 ? options_.global_batch : options_.batch},
+      {"global_batch", global_batch},
+      {"bucket_mb", whole_or_real(one_case.bucket_mb)},
+      {"first_bucket_mb", whole_or_real(first_bucket_cap_mb(options_, one_case.bucket_mb))},
+      {"overlap", to_string(config.overlap)},
+      {"comm_thread", comm_thread_text(backend_->name(), config.overlap)},
+      {"grad_dtype", std::string(to_string(config.grad_dtype))},
+      {"accumulate", config.accumulate},
+      {"compute_scale", whole_or_real(config.compute_scale)},
+      {"forward_us", row_forward_us},
+      {"backward_compute_us", row_backward_compute_us},
+      {"compute_us", compute_us},
+      {"comm_us", row_comm_us},
+      {"compute_alone_us", row_compute_alone_us},
+      {"comm_alone_us", row_comm_alone_us},
+      {"compute_alone", compute_alone_source_},
+      {"exposed_us", exposure.exposed_us},
+      {"compute_slowdown", report::json_or_null(exposure.compute_slowdown)},
+      {"hidden_fraction", report::json_or_null(exposure.hidden_fraction)},
+      {"exposed_inside_step_us", row_exposed_inside_step_us},
+      {"hidden_inside_step_fraction", report::json_or_null(hidden_inside_step_fraction)},
+      // Minor versions only add keys: the two figures renamed in 2.4 are also written under their
+      // former names, so that a reader of 2.3 still finds them, until schema 3.
+      {"exposed_comm_us", row_exposed_inside_step_us},
+      {"overlap_fraction", report::json_or_null(hidden_inside_step_fraction)},
+      {"comm_compute_ratio", report::json_or_null(comm_compute_ratio)},
+      {"comm_cores", options_.comm_cores},
+      {"buckets", step_->buckets()},
+      {"allreduce_calls", step_->buckets()},
+      {"allreduce_bytes", step_->allreduce_bytes_per_step()},
+      {"samples_per_s", static_cast<double>(global_batch) * config.accumulate / (measured.time_us.mean * 1e-6)},
+      {"forward_gemm_flops", step_->forward_gemm_flops()},
+      {"backward_gemm_flops", step_->backward_gemm_flops()},
+      {"compute", profile_ ? "profile" : "gemm shapes"},
+      {"compute_profile", options_.compute_profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.compute_profile)},
+      {"elementwise_us", mean_over_ranks("elementwise_us")},
+      {"elementwise_bytes", step_->elementwise_bytes()},
+      {"memory_gbps", mean_over_ranks("memory_gbps")},
+      {"memory_bandwidth", memory_bandwidth_},
+      {"gradient_copy_us", mean_over_ranks("gradient_copy_us")},
+      {"gradient_copy_bytes", step_->gradient_copy_bytes_per_step()},
+      {"max_error", report::json_or_null(max_error)},
+      {"error_bound", gradient_error_bound(config.grad_dtype, world.size(), config.accumulate)},
+      {"per_rank", std::move(per_rank)}};
+  return report::row_json(report::RowKind::kDdpStep, std::move(fields), measured);
 }
 
 nlohmann::json DdpStepProgram::start(RunContext& run) {

@@ -29,18 +29,21 @@ std::vector<std::string> bind_threads(const CoreSplit& split) {
   return refused;
 }
 
-std::vector<report::DdpThreadRecord> census_threads(int issuing_tid, const std::set<int>& issuing_cpus) {
+nlohmann::json census_threads(int issuing_tid, const std::set<int>& issuing_cpus) {
   const int compute_tid = this_thread_id();
-  std::vector<report::DdpThreadRecord> threads;
+  nlohmann::json threads = nlohmann::json::array();
+  const auto record = [&threads](const std::string& name, const char* role, const std::string& cpus, const std::string& allowed) {
+    threads.push_back({{"name", name}, {"role", role}, {"cpus", cpus}, {"allowed_cpus", allowed}});
+  };
   if (issuing_tid > 0) {
-    threads.push_back({thread_name(issuing_tid), issuing_tid == compute_tid ? "compute and all-reduces" : "all-reduces",
-                       cpu_list_text(issuing_cpus), allowed_text(issuing_tid)});
+    record(thread_name(issuing_tid), issuing_tid == compute_tid ? "compute and all-reduces" : "all-reduces",
+           cpu_list_text(issuing_cpus), allowed_text(issuing_tid));
   }
   for (const int tid : threads_of_this_process()) {
     if (tid == issuing_tid || tid == compute_tid || thread_name(tid) != kGlooDataIoThreadName) continue;
-    threads.push_back({kGlooDataIoThreadName, "backend I/O", last_cpu_text(tid), allowed_text(tid)});
+    record(kGlooDataIoThreadName, "backend I/O", last_cpu_text(tid), allowed_text(tid));
   }
-  if (compute_tid != issuing_tid) threads.push_back({thread_name(compute_tid), "compute", last_cpu_text(compute_tid), allowed_text(compute_tid)});
+  if (compute_tid != issuing_tid) record(thread_name(compute_tid), "compute", last_cpu_text(compute_tid), allowed_text(compute_tid));
   return threads;
 }
 

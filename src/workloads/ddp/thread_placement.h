@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "report/report.h"
+#include <nlohmann/json.hpp>
+
 #include "workloads/ddp/core_split.h"
 
 namespace collbench::ddp {
@@ -21,6 +22,9 @@ std::vector<std::string> bind_threads(const CoreSplit& split);
 // The threads of one row's steps: the one that issued the all-reduces, seen on `issuing_cpus`
 // (sched_getcpu around each), the backend's I/O threads and the calling (compute) thread, with
 // the CPU each last ran on; every one with its allowed CPUs.
-std::vector<report::DdpThreadRecord> census_threads(int issuing_tid, const std::set<int>& issuing_cpus);
+// Each is {name, role, cpus, allowed_cpus} as a ddp_step row's per_rank[].threads holds it: name
+// its Linux thread name, role "all-reduces", "compute and all-reduces", "backend I/O" or "compute",
+// cpus a CPU list ("0-3").
+nlohmann::json census_threads(int issuing_tid, const std::set<int>& issuing_cpus);
 
 }  // namespace collbench::ddp
