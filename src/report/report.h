@@ -161,8 +161,9 @@ struct Context {
 
 // How a timed row was measured, under the same keys in every kind: the loop's settings, the
 // statistics of its samples, the check and when the row completed. The driver fills it from the
-// measurement loop (harness/driver.h), the typed rows hold it as their base, and one writer
-// (row_json in report_json.h) writes it, so no kind writes these keys its own way.
+// measurement loop (harness/driver.h), the readers' typed views (ResultRow, DdpStepRow) hold it as
+// their base, and one writer (row_json in report_json.h) writes it, so no kind writes these keys
+// its own way.
 struct Measurement {
   int cycle = 1;                      // -N
   int iterations = 0;
