@@ -89,7 +89,7 @@ class Workload {
   // Rank 0: the live table's column header and one row's line. By default the row kind's table,
   // drawn by the renderer `collbench table` uses; the collectives print nccl-tests' table.
   virtual void print_columns();
-  // The cases of one cycle, in order.
+  // The cases of one cycle, in order (WorkloadOver: a list's).
   virtual std::size_t case_count() const = 0;
   virtual CasePlan prepare(std::size_t index) = 0;
   // By default the shared loop group's, the row's time the slowest rank's: every kind but the
@@ -150,6 +150,15 @@ class Workload {
   report::RateSummary rate_summary_;
   bool preparing_warmup_ = false;
   std::string run_warmup_timing_;  // made by measure() before the first row
+};
+
+// A run whose cases are one list, made by its constructor: the driver sweeps it in order.
+template <typename Case>
+class WorkloadOver : public Workload {
+ protected:
+  using Workload::Workload;
+  std::size_t case_count() const final { return cases_.size(); }
+  std::vector<Case> cases_;
 };
 
 // The spec of a program whose runs are `Run(run, *state)`: `state` (the parsed options, or the

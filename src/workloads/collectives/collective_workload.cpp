@@ -167,7 +167,7 @@ struct CollectiveProgram {
 };
 
 // One run of a collective: the backend, its buffers, the cases and nccl-tests' table.
-class CollectiveWorkload final : public Workload {
+class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
  public:
   CollectiveWorkload(RunContext& run, const CollectiveProgram& program);
 
@@ -175,7 +175,6 @@ class CollectiveWorkload final : public Workload {
   void print_header(const nlohmann::json&) override {
     table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
   }
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   // nccl-tests' warm-up sizes are message sizes (its setupArgs' bytes).
   std::optional<double> warmup_size(std::size_t index) const override {
@@ -201,7 +200,6 @@ class CollectiveWorkload final : public Workload {
   const RunTraffic& traffic_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
-  std::vector<CollectiveCase> cases_;
   std::unique_ptr<CollectiveBuffers> buffers_;  // released before the backend that made them
   std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
   report::TableWriter table_;
@@ -239,7 +237,7 @@ std::string CollectiveProgram::check_for_world(World& world) {
 }
 
 CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram& program)
-    : Workload(run.world, program.options, report::RowKind::kCollective),
+    : WorkloadOver(run.world, program.options, report::RowKind::kCollective),
       collective_(program.collective),
       options_(program.options),
       traffic_(program.traffic),

@@ -49,19 +49,18 @@ StartUp start_up_of_this_process() {
   return {now_wall - since_start, now_wall};
 }
 
+struct CommInitCase {
+  std::size_t method;  // index into the backend's communicators
+  int size;
+};
+
 // One run of comm_init_perf: the backend whose communicators it makes, and the cases.
-class CommInitWorkload final : public Workload {
+class CommInitWorkload final : public WorkloadOver<CommInitCase> {
  public:
   CommInitWorkload(RunContext& run, const CommInitOptions& options);
 
  private:
-  struct Case {
-    std::size_t method;  // index into the backend's communicators
-    int size;
-  };
-
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
   nlohmann::json add_to_summary(const nlohmann::json& row) override {
@@ -86,18 +85,17 @@ class CommInitWorkload final : public Workload {
   }
   // Every rank: the row of a case from every member's samples (a rank outside the communicator
   // gives none); rank 0's is the one the report keeps.
-  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
+  nlohmann::json make_row(const CommInitCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const CommInitOptions& options_;
   std::unique_ptr<Backend> backend_;
-  std::vector<Case> cases_;
   int rows_ = 0;
   double slowest_mean_us_ = 0;
   std::string slowest_;
 };
 
 CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& options)
-    : Workload(run.world, options, report::RowKind::kCommInit), options_(options) {
+    : WorkloadOver(run.world, options, report::RowKind::kCommInit), options_(options) {
   World& world = run.world;
   backend_ = make_run_backend(world, options_);
 
@@ -148,7 +146,7 @@ void CommInitWorkload::print_header(const nlohmann::json& report) {
 }
 
 CasePlan CommInitWorkload::prepare(std::size_t index) {
-  const Case one_case = cases_[index];
+  const CommInitCase one_case = cases_[index];
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
   if (const auto skip = communicator_skip(method, one_case.size, world_.size())) return CasePlan::skip_what(skip->first, skip->second);
   std::vector<int> members(static_cast<std::size_t>(one_case.size));
@@ -163,7 +161,7 @@ CasePlan CommInitWorkload::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
-nlohmann::json CommInitWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
+nlohmann::json CommInitWorkload::make_row(const CommInitCase& one_case, report::Measurement measured, const LoopResult& timed) {
   const bool member = world_.rank() < one_case.size;
   std::ostringstream mine;
   mine.precision(17);

@@ -50,14 +50,14 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
 }
 
 // matmul_perf and membw_perf: rows of one throughput kind (report::MatmulRow, report::MembwRow)
-// measured by one engine per rank (GemmEngine, StreamEngine).
-template <typename Row, typename Engine>
-class ThroughputWorkload : public Workload {
+// measured by one engine per rank (GemmEngine, StreamEngine), over a list of `Case`s.
+template <typename Row, typename Engine, typename Case>
+class ThroughputWorkload : public WorkloadOver<Case> {
  public:
   // This rank's engine (choose_engine) and CPU threads.
   ThroughputWorkload(RunContext& run, const ComputeOptions& options, report::RowKind row_kind,
                      std::unique_ptr<Engine> (*make_gpu)(int, std::string*), std::unique_ptr<Engine> (*make_cpu)(int))
-      : Workload(run.world, options, row_kind),
+      : WorkloadOver<Case>(run.world, options, row_kind),
         options_(options),
         host_(probe_host()),
         threads_(options.threads > 0 ? options.threads : host_.affinity_cores),
@@ -68,7 +68,7 @@ class ThroughputWorkload : public Workload {
   // Rank 0's closing lines; `wrong_text` says what the run's wrong count counts.
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, %s\n", rate_summary().rows(), wrong_text(wrong_total).c_str());
+    std::printf("# rows: %d, %s\n", this->rate_summary().rows(), wrong_text(wrong_total).c_str());
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
@@ -86,7 +86,7 @@ class ThroughputWorkload : public Workload {
       }
     }
     report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()},
-                   {"summary", rate_summary().to_json()}});
+                   {"summary", this->rate_summary().to_json()}});
     return report;
   }
 

@@ -68,10 +68,10 @@ nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
   return matrices;
 }
 
-// One run of copy_perf: its engine, and the cases it offers.
-class CopyWorkload final : public Workload {
+// One run of copy_perf: its engine, and the cases it offers: (path, bytes), sizes outermost.
+class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint64_t>> {
  public:
-  CopyWorkload(RunContext& run, const CopyOptions& options) : Workload(run.world, options, report::RowKind::kCopy), options_(options) {
+  CopyWorkload(RunContext& run, const CopyOptions& options) : WorkloadOver(run.world, options, report::RowKind::kCopy), options_(options) {
     const std::vector<std::uint64_t> sizes = expand_sweep(options_.sweep);
     std::string unavailable;
     if (!options_.host_only) engine_ = make_gpu_copy_engine(sizes.back(), &unavailable);
@@ -93,7 +93,6 @@ class CopyWorkload final : public Workload {
       std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
     }
   }
-  std::size_t case_count() const override { return cases_.size(); }
   // As the collectives: the first rows of a sweep that starts large are no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].second); }
 
@@ -136,7 +135,6 @@ class CopyWorkload final : public Workload {
 
   const CopyOptions& options_;
   std::unique_ptr<CopyEngine> engine_;
-  std::vector<std::pair<std::size_t, std::uint64_t>> cases_;  // (path, bytes), sizes outermost
 };
 
 }  // namespace

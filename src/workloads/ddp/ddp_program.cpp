@@ -160,13 +160,12 @@ struct DdpProgram {
 };
 
 // One run of ddp_step_perf: the backend, the communication thread and the current case's step.
-class DdpStepRun final : public Workload {
+class DdpStepRun final : public WorkloadOver<DdpCase> {
  public:
   DdpStepRun(RunContext& run, const DdpProgram& program);
 
  private:
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
@@ -185,7 +184,6 @@ class DdpStepRun final : public Workload {
   double memory_gbps_ = 0;          // this rank's: stated, or measured at start
   std::string memory_bandwidth_;    // where it comes from
   std::vector<int> batches_;
-  std::vector<DdpCase> cases_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* all_reduce_ = nullptr;
   compute::OpenBlasInfo blas_;
@@ -389,7 +387,7 @@ nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& c
 }
 
 DdpStepRun::DdpStepRun(RunContext& run, const DdpProgram& program)
-    : Workload(run.world, program.options, report::RowKind::kDdpStep),
+    : WorkloadOver(run.world, program.options, report::RowKind::kDdpStep),
       options_(program.options),
       model_(program.model),
       profile_(program.profile) {

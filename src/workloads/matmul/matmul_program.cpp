@@ -54,7 +54,7 @@ MemoryNeed matmul_memory_need(const ComputeOptions& options) {
 }
 
 // One run of matmul_perf: dtypes x shapes over this rank's GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmEngine> {
+class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmEngine, GemmCase> {
  public:
   MatmulBenchmark(RunContext& run, const ComputeOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kGemm, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
@@ -73,7 +73,6 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmE
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
   }
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   // The largest GEMM by its FLOPs (2mnk) brings a GPU to its working clocks before the first row,
   // as the collectives' warm-up does; each shape's own -w still finds its kernel.
@@ -86,7 +85,6 @@ class MatmulBenchmark final : public ThroughputWorkload<report::MatmulRow, GemmE
     return "wrong: " + std::to_string(wrong_total) + " (relative error above the dtype's bound)";
   }
 
-  std::vector<GemmCase> cases_;
   std::vector<GemmEntry> entries_;   // the current case's checked entries and their float64 values
   std::vector<double> reference_;
   double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was

@@ -25,7 +25,7 @@ MemoryNeed membw_memory_need(const ComputeOptions& options) {
 }
 
 // One run of membw_perf: array sizes x kernels over this rank's STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamEngine> {
+class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamEngine, StreamCase> {
  public:
   MembwBenchmark(RunContext& run, const ComputeOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kStream, &make_gpu_stream_engine, &make_cpu_stream_engine) {
@@ -45,7 +45,6 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamE
                 on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "");
     std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
   }
-  std::size_t case_count() const override { return cases_.size(); }
 
   CasePlan prepare(std::size_t index) override;
   // A GPU's clocks and a first touch of its memory are warm before the first row however the
@@ -54,7 +53,6 @@ class MembwBenchmark final : public ThroughputWorkload<report::MembwRow, StreamE
 
   std::string wrong_text(std::int64_t wrong_total) const override { return "wrong elements: " + std::to_string(wrong_total); }
 
-  std::vector<StreamCase> cases_;
   std::uint64_t prepared_elements_ = 0;  // what the arrays hold STREAM's start values for; 0: not so
   std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
 };

@@ -72,23 +72,23 @@ MemoryNeed memory_need(const Options& options) {
           "lower -e or use fewer ranks per host"};
 }
 
+struct Pt2ptCase {
+  std::uint64_t bytes = 0;
+  std::vector<LinkPair> pairs;  // one, or mbw_mr's N/2
+};
+
 // One run of pt2pt_perf: the backend, its buffers and the cases.
-class Pt2ptWorkload final : public Workload {
+class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
  public:
   Pt2ptWorkload(RunContext& run, const Options& options);
 
  private:
-  struct Case {
-    std::uint64_t bytes = 0;
-    std::vector<LinkPair> pairs;  // one, or mbw_mr's N/2
-  };
   // What rank 0 keeps of each matrix measurement: (bytes, src, dst) -> time and bandwidth per cycle.
   struct LinkSamples {
     std::vector<double> time_us, gbps;
   };
 
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
   // Each case takes OSU's counts for its size; a row's time is not an estimator over all ranks but
   // the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   CasePlan prepare(std::size_t index) override;
@@ -97,21 +97,20 @@ class Pt2ptWorkload final : public Workload {
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].bytes); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
 
-  RowCheck make_check(const Case& one_case, const Part& part);
-  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
+  RowCheck make_check(const Pt2ptCase& one_case, const Part& part);
+  nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
   nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
 
   const Options& options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Buffer> send_, recv_, ack_;  // released before the backend that made them
-  std::vector<Case> cases_;
   std::vector<std::string> hosts_;  // every rank's host, in rank order
   std::vector<unsigned char> staging_;
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
 };
 
 Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
-    : Workload(run.world, options, report::RowKind::kPointToPoint), options_(options) {
+    : WorkloadOver(run.world, options, report::RowKind::kPointToPoint), options_(options) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
   backend_ = make_run_backend(world, options_);
@@ -178,7 +177,7 @@ void Pt2ptWorkload::print_header(const nlohmann::json& report) {
 // -c: the senders' buffers refilled with the check's pattern and the receivers' poisoned with its
 // complement; after one iteration every received byte is compared. With --inject-corrupt-output
 // the highest rank that receives data corrupts one byte of what it read.
-RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
+RowCheck Pt2ptWorkload::make_check(const Pt2ptCase& one_case, const Part& part) {
   const std::size_t bytes = static_cast<std::size_t>(one_case.bytes);
   const int rank = world_.rank();
   const bool receives = receives_data(options_.mode, rank, one_case.pairs);
@@ -218,7 +217,7 @@ RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
 }
 
 CasePlan Pt2ptWorkload::prepare(std::size_t index) {
-  const Case& one_case = cases_[index];
+  const Pt2ptCase& one_case = cases_[index];
   const std::string reason = backend_->point_to_point_unsupported(static_cast<std::size_t>(one_case.bytes));
   const std::string what = "pt2pt " + to_string(options_.mode) + " " + link_text(one_case.pairs) + " at " +
                            std::to_string(one_case.bytes) + " B";
@@ -251,7 +250,7 @@ CasePlan Pt2ptWorkload::prepare(std::size_t index) {
 
 // Every rank: the measuring ranks' samples (the first rank of each pair, as OSU reports the
 // sender's time), their mean per iteration, and the row's figures from it.
-nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
+nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed) {
   const int rank = world_.rank();
   const bool measuring = std::any_of(one_case.pairs.begin(), one_case.pairs.end(), [rank](const LinkPair& p) { return p.src == rank; });
   std::vector<double> samples = measuring ? timed.mine_us : std::vector<double>(timed.mine_us.size(), 0.0);
