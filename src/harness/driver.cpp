@@ -39,19 +39,19 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   measured.check_iterations = checked ? settings.check_iterations : 0;
   measured.wrong = timed.wrong;
   measured.timestamp = utc_timestamp_now();
-  if (run_flags().keep_samples) measured.samples_us = timed.combined_us;
+  if (flags_.keep_samples) measured.samples_us = timed.combined_us;
   return measured;
 }
 
 nlohmann::json Workload::add_to_summary(const nlohmann::json& row) {
-  rate_summary_->add(row);
-  return rate_summary_->to_json();
+  rate_summary_.add(row);
+  return rate_summary_.to_json();
 }
 
-void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
+void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind_)).header(); }
 
 void Workload::print_row(const nlohmann::json& row) {
-  report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).line(report::row_from_json(row, row_kind()));
+  report::KindTableWriter(stdout, report::row_kind_spec(row_kind_)).line(report::row_from_json(row, row_kind_));
 }
 
 void Workload::print_skipped(const SkippedCase& skipped) {
@@ -119,17 +119,17 @@ std::string Workload::warm_up_before_first_row(RunContext& run, const LoopSettin
   return head + largest->text + " (the largest case), then " + smallest->text + " (the smallest)" + tail;
 }
 
+int measure(const ProgramSpec& program, RunContext& run) {
+  // Dropped however the run leaves: its libraries go while the world they run in still stands.
+  const std::unique_ptr<Workload> workload = program.start(run);
+  return workload->measure(run);
+}
+
 int Workload::measure(RunContext& run) {
-  struct EndRun {
-    Workload& workload;
-    ~EndRun() { workload.end_run(); }
-  } end_run_on_exit{*this};
   World& world = run.world;
-  world_ = &world;
   const bool leader = world.rank() == 0;
-  rate_summary_.emplace(row_kind());
   {
-    nlohmann::json report = start(run);
+    nlohmann::json report = std::move(report_without_rows_);
     report["status"] = "partial";
     report["results"] = nlohmann::json::array();
     if (leader) {
@@ -150,11 +150,11 @@ int Workload::measure(RunContext& run) {
   record_state();
 
   LoopSettings settings = loop_settings();
-  if (run_flags().inject_slowdown_rank >= 0 && run_flags().inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
+  if (flags_.inject_slowdown_rank >= 0 && flags_.inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
   run_warmup_timing_ = warm_up_before_first_row(run, settings);
   std::int64_t wrong_total = 0;
   const std::size_t cases = case_count();
-  for (int cycle = 1; cycle <= run_flags().cycles; ++cycle) {
+  for (int cycle = 1; cycle <= flags_.cycles; ++cycle) {
     for (std::size_t index = 0; index < cases; ++index) {
       CasePlan plan = prepare(index);
       if (plan.vanished) {
