@@ -1,7 +1,7 @@
 // The backend a run uses, and its life, the same in every program that takes --backend:
-// check_for_world settles its name and agrees on it (settle_backend), start() makes it from the
-// shared flags (make_run_backend) and names it, its device and its libraries' versions in the
-// report's context (backend_context).
+// the program's check_for_world settles its name and agrees on it (settle_backend), the run's
+// constructor makes it from the shared flags (make_run_backend) and names it, its device and its
+// libraries' versions in the report's context (backend_context).
 #pragma once
 
 #include <memory>

@@ -39,14 +39,14 @@ report::Measurement Workload::measurement_of(const LoopResult& timed, const Loop
   measured.check_iterations = checked ? settings.check_iterations : 0;
   measured.wrong = timed.wrong;
   measured.timestamp = utc_timestamp_now();
-  if (run_flags().keep_samples) measured.samples_us = timed.combined_us;
+  if (flags_.keep_samples) measured.samples_us = timed.combined_us;
   return measured;
 }
 
-void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).header(); }
+void Workload::print_columns() { report::KindTableWriter(stdout, report::row_kind_spec(row_kind_)).header(); }
 
 void Workload::print_row(const nlohmann::json& row) {
-  report::KindTableWriter(stdout, report::row_kind_spec(row_kind())).line(report::row_from_json(row, row_kind()));
+  report::KindTableWriter(stdout, report::row_kind_spec(row_kind_)).line(report::row_from_json(row, row_kind_));
 }
 
 void Workload::print_skipped(const SkippedCase& skipped) {
@@ -114,20 +114,20 @@ std::string Workload::warm_up_before_first_row(RunContext& run, const LoopSettin
   return head + largest->text + " (the largest case), then " + smallest->text + " (the smallest)" + tail;
 }
 
+int measure(const ProgramSpec& program, RunContext& run) {
+  // Dropped however the run leaves: its libraries go while the world they run in still stands.
+  const std::unique_ptr<Workload> workload = program.start(run);
+  return workload->measure(run);
+}
+
 int Workload::measure(RunContext& run) {
-  struct EndRun {
-    Workload& workload;
-    ~EndRun() { workload.end_run(); }
-  } end_run_on_exit{*this};
   World& world = run.world;
-  world_ = &world;
   const bool leader = world.rank() == 0;
-  row_summary_.emplace(row_kind());
   {
-    nlohmann::json report = start(run);
+    nlohmann::json report = std::move(report_without_rows_);
     report["status"] = "partial";
     report["results"] = nlohmann::json::array();
-    if (report::row_kind_spec(row_kind()).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_->to_json();
+    if (report::row_kind_spec(row_kind_).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_.to_json();
     if (leader) {
       print_header(report);
       print_columns();
@@ -146,11 +146,11 @@ int Workload::measure(RunContext& run) {
   record_state();
 
   LoopSettings settings = loop_settings();
-  if (run_flags().inject_slowdown_rank >= 0 && run_flags().inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
+  if (flags_.inject_slowdown_rank >= 0 && flags_.inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
   run_warmup_timing_ = warm_up_before_first_row(run, settings);
   std::int64_t wrong_total = 0;
   const std::size_t cases = case_count();
-  for (int cycle = 1; cycle <= run_flags().cycles; ++cycle) {
+  for (int cycle = 1; cycle <= flags_.cycles; ++cycle) {
     for (std::size_t index = 0; index < cases; ++index) {
       CasePlan plan = prepare(index);
       if (plan.vanished) {
@@ -181,8 +181,8 @@ int Workload::measure(RunContext& run) {
       nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
       plan.prepared.reset();  // its buffers go before the next case's
       if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
-        row_summary_->add(row);
-        const nlohmann::json summary = row_summary_->to_json();
+        row_summary_.add(row);
+        const nlohmann::json summary = row_summary_.to_json();
         print_row(row);
         run.report.update([&](nlohmann::json& document) {
           document["results"].push_back(std::move(row));

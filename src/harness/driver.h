@@ -5,8 +5,9 @@
 // live table's calls and the exit code for wrong results. The shell (harness/program_shell.h)
 // owns the rest: launch, agreement, -T, the report file and "complete".
 //
-// Modelled on nccl-tests' testColl and nvbench's state, without their globals: a workload is a
-// Program whose measure() is this driver.
+// Modelled on nccl-tests' testColl and nvbench's state, without their globals: the program
+// (harness/program_shell.h's ProgramSpec) starts a Workload for one run, once the world exists, and
+// the driver sweeps its cases and drops it, releasing its libraries, however the run ends.
 #pragma once
 
 #include <cstddef>
@@ -68,27 +69,32 @@ struct CasePlan {
 // combined over ranks by `aggregation`; a workload sets what else its kind has (-z -G -I).
 LoopSettings loop_settings_from(const RunFlags& flags, TimeAggregation aggregation);
 
-class Workload : public Program {
+// The driver: starts `program`'s run, measures it, saving the report as rows complete, and drops
+// the run on the way out; returns 0, or 3 for wrong results. Throws on failures.
+int measure(const ProgramSpec& program, RunContext& run);
+
+// One run of a program: made by its ProgramSpec::start on every rank, once the world exists; what
+// the run uses (backend or engine, buffers) are its members, released in reverse order when the
+// driver drops it. Its constructor makes the report without rows (report_without_rows_).
+class Workload {
  public:
-  int measure(RunContext& run) final;  // the driver
+  Workload(World& world, const RunFlags& flags, report::RowKind row_kind)
+      : world_(world), flags_(flags), row_kind_(row_kind), row_summary_(row_kind) {}
+  virtual ~Workload() = default;
 
  protected:
-  // Every rank, once, before the first case: chooses the engine or backend and returns the report
-  // without rows: benchmark, context and the kind's own fields. A "skipped" array in it asks the
-  // driver to record skipped cases there.
-  virtual nlohmann::json start(RunContext& run) = 0;
-  // The kind of the rows it writes: their live table is the kind's (report/table.h).
-  virtual report::RowKind row_kind() const = 0;
   // Rank 0: the lines above the live table, once the report has its context (what ran, where,
-  // how the figures are made); the columns' header follows from print_columns.
-  virtual void print_header(const nlohmann::json& report) = 0;
+  // how the figures are made); the columns' header follows from print_columns. None by default.
+  virtual void print_header(const nlohmann::json& /*report*/) {}
   // Rank 0: the live table's column header and one row's line. By default the row kind's table,
   // drawn by the renderer `collbench table` uses; the collectives print nccl-tests' table.
   virtual void print_columns();
-  // The cases of one cycle, in order; the driver asks for them after start().
+  // The cases of one cycle, in order (WorkloadOver: a list's).
   virtual std::size_t case_count() const = 0;
   virtual CasePlan prepare(std::size_t index) = 0;
-  virtual LoopSettings loop_settings() const = 0;
+  // By default the shared loop group's, the row's time the slowest rank's: every kind but the
+  // collectives times each rank's own work (a single process: the same figure under any estimator).
+  virtual LoopSettings loop_settings() const { return loop_settings_from(flags_, TimeAggregation::kMax); }
   virtual void print_row(const nlohmann::json& row);
   // Rank 0: one skipped case's line.
   virtual void print_skipped(const SkippedCase& skipped);
@@ -107,23 +113,26 @@ class Workload : public Program {
   // What the rows' `timing` says of the run's warm-up ("; ..."), for a kind that writes its own
   // timing text instead of the loop's; empty for a kind without one.
   const std::string& run_warmup_timing() const { return run_warmup_timing_; }
+  // The kind of the run's rows, as the constructor was given it.
+  report::RowKind row_kind() const { return row_kind_; }
   // The report's summary as it stands, in the kind's form (RowKindSpec::summary): the driver writes
-  // it into the report from start() on and after every row; finish() reads it for the footer.
-  const report::RowSummary& row_summary() const { return *row_summary_; }
+  // it into the report from the report without rows on and after every row; finish() reads it for
+  // the footer.
+  const report::RowSummary& row_summary() const { return row_summary_; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
   // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
-  // envcheck's slow ranks). Collective
-  // calls are allowed: every rank makes it.
-  virtual int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) = 0;
-  // Drops what the run holds of its libraries (backend, communicators, engines, buffers) while
-  // they still run: the workload outlives the world it measured in. The driver calls it on the
-  // way out of measure(), however it leaves.
-  virtual void end_run() = 0;
+  // envcheck's slow ranks). Collective calls are allowed: every rank makes it.
+  virtual int finish(RunContext& /*run*/, nlohmann::json& /*report*/, std::int64_t /*wrong_total*/) { return 0; }
 
-  World* world_ = nullptr;  // the world measure() runs in, from before start() on
+  World& world_;  // the world of this run, which outlives it
+  // The report without rows: benchmark, context and the kind's own fields, made by the
+  // constructor. A "skipped" array in it asks the driver to record skipped cases there.
+  nlohmann::json report_without_rows_;
 
  private:
+  friend int measure(const ProgramSpec& program, RunContext& run);
+  int measure(RunContext& run);
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
   // Runs the run's warm-up (warmup_size) and returns what the rows' timing says of it.
   std::string warm_up_before_first_row(RunContext& run, const LoopSettings& settings);
@@ -136,9 +145,31 @@ class Workload : public Program {
   std::optional<Warmed> warm_first_runnable(RunContext& run, const LoopSettings& settings,
                                             const std::vector<std::size_t>& order);
 
-  std::optional<report::RowSummary> row_summary_;  // made by measure(), before start(): row_kind() is virtual
+  const RunFlags& flags_;
+  report::RowKind row_kind_;
+  report::RowSummary row_summary_;
   bool preparing_warmup_ = false;
   std::string run_warmup_timing_;  // made by measure() before the first row
 };
+
+// A run whose cases are one list, made by its constructor: the driver sweeps it in order.
+template <typename Case>
+class WorkloadOver : public Workload {
+ protected:
+  using Workload::Workload;
+  std::size_t case_count() const final { return cases_.size(); }
+  std::vector<Case> cases_;
+};
+
+// The spec of a program whose runs are `Run(run, *state)`: `state` (the parsed options, or the
+// program's own struct around them) is shared by the spec, its checks and every run; `flags` are
+// the options in it.
+template <typename Run, typename State>
+ProgramSpec program_spec_of(const std::shared_ptr<State>& state, const RunFlags& flags) {
+  ProgramSpec program;
+  program.flags = std::shared_ptr<const RunFlags>(state, &flags);
+  program.start = [state](RunContext& run) { return std::make_unique<Run>(run, *state); };
+  return program;
+}
 
 }  // namespace collbench

@@ -12,6 +12,7 @@
 #include "core/printable.h"
 #include "harness/agreement.h"
 #include "harness/context.h"
+#include "harness/driver.h"
 #include "harness/input_checks.h"
 #include "harness/interrupt_watcher.h"
 #include "harness/job_watchdog.h"
@@ -24,7 +25,7 @@ namespace {
 
 class Shell {
  public:
-  Shell(std::string name, Program& program, std::vector<std::string> argv)
+  Shell(std::string name, const ProgramSpec& program, std::vector<std::string> argv)
       : name_(std::move(name)), program_(program), argv_(std::move(argv)) {}
 
   int run(int* argc, char*** argv);
@@ -41,7 +42,7 @@ class Shell {
   [[noreturn]] void end_interrupted(const std::string& what);
   [[noreturn]] void end_start_up_timeout(int rank, const std::string& host, const std::string& step);
   void arm_start_up_watch(std::optional<Watchdog>& watch, int rank, const std::string& host, double grace_seconds = 0) {
-    if (const double timeout_seconds = program_.run_flags().timeout_seconds; timeout_seconds > 0) {
+    if (const double timeout_seconds = program_.flags->timeout_seconds; timeout_seconds > 0) {
       watch.emplace(timeout_seconds + grace_seconds,
                     [this, rank, host](const std::string& step) { end_start_up_timeout(rank, host, step); });
     }
@@ -52,7 +53,7 @@ class Shell {
   bool prints_shared_lines(const World& world) const { return world.rank() == 0 || !launched_by_mpi_; }
 
   std::string name_;
-  Program& program_;
+  const ProgramSpec& program_;
   bool launched_by_mpi_ = true;
   std::vector<std::string> argv_;
   ReportWriter report_;
@@ -67,7 +68,7 @@ int Shell::run(int* argc, char*** argv) {
   const EnvironmentLookup environment = [](const char* name) -> const char* { return std::getenv(name); };
   LaunchPlan plan;
   try {
-    plan = plan_launch(program_.run_flags(), environment);
+    plan = plan_launch(*program_.flags, environment);
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), !started_by_mpi_launcher(environment) || launcher_rank() == 0);
   }
@@ -81,7 +82,7 @@ int Shell::run(int* argc, char*** argv) {
   std::optional<Watchdog> start_up_watch;
   try {
     if (plan.use_mpi) {
-      session.emplace(argc, argv, program_.calls_mpi_from_a_second_thread());
+      session.emplace(argc, argv, program_.calls_mpi_from_a_second_thread);
       world = std::make_unique<mpi::MpiWorld>();
     } else {
       // Gloo writes to its sockets with writev, which raises SIGPIPE when a peer has died; that
@@ -121,23 +122,23 @@ std::optional<int> Shell::agree_before_start(World& world) {
   const bool leader = world.rank() == 0;
   const bool printer = prints_shared_lines(world);
   const std::string disagreement = options_disagreement(
-      world, options_identity_text(name_, program_.options_identity(), program_.run_flags()), argv_);
+      world, options_identity_text(name_, program_.options_identity, *program_.flags), argv_);
   if (!disagreement.empty()) return fail(ExitCode::kUsage, disagreement, printer);
-  if (const int slow_rank = program_.run_flags().inject_slowdown_rank; slow_rank >= world.size()) {
+  if (const int slow_rank = program_.flags->inject_slowdown_rank; slow_rank >= world.size()) {
     return fail(ExitCode::kUsage, "--inject-slowdown-rank " + std::to_string(slow_rank) + " is not a rank of this " +
                     std::to_string(world.size()) + "-rank run", printer);
   }
   std::string problem;
   try {
-    problem = program_.check_for_world(world);
+    if (program_.check_for_world) problem = program_.check_for_world(world);
   } catch (const UsageError& e) {
     return fail(ExitCode::kUsage, e.what(), printer);
   }
   if (!problem.empty()) return fail(ExitCode::kRuntimeError, problem, printer);
-  const std::string shortfall = memory_shortfall(world, program_.memory_need(world.size()));
+  const std::string shortfall = memory_shortfall(world, program_.memory_need ? program_.memory_need(world.size()) : MemoryNeed{});
   if (!shortfall.empty()) return fail(ExitCode::kRuntimeError, shortfall, printer);
   // Only rank 0 writes the report, so only rank 0 can tell whether its path is usable.
-  const RunFlags& flags = program_.run_flags();
+  const RunFlags& flags = *program_.flags;
   std::string report_problem;
   if (leader && !flags.report_path.empty()) {
     try {
@@ -157,13 +158,13 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
   // -T: every rank watches its own progress and the other ranks' (harness/job_watchdog.h).
   std::optional<JobWatchdog> watchdog;
   try {
-    const double timeout_seconds = program_.run_flags().timeout_seconds;
+    const double timeout_seconds = program_.flags->timeout_seconds;
     if (timeout_seconds > 0) {
       watchdog.emplace(world, timeout_seconds, name_, [this](const std::string& error) { report_.record_error(error); });
     }
     start_up_watch.reset();  // the job watchdog has taken over
     RunContext run{world, report_, watchdog ? &watchdog->progress_watch() : nullptr, argv_};
-    const int exit_code = program_.measure(run);
+    const int exit_code = collbench::measure(program_, run);  // the driver
     report_.complete();  // every row is in: the one place any report is marked complete
     return exit_code;
   } catch (const UsageError& e) {
@@ -185,7 +186,7 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
 
 void Shell::end_start_up_timeout(int rank, const std::string& host, const std::string& step) {
   std::ostringstream line;
-  line << "timeout: no progress for " << program_.run_flags().timeout_seconds << " s in " << step
+  line << "timeout: no progress for " << program_.flags->timeout_seconds << " s in " << step
        << " (connecting the ranks, agreeing on options and connecting heartbeats, seen by rank " << rank << " on " << host
        << "): another rank stopped answering; ending the job with exit 4";
   report_.record_error(line.str());
@@ -213,25 +214,25 @@ int run_program(const std::string& program_name, int argc, char** argv, const Pr
   // launcher, by every rank without one (each is alone with its terminal or log).
   const EnvironmentLookup environment = [](const char* name) -> const char* { return std::getenv(name); };
   const bool printer = launcher_rank() == 0 || !started_by_mpi_launcher(environment);
-  std::unique_ptr<Program> program;
+  ProgramSpec program;
   try {
     program = parse(std::vector<std::string>(args.begin() + 1, args.end()));
   } catch (const UsageError& e) {
     if (printer) std::fprintf(stderr, "%s: error: %s\n", program_name.c_str(), printable(e.what()).c_str());
     return static_cast<int>(ExitCode::kUsage);
   }
-  if (program->run_flags().show_help) {
-    if (printer) std::fputs(program->help_text().c_str(), stdout);
+  if (program.flags->show_help) {
+    if (printer) std::fputs(program.help().c_str(), stdout);
     return 0;
   }
-  if (program->run_flags().show_version) {
+  if (program.flags->show_version) {
     if (printer) {
-      std::printf("collbench %s (%s)\n%s\n", collbench_version().c_str(), program->build_features().c_str(),
+      std::printf("collbench %s (%s)\n%s\n", collbench_version().c_str(), program.build_features().c_str(),
                   collbench_source_line().c_str());
     }
     return 0;
   }
-  Shell shell(program_name, *program, args);
+  Shell shell(program_name, program, args);
   return shell.run(&argc, &argv);
 }
 

@@ -5,7 +5,7 @@
 // WORLD_SIZE variables, without MPI_Init), the same options on every rank (harness/agreement.h),
 // the program's own checks, memory, the report path, -T (harness/job_watchdog.h), the report's
 // life (harness/report_writer.h) and the exit code.
-// A program only describes itself and measures its workloads through harness/measurement_loop.h.
+// A program only describes itself (ProgramSpec) and measures through the driver (harness/driver.h).
 #pragma once
 
 #include <cstdint>
@@ -39,29 +39,35 @@ struct MemoryNeed {
   std::string remedy = "lower -e or use fewer ranks per host";
 };
 
-class Program {
- public:
-  virtual ~Program() = default;
-  virtual const RunFlags& run_flags() const = 0;
-  virtual std::string help_text() const = 0;
-  virtual std::string build_features() const = 0;
+class Workload;  // harness/driver.h: one run of a program
+
+// What a program is, apart from any run of it: known once its flags are parsed, before the world
+// exists, and kept after the world ends. Only `flags`, `help`, `build_features` and `start` are
+// required; an empty check or memory need has nothing to check.
+struct ProgramSpec {
+  // The parsed options, of the program's own type: `start` and the checks read them through their
+  // own typed pointer to the same object.
+  std::shared_ptr<const RunFlags> flags;
+  std::function<std::string()> help;
+  std::function<std::string()> build_features;
   // What shapes what a rank does beyond the flags it was given (the shell adds those, with the
   // program name): ranks whose identities differ would run different sweeps and hang in the first
   // mismatched collective. Only what comes from elsewhere, such as an environment variable.
-  virtual nlohmann::json options_identity() const { return nlohmann::json::object(); }
+  nlohmann::json options_identity = nlohmann::json::object();
   // Checks that need the world, identical on every rank. Throws UsageError (exit 2); returns a
   // line for exit 1 (the machine cannot run it), or "" to go on.
-  virtual std::string check_for_world(World& world) = 0;
-  virtual MemoryNeed memory_need(int world_size) const = 0;
-  // Measures, saving the report as rows complete; returns 0, or 3 for wrong results. Throws on failures.
-  virtual int measure(RunContext& run) = 0;
+  std::function<std::string(World& world)> check_for_world;
+  std::function<MemoryNeed(int world_size)> memory_need;
   // Whether a second thread of this program makes MPI calls (serialized with the main thread's):
   // MPI is then started at MPI_THREAD_SERIALIZED, which costs small calls a little; no otherwise.
-  virtual bool calls_mpi_from_a_second_thread() const { return false; }
+  bool calls_mpi_from_a_second_thread = false;
+  // Every rank, once the world exists: the run (harness/driver.h), holding what it uses (world,
+  // backend or engine, buffers) until the driver drops it, however the run ends.
+  std::function<std::unique_ptr<Workload>(RunContext& run)> start;
 };
 
 // Parses the arguments (without argv[0]); throws UsageError.
-using ProgramParser = std::function<std::unique_ptr<Program>(const std::vector<std::string>& args)>;
+using ProgramParser = std::function<ProgramSpec(const std::vector<std::string>& args)>;
 
 // The process exit code (core/error.h); ends the whole job on errors that one rank alone saw.
 int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse);

@@ -34,7 +34,7 @@ class ReportWriter {
   // A copy of the report as held now.
   nlohmann::json snapshot();
   // The one place a report becomes "complete" (with its end time): the shell calls it when the
-  // program's measure() has returned, so no program marks its own report.
+  // driver's measure() has returned, so no program marks its own report.
   void complete();
   // Thread-safe: writes the report as held now with `error` set and "status" left "partial".
   void record_error(const std::string& error);

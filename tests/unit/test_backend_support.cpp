@@ -110,14 +110,14 @@ Outcome run_on_partial_backend(const char* collective_name, PartialBackend& back
     }
     PartialBackend& to;
   };
-  auto workload = make_collective_workload(*find_collective(collective_name), options, [&backend](World&, const Options&) {
+  const ProgramSpec program = collective_program(*find_collective(collective_name), options, [&backend](World&, const Options&) {
     return std::make_unique<Forwarding>(backend);
   });
   OneRankWorld world;
   ReportWriter report;
   const std::vector<std::string> argv{"test"};
   RunContext run{world, report, nullptr, argv};
-  workload->measure(run);
+  measure(program, run);
   const nlohmann::json document = report.snapshot();
   return {document["results"], document["skipped"], document};
 }

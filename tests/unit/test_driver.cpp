@@ -42,54 +42,55 @@ struct ScriptedCase {
   std::int64_t wrong_per_check = 0;  // what every check iteration counts
 };
 
-// A workload whose cases do what their script says, and which records what the driver asked of it.
-class ScriptedWorkload final : public Workload {
- public:
-  ScriptedWorkload(RunFlags flags, std::vector<ScriptedCase> cases) : flags_(std::move(flags)), cases_(std::move(cases)) {}
+// A program whose cases do what their script says, and which records what the driver asked of its
+// run (ScriptedWorkload, below).
+struct ScriptedProgram {
+  ScriptedProgram(RunFlags flags, std::vector<ScriptedCase> cases) : flags(std::move(flags)), cases(std::move(cases)) {}
 
+  RunFlags flags;
+  std::vector<ScriptedCase> cases;
   // The hooks the driver called, in order: "header", "columns", "prepare a", "row a",
   // "skipped a: reason", "done a".
   std::vector<std::string> events;
   std::vector<int> issued;  // per case, the iterations issued (warm-up, timed, checks) over every cycle
   int finish_code = 0;      // what finish() returns
   std::optional<std::int64_t> wrong_given_to_finish;
-  int end_runs = 0;
+  int runs_released = 0;  // runs the driver dropped
+};
 
-  const RunFlags& run_flags() const override { return flags_; }
-  std::string help_text() const override { return ""; }
-  std::string build_features() const override { return ""; }
-  std::string check_for_world(World&) override { return ""; }
-  MemoryNeed memory_need(int) const override { return {}; }
+// One run of a ScriptedProgram; what it is asked goes into the program, which outlives it.
+class ScriptedWorkload final : public Workload {
+ public:
+  ScriptedWorkload(RunContext& run, ScriptedProgram& program)
+      : Workload(run.world, program.flags, report::RowKind::kCopy), program_(program), cases_(program.cases) {
+    program_.issued.assign(cases_.size(), 0);
+    report_without_rows_ = report::envelope_json("scripted", report::Context{});
+    report_without_rows_["skipped"] = nlohmann::json::array();  // asks the driver to record skips
+  }
+  ~ScriptedWorkload() override { ++program_.runs_released; }
 
  private:
-  nlohmann::json start(RunContext&) override {
-    issued.assign(cases_.size(), 0);
-    nlohmann::json report = report::envelope_json("scripted", report::Context{});
-    report["skipped"] = nlohmann::json::array();  // asks the driver to record skips
-    return report;
-  }
-  report::RowKind row_kind() const override { return report::RowKind::kCopy; }
-  void print_header(const nlohmann::json&) override { events.push_back("header"); }
-  void print_columns() override { events.push_back("columns"); }
-  void print_row(const nlohmann::json& row) override { events.push_back("row " + row.at("mode").get<std::string>()); }
-  void print_skipped(const SkippedCase& skipped) override { events.push_back("skipped " + skipped.text); }
-  void case_done(std::size_t index) override { events.push_back("done " + cases_[index].name); }
+  void print_header(const nlohmann::json&) override { program_.events.push_back("header"); }
+  void print_columns() override { program_.events.push_back("columns"); }
+  void print_row(const nlohmann::json& row) override { program_.events.push_back("row " + row.at("mode").get<std::string>()); }
+  void print_skipped(const SkippedCase& skipped) override { program_.events.push_back("skipped " + skipped.text); }
+  void case_done(std::size_t index) override { program_.events.push_back("done " + cases_[index].name); }
   std::size_t case_count() const override { return cases_.size(); }
-  LoopSettings loop_settings() const override { return loop_settings_from(flags_, TimeAggregation::kMean); }
+  LoopSettings loop_settings() const override { return loop_settings_from(program_.flags, TimeAggregation::kMean); }
 
   CasePlan prepare(std::size_t index) override {
     const ScriptedCase& scripted = cases_[index];
-    events.push_back("prepare " + scripted.name);
+    program_.events.push_back("prepare " + scripted.name);
     if (scripted.script == Script::kVanish) return CasePlan::none();
     if (scripted.script == Script::kSkip) {
-      return CasePlan::skip_what(scripted.name, "not on rank " + std::to_string(world_->rank()));
+      return CasePlan::skip_what(scripted.name, "not on rank " + std::to_string(world_.rank()));
     }
     PreparedCase prepared;
     prepared.step = scripted.name;
     const bool fails = scripted.script == Script::kFailTiming;
     prepared.operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration, [this, index, fails](int) {
       if (fails) throw Error("the scripted library failed");
-      ++issued[index];
+      ++program_.issued[index];
     });
     prepared.check = RowCheck{[](int) {}, [wrong = scripted.wrong_per_check](int) { return wrong; }};
     prepared.row = [name = scripted.name, null_row = scripted.script == Script::kNoRow](LoopResult&, report::Measurement measured) {
@@ -100,14 +101,13 @@ class ScriptedWorkload final : public Workload {
   }
 
   int finish(RunContext&, nlohmann::json& report, std::int64_t wrong_total) override {
-    wrong_given_to_finish = wrong_total;
+    program_.wrong_given_to_finish = wrong_total;
     report["finished"] = true;
-    return finish_code;
+    return program_.finish_code;
   }
-  void end_run() override { ++end_runs; }
 
-  RunFlags flags_;
-  std::vector<ScriptedCase> cases_;
+  ScriptedProgram& program_;
+  const std::vector<ScriptedCase>& cases_;
 };
 
 // -n 3 -w 1 -c 2, and -N as given.
@@ -120,10 +120,13 @@ RunFlags loop_flags(int cycles = 1) {
   return flags;
 }
 
-int measure(ScriptedWorkload& workload, World& world, ReportWriter& writer) {
+int measure(ScriptedProgram& program, World& world, ReportWriter& writer) {
   const std::vector<std::string> argv = {"scripted_perf"};
   RunContext run{world, writer, nullptr, argv};
-  return workload.measure(run);
+  ProgramSpec spec;
+  spec.flags = std::make_shared<const RunFlags>(program.flags);
+  spec.start = [&program](RunContext& run) { return std::make_unique<ScriptedWorkload>(run, program); };
+  return collbench::measure(spec, run);
 }
 
 // "mode" of each row in the report, in order.
@@ -138,10 +141,10 @@ using Events = std::vector<std::string>;
 TEST(Driver, RunsEveryCaseInOrderAndWritesItsRowAsMeasured) {
   OneRankWorld world;
   ReportWriter writer;
-  ScriptedWorkload workload(loop_flags(), {{"a"}, {"b"}});
-  EXPECT_EQ(measure(workload, world, writer), 0);
-  EXPECT_EQ(workload.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "row b", "done b"}));
-  EXPECT_EQ(workload.issued, (std::vector<int>{1 + 3 + 2, 1 + 3 + 2})) << "warm-up, timed iterations and checks";
+  ScriptedProgram program(loop_flags(), {{"a"}, {"b"}});
+  EXPECT_EQ(measure(program, world, writer), 0);
+  EXPECT_EQ(program.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "row b", "done b"}));
+  EXPECT_EQ(program.issued, (std::vector<int>{1 + 3 + 2, 1 + 3 + 2})) << "warm-up, timed iterations and checks";
   const nlohmann::json report = writer.snapshot();
   EXPECT_EQ(report["status"], "partial") << "the shell, not the driver, marks a report complete";
   EXPECT_EQ(report["finished"], true) << "finish() adds its fields to the report the writer holds";
@@ -156,31 +159,31 @@ TEST(Driver, RunsEveryCaseInOrderAndWritesItsRowAsMeasured) {
   EXPECT_EQ(row["time_aggregation"], "mean");
   EXPECT_EQ(report["summary"]["rows"], 2);
   EXPECT_EQ(report["summary"]["rows_checked"], 2);
-  EXPECT_EQ(workload.wrong_given_to_finish, 0);
-  EXPECT_EQ(workload.end_runs, 1);
+  EXPECT_EQ(program.wrong_given_to_finish, 0);
+  EXPECT_EQ(program.runs_released, 1);
 }
 
 TEST(Driver, CyclesRepeatTheWholeSweepAndNumberTheirRows) {
   OneRankWorld world;
   ReportWriter writer;
   RunFlags flags = loop_flags(3);
-  ScriptedWorkload workload(flags, {{"a"}, {"b"}});
-  EXPECT_EQ(measure(workload, world, writer), 0);
+  ScriptedProgram program(flags, {{"a"}, {"b"}});
+  EXPECT_EQ(measure(program, world, writer), 0);
   const nlohmann::json report = writer.snapshot();
   EXPECT_EQ(row_names(report), (std::vector<std::string>{"a", "b", "a", "b", "a", "b"})) << "cycles outermost";
   std::vector<int> cycles;
   for (const auto& row : report["results"]) cycles.push_back(row["cycle"]);
   EXPECT_EQ(cycles, (std::vector<int>{1, 1, 2, 2, 3, 3}));
-  EXPECT_EQ(workload.issued, (std::vector<int>{3 * 6, 3 * 6})) << "each case prepared and timed once a cycle";
+  EXPECT_EQ(program.issued, (std::vector<int>{3 * 6, 3 * 6})) << "each case prepared and timed once a cycle";
   EXPECT_EQ(report["summary"]["rows"], 6);
 }
 
 TEST(Driver, ASkipIsRecordedAndShownOnceWhateverTheCycles) {
   OneRankWorld world;
   ReportWriter writer;
-  ScriptedWorkload workload(loop_flags(2), {{"a"}, {"b", Script::kSkip}});
-  EXPECT_EQ(measure(workload, world, writer), 0);
-  EXPECT_EQ(workload.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b",
+  ScriptedProgram program(loop_flags(2), {{"a"}, {"b", Script::kSkip}});
+  EXPECT_EQ(measure(program, world, writer), 0);
+  EXPECT_EQ(program.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b",
                                      "skipped b: not on rank 0", "done b", "prepare a", "row a", "done a",
                                      "prepare b", "done b"}));
   const nlohmann::json report = writer.snapshot();
@@ -191,51 +194,51 @@ TEST(Driver, ASkipIsRecordedAndShownOnceWhateverTheCycles) {
 TEST(Driver, AVanishedCaseIsNeitherRowNorSkip) {
   OneRankWorld world;
   ReportWriter writer;
-  ScriptedWorkload workload(loop_flags(), {{"a"}, {"b", Script::kVanish}, {"c"}});
-  EXPECT_EQ(measure(workload, world, writer), 0);
-  EXPECT_EQ(workload.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "done b",
+  ScriptedProgram program(loop_flags(), {{"a"}, {"b", Script::kVanish}, {"c"}});
+  EXPECT_EQ(measure(program, world, writer), 0);
+  EXPECT_EQ(program.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "done b",
                                      "prepare c", "row c", "done c"}));
   const nlohmann::json report = writer.snapshot();
   EXPECT_EQ(row_names(report), (std::vector<std::string>{"a", "c"}));
   EXPECT_TRUE(report["skipped"].empty());
-  EXPECT_EQ(workload.issued[1], 0);
+  EXPECT_EQ(program.issued[1], 0);
 }
 
 TEST(Driver, ANullRowIsTimedAndCheckedButNeitherWrittenNorShownNorSummed) {
   OneRankWorld world;
   ReportWriter writer;
-  ScriptedWorkload workload(loop_flags(), {{"a"}, {"b", Script::kNoRow, 1}});
-  EXPECT_EQ(measure(workload, world, writer), static_cast<int>(ExitCode::kWrongResults))
+  ScriptedProgram program(loop_flags(), {{"a"}, {"b", Script::kNoRow, 1}});
+  EXPECT_EQ(measure(program, world, writer), static_cast<int>(ExitCode::kWrongResults))
       << "its wrong elements still count";
-  EXPECT_EQ(workload.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "done b"}));
-  EXPECT_EQ(workload.issued[1], 1 + 3 + 2);
+  EXPECT_EQ(program.events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b", "done b"}));
+  EXPECT_EQ(program.issued[1], 1 + 3 + 2);
   const nlohmann::json report = writer.snapshot();
   EXPECT_EQ(row_names(report), (std::vector<std::string>{"a"}));
   EXPECT_EQ(report["summary"]["rows"], 1);
-  EXPECT_EQ(workload.wrong_given_to_finish, 2);
+  EXPECT_EQ(program.wrong_given_to_finish, 2);
 }
 
 TEST(Driver, WrongElementsExitThreeWhateverFinishSays) {
   for (const int finish_code : {0, 1}) {
     OneRankWorld world;
     ReportWriter writer;
-    ScriptedWorkload workload(loop_flags(), {{"a"}, {"b", Script::kRun, 5}, {"c"}});
-    workload.finish_code = finish_code;
-    EXPECT_EQ(measure(workload, world, writer), static_cast<int>(ExitCode::kWrongResults)) << "finish: " << finish_code;
+    ScriptedProgram program(loop_flags(), {{"a"}, {"b", Script::kRun, 5}, {"c"}});
+    program.finish_code = finish_code;
+    EXPECT_EQ(measure(program, world, writer), static_cast<int>(ExitCode::kWrongResults)) << "finish: " << finish_code;
     const nlohmann::json report = writer.snapshot();
     ASSERT_EQ(row_names(report), (std::vector<std::string>{"a", "b", "c"})) << "the sweep goes on after wrong results";
     EXPECT_EQ(report["results"][1]["wrong"], 2 * 5) << "summed over the check iterations";
     EXPECT_EQ(report["summary"]["wrong_total"], 10);
-    EXPECT_EQ(workload.wrong_given_to_finish, 10);
+    EXPECT_EQ(program.wrong_given_to_finish, 10);
   }
 }
 
 TEST(Driver, WithoutWrongElementsFinishGivesTheExitCode) {
   OneRankWorld world;
   ReportWriter writer;
-  ScriptedWorkload workload(loop_flags(), {{"a"}});
-  workload.finish_code = static_cast<int>(ExitCode::kRuntimeError);  // a gate such as --min-busbw
-  EXPECT_EQ(measure(workload, world, writer), 1);
+  ScriptedProgram program(loop_flags(), {{"a"}});
+  program.finish_code = static_cast<int>(ExitCode::kRuntimeError);  // a gate such as --min-busbw
+  EXPECT_EQ(measure(program, world, writer), 1);
 }
 
 TEST(Driver, WithoutChecksTheRowSaysNothingWasChecked) {
@@ -243,20 +246,20 @@ TEST(Driver, WithoutChecksTheRowSaysNothingWasChecked) {
   ReportWriter writer;
   RunFlags flags = loop_flags();
   flags.check_iterations = 0;
-  ScriptedWorkload workload(flags, {{"a", Script::kRun, 5}});
-  EXPECT_EQ(measure(workload, world, writer), 0) << "no check ran, so nothing was found wrong";
+  ScriptedProgram program(flags, {{"a", Script::kRun, 5}});
+  EXPECT_EQ(measure(program, world, writer), 0) << "no check ran, so nothing was found wrong";
   const nlohmann::json row = writer.snapshot()["results"][0];
   EXPECT_TRUE(row["wrong"].is_null());
   EXPECT_EQ(row["check_iterations"], 0);
-  EXPECT_EQ(workload.issued[0], 1 + 3);
+  EXPECT_EQ(program.issued[0], 1 + 3);
 }
 
 using DriverReport = testing::TempFolder;
 
 // The shell's way out of a failed measure(): record the error, which writes the report at once.
-std::string measure_until_it_fails(ScriptedWorkload& workload, World& world, ReportWriter& writer) {
+std::string measure_until_it_fails(ScriptedProgram& program, World& world, ReportWriter& writer) {
   try {
-    measure(workload, world, writer);
+    measure(program, world, writer);
   } catch (const Error& e) {
     writer.record_error(e.what());
     return e.what();
@@ -273,9 +276,9 @@ TEST_F(DriverReport, AFailedCaseLeavesAPartialReportWithEveryCompletedRow) {
   OneRankWorld world;
   ReportWriter writer;
   writer.open(path("r.json"), false);
-  ScriptedWorkload workload(loop_flags(), {{"a"}, {"b"}, {"c", Script::kFailTiming}, {"d"}});
-  EXPECT_EQ(measure_until_it_fails(workload, world, writer), "the scripted library failed");
-  EXPECT_EQ(workload.end_runs, 1) << "the libraries are dropped however measure() leaves";
+  ScriptedProgram program(loop_flags(), {{"a"}, {"b"}, {"c", Script::kFailTiming}, {"d"}});
+  EXPECT_EQ(measure_until_it_fails(program, world, writer), "the scripted library failed");
+  EXPECT_EQ(program.runs_released, 1) << "the run, and the libraries it holds, is dropped however measure() leaves";
   const nlohmann::json report = read_json(path("r.json"));
   EXPECT_EQ(report["status"], "partial");
   EXPECT_EQ(report["error"], "the scripted library failed");
@@ -288,8 +291,8 @@ TEST_F(DriverReport, AFailureInTheFirstCaseStillLeavesAReport) {
   OneRankWorld world;
   ReportWriter writer;
   writer.open(path("r.json"), false);
-  ScriptedWorkload workload(loop_flags(), {{"a", Script::kFailTiming}});
-  EXPECT_FALSE(measure_until_it_fails(workload, world, writer).empty());
+  ScriptedProgram program(loop_flags(), {{"a", Script::kFailTiming}});
+  EXPECT_FALSE(measure_until_it_fails(program, world, writer).empty());
   const nlohmann::json report = read_json(path("r.json"));
   EXPECT_EQ(report["benchmark"], "scripted");
   EXPECT_EQ(report["status"], "partial");
@@ -360,17 +363,17 @@ TEST(Driver, ACaseOneRankSkipsIsSkippedOnEveryRankWithTheFirstRanksReason) {
       {{"a"}, {"b", Script::kSkip}, {"c", Script::kSkip}, {"d"}},
   };
   ThreadPair pair;
-  std::vector<std::unique_ptr<ScriptedWorkload>> workloads;
+  std::vector<std::unique_ptr<ScriptedProgram>> programs;
   std::vector<ReportWriter> writers(2);
   std::vector<int> exit_codes(2, -1);
   std::vector<std::string> errors(2);
   std::vector<std::thread> ranks;
-  for (int rank = 0; rank < 2; ++rank) workloads.push_back(std::make_unique<ScriptedWorkload>(loop_flags(), scripts[rank]));
+  for (int rank = 0; rank < 2; ++rank) programs.push_back(std::make_unique<ScriptedProgram>(loop_flags(), scripts[rank]));
   for (int rank = 0; rank < 2; ++rank) {
     ranks.emplace_back([&, rank] {
       ThreadPairWorld world(pair, rank);
       try {
-        exit_codes[rank] = measure(*workloads[rank], world, writers[rank]);
+        exit_codes[rank] = measure(*programs[rank], world, writers[rank]);
       } catch (const std::exception& e) {
         errors[rank] = e.what();
       }
@@ -380,12 +383,12 @@ TEST(Driver, ACaseOneRankSkipsIsSkippedOnEveryRankWithTheFirstRanksReason) {
   ASSERT_EQ(errors, (std::vector<std::string>{"", ""}));
   EXPECT_EQ(exit_codes, (std::vector<int>{0, 0}));
   for (int rank = 0; rank < 2; ++rank) {
-    EXPECT_EQ(workloads[rank]->issued, (std::vector<int>{6, 0, 0, 6})) << "rank " << rank << " timed only a and d";
+    EXPECT_EQ(programs[rank]->issued, (std::vector<int>{6, 0, 0, 6})) << "rank " << rank << " timed only a and d";
   }
-  EXPECT_EQ(workloads[0]->events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b",
+  EXPECT_EQ(programs[0]->events, (Events{"header", "columns", "prepare a", "row a", "done a", "prepare b",
                                           "skipped b: not on rank 1", "done b", "prepare c", "skipped c: not on rank 0",
                                           "done c", "prepare d", "row d", "done d"}));
-  EXPECT_EQ(workloads[1]->events, (Events{"prepare a", "done a", "prepare b", "done b", "prepare c", "done c",
+  EXPECT_EQ(programs[1]->events, (Events{"prepare a", "done a", "prepare b", "done b", "prepare c", "done c",
                                           "prepare d", "done d"}))
       << "only rank 0 prints";
   const nlohmann::json report = writers[0].snapshot();

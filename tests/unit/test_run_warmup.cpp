@@ -31,61 +31,57 @@ struct SizedCase {
   bool skipped = false;
 };
 
-// Cases that log what the driver did with them: "issue <size>", "row <size>", "done <size>".
-class SizedWorkload final : public Workload {
- public:
-  SizedWorkload(RunFlags flags, std::vector<SizedCase> cases, bool gives_sizes = true)
-      : flags_(std::move(flags)), cases_(std::move(cases)), gives_sizes_(gives_sizes) {}
+// A program whose cases log what the driver did with them: "issue <size>", "row <size>",
+// "done <size>" (SizedWorkload, below, is its run).
+struct SizedProgram {
+  SizedProgram(RunFlags flags, std::vector<SizedCase> cases, bool gives_sizes = true)
+      : flags(std::move(flags)), cases(std::move(cases)), gives_sizes(gives_sizes) {}
 
+  RunFlags flags;
+  std::vector<SizedCase> cases;
+  bool gives_sizes;
   std::vector<std::string> log;
   // Called by the first warm-up issue, before it returns (the watchdog test waits there).
   std::function<void()> on_first_warmup_issue;
+};
 
-  const RunFlags& run_flags() const override { return flags_; }
-  std::string help_text() const override { return ""; }
-  std::string build_features() const override { return ""; }
-  std::string check_for_world(World&) override { return ""; }
-  MemoryNeed memory_need(int) const override { return {}; }
+class SizedWorkload final : public Workload {
+ public:
+  SizedWorkload(RunContext& run, SizedProgram& program)
+      : Workload(run.world, program.flags, report::RowKind::kCopy), program_(program), cases_(program.cases) {
+    report_without_rows_ = report::envelope_json("sized", report::Context{});
+    report_without_rows_["skipped"] = nlohmann::json::array();
+  }
 
  private:
-  nlohmann::json start(RunContext&) override {
-    nlohmann::json report = report::envelope_json("sized", report::Context{});
-    report["skipped"] = nlohmann::json::array();
-    return report;
-  }
-  report::RowKind row_kind() const override { return report::RowKind::kCopy; }
-  void print_header(const nlohmann::json&) override {}
   void print_columns() override {}
   void print_row(const nlohmann::json&) override {}
   void print_skipped(const SkippedCase&) override {}
-  void case_done(std::size_t index) override { log.push_back("done " + name(index)); }
+  void case_done(std::size_t index) override { program_.log.push_back("done " + name(index)); }
   std::size_t case_count() const override { return cases_.size(); }
   std::optional<double> warmup_size(std::size_t index) const override {
-    return gives_sizes_ ? std::optional<double>(cases_[index].size) : std::nullopt;
+    return program_.gives_sizes ? std::optional<double>(cases_[index].size) : std::nullopt;
   }
-  LoopSettings loop_settings() const override { return loop_settings_from(flags_, TimeAggregation::kMean); }
+  LoopSettings loop_settings() const override { return loop_settings_from(program_.flags, TimeAggregation::kMean); }
   CasePlan prepare(std::size_t index) override {
     if (cases_[index].skipped) return CasePlan::skip_what(name(index), "too large for this fake");
     PreparedCase prepared;
     prepared.step = "case " + name(index);
     const bool warmup = preparing_warmup();
     prepared.operation = std::make_unique<FunctionOperation>(TimingSchedule::kBarrierEachIteration, [this, index, warmup](int) {
-      log.push_back((warmup ? "warm " : "issue ") + name(index));
-      if (warmup && on_first_warmup_issue) std::exchange(on_first_warmup_issue, nullptr)();
+      program_.log.push_back((warmup ? "warm " : "issue ") + name(index));
+      if (warmup && program_.on_first_warmup_issue) std::exchange(program_.on_first_warmup_issue, nullptr)();
     });
     prepared.row = [this, index](LoopResult&, report::Measurement measured) {
-      log.push_back("row " + name(index));
+      program_.log.push_back("row " + name(index));
       return report::row_json(report::RowKind::kCopy, {{"mode", name(index)}, {"gbps", 1.0}}, measured);
     };
     return CasePlan::run(std::move(prepared));
   }
-  int finish(RunContext&, nlohmann::json&, std::int64_t) override { return 0; }
-  void end_run() override {}
   std::string name(std::size_t index) const { return std::to_string(static_cast<int>(cases_[index].size)); }
 
-  RunFlags flags_;
-  std::vector<SizedCase> cases_;
-  bool gives_sizes_;
+  SizedProgram& program_;
+  const std::vector<SizedCase>& cases_;
 };
 
 // -n 1 -w 2 -c 0 -N 2.
@@ -99,27 +95,30 @@ RunFlags two_cycles(int warmup_iterations = 2) {
 }
 
 // The sweep 64, 8, 4096 (skipped), 1024, 16 on one rank; the report's rows.
-nlohmann::json run(SizedWorkload& workload, Watchdog* watchdog = nullptr) {
+nlohmann::json run(SizedProgram& program, Watchdog* watchdog = nullptr) {
   OneRankWorld world;
   ReportWriter report;
   const std::vector<std::string> argv{"test"};
   RunContext context{world, report, watchdog, argv};
-  EXPECT_EQ(workload.measure(context), 0);
+  ProgramSpec spec;
+  spec.flags = std::make_shared<const RunFlags>(program.flags);
+  spec.start = [&program](RunContext& run) { return std::make_unique<SizedWorkload>(run, program); };
+  EXPECT_EQ(measure(spec, context), 0);
   return report.snapshot();
 }
 
 std::vector<SizedCase> sweep() { return {{64}, {8}, {4096, true}, {1024}, {16}}; }
 
 TEST(RunWarmup, OnceBeforeTheFirstRowAtTheLargestCaseThatRunsThenTheSmallest) {
-  SizedWorkload workload(two_cycles(), sweep());
-  const nlohmann::json report = run(workload);
+  SizedProgram program(two_cycles(), sweep());
+  const nlohmann::json report = run(program);
   // 4096 is skipped, so 1024 is the largest; then 8. Each gets -w iterations, untimed, with no
   // row and no case_done, before the first row's own warm-up; never again in the second cycle.
   const std::vector<std::string> first = {"warm 1024", "warm 1024", "warm 8", "warm 8", "issue 64", "issue 64", "issue 64", "row 64"};
-  ASSERT_GE(workload.log.size(), first.size());
-  EXPECT_EQ(std::vector<std::string>(workload.log.begin(), workload.log.begin() + first.size()), first);
+  ASSERT_GE(program.log.size(), first.size());
+  EXPECT_EQ(std::vector<std::string>(program.log.begin(), program.log.begin() + first.size()), first);
   int warm = 0, rows = 0, done = 0;
-  for (const std::string& line : workload.log) {
+  for (const std::string& line : program.log) {
     warm += line.rfind("warm ", 0) == 0;
     rows += line.rfind("row ", 0) == 0;
     done += line.rfind("done ", 0) == 0;
@@ -139,26 +138,26 @@ TEST(RunWarmup, OnceBeforeTheFirstRowAtTheLargestCaseThatRunsThenTheSmallest) {
 }
 
 TEST(RunWarmup, NoneWithWarmupZeroAndTheRowsSaySo) {
-  SizedWorkload workload(two_cycles(0), sweep());
-  const nlohmann::json report = run(workload);
-  for (const std::string& line : workload.log) EXPECT_NE(line.rfind("warm ", 0), 0u) << line;
-  EXPECT_EQ(workload.log.front(), "issue 64");
+  SizedProgram program(two_cycles(0), sweep());
+  const nlohmann::json report = run(program);
+  for (const std::string& line : program.log) EXPECT_NE(line.rfind("warm ", 0), 0u) << line;
+  EXPECT_EQ(program.log.front(), "issue 64");
   for (const auto& row : report["results"]) {
     EXPECT_NE(row["timing"].get<std::string>().find("; no warm-up (-w 0)"), std::string::npos) << row["timing"];
   }
 }
 
 TEST(RunWarmup, AKindWithoutSizesHasNoneAndSaysNothingOfIt) {
-  SizedWorkload workload(two_cycles(), sweep(), false);
-  const nlohmann::json report = run(workload);
-  EXPECT_EQ(workload.log.front(), "issue 64");
+  SizedProgram program(two_cycles(), sweep(), false);
+  const nlohmann::json report = run(program);
+  EXPECT_EQ(program.log.front(), "issue 64");
   for (const auto& row : report["results"]) EXPECT_EQ(row["timing"].get<std::string>().find("warm-up"), std::string::npos) << row["timing"];
 }
 
 TEST(RunWarmup, OneSizeIsWarmedUpOnce) {
-  SizedWorkload workload(two_cycles(), {{32}, {32}});
-  const nlohmann::json report = run(workload);
-  EXPECT_EQ(std::vector<std::string>(workload.log.begin(), workload.log.begin() + 3),
+  SizedProgram program(two_cycles(), {{32}, {32}});
+  const nlohmann::json report = run(program);
+  EXPECT_EQ(std::vector<std::string>(program.log.begin(), program.log.begin() + 3),
             (std::vector<std::string>{"warm 32", "warm 32", "issue 32"}));
   EXPECT_NE(report["results"][0]["timing"].get<std::string>().find("2 iterations at case 32 (the only size)"), std::string::npos);
 }
@@ -174,15 +173,15 @@ TEST(RunWarmup, TheWatchdogNamesTheWarmupWhileItRuns) {
     if (steps.empty() || steps.back() != step) steps.push_back(step);
     named.notify_all();
   });
-  SizedWorkload workload(two_cycles(), sweep());
+  SizedProgram program(two_cycles(), sweep());
   bool heard = false;
-  workload.on_first_warmup_issue = [&] {
+  program.on_first_warmup_issue = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     heard = named.wait_for(lock, std::chrono::seconds(10), [&] {
       return !steps.empty() && steps.back() == "warm-up before the first row: case 1024";
     });
   };
-  run(workload, &watchdog);
+  run(program, &watchdog);
   EXPECT_TRUE(heard) << (steps.empty() ? "no step" : steps.back());
 }
 

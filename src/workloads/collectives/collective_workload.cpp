@@ -140,48 +140,47 @@ BufferBytes largest_buffers(const Collective& collective, const Options& options
 }
 
 namespace {
-// A collective benchmark: its options, its checks, and its cases for the driver.
-class CollectiveWorkload final : public Workload {
- public:
-  CollectiveWorkload(const Collective& collective, Options options, BackendMaker make_backend)
-      : collective_(collective),
-        name_(std::string(collective.name) + "_perf"),
-        options_(std::move(options)),
-        make_backend_(std::move(make_backend)),
-        table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {}
+// A collective's program apart from any run: its options and alltoallv's traffic (which refers to
+// them: one shared copy), both settled by the world's checks before the run starts.
+struct CollectiveProgram {
+  CollectiveProgram(const Collective& collective, Options parsed, BackendMaker maker)
+      : collective(collective), options(std::move(parsed)), make_backend(std::move(maker)) {}
 
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return usage_text(name_); }
-  std::string build_features() const override { return build_features_text(); }
-  nlohmann::json options_identity() const override {
-    // NCCL_TESTS_MIN_BW can set it without a flag.
-    return {{"min_busbw_gbps", options_.min_busbw_gbps.value_or(-1)}};
-  }
-  std::string check_for_world(World& world) override;
-  MemoryNeed memory_need(int world_size) const override {
+  std::string check_for_world(World& world);
+  MemoryNeed memory_need(int world_size) const {
     // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
     // backend keeps its buffers in host memory; GPU backends need the staging only.
     // -B keeps the first repeat's outputs on the host (and, when ranks differ, one rank's copy).
     const BufferBytes largest = buffers_for(world_size);
-    const std::uint64_t bitwise = options_.bitwise_repeats > 0 ? 2 * largest.shared : 0;
-    return {(options_.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared) + bitwise};
+    const std::uint64_t bitwise = options.bitwise_repeats > 0 ? 2 * largest.shared : 0;
+    return {(options.backend == "mpi" ? largest.send + 2 * largest.shared : largest.shared) + bitwise};
+  }
+  // Buffers for the largest row of the run; a per-peer collective's from its busiest rank.
+  BufferBytes buffers_for(int ranks) const {
+    return collective.traffic_layout ? traffic.largest_buffers(ranks) : largest_buffers(collective, options, ranks);
   }
 
+  const Collective& collective;
+  Options options;
+  RunTraffic traffic{options};  // alltoallv's traffic; unused by the other collectives
+  BackendMaker make_backend;    // empty: the registry's, by --backend
+};
+
+// One run of a collective: the backend, its buffers, the cases and nccl-tests' table.
+class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
+ public:
+  CollectiveWorkload(RunContext& run, const CollectiveProgram& program);
+
  private:
-  // Buffers for the largest row of the run; a per-peer collective's from its busiest rank.
-  BufferBytes buffers_for(int ranks) const;
-  nlohmann::json start(RunContext& run) override;
   void print_header(const nlohmann::json&) override {
     table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
   }
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   // nccl-tests' warm-up sizes are message sizes (its setupArgs' bytes).
   std::optional<double> warmup_size(std::size_t index) const override {
     return static_cast<double>(cases_[index].size.row_count * dtype_info(cases_[index].dtype).size_bytes);
   }
   LoopSettings loop_settings() const override;
-  report::RowKind row_kind() const override { return report::RowKind::kCollective; }
   void print_columns() override {}                   // nccl-tests' header, printed with the description
   void print_row(const nlohmann::json&) override {}  // one line per size, both placements: case_done
   void print_skipped(const SkippedCase& skipped) override {
@@ -190,22 +189,14 @@ class CollectiveWorkload final : public Workload {
   }
   void case_done(std::size_t index) override;
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  void end_run() override {
-    buffers_.reset();  // before the backend that made them
-    backend_.reset();
-  }
-
   report::ResultRow make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const Collective& collective_;
-  std::string name_;
-  Options options_;
-  RunTraffic traffic_{options_};  // alltoallv's traffic; unused by the other collectives
-  BackendMaker make_backend_;
+  const Options& options_;
+  const RunTraffic& traffic_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
-  std::vector<CollectiveCase> cases_;
-  std::unique_ptr<CollectiveBuffers> buffers_;
+  std::unique_ptr<CollectiveBuffers> buffers_;  // released before the backend that made them
   std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
   report::TableWriter table_;
   report::Report report_;  // the envelope the table's header and footer read
@@ -216,37 +207,38 @@ class CollectiveWorkload final : public Workload {
 
 // A valid root and backend, and a backend every host can run: a built one that some host cannot
 // run (no GPU visible) is named with the first such rank's reason, exit 1 before any library init.
-std::string CollectiveWorkload::check_for_world(World& world) {
-  if (collective_.takes_root && options_.root != kEveryRoot && options_.root >= world.size()) {
-    throw UsageError("root " + std::to_string(options_.root) + " is outside the world of " + std::to_string(world.size()) +
+std::string CollectiveProgram::check_for_world(World& world) {
+  if (collective.takes_root && options.root != kEveryRoot && options.root >= world.size()) {
+    throw UsageError("root " + std::to_string(options.root) + " is outside the world of " + std::to_string(world.size()) +
                      " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
   }
-  if (collective_.traffic_layout) traffic_.check_for_world(world);
-  settle_backend_name(options_.backend, world.control_plane());
-  if (options_.gpus_per_process != 1) {
-    throw UsageError("-g " + std::to_string(options_.gpus_per_process) + " is not supported by the " + options_.backend +
+  if (collective.traffic_layout) traffic.check_for_world(world);
+  settle_backend_name(options.backend, world.control_plane());
+  if (options.gpus_per_process != 1) {
+    throw UsageError("-g " + std::to_string(options.gpus_per_process) + " is not supported by the " + options.backend +
                      " backend: launch one process per GPU (mpirun -np <GPUs>) with -g 1");
   }
-  if (options_.backend != "nccl") {
-    const std::vector<std::string> gpu_only = options_.gpu_only_flags_in_use();
+  if (options.backend != "nccl") {
+    const std::vector<std::string> gpu_only = options.gpu_only_flags_in_use();
     if (!gpu_only.empty()) {
       std::string flags;
       for (const auto& flag : gpu_only) flags += (flags.empty() ? "" : ", ") + flag;
-      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options_.backend +
+      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options.backend +
                        " backend's calls complete on the host (drop " + (gpu_only.size() == 1 ? "it" : "them") +
                        " or use --backend nccl)");
     }
   }
-  return backend_unusable_anywhere(world, options_.backend);
+  return backend_unusable_anywhere(world, options.backend);
 }
 
-BufferBytes CollectiveWorkload::buffers_for(int ranks) const {
-  return collective_.traffic_layout ? traffic_.largest_buffers(ranks) : largest_buffers(collective_, options_, ranks);
-}
-
-nlohmann::json CollectiveWorkload::start(RunContext& run) {
+CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram& program)
+    : WorkloadOver(run.world, program.options, report::RowKind::kCollective),
+      collective_(program.collective),
+      options_(program.options),
+      traffic_(program.traffic),
+      table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {
   World& world = run.world;
-  backend_ = make_backend_ ? make_backend_(world, options_) : make_backend(options_.backend, world, backend_config(options_));
+  backend_ = program.make_backend ? program.make_backend(world, options_) : make_backend(options_.backend, world, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
   if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
     throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
@@ -258,7 +250,7 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
 
   const int ranks = world.size();
-  buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, world, options_, buffers_for(ranks));
+  buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, world, options_, program.buffers_for(ranks));
   if (options_.bitwise_repeats > 0) bitwise_ = std::make_unique<BitwiseRepeats>(collective_, world, options_, run.watchdog);
 
   const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
@@ -272,7 +264,8 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
   const std::vector<Placement> placements = options_.placements();
   if (collective_.traffic_layout) {
     cases_ = traffic_.cases(collective_, placements, ranks, world.rank());
-    return report::to_json(report_);
+    report_without_rows_ = report::to_json(report_);
+    return;
   }
   for (DType dtype : options_.dtypes) {
     for (ReduceOp op : ops) {
@@ -289,7 +282,7 @@ nlohmann::json CollectiveWorkload::start(RunContext& run) {
       }
     }
   }
-  return report::to_json(report_);
+  report_without_rows_ = report::to_json(report_);
 }
 
 LoopSettings CollectiveWorkload::loop_settings() const {
@@ -353,7 +346,7 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
 
 void CollectiveWorkload::case_done(std::size_t index) {
   if (!cases_[index].last_of_size) return;
-  if (world_->rank() == 0) table_.line(out_of_place_ ? &*out_of_place_ : nullptr, in_place_ ? &*in_place_ : nullptr);
+  if (world_.rank() == 0) table_.line(out_of_place_ ? &*out_of_place_ : nullptr, in_place_ ? &*in_place_ : nullptr);
   out_of_place_.reset();
   in_place_.reset();
 }
@@ -378,12 +371,12 @@ report::ResultRow CollectiveWorkload::make_row(const CollectiveCase& one_case, r
   }
   row.issue_us = timed.issue_us;
   row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
-  row.bus_bandwidth_factor = collective_.bus_factor.at(world_->size());
-  if (world_->size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
+  row.bus_bandwidth_factor = collective_.bus_factor.at(world_.size());
+  if (world_.size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
   if (one_case.traffic) {
     // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
-    if (world_->size() > 1 && row.time_us.mean > 0) {
-      row.busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, row.time_us.mean, world_->size());
+    if (world_.size() > 1 && row.time_us.mean > 0) {
+      row.busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, row.time_us.mean, world_.size());
     }
     row.traffic = traffic_.row(one_case);
   }
@@ -412,7 +405,7 @@ int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int
 
 }  // namespace
 
-std::unique_ptr<Workload> make_collective_workload(const Collective& collective, Options options, BackendMaker make_backend) {
+ProgramSpec collective_program(const Collective& collective, Options options, BackendMaker make_backend) {
   if (options.traffic_given && !collective.traffic_layout) {
     throw UsageError(std::string(options.traffic.from_matrix() ? "--matrix" : "--pattern") + " is for alltoallv_perf only: " +
                      std::string(collective.name) + " sends the same count to every rank");
@@ -424,7 +417,17 @@ std::unique_ptr<Workload> make_collective_workload(const Collective& collective,
                      "'s ranks hold different outputs by design, so -B compares each rank with its own repeats only "
                      "(ranks are compared for all_reduce, all_gather and broadcast; use --inject-bitwise-diff repeat)");
   }
-  return std::make_unique<CollectiveWorkload>(collective, std::move(options), std::move(make_backend));
+  // Mutable: the world's checks settle the backend's name and the traffic before the run starts.
+  const auto state = std::make_shared<CollectiveProgram>(collective, std::move(options), std::move(make_backend));
+  const std::string name = std::string(collective.name) + "_perf";
+  ProgramSpec program = program_spec_of<CollectiveWorkload>(state, state->options);
+  program.help = [name] { return usage_text(name); };
+  program.build_features = build_features_text;
+  // NCCL_TESTS_MIN_BW can set it without a flag.
+  program.options_identity = {{"min_busbw_gbps", state->options.min_busbw_gbps.value_or(-1)}};
+  program.check_for_world = [state](World& world) { return state->check_for_world(world); };
+  program.memory_need = [state](int world_size) { return state->memory_need(world_size); };
+  return program;
 }
 
 }  // namespace collbench

@@ -30,8 +30,7 @@ BufferBytes largest_buffers(const Collective& collective, const Options& options
 // Makes the run's backend once the world exists (tests pass their own).
 using BackendMaker = std::function<std::unique_ptr<Backend>(World& world, const Options& options)>;
 
-// `make_backend` empty: the backend registry's, by --backend.
-std::unique_ptr<Workload> make_collective_workload(const Collective& collective, Options options,
-                                                   BackendMaker make_backend = {});
+// The program of `collective`'s benchmark. `make_backend` empty: the backend registry's, by --backend.
+ProgramSpec collective_program(const Collective& collective, Options options, BackendMaker make_backend = {});
 
 }  // namespace collbench

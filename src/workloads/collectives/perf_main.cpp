@@ -16,7 +16,7 @@ int run_collective_perf(std::string_view collective_name, int argc, char** argv)
     return static_cast<int>(ExitCode::kRuntimeError);
   }
   return run_program(std::string(collective->name) + "_perf", argc, argv, [collective](const std::vector<std::string>& args) {
-    return make_collective_workload(*collective, parse_options(args));
+    return collective_program(*collective, parse_options(args));
   });
 }
 

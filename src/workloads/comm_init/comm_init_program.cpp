@@ -49,29 +49,18 @@ StartUp start_up_of_this_process() {
   return {now_wall - since_start, now_wall};
 }
 
-class CommInitWorkload final : public Workload {
- public:
-  explicit CommInitWorkload(CommInitOptions options) : options_(std::move(options)) {}
+struct CommInitCase {
+  std::size_t method;  // index into the backend's communicators
+  int size;
+};
 
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return comm_init_usage(); }
-  std::string build_features() const override { return describe_backends(); }
-  std::string check_for_world(World& world) override {
-    sizes_ = communicator_sizes(options_.comm_sizes, world.size());
-    return settle_backend(world, options_.backend);
-  }
-  MemoryNeed memory_need(int) const override { return {}; }
+// One run of comm_init_perf: the backend whose communicators it makes, and the cases.
+class CommInitWorkload final : public WorkloadOver<CommInitCase> {
+ public:
+  CommInitWorkload(RunContext& run, const CommInitOptions& options);
 
  private:
-  struct Case {
-    std::size_t method;  // index into the backend's communicators
-    int size;
-  };
-
-  nlohmann::json start(RunContext& run) override;
-  report::RowKind row_kind() const override { return report::RowKind::kCommInit; }
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
   int finish(RunContext& run, nlohmann::json&, std::int64_t) override {
@@ -80,19 +69,16 @@ class CommInitWorkload final : public Workload {
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
-  void end_run() override { backend_.reset(); }
-
   // Every rank: the row of a case from every member's samples (a rank outside the communicator
   // gives none); rank 0's is the one the report keeps.
-  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
+  nlohmann::json make_row(const CommInitCase& one_case, report::Measurement measured, const LoopResult& timed);
 
-  CommInitOptions options_;
-  std::vector<int> sizes_;
+  const CommInitOptions& options_;
   std::unique_ptr<Backend> backend_;
-  std::vector<Case> cases_;
 };
 
-nlohmann::json CommInitWorkload::start(RunContext& run) {
+CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& options)
+    : WorkloadOver(run.world, options, report::RowKind::kCommInit), options_(options) {
   World& world = run.world;
   backend_ = make_run_backend(world, options_);
 
@@ -116,10 +102,10 @@ nlohmann::json CommInitWorkload::start(RunContext& run) {
 
   const std::vector<CommunicatorMethod>& methods = backend_->support().communicators;
   for (std::size_t method = 0; method < methods.size(); ++method) {
-    for (int size : sizes_) cases_.push_back({method, size});
+    for (int size : communicator_sizes(options_.comm_sizes, world.size())) cases_.push_back({method, size});
   }
   report::Context context = backend_context(run, *backend_, options_, comm_init_options_json(options_));
-  nlohmann::json report = report::envelope_json("comm_init", context);
+  nlohmann::json& report = report_without_rows_ = report::envelope_json("comm_init", context);
   report["startup"] = {
       {"job_s", latest_barrier - earliest_start},
       {"per_rank_s", per_rank},
@@ -128,13 +114,12 @@ nlohmann::json CommInitWorkload::start(RunContext& run) {
              "and the backend's own communicator)"},
       {"clock", "wall clock: ranks on different hosts compare as far as their clocks agree"}};
   report["skipped"] = nlohmann::json::array();
-  return report;
 }
 
 void CommInitWorkload::print_header(const nlohmann::json& report) {
   const auto& context = report["context"];
   std::printf("# comm_init_perf: backend %s, %d rank(s) on %zu host(s)\n", printable(options_.backend).c_str(),
-              world_->size(), context["hosts"].size());
+              world_.size(), context["hosts"].size());
   std::printf("# start-up (launch to the benchmark's first barrier): %.3f s for the job; slowest rank %.3f s\n",
               report["startup"]["job_s"].get<double>(),
               std::max_element(report["startup"]["per_rank_s"].begin(), report["startup"]["per_rank_s"].end())->get<double>());
@@ -143,9 +128,9 @@ void CommInitWorkload::print_header(const nlohmann::json& report) {
 }
 
 CasePlan CommInitWorkload::prepare(std::size_t index) {
-  const Case one_case = cases_[index];
+  const CommInitCase one_case = cases_[index];
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
-  if (const auto skip = communicator_skip(method, one_case.size, world_->size())) return CasePlan::skip_what(skip->first, skip->second);
+  if (const auto skip = communicator_skip(method, one_case.size, world_.size())) return CasePlan::skip_what(skip->first, skip->second);
   std::vector<int> members(static_cast<std::size_t>(one_case.size));
   std::iota(members.begin(), members.end(), 0);
   if (method.prepare) method.prepare(members);
@@ -158,14 +143,14 @@ CasePlan CommInitWorkload::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
-nlohmann::json CommInitWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
-  const bool member = world_->rank() < one_case.size;
+nlohmann::json CommInitWorkload::make_row(const CommInitCase& one_case, report::Measurement measured, const LoopResult& timed) {
+  const bool member = world_.rank() < one_case.size;
   std::ostringstream mine;
   mine.precision(17);
   if (member) {
     for (double sample : timed.mine_us) mine << sample << ' ';
   }
-  const std::vector<std::string> every_rank = world_->gather_strings(mine.str());
+  const std::vector<std::string> every_rank = world_.gather_strings(mine.str());
   std::vector<double> pooled, rank_means;
   for (int rank = 0; rank < one_case.size; ++rank) {
     std::istringstream fields(every_rank[static_cast<std::size_t>(rank)]);
@@ -195,7 +180,16 @@ nlohmann::json CommInitWorkload::make_row(const Case& one_case, report::Measurem
 
 int run_comm_init_perf(int argc, char** argv) {
   return run_program("comm_init_perf", argc, argv, [](const std::vector<std::string>& args) {
-    return std::make_unique<CommInitWorkload>(parse_comm_init_options(args));
+    // Mutable: the world's checks settle the backend's name before the run starts.
+    const auto options = std::make_shared<CommInitOptions>(parse_comm_init_options(args));
+    ProgramSpec program = program_spec_of<CommInitWorkload>(options, *options);
+    program.help = comm_init_usage;
+    program.build_features = describe_backends;
+    program.check_for_world = [options](World& world) {
+      communicator_sizes(options->comm_sizes, world.size());  // throws UsageError for a size the world lacks
+      return settle_backend(world, options->backend);
+    };
+    return program;
   });
 }
 

@@ -50,41 +50,29 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
 }
 
 // matmul_perf and membw_perf: rows of one throughput kind (gemm, stream) measured by one engine
-// per rank (GemmEngine, StreamEngine).
-template <typename Engine>
-class ThroughputWorkload : public Workload {
+// per rank (GemmEngine, StreamEngine), over a list of `Case`s.
+template <typename Engine, typename Case>
+class ThroughputWorkload : public WorkloadOver<Case> {
  public:
-  explicit ThroughputWorkload(ComputeOptions options) : options_(std::move(options)) {}
-
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return compute_usage_text(options_.program); }
-  std::string build_features() const override { return compute_build_features(); }
-  std::string check_for_world(World&) override { return ""; }
+  // This rank's engine (choose_engine) and CPU threads.
+  ThroughputWorkload(RunContext& run, const ComputeOptions& options, report::RowKind row_kind,
+                     std::unique_ptr<Engine> (*make_gpu)(int, std::string*), std::unique_ptr<Engine> (*make_cpu)(int))
+      : WorkloadOver<Case>(run.world, options, row_kind),
+        options_(options),
+        host_(probe_host()),
+        threads_(options.threads > 0 ? options.threads : host_.affinity_cores),
+        engine_(choose_engine(options, run.world.local_rank(), threads_, make_gpu, make_cpu)),
+        on_cpu_(engine_->device() == "cpu") {}
 
  protected:
-  // A throughput row's time is the slowest rank's per iteration (-a 3): every rank measures its
-  // own device, and each rank's own figures are kept beside it.
-  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-  void end_run() override { engine_.reset(); }
-
   // Rank 0's closing lines; `wrong_text` says what the run's wrong count counts.
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, %s\n", row_summary().rows(), wrong_text(wrong_total).c_str());
+    std::printf("# rows: %d, %s\n", this->row_summary().rows(), wrong_text(wrong_total).c_str());
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
   virtual std::string wrong_text(std::int64_t wrong_total) const = 0;
-
-  // This rank's engine (choose_engine) and CPU threads; returns the host it probed.
-  HostInfo start_engine(RunContext& run, std::unique_ptr<Engine> (*make_gpu)(int, std::string*),
-                        std::unique_ptr<Engine> (*make_cpu)(int)) {
-    const HostInfo host = probe_host();
-    threads_ = options_.threads > 0 ? options_.threads : host.affinity_cores;
-    engine_ = choose_engine(options_, run.world.local_rank(), threads_, make_gpu, make_cpu);
-    on_cpu_ = engine_->device() == "cpu";
-    return host;
-  }
 
   // The report without rows: context and every rank's platform (collective calls); rank 0 prints
   // the platforms' warnings.
@@ -109,7 +97,7 @@ class ThroughputWorkload : public Workload {
   nlohmann::json finish_row(nlohmann::json fields, const std::vector<report::ThroughputRank>& per_rank, const std::string& device,
                             int threads, double work, double scale, const std::optional<double>& peak,
                             report::Measurement measured) const {
-    const std::string unit = report::row_kind_spec(row_kind()).figures.front().path;
+    const std::string unit = report::row_kind_spec(this->row_kind()).figures.front().path;
     const double rate = work / (measured.time_us.mean * 1e-6) / scale;
     if (measured.check_iterations > 0) {
       std::int64_t wrong = 0;
@@ -123,20 +111,26 @@ class ThroughputWorkload : public Workload {
                    {"percent_of_peak", peak ? nlohmann::json(100.0 * rate / *peak) : nlohmann::json(nullptr)},
                    {"per_rank", rank_figures_json(per_rank, unit)},
                    {"spread", report::to_json(spread_of_ranks(per_rank), unit.c_str())}});
-    return report::row_json(row_kind(), std::move(fields), measured);
+    return report::row_json(this->row_kind(), std::move(fields), measured);
   }
 
-  ComputeOptions options_;
+  const ComputeOptions& options_;
+  const HostInfo host_;  // what this rank probed
+  const int threads_;
   std::unique_ptr<Engine> engine_;
-  int threads_ = 0;
-  bool on_cpu_ = true;
+  const bool on_cpu_;
 };
 
-// The shell around one compute program; `Benchmark` is built from the parsed options.
+// The shell around one compute program; `Benchmark` is its run, made from the parsed options.
 template <typename Benchmark>
-int run_compute_benchmark(ComputeProgram program, int argc, char** argv) {
-  return run_program(program_name(program), argc, argv, [program](const std::vector<std::string>& args) {
-    return std::make_unique<Benchmark>(parse_compute_options(program, args));
+int run_compute_benchmark(ComputeProgram program, MemoryNeed (*memory_need)(const ComputeOptions&), int argc, char** argv) {
+  return run_program(program_name(program), argc, argv, [program, memory_need](const std::vector<std::string>& args) {
+    const auto options = std::make_shared<const ComputeOptions>(parse_compute_options(program, args));
+    ProgramSpec spec = program_spec_of<Benchmark>(options, *options);
+    spec.help = [program] { return compute_usage_text(program); };
+    spec.build_features = compute_build_features;
+    spec.memory_need = [options, memory_need](int) { return memory_need(*options); };
+    return spec;
   });
 }
 

@@ -68,29 +68,10 @@ nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
   return matrices;
 }
 
-class CopyWorkload final : public Workload {
+// One run of copy_perf: its engine, and the cases it offers: (path, bytes), sizes outermost.
+class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint64_t>> {
  public:
-  explicit CopyWorkload(CopyOptions options) : options_(std::move(options)) {}
-
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override {
-    return declared_help("copy_perf [options]",
-                         "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
-                         "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
-                         "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).",
-                         CopyOptions{}, declare_options);
-  }
-  std::string build_features() const override { return compute_build_features(); }
-  std::string check_for_world(World&) override { return ""; }
-  MemoryNeed memory_need(int) const override {
-    // Two host buffers of the largest size; the GPU copies add two pinned ones.
-    const std::uint64_t largest = expand_sweep(options_.sweep).back();
-    const std::uint64_t buffers = options_.host_only || !probe_gpu(0).present ? 2 : 4;
-    return {largest > UINT64_MAX / buffers ? UINT64_MAX : buffers * largest, "the sweep needs", "lower -e"};
-  }
-
- private:
-  nlohmann::json start(RunContext& run) override {
+  CopyWorkload(RunContext& run, const CopyOptions& options) : WorkloadOver(run.world, options, report::RowKind::kCopy), options_(options) {
     const std::vector<std::uint64_t> sizes = expand_sweep(options_.sweep);
     std::string unavailable;
     if (!options_.host_only) engine_ = make_gpu_copy_engine(sizes.back(), &unavailable);
@@ -100,20 +81,17 @@ class CopyWorkload final : public Workload {
     }
     report::Context context = collect_context(run.world, "copy", "host", run.argv, options_, recorded_options(options_, declare_options));
     for (const auto& [name, version] : engine_->versions()) context.versions[name] = version;
-    nlohmann::json report = report::envelope_json("copy", context);
+    nlohmann::json& report = report_without_rows_ = report::envelope_json("copy", context);
     for (const std::string& device : engine_->devices()) report["context"]["devices"].push_back(device);
     if (!unavailable.empty()) report["context"]["gpu_modes_unavailable"] = unavailable;
-    return report;
   }
 
+ private:
   void print_header(const nlohmann::json& report) override {
     if (const auto& unavailable = report["context"].value("gpu_modes_unavailable", ""); !unavailable.empty()) {
       std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
     }
   }
-  report::RowKind row_kind() const override { return report::RowKind::kCopy; }
-
-  std::size_t case_count() const override { return cases_.size(); }
   // As the collectives: the first rows of a sweep that starts large are no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].second); }
 
@@ -128,7 +106,7 @@ class CopyWorkload final : public Workload {
     // The check: the destination poisoned, one copy, then every byte compared with the source.
     const bool checked = engine_->checks() && options_.check_iterations > 0;
     if (checked) {
-      const bool corrupt = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
+      const bool corrupt = options_.inject_corrupt_output && world_.rank() == world_.size() - 1;
       prepared.check = RowCheck{[this, bytes = bytes](int) { engine_->poison(bytes); },
                                 [this, bytes = bytes, corrupt](int) { return engine_->count_wrong(bytes, corrupt); }};
     }
@@ -149,26 +127,36 @@ class CopyWorkload final : public Workload {
     return CasePlan::run(std::move(prepared));
   }
 
-  // One process: the same figure under any estimator.
-  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-
   int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
     if (run.world.rank() == 0) report["matrices"] = pair_matrices(report["results"], engine_->devices().size());
     return 0;
   }
 
-  void end_run() override { engine_.reset(); }
-
-  CopyOptions options_;
+  const CopyOptions& options_;
   std::unique_ptr<CopyEngine> engine_;
-  std::vector<std::pair<std::size_t, std::uint64_t>> cases_;  // (path, bytes), sizes outermost
 };
 
 }  // namespace
 
 int run_copy_perf(int argc, char** argv) {
   return run_program("copy_perf", argc, argv, [](const std::vector<std::string>& args) {
-    return std::make_unique<CopyWorkload>(parse_copy_options(args));
+    const auto options = std::make_shared<const CopyOptions>(parse_copy_options(args));
+    ProgramSpec program = program_spec_of<CopyWorkload>(options, *options);
+    program.help = [] {
+      return declared_help("copy_perf [options]",
+                           "Modes with a GPU: h2d/d2h pinned and pageable (copy engine; bi = both at once), d2d within each\n"
+                           "GPU and p2p between every GPU pair, copy engine (ce) vs SM kernel (sm), uni- and bidirectional.\n"
+                           "GB/s = 1e9 bytes/s of data copied (d2d also moves as many bytes read as written).",
+                           CopyOptions{}, declare_options);
+    };
+    program.build_features = compute_build_features;
+    program.memory_need = [options](int) -> MemoryNeed {
+      // Two host buffers of the largest size; the GPU copies add two pinned ones.
+      const std::uint64_t largest = expand_sweep(options->sweep).back();
+      const std::uint64_t buffers = options->host_only || !probe_gpu(0).present ? 2 : 4;
+      return {largest > UINT64_MAX / buffers ? UINT64_MAX : buffers * largest, "the sweep needs", "lower -e"};
+    };
+    return program;
   });
 }
 

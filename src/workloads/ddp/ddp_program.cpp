@@ -65,12 +65,13 @@ std::string shown_number(double value) {
   return text;
 }
 
-class DdpStepProgram final : public Workload {
- public:
-  explicit DdpStepProgram(DdpOptions options) : options_(std::move(options)) {
-    if (options_.show_help || options_.show_version) return;
-    model_ = *options_.loaded_model;
-    profile_ = options_.loaded_profile;
+// ddp_step_perf apart from any run: its options, the model and compute profile they load, and the
+// checks every rank makes before any starts.
+struct DdpProgram {
+  explicit DdpProgram(DdpOptions parsed) : options(std::move(parsed)) {
+    if (options.show_help || options.show_version) return;
+    model = *options.loaded_model;
+    profile = options.loaded_profile;
   }
 
   // The time a step spins for its compute (the elementwise bytes at --memory-gbps, or the profile's
@@ -79,66 +80,61 @@ class DdpStepProgram final : public Workload {
   void check_planned_spin(const ComputePlan& plan) const {
     double seconds = 0;
     std::string from;
-    if (profile_) {
-      for (std::size_t i = 0; i < profile_->forward_us.size(); ++i) seconds += profile_->forward_us[i] + profile_->backward_us[i];
-      seconds *= options_.compute_scale * 1e-6;
-      from = "the profile's times at --compute-scale " + shown_number(options_.compute_scale);
-    } else if (options_.memory_gbps > 0) {
-      seconds = (plan.forward_bytes() + plan.backward_bytes()) / (options_.memory_gbps * 1e9);
+    if (profile) {
+      for (std::size_t i = 0; i < profile->forward_us.size(); ++i) seconds += profile->forward_us[i] + profile->backward_us[i];
+      seconds *= options.compute_scale * 1e-6;
+      from = "the profile's times at --compute-scale " + shown_number(options.compute_scale);
+    } else if (options.memory_gbps > 0) {
+      seconds = (plan.forward_bytes() + plan.backward_bytes()) / (options.memory_gbps * 1e9);
       from = shown_number(plan.forward_bytes() + plan.backward_bytes()) + " elementwise bytes at --memory-gbps " +
-             shown_number(options_.memory_gbps) + " and --compute-scale " + shown_number(options_.compute_scale);
+             shown_number(options.memory_gbps) + " and --compute-scale " + shown_number(options.compute_scale);
     }
-    seconds *= *std::max_element(options_.accumulate.begin(), options_.accumulate.end());
-    const bool timed = options_.timeout_seconds > 0;
-    const double limit = timed ? options_.timeout_seconds : kLongestPlannedStepSeconds;
+    seconds *= *std::max_element(options.accumulate.begin(), options.accumulate.end());
+    const bool timed = options.timeout_seconds > 0;
+    const double limit = timed ? options.timeout_seconds : kLongestPlannedStepSeconds;
     if (std::isfinite(seconds) && seconds <= limit) return;
     throw UsageError("one step would spin " + (std::isfinite(seconds) ? shown_number(seconds) + " s" : std::string("beyond any clock")) +
                      " for its compute (" + from + "), beyond " + (timed ? "-T " + shown_number(limit) + " s" : "a day") +
                      ": raise --memory-gbps or lower --compute-scale");
   }
 
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return ddp_usage_text(); }
-  std::string build_features() const override {
-    return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)";
-  }
-  std::string check_for_world(World& world) override {
-    const std::vector<int> batches = rank_batches(options_, world.size());  // throws UsageError for weights that do not fit
+  std::string check_for_world(World& world) {
+    const std::vector<int> batches = rank_batches(options, world.size());  // throws UsageError for weights that do not fit
     // Every rank refuses a layer whose work cannot be planned, before any rank starts.
-    const ComputePlan plan = plan_compute(model_, *std::max_element(batches.begin(), batches.end()), options_.compute_scale);
+    const ComputePlan plan = plan_compute(model, *std::max_element(batches.begin(), batches.end()), options.compute_scale);
     check_planned_spin(plan);
-    if (options_.comm_cores > 0) {
+    if (options.comm_cores > 0) {
       // Every rank refuses alike: against the fewest cores any rank may run on.
       std::vector<double> cores{static_cast<double>(thread_affinity(0).size())};
       world.combine(cores, Combine::kMin);
       std::vector<int> fewest(static_cast<std::size_t>(cores[0]));
       std::iota(fewest.begin(), fewest.end(), 0);  // only their number matters here
-      split_cores(fewest, options_.comm_cores);    // throws UsageError
+      split_cores(fewest, options.comm_cores);    // throws UsageError
     }
-    if (options_.backend.empty()) options_.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
-    return settle_backend(world, options_.backend);
+    if (options.backend.empty()) options.backend = world.control_plane() == ControlPlane::kMpi ? "mpi" : "gloo";
+    return settle_backend(world, options.backend);
   }
-  MemoryNeed memory_need(int) const override {
-    const bool sixteen_bit = std::any_of(options_.grad_dtypes.begin(), options_.grad_dtypes.end(),
+  MemoryNeed memory_need() const {
+    const bool sixteen_bit = std::any_of(options.grad_dtypes.begin(), options.grad_dtypes.end(),
                                          [](DType dtype) { return dtype != DType::kFloat32; });
     // .grad and the buckets in float32, the 16-bit copy, the GEMM scratch, the bandwidth probe.
-    const std::uint64_t bytes = model_.parameter_count() * (4 + 4 + (sixteen_bit ? 2 : 0)) +
+    const std::uint64_t bytes = model.parameter_count() * (4 + 4 + (sixteen_bit ? 2 : 0)) +
                                 3ULL * kMaxOperandElements * sizeof(float) + (64ULL << 20);
     return {bytes, "the model's gradients need", "use a smaller model or fewer ranks per host"};
   }
-  // Asked before the world exists: an unset backend is mpi whenever MPI starts at all.
-  bool calls_mpi_from_a_second_thread() const override {
-    return (options_.backend.empty() || options_.backend == "mpi") && options_.any_overlap();
-  }
+  DdpOptions options;  // the backend settled by check_for_world
+  Model model;
+  std::optional<ComputeProfile> profile;
+};
+
+// One run of ddp_step_perf: the backend, the communication thread and the current case's step.
+class DdpStepRun final : public WorkloadOver<DdpCase> {
+ public:
+  DdpStepRun(RunContext& run, const DdpProgram& program);
 
  private:
-  nlohmann::json start(RunContext& run) override;
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
-  // A synchronized step lasts as long as its slowest rank, and so does the job's progress.
-  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
-  report::RowKind row_kind() const override { return report::RowKind::kDdpStep; }
   int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
     if (run.world.rank() != 0) return 0;
     std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", row_summary().rows(),
@@ -146,21 +142,16 @@ class DdpStepProgram final : public Workload {
     if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
     return 0;
   }
-  void end_run() override {
-    step_.reset();
-    comm_thread_.reset();
-    backend_.reset();
-  }
   nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured, const LoopResult& timed);
   ComputeAlone measure_compute_alone(StepConfig config);
 
-  DdpOptions options_;
-  Model model_;
-  std::optional<ComputeProfile> profile_;
+  // Released in reverse: the step, then the communication thread, then the backend.
+  const DdpOptions& options_;
+  const Model& model_;
+  const std::optional<ComputeProfile>& profile_;
   double memory_gbps_ = 0;          // this rank's: stated, or measured at start
   std::string memory_bandwidth_;    // where it comes from
   std::vector<int> batches_;
-  std::vector<DdpCase> cases_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* all_reduce_ = nullptr;
   compute::OpenBlasInfo blas_;
@@ -189,11 +180,11 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
   return "one communication thread calling the " + backend + " backend's blocking all-reduce";
 }
 
-CasePlan DdpStepProgram::prepare(std::size_t index) {
+CasePlan DdpStepRun::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
   const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
   if (!reason.empty()) return CasePlan::skip_what(std::string(to_string(one_case.grad_dtype)), reason);
-  World& world = *world_;
+  World& world = world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
                           batches_[static_cast<std::size_t>(world.rank())], options_.compute_scale, world.rank(), world.size(),
                           memory_gbps_, profile_ ? &*profile_ : nullptr};
@@ -230,7 +221,7 @@ CasePlan DdpStepProgram::prepare(std::size_t index) {
     RowCheck check;
     check.prepare = [](int) {};
     check.count_wrong = [this](int check_index) -> std::int64_t {
-      const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1 && check_index == 0;
+      const bool corrupts = options_.inject_corrupt_output && world_.rank() == world_.size() - 1 && check_index == 0;
       const CheckOutcome outcome = step_->check(step_index_ - 1, corrupts);
       checked_.wrong += outcome.wrong;
       checked_.max_error = std::max(checked_.max_error, outcome.max_error);
@@ -247,13 +238,13 @@ CasePlan DdpStepProgram::prepare(std::size_t index) {
 // The overlapped row's compute with no communication beside it, when no overlap-off row gives it:
 // the same step with overlap off, as many steps as the row. Not the measurement loop's: these
 // steps are no row and time nothing as a whole; the step's own clocks time its compute.
-ComputeAlone DdpStepProgram::measure_compute_alone(StepConfig config) {
+ComputeAlone DdpStepRun::measure_compute_alone(StepConfig config) {
   config.overlap = Overlap::kOff;
   DdpStep step(model_, plan_, *backend_, *all_reduce_, gemm_, config, nullptr);
   const int warmup = options_.warmup_iterations, measured = std::max(options_.iterations, 1);
   ComputeAlone alone;
   for (int index = 0; index < warmup + measured; ++index) {
-    backend_->barrier(*world_);  // steps start together, as the loop's do
+    backend_->barrier(world_);  // steps start together, as the loop's do
     const StepTimes times = step.run(index);
     if (index < warmup) continue;
     alone.compute_us += (times.forward_us + times.backward_us) / measured;
@@ -262,9 +253,9 @@ ComputeAlone DdpStepProgram::measure_compute_alone(StepConfig config) {
   return alone;
 }
 
-nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
+nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
                                         const LoopResult& timed) {
-  World& world = *world_;
+  World& world = world_;
   const auto first_timed = static_cast<std::ptrdiff_t>(options_.warmup_iterations);
   if (issued_.size() < static_cast<std::size_t>(first_timed) + timed.mine_us.size()) {
     throw Error("ddp_step_perf: the loop timed steps it did not issue");
@@ -395,7 +386,11 @@ nlohmann::json DdpStepProgram::make_row(const DdpCase& one_case, const StepConfi
   return report::row_json(report::RowKind::kDdpStep, std::move(fields), measured);
 }
 
-nlohmann::json DdpStepProgram::start(RunContext& run) {
+DdpStepRun::DdpStepRun(RunContext& run, const DdpProgram& program)
+    : WorkloadOver(run.world, program.options, report::RowKind::kDdpStep),
+      options_(program.options),
+      model_(program.model),
+      profile_(program.profile) {
   World& world = run.world;
   batches_ = rank_batches(options_, world.size());
   const compute::HostInfo host = compute::probe_host();
@@ -453,20 +448,19 @@ nlohmann::json DdpStepProgram::start(RunContext& run) {
     warnings.push_back("overlap on with one core per rank: the communication thread and the GEMMs share that core, "
                        "so little communication can hide behind compute");
   }
-  nlohmann::json document = report::envelope_json("ddp_step", context);
+  nlohmann::json& document = report_without_rows_ = report::envelope_json("ddp_step", context);
   document.update({{"model",
                     {{"name", model_.name}, {"source", model_.source}, {"parameters", model_.parameter_count()},
                      {"tensors", model_.tensors.size()}, {"forward_flops_per_sample", model_.forward_flops_per_sample()},
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()}});  // gradient dtypes the backend cannot all-reduce
-  return document;
 }
 
-void DdpStepProgram::print_header(const nlohmann::json& report) {
+void DdpStepRun::print_header(const nlohmann::json& report) {
   for (const auto& warning : report["warnings"]) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.get<std::string>().c_str());
   std::printf("# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
-              printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_->size(),
+              printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_.size(),
               backend_->name().c_str(), blas_.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
               options_.global_batch > 0 ? options_.global_batch : options_.batch, options_.global_batch > 0 ? "per job" : "per rank");
   const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
@@ -492,7 +486,17 @@ void DdpStepProgram::print_header(const nlohmann::json& report) {
 
 int run_ddp_step_perf(int argc, char** argv) {
   return run_program(kProgram, argc, argv, [](const std::vector<std::string>& args) {
-    return std::make_unique<DdpStepProgram>(parse_ddp_options(args));
+    // Mutable: the world's checks settle the backend's name before the run starts.
+    const auto ddp = std::make_shared<DdpProgram>(parse_ddp_options(args));
+    ProgramSpec program = program_spec_of<DdpStepRun>(ddp, ddp->options);
+    program.help = ddp_usage_text;
+    program.build_features = [] { return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)"; };
+    program.check_for_world = [ddp](World& world) { return ddp->check_for_world(world); };
+    program.memory_need = [ddp](int) { return ddp->memory_need(); };
+    // Asked before the world exists: an unset backend is mpi whenever MPI starts at all.
+    const DdpOptions& options = ddp->options;
+    program.calls_mpi_from_a_second_thread = (options.backend.empty() || options.backend == "mpi") && options.any_overlap();
+    return program;
   });
 }
 

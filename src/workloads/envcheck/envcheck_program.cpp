@@ -52,42 +52,21 @@ enum class Probe { kGemm, kTriad };
 // then rank 0's verdict on slow ranks.
 class EnvcheckBenchmark final : public Workload {
  public:
-  explicit EnvcheckBenchmark(ComputeOptions options) : options_(std::move(options)) {}
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return compute_usage_text(options_.program); }
-  std::string build_features() const override { return compute_build_features(); }
-  std::string check_for_world(World&) override { return ""; }
-  MemoryNeed memory_need(int) const override {
-    if (!runs_on_host(options_)) return {};
-    const auto side = static_cast<std::uint64_t>(options_.probe_matrix_n);
-    // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
-    return {3 * side * side * sizeof(float) + 3 * options_.probe_bytes, "the probes need",
-            "lower --probe-n or --probe-bytes, or use fewer ranks per host"};
-  }
+  EnvcheckBenchmark(RunContext& run, const ComputeOptions& options);
 
  private:
-  nlohmann::json start(RunContext& run) override;
-  report::RowKind row_kind() const override { return report::RowKind::kProbe; }
   // The table is one row per rank, printed once every rank has measured (finish).
-  void print_header(const nlohmann::json&) override {}
   void print_columns() override {}
   std::size_t case_count() const override { return 2; }
   CasePlan prepare(std::size_t index) override;
-  // Every rank measures its own device at once; the samples stay per rank (mine_us).
-  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   void print_row(const nlohmann::json&) override {}
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  void end_run() override {
-    gemm_.reset();
-    stream_.reset();
-  }
-
-  ComputeOptions options_;
+  const ComputeOptions& options_;
   HostInfo host_;
   OpenBlasInfo blas_;
   GpuInventory gpu_;
-  std::unique_ptr<GemmEngine> gemm_;
   std::unique_ptr<StreamEngine> stream_;
+  std::unique_ptr<GemmEngine> gemm_;  // made first, released first
   GemmShape shape_;
   std::uint64_t elements_ = 0;
   std::vector<GemmEntry> entries_;
@@ -124,7 +103,8 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
             {"triad_gbps", median_of(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
-nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
+EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const ComputeOptions& options)
+    : Workload(run.world, options, report::RowKind::kProbe), options_(options) {
   World& world = run.world;
   host_ = probe_host();
   const int threads = options_.threads > 0 ? options_.threads : host_.affinity_cores;
@@ -146,12 +126,12 @@ nlohmann::json EnvcheckBenchmark::start(RunContext& run) {
   stream_->prepare(elements_);
   entries_ = sample_entries(shape_, options_.seed, 64);
   for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
-  return report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
+  report_without_rows_ = report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
 }
 
 CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
   const Probe probe = index == 0 ? Probe::kGemm : Probe::kTriad;
-  const bool corrupts = options_.inject_corrupt_output && world_->rank() == world_->size() - 1;
+  const bool corrupts = options_.inject_corrupt_output && world_.rank() == world_.size() - 1;
   PreparedCase prepared;
   RowCheck check;
   if (probe == Probe::kGemm) {
@@ -201,7 +181,7 @@ CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
 }
 
 int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::int64_t) {
-  World& world = *world_;
+  World& world = world_;
   const bool leader = world.rank() == 0;
   // Rank 0's verdict, as the report writes it.
   std::vector<nlohmann::json> results;
@@ -268,8 +248,19 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
   return decided[0] - '0';
 }
 
+// Host memory of the probes where the engines run on the host.
+MemoryNeed envcheck_memory_need(const ComputeOptions& options) {
+  if (!runs_on_host(options)) return {};
+  const auto side = static_cast<std::uint64_t>(options.probe_matrix_n);
+  // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
+  return {3 * side * side * sizeof(float) + 3 * options.probe_bytes, "the probes need",
+          "lower --probe-n or --probe-bytes, or use fewer ranks per host"};
+}
+
 }  // namespace
 
-int run_envcheck(int argc, char** argv) { return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, argc, argv); }
+int run_envcheck(int argc, char** argv) {
+  return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, &envcheck_memory_need, argc, argv);
+}
 
 }  // namespace collbench::compute

@@ -41,42 +41,38 @@ struct GemmCase {
   GemmShape shape;
 };
 
-// The GEMM workload: dtypes x shapes over a GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<GemmEngine> {
- public:
-  using ThroughputWorkload::ThroughputWorkload;
-
-  MemoryNeed memory_need(int) const override {
-    std::uint64_t largest = 0;
-    if (!runs_on_host(options_)) return {};
-    for (GemmType type : options_.gemm_types) {
-      for (const GemmShape& shape : options_.gemm_shapes()) {
-        largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options_.rotate_sets, 1)));
-      }
+// Host memory of the largest input set (times the rotated sets) where the engine runs on the host.
+MemoryNeed matmul_memory_need(const ComputeOptions& options) {
+  std::uint64_t largest = 0;
+  if (!runs_on_host(options)) return {};
+  for (GemmType type : options.gemm_types) {
+    for (const GemmShape& shape : options.gemm_shapes()) {
+      largest = std::max(largest, set_bytes(shape, type) * static_cast<std::uint64_t>(std::max(options.rotate_sets, 1)));
     }
-    return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
   }
+  return {largest, "the sweep needs", "lower -e, --sizes or --shapes, or use fewer ranks per host"};
+}
 
- private:
-  nlohmann::json start(RunContext& run) override {
-    const HostInfo host = start_engine(run, &make_gpu_gemm_engine, &make_cpu_gemm_engine);
+// One run of matmul_perf: dtypes x shapes over this rank's GEMM engine.
+class MatmulBenchmark final : public ThroughputWorkload<GemmEngine, GemmCase> {
+ public:
+  MatmulBenchmark(RunContext& run, const ComputeOptions& options)
+      : ThroughputWorkload(run, options, report::RowKind::kGemm, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
     }
-    return start_report(run, "matmul", engine_->device(),
-                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
-                                       engine_->library(), on_cpu_));
+    report_without_rows_ = start_report(run, "matmul", engine_->device(),
+                                        local_platform(host_, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(),
+                                                       engine_->device(), engine_->library(), on_cpu_));
   }
 
+ private:
   void print_header(const nlohmann::json&) override {
-    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_->size(), engine_->device().c_str(),
+    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_.size(), engine_->device().c_str(),
                 engine_->library().c_str());
     std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
     if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
   }
-  report::RowKind row_kind() const override { return report::RowKind::kGemm; }
-
-  std::size_t case_count() const override { return cases_.size(); }
   CasePlan prepare(std::size_t index) override;
   // The largest GEMM by its FLOPs (2mnk) brings a GPU to its working clocks before the first row,
   // as the collectives' warm-up does; each shape's own -w still finds its kernel.
@@ -89,7 +85,6 @@ class MatmulBenchmark final : public ThroughputWorkload<GemmEngine> {
     return "wrong: " + std::to_string(wrong_total) + " (relative error above the dtype's bound)";
   }
 
-  std::vector<GemmCase> cases_;
   std::vector<GemmEntry> entries_;   // the current case's checked entries and their float64 values
   std::vector<double> reference_;
   double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was
@@ -121,7 +116,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
     RowCheck check;
     check.prepare = [](int) {};
     check.count_wrong = [this, bound](int) -> std::int64_t {
-      if (options_.inject_corrupt_output && world_->rank() == world_->size() - 1) engine_->corrupt_output(0);
+      if (options_.inject_corrupt_output && world_.rank() == world_.size() - 1) engine_->corrupt_output(0);
       const double error = relative_error(engine_->read_outputs(0, entries_), reference_);
       if (std::isfinite(worst_error_)) worst_error_ = std::isfinite(error) ? std::max(worst_error_, error) : error;
       return std::isfinite(error) && error <= bound ? 0 : 1;
@@ -141,7 +136,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
       figures.relative_error = worst_error_;
       figures.wrong = std::isfinite(worst_error_) && worst_error_ <= bound ? 0 : 1;
     }
-    const std::vector<report::ThroughputRank> per_rank = gather_rank_figures(*world_, figures);
+    const std::vector<report::ThroughputRank> per_rank = gather_rank_figures(world_, figures);
     std::optional<double> worst_error;  // the largest over ranks, when checked
     if (options_.check_iterations > 0) {
       double worst = 0;
@@ -168,6 +163,6 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
 
 }  // namespace
 
-int run_matmul_perf(int argc, char** argv) { return run_compute_benchmark<MatmulBenchmark>(ComputeProgram::kMatmul, argc, argv); }
+int run_matmul_perf(int argc, char** argv) { return run_compute_benchmark<MatmulBenchmark>(ComputeProgram::kMatmul, &matmul_memory_need, argc, argv); }
 
 }  // namespace collbench::compute

@@ -17,37 +17,34 @@ struct StreamCase {
   StreamKernel kernel;
 };
 
-// The STREAM workload: array sizes x kernels over a STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<StreamEngine> {
- public:
-  using ThroughputWorkload::ThroughputWorkload;
-  MemoryNeed memory_need(int) const override {
-    if (!runs_on_host(options_)) return {};
-    const auto sizes = options_.array_sizes();
-    return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
-  }
+// Host memory of STREAM's three arrays at the largest size where the engine runs on the host.
+MemoryNeed membw_memory_need(const ComputeOptions& options) {
+  if (!runs_on_host(options)) return {};
+  const auto sizes = options.array_sizes();
+  return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
+}
 
- private:
-  nlohmann::json start(RunContext& run) override {
-    const HostInfo host = start_engine(run, &make_gpu_stream_engine, &make_cpu_stream_engine);
+// One run of membw_perf: array sizes x kernels over this rank's STREAM engine.
+class MembwBenchmark final : public ThroughputWorkload<StreamEngine, StreamCase> {
+ public:
+  MembwBenchmark(RunContext& run, const ComputeOptions& options)
+      : ThroughputWorkload(run, options, report::RowKind::kStream, &make_gpu_stream_engine, &make_cpu_stream_engine) {
     std::vector<StreamKernel> kernels = options_.kernels;
     if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
     for (std::uint64_t bytes : options_.array_sizes()) {
       for (StreamKernel kernel : kernels) cases_.push_back({bytes / sizeof(double), kernel});
     }
-    return start_report(run, "membw", engine_->device(),
-                        local_platform(host, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(), engine_->device(),
-                                       on_cpu_ ? "OpenMP" : "CUDA", false));
+    report_without_rows_ = start_report(run, "membw", engine_->device(),
+                                        local_platform(host_, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(),
+                                                       engine_->device(), on_cpu_ ? "OpenMP" : "CUDA", false));
   }
 
+ private:
   void print_header(const nlohmann::json&) override {
-    std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world_->size(), engine_->device().c_str(),
+    std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world_.size(), engine_->device().c_str(),
                 on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "");
     std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
   }
-  report::RowKind row_kind() const override { return report::RowKind::kStream; }
-
-  std::size_t case_count() const override { return cases_.size(); }
 
   CasePlan prepare(std::size_t index) override;
   // A GPU's clocks and a first touch of its memory are warm before the first row however the
@@ -56,7 +53,6 @@ class MembwBenchmark final : public ThroughputWorkload<StreamEngine> {
 
   std::string wrong_text(std::int64_t wrong_total) const override { return "wrong elements: " + std::to_string(wrong_total); }
 
-  std::vector<StreamCase> cases_;
   std::uint64_t prepared_elements_ = 0;  // what the arrays hold STREAM's start values for; 0: not so
   std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
 };
@@ -83,7 +79,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
     };
     check.count_wrong = [this, kernel](int) {
       const std::int64_t wrong =
-          engine_->count_wrong(kernel, options_.inject_corrupt_output && world_->rank() == world_->size() - 1);
+          engine_->count_wrong(kernel, options_.inject_corrupt_output && world_.rank() == world_.size() - 1);
       wrong_ += wrong;
       return wrong;
     };
@@ -105,7 +101,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
       fields["cache_bytes"] = engine_->cache_bytes();
       fields["cache_resident"] = fits_in_cache(counted, engine_->cache_bytes());
     }
-    return finish_row(std::move(fields), gather_rank_figures(*world_, figures), engine_->device(), on_cpu_ ? threads_ : 0,
+    return finish_row(std::move(fields), gather_rank_figures(world_, figures), engine_->device(), on_cpu_ ? threads_ : 0,
                       static_cast<double>(counted), 1e9, peak, std::move(measured));
   };
   return CasePlan::run(std::move(prepared));
@@ -113,6 +109,6 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
 
 }  // namespace
 
-int run_membw_perf(int argc, char** argv) { return run_compute_benchmark<MembwBenchmark>(ComputeProgram::kMembw, argc, argv); }
+int run_membw_perf(int argc, char** argv) { return run_compute_benchmark<MembwBenchmark>(ComputeProgram::kMembw, &membw_memory_need, argc, argv); }
 
 }  // namespace collbench::compute

@@ -61,71 +61,56 @@ std::string timing_text(Mode mode, int window) {
   return "";
 }
 
-class Pt2ptWorkload final : public Workload {
- public:
-  explicit Pt2ptWorkload(Options options) : options_(std::move(options)) {}
+MemoryNeed memory_need(const Options& options) {
+  // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
+  // backend's buffers are on the device.
+  const auto sizes = options.requested_sizes();
+  const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  const std::uint64_t staging = std::min<std::uint64_t>(largest, kStagingBytes);
+  if (options.backend == "nccl") return {staging};
+  return {largest > (UINT64_MAX - staging) / 2 ? UINT64_MAX : 2 * largest + staging, "the largest message needs",
+          "lower -e or use fewer ranks per host"};
+}
 
-  const RunFlags& run_flags() const override { return options_; }
-  std::string help_text() const override { return usage_text(); }
-  std::string build_features() const override { return describe_backends(); }
-  std::string check_for_world(World& world) override {
-    check_against_world(options_, world.size());
-    return settle_backend(world, options_.backend);
-  }
-  MemoryNeed memory_need(int) const override {
-    // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
-    // backend's buffers are on the device.
-    const auto sizes = options_.requested_sizes();
-    const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
-    const std::uint64_t staging = std::min<std::uint64_t>(largest, kStagingBytes);
-    if (options_.backend == "nccl") return {staging};
-    return {largest > (UINT64_MAX - staging) / 2 ? UINT64_MAX : 2 * largest + staging, "the largest message needs",
-            "lower -e or use fewer ranks per host"};
-  }
+struct Pt2ptCase {
+  std::uint64_t bytes = 0;
+  std::vector<LinkPair> pairs;  // one, or mbw_mr's N/2
+};
+
+// One run of pt2pt_perf: the backend, its buffers and the cases.
+class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
+ public:
+  Pt2ptWorkload(RunContext& run, const Options& options);
 
  private:
-  struct Case {
-    std::uint64_t bytes = 0;
-    std::vector<LinkPair> pairs;  // one, or mbw_mr's N/2
-  };
   // What rank 0 keeps of each matrix measurement: (bytes, src, dst) -> time and bandwidth per cycle.
   struct LinkSamples {
     std::vector<double> time_us, gbps;
   };
 
-  nlohmann::json start(RunContext& run) override;
-  report::RowKind row_kind() const override { return report::RowKind::kPointToPoint; }
   void print_header(const nlohmann::json& report) override;
-  std::size_t case_count() const override { return cases_.size(); }
+  // Each case takes OSU's counts for its size; a row's time is not an estimator over all ranks but
+  // the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   CasePlan prepare(std::size_t index) override;
   // OSU warms up each size alone; the run's warm-up at the largest and smallest message as well
   // makes the first rows of a sweep that starts large no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].bytes); }
-  // Each case takes OSU's counts for its size (prepare); a row's time is not an estimator over all
-  // ranks but the measuring ranks' own samples (make_row), as OSU reports the sender's time.
-  LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMax); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  void end_run() override {
-    send_.reset();
-    recv_.reset();
-    ack_.reset();
-    backend_.reset();
-  }
 
-  RowCheck make_check(const Case& one_case, const Part& part);
-  nlohmann::json make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed);
+  RowCheck make_check(const Pt2ptCase& one_case, const Part& part);
+  nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
   nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
 
-  Options options_;
+  const Options& options_;
   std::unique_ptr<Backend> backend_;
-  std::unique_ptr<Buffer> send_, recv_, ack_;
-  std::vector<Case> cases_;
+  std::unique_ptr<Buffer> send_, recv_, ack_;  // released before the backend that made them
   std::vector<std::string> hosts_;  // every rank's host, in rank order
   std::vector<unsigned char> staging_;
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
 };
 
-nlohmann::json Pt2ptWorkload::start(RunContext& run) {
+Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
+    : WorkloadOver(run.world, options, report::RowKind::kPointToPoint), options_(options) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
   backend_ = make_run_backend(world, options_);
@@ -162,9 +147,8 @@ nlohmann::json Pt2ptWorkload::start(RunContext& run) {
     for (const auto& pairs : schedules) cases_.push_back({bytes, pairs});
   }
 
-  nlohmann::json report = report::envelope_json("pt2pt", context);
+  nlohmann::json& report = report_without_rows_ = report::envelope_json("pt2pt", context);
   report["skipped"] = nlohmann::json::array();
-  return report;
 }
 
 void Pt2ptWorkload::print_header(const nlohmann::json& report) {
@@ -192,12 +176,12 @@ void Pt2ptWorkload::print_header(const nlohmann::json& report) {
 // -c: the senders' buffers refilled with the check's pattern and the receivers' poisoned with its
 // complement; after one iteration every received byte is compared. With --inject-corrupt-output
 // the highest rank that receives data corrupts one byte of what it read.
-RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
+RowCheck Pt2ptWorkload::make_check(const Pt2ptCase& one_case, const Part& part) {
   const std::size_t bytes = static_cast<std::size_t>(one_case.bytes);
-  const int rank = world_->rank();
+  const int rank = world_.rank();
   const bool receives = receives_data(options_.mode, rank, one_case.pairs);
   int last_receiver = -1;
-  for (int each = 0; each < world_->size(); ++each) {
+  for (int each = 0; each < world_.size(); ++each) {
     if (receives_data(options_.mode, each, one_case.pairs)) last_receiver = each;
   }
   const bool corrupt = options_.inject_corrupt_output && rank == last_receiver;
@@ -206,7 +190,7 @@ RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
     if (part.role == Role::kIdle) return;
     for (std::size_t first = 0; first < bytes; first += staging_.size()) {
       const std::size_t count = std::min(staging_.size(), bytes - first);
-      for (std::size_t i = 0; i < count; ++i) staging_[i] = pattern_byte(world_->rank(), c, first + i);
+      for (std::size_t i = 0; i < count; ++i) staging_[i] = pattern_byte(world_.rank(), c, first + i);
       send_->copy_from_host(staging_.data(), first, count);
       if (!receives) continue;
       for (std::size_t i = 0; i < count; ++i) staging_[i] = static_cast<unsigned char>(~pattern_byte(part.peer, c, first + i));
@@ -232,13 +216,13 @@ RowCheck Pt2ptWorkload::make_check(const Case& one_case, const Part& part) {
 }
 
 CasePlan Pt2ptWorkload::prepare(std::size_t index) {
-  const Case& one_case = cases_[index];
+  const Pt2ptCase& one_case = cases_[index];
   const std::string reason = backend_->point_to_point_unsupported(static_cast<std::size_t>(one_case.bytes));
   const std::string what = "pt2pt " + to_string(options_.mode) + " " + link_text(one_case.pairs) + " at " +
                            std::to_string(one_case.bytes) + " B";
   if (!reason.empty()) return CasePlan::skip_what(what, reason);
 
-  const Part part = part_of(world_->rank(), one_case.pairs);
+  const Part part = part_of(world_.rank(), one_case.pairs);
   // Built once per case, so an iteration only walks them: no allocation inside the timed loop.
   auto steps = std::make_shared<const std::vector<std::vector<Transfer>>>(
       iteration_steps(options_.mode, part, options_.window, static_cast<std::size_t>(one_case.bytes), {send_.get(), recv_.get(), ack_.get()}));
@@ -265,11 +249,11 @@ CasePlan Pt2ptWorkload::prepare(std::size_t index) {
 
 // Every rank: the measuring ranks' samples (the first rank of each pair, as OSU reports the
 // sender's time), their mean per iteration, and the row's figures from it.
-nlohmann::json Pt2ptWorkload::make_row(const Case& one_case, report::Measurement measured, const LoopResult& timed) {
-  const int rank = world_->rank();
+nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed) {
+  const int rank = world_.rank();
   const bool measuring = std::any_of(one_case.pairs.begin(), one_case.pairs.end(), [rank](const LinkPair& p) { return p.src == rank; });
   std::vector<double> samples = measuring ? timed.mine_us : std::vector<double>(timed.mine_us.size(), 0.0);
-  world_->combine(samples, Combine::kSum);
+  world_.combine(samples, Combine::kSum);
   const double pairs = static_cast<double>(one_case.pairs.size());
   const bool latency = options_.mode == Mode::kLatency;
   for (double& sample : samples) sample = sample / pairs / (latency ? 2.0 : 1.0);
@@ -402,7 +386,17 @@ int Pt2ptWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t)
 
 int run_pt2pt_perf(int argc, char** argv) {
   return run_program("pt2pt_perf", argc, argv, [](const std::vector<std::string>& args) {
-    return std::make_unique<Pt2ptWorkload>(parse_options(args));
+    // Mutable: the world's checks settle the backend's name before the run starts.
+    const auto options = std::make_shared<Options>(parse_options(args));
+    ProgramSpec program = program_spec_of<Pt2ptWorkload>(options, *options);
+    program.help = usage_text;
+    program.build_features = describe_backends;
+    program.check_for_world = [options](World& world) {
+      check_against_world(*options, world.size());
+      return settle_backend(world, options->backend);
+    };
+    program.memory_need = [options](int) { return memory_need(*options); };
+    return program;
   });
 }
 
