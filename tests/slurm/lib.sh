@@ -51,15 +51,12 @@ wait_for_rows() {
 # rows_arrived FILE N [PID]: 0 once FILE holds N complete rows (left in $rows); 1 after 30 s, or as
 # soon as process PID (when given) has ended without them.
 rows_arrived() {
-  rows=0
+  local ended=0
   for _ in $(seq 1 300); do
+    [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null && ended=1
     rows=$("$bin_dir/report_probe" "$1" 2>/dev/null | sed -n 's/.* rows=\([0-9]*\).*/\1/p')
     [ "${rows:-0}" -ge "$2" ] && return 0
-    if [ -n "${3:-}" ] && ! kill -0 "$3" 2>/dev/null; then
-      rows=$("$bin_dir/report_probe" "$1" 2>/dev/null | sed -n 's/.* rows=\([0-9]*\).*/\1/p')
-      [ "${rows:-0}" -ge "$2" ]
-      return
-    fi
+    [ "$ended" = 1 ] && return 1
     sleep 0.1
   done
   return 1
