@@ -277,7 +277,9 @@ print(','.join(map(str, s + [n])))" "$np")
     # (issue 48: each start-up step had its own -T, and a survivor left after up to 15 s under
     # load); 3 s spare for a loaded machine.
     [ "$elapsed" -le 8 ] || fail "the survivors took ${elapsed} s with -T 3"
-    one_line 0 "(no progress for 3 s|no answer from some rank within 3 s|no answer within 3 s)"
+    # Rank 0 may see rank 1 give up first and close its connection (1 run in 16 under a load of
+    # 2.7, 2026-12-02): then its line says a rank left, which is as true.
+    one_line 0 "(no progress for 3 s|no answer from some rank within 3 s|no answer within 3 s|a rank left or stopped answering)"
     ;;
   file_corrupt)
     # A corrupted join record in --rendezvous file:DIR (a control character, a number too large):
