@@ -34,6 +34,14 @@ became ready; they are read after the warm-up from ddp._get_ddp_logging_data()
 ("rebuilt_bucket_sizes": bytes per bucket, "rebuilt_per_bucket_param_indices": indices into
 model.parameters()), in the order the buckets are all-reduced.
 
+Per-bucket cost from inside DDP (--profile-buckets N, issue 46 item 3): after the timed steps, N
+more synchronized steps run under torch.profiler (outside every timing above). In each, the
+reducer's call of each bucket's all-reduce (`c10d::allreduce_`, on the thread running backward)
+is paired in order with gloo's execution of it (`gloo:all_reduce`, on a ProcessGroupGloo worker
+thread). Per bucket, the slowest rank's: dispatch_us (the call to gloo's start: queueing and
+hand-off), gloo_us (gloo's all-reduce itself) and call_to_done_us (the call to gloo's end), each
+the median over the N steps, in "bucket_cost". The profiler's own recording is in these figures.
+
 Output: one JSON line on stdout (rank 0); everything else on stderr. Exit 0 on success.
 """
 import argparse
@@ -79,6 +87,36 @@ def stats(values):
         "max": values[-1],
         "stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
     }
+
+
+def profile_bucket_costs(step, steps, buckets, world_size):
+    """Runs `steps` synchronized steps under torch.profiler; returns per bucket the slowest rank's
+    [dispatch_us, gloo_us, call_to_done_us] per step (a steps x buckets x 3 list), or a string
+    saying why the events could not be paired."""
+    import torch
+    import torch.distributed as dist
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            step(True)
+    calls = sorted((e for e in prof.events() if e.name == "c10d::allreduce_"), key=lambda e: e.time_range.start)
+    runs = sorted((e for e in prof.events() if e.name == "gloo:all_reduce"), key=lambda e: e.time_range.start)
+    expected = steps * buckets
+    ok = len(calls) == expected and len(runs) == expected
+    mine = torch.zeros(steps, buckets, 3, dtype=torch.float64)
+    if ok:
+        for i, (call, run) in enumerate(zip(calls, runs)):
+            start = call.time_range.start
+            mine[i // buckets, i % buckets] = torch.tensor(
+                [run.time_range.start - start, run.time_range.end - run.time_range.start, run.time_range.end - start])
+    flags = torch.tensor([1.0 if ok else 0.0])
+    dist.all_reduce(flags, op=dist.ReduceOp.MIN)
+    if flags.item() < 1:
+        return f"events not paired on some rank (this rank: {len(calls)} calls, {len(runs)} gloo runs, {expected} expected)"
+    gathered = [torch.zeros_like(mine) for _ in range(world_size)]
+    dist.all_gather(gathered, mine)
+    return torch.stack(gathered).max(dim=0).values.tolist()
 
 
 def build_model(args):
@@ -154,9 +192,29 @@ def worker(rank, args, port):
     dist.all_gather(gathered, mine)
     worst = torch.stack(gathered).max(dim=0).values.tolist()
     logging_data = ddp._get_ddp_logging_data()
+    sizes = [int(v) for v in str(logging_data.get("rebuilt_bucket_sizes", "")).replace(" ", "").split(",") if v]
+    bucket_cost = None
+    if args.profile_buckets > 0:
+        costs = profile_bucket_costs(step, args.profile_buckets, len(sizes), args.world_size)
+        if isinstance(costs, str):
+            bucket_cost = {"error": costs}
+        else:
+            bucket_cost = {
+                "steps": args.profile_buckets,
+                "estimator": "per bucket and step the slowest rank, then the median over the profiled steps",
+                "buckets": [
+                    {
+                        "index": b,
+                        "bytes": sizes[b],
+                        "dispatch_us": statistics.median(costs[s][b][0] for s in range(args.profile_buckets)),
+                        "gloo_us": statistics.median(costs[s][b][1] for s in range(args.profile_buckets)),
+                        "call_to_done_us": statistics.median(costs[s][b][2] for s in range(args.profile_buckets)),
+                    }
+                    for b in range(len(sizes))
+                ],
+            }
     dist.barrier()
     if rank == 0:
-        sizes = [int(v) for v in str(logging_data.get("rebuilt_bucket_sizes", "")).replace(" ", "").split(",") if v]
         indices = [[int(i) for i in group.split()] for group in str(logging_data.get("rebuilt_per_bucket_param_indices", "")).split(",") if group.strip()]
         step_stats, compute_stats = stats(worst[0]), stats(worst[1])
         result = {
@@ -186,6 +244,7 @@ def worker(rank, args, port):
             "ddp_logging_ns": {k: v for k, v in logging_data.items() if isinstance(v, int) and k.startswith("avg_")},
             "broadcast_buffers": args.broadcast_buffers,
             "zero_grad": args.zero_grad,
+            "bucket_cost": bucket_cost,
             "samples_step_us": worst[0],
             "samples_compute_us": worst[1],
             "torch_version": torch.__version__,
@@ -214,6 +273,8 @@ def main():
     parser.add_argument("--zero-grad", choices=["none", "zeros"], default="none",
                         help="before each step: none = zero_grad(set_to_none=True), optimizer.zero_grad()'s default (autograd hands "
                              "fresh gradient tensors over); zeros = set_to_none=False (gradients kept and added into in place)")
+    parser.add_argument("--profile-buckets", type=int, default=0, metavar="N",
+                        help="after the timed steps, N more under torch.profiler: each bucket's all-reduce cost inside DDP (default 0: none)")
     parser.add_argument("--write-model", metavar="FILE", help="write ddp_step_perf's model file for --layers x Linear(--hidden) and exit")
     args = parser.parse_args()
     if args.write_model:
