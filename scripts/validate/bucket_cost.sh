@@ -41,7 +41,7 @@ torch_cmd=("$PYTHON" "$here/ddp_torch.py" --layers "$LAYERS" --hidden "$HIDDEN" 
 "${torch_cmd[@]}" >"$out/runs/sizes.json" 2>"$out/runs/sizes.err"
 sizes=$(python3 -c 'import json,sys; print(",".join(str(b) for b in sorted(set(json.load(open(sys.argv[1]))["bucket_bytes"]))))' "$out/runs/sizes.json")
 coll_cmd=("$BIN/all_reduce_perf" --backend gloo --sizes "$sizes" -n "$ITERS" -w 5 -c 1 --placement out)
-echo "torch: ${torch_cmd[*]:1}" >"$out/commands.txt"
+echo "torch: PYTHON=venv/bin/python ${torch_cmd[*]:1}" | sed "s#$here/#scripts/validate/#" >"$out/commands.txt"
 echo "collbench: scripts/launch-local.sh -np 2 ${coll_cmd[*]/#$BIN\//build/bin/} -J runs/collbench-rREP.json" >>"$out/commands.txt"
 run_torch() {
   local before; before=$(loadavg)
