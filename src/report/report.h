@@ -45,7 +45,7 @@ inline nlohmann::json finite_or_null(double value) { return std::isfinite(value)
 // Every command of the summarizer works from this table instead of from one kind's fields, so a
 // GEMM or copy report is compared, tabled and plotted the way a collective one is.
 enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit, kPointToPoint };
-// Rows in the collectives' layout (ResultRow): the collectives and alltoallv, whose rows add the traffic.
+// Rows in the collectives' layout, which nccl-tests' table reads: the collectives and alltoallv, whose rows add the traffic.
 bool has_collective_rows(RowKind kind);
 
 struct FigureSpec {
@@ -115,6 +115,9 @@ struct Row {
   std::optional<std::int64_t> wrong;
   std::optional<double> library_estimate_us;  // the library's own estimate of one call (NCCL), when the row has it
   std::vector<nlohmann::json> table_cells;  // the kind's table columns as the row holds them; null where absent
+  // The row as the report holds it, for the readers of one kind's own fields (nccl-tests' table,
+  // the model, health): a collective row's fields were checked as it was read.
+  nlohmann::json fields;
 };
 
 struct RankInfo {
@@ -161,8 +164,8 @@ struct Context {
 
 // How a timed row was measured, under the same keys in every kind: the loop's settings, the
 // statistics of its samples, the check and when the row completed. The driver fills it from the
-// measurement loop (harness/driver.h), the readers' typed views (ResultRow, DdpStepRow) hold it as
-// their base, and one writer (row_json in report_json.h) writes it, so no kind writes these keys
+// measurement loop (harness/driver.h), the reader's typed view DdpStepRow holds it as its base,
+// and one writer (row_json in report_json.h) writes it, so no kind writes these keys
 // its own way.
 struct Measurement {
   int cycle = 1;                      // -N
@@ -180,62 +183,6 @@ struct Measurement {
   std::optional<std::int64_t> wrong;  // null when no check ran (-c 0)
   std::string timestamp;              // UTC, when the row completed (nccl-tests -S prints it)
   std::vector<double> samples_us;     // only with --samples
-};
-
-// -B N: the first element whose bits differ, between two repeats on one rank or between a rank
-// and rank 0 (the same repeat), with both values' bits in hex.
-struct BitwiseDifference {
-  std::string between;                // "repeats" or "ranks"
-  std::int64_t elements = 0;          // differing elements of this kind, over ranks and repeats
-  int rank = 0;                       // whose output differs
-  int repeat = 0;                     // in which repeat (0-based)
-  int reference_rank = 0;             // compared with: this rank (repeats), or the first rank whose whole
-                                      // output is checked (ranks: rank 0, but for broadcast's out-of-place root)
-  int reference_repeat = 0;           // compared with: repeat 0 (repeats) or the same repeat (ranks)
-  std::uint64_t element = 0;          // index into the output buffer
-  std::string reference_bits;         // "0x3f800000"
-  std::string bits;
-};
-
-// alltoallv: the traffic behind a row. Its size (bytes) is the busiest rank's bytes, as nccl-tests'.
-struct TrafficRow {
-  std::string pattern;                // "uniform", "zipf:1.2", "hotspot:2", "matrix"
-  std::string matrix_file;            // --matrix, as given; empty for generated traffic
-  std::uint64_t seed = 0;             // the generators' seed (--seed)
-  std::uint64_t bytes_per_rank = 0;   // generated: each rank's total before rounding; matrix: 0
-  std::uint64_t max_send_bytes = 0, min_send_bytes = 0;
-  std::uint64_t max_receive_bytes = 0, min_receive_bytes = 0;
-  std::uint64_t total_bytes = 0;      // over every pair
-  std::uint64_t largest_pair_bytes = 0;
-};
-
-struct ResultRow : Measurement {
-  std::uint64_t bytes = 0;            // the nccl-tests "size" of the row
-  std::uint64_t requested_bytes = 0;  // the size asked for, before rounding to whole elements per rank
-  std::uint64_t count = 0;            // bytes / element size
-  std::string dtype;
-  std::string op;                     // "none" for collectives without a reduction
-  int root = -1;                      // -1 for collectives without a root
-  std::string placement;              // "out" or "in"
-  std::string backend;
-  std::string algorithm;              // what the backend ran, when it can tell; "default" otherwise
-  int calls_per_iteration = 1;        // -m
-  std::optional<double> issue_us;     // batch schedules: host time to issue one call (nccl-tests -C)
-  // The library's own estimate of one call (us), when it has one: NCCL's ncclGroupSimulateEnd.
-  std::optional<double> library_estimate_us;
-  double algbw_gbps = 0;
-  double bus_bandwidth_factor = 0;
-  std::optional<double> busbw_gbps;   // null on one rank: no data crosses ranks
-  // -B N: repeats compared bit for bit; bitdiff counts differing elements over ranks and repeats
-  // (null when not checked), first_bitdiff holds the first of each kind found.
-  int bitwise_repeats = 0;
-  std::optional<std::int64_t> bitdiff;
-  std::vector<BitwiseDifference> first_bitdiff;
-  // FNV-1a (hex) of the first repeat's outputs on rank 0 (on the first rank whose whole output is
-  // checked, for the cross-rank collectives): equal hashes in two runs mean the same bits, so runs
-  // under different algorithms or libraries can be compared without keeping their outputs.
-  std::string bitwise_hash;
-  std::optional<TrafficRow> traffic;  // alltoallv rows (kind "alltoallv"); absent for the other collectives
 };
 
 // A combination the backend cannot run: reported, never faked.
@@ -267,16 +214,14 @@ struct LinkMatrix {
   std::vector<LinkMatrixSize> sizes;
 };
 
-// The envelope: what every reader returns, and (envelope_json) what every writer starts from. A collective report also keeps its typed rows (`results`:
-// what the runner writes and the nccl-tests table prints); `rows` holds every kind's rows in the
-// generic form, filled by the reader.
+// The envelope: what every reader returns, and (envelope_json) what every writer starts from;
+// `rows` holds every kind's rows in the generic form, filled by the reader.
 struct Report {
   std::string schema_version_text = schema_version();
   std::string benchmark;         // "all_reduce", ...
   std::string status = "partial";  // "complete" once every row is in
   std::string error;             // why a partial run stopped, when it did
   Context context;
-  std::vector<ResultRow> results;
   std::vector<SkippedCase> skipped;
   Summary summary;
   RowKind kind = RowKind::kCollective;
@@ -284,9 +229,6 @@ struct Report {
   std::vector<std::string> warnings;
   std::optional<LinkMatrix> link_matrix;  // pt2pt reports of --matrix runs
 };
-
-// Recomputes the summary from the rows.
-Summary summarize_rows(const std::vector<ResultRow>& rows);
 
 // ===== Compute and memory throughput rows (matmul_perf, membw_perf; envcheck's spreads) =======
 // Every rank measures its own device, so each row carries every rank's figures and their spread,

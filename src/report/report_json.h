@@ -24,13 +24,13 @@ nlohmann::json stats_to_json(const TimeStats& stats);
 // The one envelope every report kind starts from: schema_version, benchmark, status "partial",
 // context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
+// A report as read, written again: its rows as they were read, the summary made from them.
 nlohmann::json to_json(const Report& report);
 // The one row writer: `fields` (what the kind identifies and measures) with the kind's name and
 // how the row was measured, under the same keys in every kind. Every workload builds its row's
-// fields and calls it (the collectives through to_json(ResultRow)).
+// fields and calls it.
 nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& measured);
-// The parts of a collective report, for a writer that appends rows as they complete.
-nlohmann::json to_json(const ResultRow& row);
+// A collective report's skipped case, as the driver appends it.
 nlohmann::json to_json(const SkippedCase& skipped);
 // context.state_probe: the driver writes it before the first row and again after the last.
 nlohmann::json to_json(const StateProbeRecord& probe);

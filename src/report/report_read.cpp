@@ -140,27 +140,29 @@ void read_measurement(const Reader& reader, const json& object, Measurement& mea
   measured.samples_us = samples_from_json(reader, object);
 }
 
-ResultRow row_from_json(const Reader& reader, const json& object) {
-  ResultRow row;
-  row.bytes = reader.unsigned_integer(object, "bytes");
-  row.requested_bytes = object.contains("requested_bytes") ? reader.unsigned_integer(object, "requested_bytes") : row.bytes;
-  row.count = reader.unsigned_integer(object, "count");
-  row.dtype = reader.string(object, "dtype");
-  row.op = reader.string(object, "op");
-  row.root = static_cast<int>(reader.integer(object, "root"));
-  row.placement = reader.string(object, "placement");
-  if (row.placement != "out" && row.placement != "in") reader.fail(".placement", "expected \"out\" or \"in\"");
-  row.backend = reader.string(object, "backend");
-  row.algorithm = reader.string(object, "algorithm");
+// What a collective row holds beyond the generic row, checked as read: nccl-tests' table, the
+// model and health then read its fields without checks of their own.
+void check_collective_row(const Reader& reader, const json& object) {
+  reader.unsigned_integer(object, "bytes");
+  if (object.contains("requested_bytes")) reader.unsigned_integer(object, "requested_bytes");
+  reader.unsigned_integer(object, "count");
+  reader.string(object, "dtype");
+  reader.string(object, "op");
+  reader.integer(object, "root");
+  const std::string placement = reader.string(object, "placement");
+  if (placement != "out" && placement != "in") reader.fail(".placement", "expected \"out\" or \"in\"");
+  reader.string(object, "backend");
+  reader.string(object, "algorithm");
   reader.field(object, "wrong");  // a collective row always says whether it was checked
-  read_measurement(reader, object, row);
-  row.algbw_gbps = reader.non_negative(object, "algbw_gbps");
-  row.bus_bandwidth_factor = object.contains("bus_bandwidth_factor") ? reader.non_negative(object, "bus_bandwidth_factor") : 0;
-  row.busbw_gbps = reader.optional_number(object, "busbw_gbps");
+  Measurement measured;
+  read_measurement(reader, object, measured);
+  reader.non_negative(object, "algbw_gbps");
+  if (object.contains("bus_bandwidth_factor")) reader.non_negative(object, "bus_bandwidth_factor");
+  reader.optional_number(object, "busbw_gbps");
   // -B: absent in reports from before it, null where not checked.
-  if (object.contains("bitdiff") && !object["bitdiff"].is_null()) row.bitdiff = reader.integer(object, "bitdiff");
-  if (object.contains("bitwise_hash")) row.bitwise_hash = reader.string(object, "bitwise_hash");
-  if (object.contains("bitwise_repeats")) row.bitwise_repeats = static_cast<int>(reader.integer(object, "bitwise_repeats"));
+  if (object.contains("bitdiff") && !object["bitdiff"].is_null()) reader.integer(object, "bitdiff");
+  if (object.contains("bitwise_hash")) reader.string(object, "bitwise_hash");
+  if (object.contains("bitwise_repeats")) reader.integer(object, "bitwise_repeats");
   if (object.contains("first_bitdiff")) {
     const json& differences = reader.field(object, "first_bitdiff");
     if (!differences.is_array()) reader.fail(".first_bitdiff", "expected an array of differences");
@@ -168,44 +170,30 @@ ResultRow row_from_json(const Reader& reader, const json& object) {
       const Reader inner = reader.at(".first_bitdiff[" + std::to_string(i) + "]");
       const json& d = differences[i];
       if (!d.is_object()) inner.fail("", "expected an object");
-      BitwiseDifference difference;
-      difference.between = inner.string(d, "between");
-      if (difference.between != "repeats" && difference.between != "ranks") inner.fail(".between", "expected \"repeats\" or \"ranks\"");
-      difference.elements = inner.integer(d, "elements");
-      difference.rank = static_cast<int>(inner.integer(d, "rank"));
-      difference.repeat = static_cast<int>(inner.integer(d, "repeat"));
-      difference.reference_rank = static_cast<int>(inner.integer(d, "reference_rank"));
-      difference.reference_repeat = static_cast<int>(inner.integer(d, "reference_repeat"));
-      difference.element = inner.unsigned_integer(d, "element");
-      difference.reference_bits = inner.string(d, "reference_bits");
-      difference.bits = inner.string(d, "bits");
-      row.first_bitdiff.push_back(std::move(difference));
+      const std::string between = inner.string(d, "between");
+      if (between != "repeats" && between != "ranks") inner.fail(".between", "expected \"repeats\" or \"ranks\"");
+      for (const char* key : {"elements", "rank", "repeat", "reference_rank", "reference_repeat"}) inner.integer(d, key);
+      inner.unsigned_integer(d, "element");
+      inner.string(d, "reference_bits");
+      inner.string(d, "bits");
     }
   }
   if (object.contains("traffic")) {
     const Reader inner = reader.at(".traffic");
     const json& traffic = reader.field(object, "traffic");
     if (!traffic.is_object()) reader.fail(".traffic", "expected an object");
-    TrafficRow read;
-    read.pattern = inner.string(traffic, "pattern");
-    if (traffic.contains("matrix_file")) read.matrix_file = inner.string(traffic, "matrix_file");
-    read.seed = inner.unsigned_integer(traffic, "seed");
-    read.bytes_per_rank = inner.unsigned_integer(traffic, "bytes_per_rank");
-    read.max_send_bytes = inner.unsigned_integer(traffic, "max_send_bytes");
-    read.min_send_bytes = inner.unsigned_integer(traffic, "min_send_bytes");
-    read.max_receive_bytes = inner.unsigned_integer(traffic, "max_receive_bytes");
-    read.min_receive_bytes = inner.unsigned_integer(traffic, "min_receive_bytes");
-    read.total_bytes = inner.unsigned_integer(traffic, "total_bytes");
-    read.largest_pair_bytes = inner.unsigned_integer(traffic, "largest_pair_bytes");
-    row.traffic = std::move(read);
+    inner.string(traffic, "pattern");
+    if (traffic.contains("matrix_file")) inner.string(traffic, "matrix_file");
+    for (const char* key : {"seed", "bytes_per_rank", "max_send_bytes", "min_send_bytes", "max_receive_bytes",
+                            "min_receive_bytes", "total_bytes", "largest_pair_bytes"}) {
+      inner.unsigned_integer(traffic, key);
+    }
   }
-  if (object.contains("calls_per_iteration")) {
-    row.calls_per_iteration = static_cast<int>(reader.integer(object, "calls_per_iteration"));
-    if (row.calls_per_iteration < 1) reader.fail(".calls_per_iteration", "must be at least 1");
+  if (object.contains("calls_per_iteration") && static_cast<int>(reader.integer(object, "calls_per_iteration")) < 1) {
+    reader.fail(".calls_per_iteration", "must be at least 1");
   }
-  row.issue_us = reader.optional_number(object, "issue_us");
-  row.library_estimate_us = reader.optional_number(object, "library_estimate_us");
-  return row;
+  reader.optional_number(object, "issue_us");
+  reader.optional_number(object, "library_estimate_us");
 }
 
 // Reports of other kinds than collectives may lack the fields only collectives need: copy-1.0
@@ -367,6 +355,7 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     const json* value = find_row_field(object, spec, column.path);
     row.table_cells.push_back(value ? *value : json(nullptr));
   }
+  row.fields = object;
   return row;
 }
 
@@ -452,10 +441,12 @@ Report report_from_json(const nlohmann::json& document) {
   if (document.contains("error") && document["error"].is_string()) report.error = document["error"].get<std::string>();
   report.context = context_from_json(reader.at(".context"), reader.field(document, "context"), collective);
   const RowKindSpec& spec = row_kind_spec(report.kind);
+  RowSummary summary(RowKind::kCollective);  // nccl-tests' footer, over the collective rows as written
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
-    if (collective) report.results.push_back(row_from_json(row_reader, results[i]));
+    if (collective) check_collective_row(row_reader, results[i]);
     report.rows.push_back(generic_row(row_reader, results[i], spec));
+    if (collective) summary.add(results[i]);
   }
   if (const auto it = document.find("warnings"); it != document.end() && it->is_array()) {
     for (const auto& warning : *it) {
@@ -473,7 +464,7 @@ Report report_from_json(const nlohmann::json& document) {
   if (const auto it = document.find("link_matrix"); report.kind == RowKind::kPointToPoint && it != document.end() && !it->is_null()) {
     report.link_matrix = link_matrix_from_json(reader.at(".link_matrix"), *it);
   }
-  report.summary = summarize_rows(report.results);
+  report.summary = summary_from_json(summary.to_json());
   return report;
 }
 
@@ -543,14 +534,6 @@ Summary summary_from_json(const json& summary) {
   out.rows = static_cast<int>(reader.integer(summary, "rows"));
   out.rows_checked = static_cast<int>(reader.integer(summary, "rows_checked"));
   return out;
-}
-
-// The summary the writer keeps (RowSummary), over the rows as written: the reader and the writer
-// cannot disagree on it.
-Summary summarize_rows(const std::vector<ResultRow>& rows) {
-  RowSummary summary(RowKind::kCollective);
-  for (const ResultRow& row : rows) summary.add(to_json(row));
-  return summary_from_json(summary.to_json());
 }
 
 // What a ddp_step row holds beyond the generic row (its bucket schedule, compute split and batch).

@@ -32,51 +32,6 @@ json row_json(RowKind kind, json fields, const Measurement& measured) {
   return fields;
 }
 
-nlohmann::json to_json(const ResultRow& row) {
-  json out = {
-      {"bytes", row.bytes},
-      {"requested_bytes", row.requested_bytes},
-      {"count", row.count},
-      {"dtype", row.dtype},
-      {"op", row.op},
-      {"root", row.root},
-      {"placement", row.placement},
-      {"backend", row.backend},
-      {"algorithm", row.algorithm},
-      {"algbw_gbps", row.algbw_gbps},
-      {"bus_bandwidth_factor", row.bus_bandwidth_factor},
-      {"busbw_gbps", json_or_null(row.busbw_gbps)},
-      {"bitdiff", json_or_null(row.bitdiff)},
-  };
-  if (row.bitwise_repeats > 0) out["bitwise_repeats"] = row.bitwise_repeats;
-  if (!row.bitwise_hash.empty()) out["bitwise_hash"] = row.bitwise_hash;
-  if (!row.first_bitdiff.empty()) {
-    json differences = json::array();
-    for (const BitwiseDifference& d : row.first_bitdiff) {
-      differences.push_back({{"between", d.between}, {"elements", d.elements}, {"rank", d.rank}, {"repeat", d.repeat},
-                             {"reference_rank", d.reference_rank}, {"reference_repeat", d.reference_repeat},
-                             {"element", d.element}, {"reference_bits", d.reference_bits}, {"bits", d.bits}});
-    }
-    out["first_bitdiff"] = differences;
-  }
-  if (row.calls_per_iteration != 1) out["calls_per_iteration"] = row.calls_per_iteration;
-  if (row.issue_us) out["issue_us"] = *row.issue_us;
-  if (row.library_estimate_us) out["library_estimate_us"] = *row.library_estimate_us;
-  if (!row.traffic) return row_json(RowKind::kCollective, std::move(out), row);
-  const TrafficRow& traffic = *row.traffic;
-  out["traffic"] = {{"pattern", traffic.pattern},
-                    {"seed", traffic.seed},
-                    {"bytes_per_rank", traffic.bytes_per_rank},
-                    {"max_send_bytes", traffic.max_send_bytes},
-                    {"min_send_bytes", traffic.min_send_bytes},
-                    {"max_receive_bytes", traffic.max_receive_bytes},
-                    {"min_receive_bytes", traffic.min_receive_bytes},
-                    {"total_bytes", traffic.total_bytes},
-                    {"largest_pair_bytes", traffic.largest_pair_bytes}};
-  if (!traffic.matrix_file.empty()) out["traffic"]["matrix_file"] = traffic.matrix_file;
-  return row_json(RowKind::kAlltoallv, std::move(out), row);
-}
-
 json to_json(const StateProbeRecord& probe) {
   json cpus = json::array();
   if (probe.cpu_a >= 0) cpus = {probe.cpu_a, probe.cpu_b};
@@ -127,20 +82,19 @@ nlohmann::json envelope_json(const std::string& benchmark, const Context& contex
           {"context", context_json(context)}, {"results", json::array()}};
 }
 
-// The summary is recomputed from the rows being written, so a report can never disagree with
-// itself whatever the caller kept in report.summary.
+// nccl-tests' summary is made from the collective rows being written, so a report can never
+// disagree with itself whatever the caller kept in report.summary.
 nlohmann::json to_json(const Report& report) {
-  json results = json::array();
-  for (const auto& row : report.results) results.push_back(to_json(row));
-  json skipped = json::array();
-  for (const auto& entry : report.skipped) skipped.push_back(to_json(entry));
   json out = envelope_json(report.benchmark, report.context);
   out["schema_version"] = report.schema_version_text;
   out["status"] = report.status;
-  out["results"] = results;
-  out["skipped"] = skipped;
   RowSummary summary(RowKind::kCollective);
-  for (const json& row : results) summary.add(row);
+  for (const Row& row : report.rows) {
+    out["results"].push_back(row.fields);
+    if (has_collective_rows(report.kind)) summary.add(row.fields);
+  }
+  out["skipped"] = json::array();
+  for (const auto& entry : report.skipped) out["skipped"].push_back(to_json(entry));
   out["summary"] = summary.to_json();
   if (!report.error.empty()) out["error"] = report.error;
   return out;

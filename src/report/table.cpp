@@ -6,26 +6,30 @@
 namespace collbench::report {
 namespace {
 
-void print_bitdiff(std::FILE* out, const ResultRow* row, bool bitdiff_column) {
-  if (!bitdiff_column) return;
-  if (row && row->bitdiff) std::fprintf(out, "  %8lld", static_cast<long long>(*row->bitdiff));
-  else std::fprintf(out, "  %8s", row ? "N/A" : "-");
+// A collective row's field as nccl-tests prints it: absent and null alike are "not measured".
+const nlohmann::json* defined(const nlohmann::json& row, const char* key) {
+  const auto it = row.find(key);
+  return it == row.end() || it->is_null() ? nullptr : &*it;
 }
 
-void print_half(std::FILE* out, const ResultRow* row, bool issue_time, bool bitdiff_column) {
+// One placement's columns of a collective row as the report holds it (report_read.cpp checked it).
+void print_half(std::FILE* out, const nlohmann::json* row, bool issue_time, bool bitdiff_column) {
   if (!row) {
     std::fprintf(out, "  %9s  %7s  %7s  %6s", "-", "-", "-", "-");
   } else {
     char time[32], busbw[32], wrong[32];
-    if (issue_time && !row->issue_us) std::snprintf(time, sizeof(time), "%9s", "n/a");
-    else std::snprintf(time, sizeof(time), "%9.2f", issue_time ? *row->issue_us : row->time_us.mean);
-    if (row->busbw_gbps) std::snprintf(busbw, sizeof(busbw), "%7.2f", *row->busbw_gbps);
+    const nlohmann::json* issue_us = defined(*row, "issue_us");
+    if (issue_time && !issue_us) std::snprintf(time, sizeof(time), "%9s", "n/a");
+    else std::snprintf(time, sizeof(time), "%9.2f", (issue_time ? *issue_us : row->at("time_us").at("mean")).get<double>());
+    if (const auto* value = defined(*row, "busbw_gbps")) std::snprintf(busbw, sizeof(busbw), "%7.2f", value->get<double>());
     else std::snprintf(busbw, sizeof(busbw), "%7s", "n/a");
-    if (row->wrong) std::snprintf(wrong, sizeof(wrong), "%6lld", static_cast<long long>(*row->wrong));
+    if (const auto* value = defined(*row, "wrong")) std::snprintf(wrong, sizeof(wrong), "%6lld", value->get<long long>());
     else std::snprintf(wrong, sizeof(wrong), "%6s", "N/A");
-    std::fprintf(out, "  %s  %7.2f  %s  %s", time, row->algbw_gbps, busbw, wrong);
+    std::fprintf(out, "  %s  %7.2f  %s  %s", time, row->at("algbw_gbps").get<double>(), busbw, wrong);
   }
-  print_bitdiff(out, row, bitdiff_column);
+  if (!bitdiff_column) return;
+  if (const auto* bitdiff = row ? defined(*row, "bitdiff") : nullptr) std::fprintf(out, "  %8lld", bitdiff->get<long long>());
+  else std::fprintf(out, "  %8s", row ? "N/A" : "-");
 }
 
 // One placement's columns ("  time  algbw  busbw  #wrong") are 37 characters wide, 47 with "  #bitdiff".
@@ -77,14 +81,15 @@ void TableWriter::header(const Report& report, const std::string& sweep_descript
   std::fflush(out_);
 }
 
-void TableWriter::line(const ResultRow* out_of_place, const ResultRow* in_place) {
-  const ResultRow* any = out_of_place ? out_of_place : in_place;
+void TableWriter::line(const nlohmann::json* out_of_place, const nlohmann::json* in_place) {
+  const nlohmann::json* any = out_of_place ? out_of_place : in_place;
   if (!any) return;
-  std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", static_cast<unsigned long long>(any->bytes),
-               static_cast<unsigned long long>(any->count), printable(any->dtype).c_str(), printable(any->op).c_str(), any->root);
+  std::fprintf(out_, "  %10llu  %12llu  %8s  %6s  %5d", any->at("bytes").get<unsigned long long>(),
+               any->at("count").get<unsigned long long>(), printable(any->at("dtype").get<std::string>()).c_str(),
+               printable(any->at("op").get<std::string>()).c_str(), any->at("root").get<int>());
   print_half(out_, out_of_place, columns_.issue_time, columns_.bitdiff);
   print_half(out_, in_place, columns_.issue_time, columns_.bitdiff);
-  if (columns_.timestamps) std::fprintf(out_, "  %s", printable((in_place ? in_place : any)->timestamp).c_str());
+  if (columns_.timestamps) std::fprintf(out_, "  %s", printable((in_place ? in_place : any)->value("timestamp", "")).c_str());
   std::fprintf(out_, "\n");
   std::fflush(out_);
 }

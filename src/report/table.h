@@ -25,8 +25,8 @@ class TableWriter {
  public:
   explicit TableWriter(std::FILE* out, TableColumns columns = {}) : out_(out), columns_(columns) {}
   void header(const Report& report, const std::string& sweep_description);
-  // Either side may be nullptr (not run or skipped).
-  void line(const ResultRow* out_of_place, const ResultRow* in_place);
+  // One size's collective rows as the report holds them; either side may be nullptr (not run or skipped).
+  void line(const nlohmann::json* out_of_place, const nlohmann::json* in_place);
   void skipped(const SkippedCase& skipped_case);
   void footer(const Report& report, const std::string& report_path);
 

@@ -465,24 +465,29 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
       throw InputError("model fit: " + known->second.second + " and " + loaded.path + " place " + std::to_string(group.first) +
                        " ranks on " + std::to_string(group.second) + " hosts differently; fit one placement at a time");
     }
-    for (const auto& row : loaded.report.results) {
+    for (const auto& row : loaded.report.rows) {
       // Each row's robust figure (summarize/figure.h): its p10 iteration time, or its minimum
-      // when it has too few iterations for the quantile.
-      const double time = row.iterations >= static_cast<int>(values_needed(RunFigure::kP10)) ? row.time_us.p10 : row.time_us.min;
-      if (!(time > 0) || row.bytes == 0) continue;
-      const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", row.backend}, {"algorithm", row.algorithm},
-                          {"dtype", row.dtype},  {"op", row.op},          {"root", std::to_string(row.root)},
-                          {"placement", row.placement}};
-      grouped[key][group][row.bytes].push_back(time);
-      if (row.library_estimate_us && *row.library_estimate_us > 0) estimates[key][group][row.bytes].push_back(*row.library_estimate_us);
-      const std::string aggregation = row.time_aggregation.empty() ? "mean" : row.time_aggregation;
+      // when it has too few iterations for the quantile (reports before p10 have only the minimum).
+      const auto& times = row.time_statistics;
+      const bool quantile = static_cast<int>(*row.iterations) >= static_cast<int>(values_needed(RunFigure::kP10)) && times.count("p10");
+      const double time = quantile ? times.at("p10") : times.at("min");
+      if (!(time > 0) || row.size == 0) continue;
+      const auto text = [&row](const char* field) { return row.fields.at(field).get<std::string>(); };
+      const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", text("backend")}, {"algorithm", text("algorithm")},
+                          {"dtype", text("dtype")}, {"op", text("op")}, {"root", std::to_string(row.fields.at("root").get<int>())},
+                          {"placement", text("placement")}};
+      grouped[key][group][row.size].push_back(time);
+      if (row.library_estimate_us && *row.library_estimate_us > 0) estimates[key][group][row.size].push_back(*row.library_estimate_us);
+      // A row that does not say is read as the slowest rank's, as read_measurement reads it.
+      const std::string written = row.fields.value("time_aggregation", "max");
+      const std::string aggregation = written.empty() ? "mean" : written;
       const auto [seen, first_seen] = aggregations.emplace(key, std::pair{aggregation, loaded.path});
       if (!first_seen && seen->second.first != aggregation) {
         // A tree's mean over ranks and its slowest rank are two costs: one fit cannot hold both.
         throw InputError("model fit: " + seen->second.second + " and " + loaded.path + " combine the ranks' times differently (-a " +
                          seen->second.first + " and " + aggregation + "); fit one at a time");
       }
-      auto matching = model_detail::bus_factors_matching(loaded.report.context.world_size, row.bus_bandwidth_factor);
+      auto matching = model_detail::bus_factors_matching(loaded.report.context.world_size, row.fields.value("bus_bandwidth_factor", 0.0));
       if (!matching.empty() && families[key].size() != 1) families[key] = std::move(matching);
     }
   }

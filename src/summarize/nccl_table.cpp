@@ -14,8 +14,10 @@
 namespace collbench::summarize {
 namespace {
 
-bool same_case(const report::ResultRow& a, const report::ResultRow& b) {
-  return a.bytes == b.bytes && a.dtype == b.dtype && a.op == b.op && a.root == b.root && a.cycle == b.cycle;
+// Two collective rows as the report holds them (report_read.cpp checked their fields).
+bool same_case(const nlohmann::json& a, const nlohmann::json& b) {
+  return a.at("bytes") == b.at("bytes") && a.at("dtype") == b.at("dtype") && a.at("op") == b.at("op") &&
+         a.at("root").get<int>() == b.at("root").get<int>() && a.value("cycle", 1) == b.value("cycle", 1);
 }
 
 std::string describe_run(const report::Report& report) {
@@ -62,31 +64,31 @@ std::vector<CacheShare> host_cache_shares(const report::Report& report) {
 
 // What one rank's buffers of a row hold, about: its input and its output (in-place rows count the
 // same; all_gather's input and reduce_scatter's output are smaller, so this is an upper bound).
-std::uint64_t working_set_per_rank(const report::ResultRow& row) { return 2 * row.bytes; }
+std::uint64_t working_set_per_rank(const report::Row& row) { return 2 * row.size; }
 
 // A cache holds a row's buffers only while they fill at most half of the rank's share: the
 // transport's own copies (shared-memory fragments, Gloo's buffers) and, on a VM, other guests use
 // the rest, so the fall begins before the nominal edge. Seen on an AMD EPYC VM (1 MiB L2 a core,
 // a 32 MiB L3 for both cores, 2026-12-01): all_reduce at 2 ranks fell from 8.37 GB/s at 2M to 4.24
 // at 8M, whose 16 MiB a rank nominally fit its 16 MiB share of the L3.
-bool cache_holds(const CacheShare& cache, const report::ResultRow& row) { return working_set_per_rank(row) <= cache.bytes_per_rank / 2; }
+bool cache_holds(const CacheShare& cache, const report::Row& row) { return working_set_per_rank(row) <= cache.bytes_per_rank / 2; }
 
 // The innermost cache that holds a row's buffers and not the larger row's: the fall between the
 // two sizes is that cache's edge (and the next's: the edges are soft, and a VM's L3 is shared with
 // other guests, so the levels past the first edge are not told apart). nullopt where no recorded
 // cache lies between them.
-std::optional<CacheShare> cache_edge_between(const std::vector<CacheShare>& caches, const report::ResultRow& small,
-                                             const report::ResultRow& large) {
+std::optional<CacheShare> cache_edge_between(const std::vector<CacheShare>& caches, const report::Row& small,
+                                             const report::Row& large) {
   for (const auto& cache : caches) {
     if (cache_holds(cache, small) && !cache_holds(cache, large)) return cache;
   }
   return std::nullopt;
 }
 
-std::string busbw_fall_text(const report::ResultRow& peak, const report::ResultRow& last) {
+std::string busbw_fall_text(const report::Row& peak, const report::Row& last) {
   char text[160];
-  std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *peak.busbw_gbps, size_tick_label(peak.bytes).c_str(),
-                *last.busbw_gbps, size_tick_label(last.bytes).c_str());
+  std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *headline(peak), size_tick_label(peak.size).c_str(),
+                *headline(last), size_tick_label(last.size).c_str());
   return text;
 }
 
@@ -105,13 +107,14 @@ bool ranks_finish_together(const std::string& benchmark) {
   return benchmark == "all_reduce" || benchmark == "all_gather" || benchmark == "reduce_scatter" || benchmark == "alltoall";
 }
 
-std::optional<std::string> slow_rank_finding(const std::vector<const report::ResultRow*>& curve) {
+std::optional<std::string> slow_rank_finding(const std::vector<const report::Row*>& curve) {
   int with_views = 0, slow = 0;
   double worst = 0;
   for (const auto* row : curve) {
-    if (!row->time_over_ranks_us || row->time_over_ranks_us->min_us <= 0) continue;
+    const auto views = row->fields.find("time_over_ranks_us");  // absent in older reports
+    if (views == row->fields.end() || !(views->at("min").get<double>() > 0)) continue;
     ++with_views;
-    const double ratio = row->time_over_ranks_us->max_us / row->time_over_ranks_us->min_us;
+    const double ratio = views->at("max").get<double>() / views->at("min").get<double>();
     worst = std::max(worst, ratio);
     if (ratio > kSlowRankRatio) ++slow;
   }
@@ -128,40 +131,45 @@ std::string health_of(const LoadedReport& loaded) {
   std::vector<std::string> checks, notes;
   if (loaded.partial()) checks.push_back("partial report");
   // Out-of-place rows of the first dtype and op in size order: the sweep's own curve.
-  std::vector<const report::ResultRow*> curve;
-  for (const auto& row : loaded.report.results) {
-    if (row.placement == "in" || row.cycle != 1) continue;
-    if (!curve.empty() && (row.dtype != curve.front()->dtype || row.op != curve.front()->op || row.root != curve.front()->root)) continue;
+  std::vector<const report::Row*> curve;
+  for (const auto& row : loaded.report.rows) {
+    if (row.fields.at("placement") == "in" || row.fields.value("cycle", 1) != 1) continue;
+    if (!curve.empty()) {
+      const nlohmann::json& first = curve.front()->fields;
+      const bool same_series = row.fields.at("dtype") == first.at("dtype") && row.fields.at("op") == first.at("op") &&
+                               row.fields.at("root").get<int>() == first.at("root").get<int>();
+      if (!same_series) continue;
+    }
     curve.push_back(&row);
   }
-  std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->bytes < b->bytes; });
+  std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->size < b->size; });
   std::int64_t wrong = 0;
-  for (const auto& row : loaded.report.results) wrong += row.wrong.value_or(0);
+  for (const auto& row : loaded.report.rows) wrong += row.wrong.value_or(0);
   if (wrong > 0) checks.push_back(std::to_string(wrong) + " wrong elements");
   // Bandwidth that falls at the large end: the largest size well below the peak. On a CPU the
   // caches explain a fall from a size whose buffers fit in one to a size whose buffers do not,
   // and every CPU shows it: that is a note. A fall among sizes past every cache, or on a GPU, or
   // on a CPU whose caches the report does not name, is for a person to look at.
-  const auto busiest = [](const std::vector<const report::ResultRow*>& rows) {
-    const report::ResultRow* peak = nullptr;
+  const auto busiest = [](const std::vector<const report::Row*>& rows) {
+    const report::Row* peak = nullptr;
     for (const auto* row : rows) {
-      if (row->busbw_gbps && (!peak || *row->busbw_gbps > *peak->busbw_gbps)) peak = row;
+      if (headline(*row) && (!peak || *headline(*row) > *headline(*peak))) peak = row;
     }
     return peak;
   };
-  const auto falls = [](const report::ResultRow* peak, const report::ResultRow* last) {
-    return peak && last->busbw_gbps && last != peak && *last->busbw_gbps < 0.7 * *peak->busbw_gbps;
+  const auto falls = [](const report::Row* peak, const report::Row* last) {
+    return peak && headline(*last) && last != peak && *headline(*last) < 0.7 * *headline(*peak);
   };
-  if (const report::ResultRow* peak = busiest(curve); !curve.empty() && falls(peak, curve.back())) {
-    const report::ResultRow& last = *curve.back();
+  if (const report::Row* peak = busiest(curve); !curve.empty() && falls(peak, curve.back())) {
+    const report::Row& last = *curve.back();
     const std::vector<CacheShare> caches = host_cache_shares(loaded.report);
     if (const auto edge = cache_edge_between(caches, *peak, last)) {
       // Past the last level, the rows no cache holds must not fall on their own.
-      std::vector<const report::ResultRow*> uncached;
+      std::vector<const report::Row*> uncached;
       for (const auto* row : curve) {
         if (!cache_holds(caches.back(), *row)) uncached.push_back(row);
       }
-      const report::ResultRow* uncached_peak = busiest(uncached);
+      const report::Row* uncached_peak = busiest(uncached);
       if (falls(uncached_peak, &last)) {
         checks.push_back(busbw_fall_text(*uncached_peak, last) + ", past every cache the report names");
       } else {
@@ -177,12 +185,15 @@ std::string health_of(const LoadedReport& loaded) {
   // One size far off its neighbours: more than twice the time of both the smaller and the larger,
   // by the median iteration, so that one preempted iteration (tens of ms on a shared machine) does
   // not make a 10 us size look 200x slow. Reports without a median use the mean.
-  const auto typical_time = [](const report::ResultRow& row) { return row.time_us.p50 > 0 ? row.time_us.p50 : row.time_us.mean; };
+  const auto typical_time = [](const report::Row& row) {
+    const double median = row.time_statistics.count("p50") ? row.time_statistics.at("p50") : 0;
+    return median > 0 ? median : *row.time_us;
+  };
   for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
     const double before = typical_time(*curve[i - 1]), here = typical_time(*curve[i]), after = typical_time(*curve[i + 1]);
     if (before > 0 && after > 0 && here > 2 * before && here > 2 * after) {
       char text[160];
-      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->bytes).c_str(), here / after);
+      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->size).c_str(), here / after);
       checks.push_back(text);
     }
   }
@@ -227,13 +238,17 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
   return written_text([&](std::FILE* stream) {
     report::TableWriter writer(stream);
     for (const auto& loaded : reports) {
-      const auto& rows = loaded.report.results;
+      const auto& rows = loaded.report.rows;
       writer.header(loaded.report, describe_run(loaded.report));
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const report::ResultRow* out_of_place = rows[i].placement == "out" ? &rows[i] : nullptr;
-        const report::ResultRow* in_place = rows[i].placement == "in" ? &rows[i] : nullptr;
-        if (out_of_place && i + 1 < rows.size() && rows[i + 1].placement == "in" && same_case(rows[i], rows[i + 1])) {
-          in_place = &rows[++i];
+      // Only collective rows have nccl-tests' fields.
+      for (std::size_t i = 0; i < rows.size() && report::has_collective_rows(loaded.report.kind); ++i) {
+        const auto placed = [&rows](std::size_t at, const char* placement) {
+          return rows[at].fields.at("placement") == placement ? &rows[at].fields : nullptr;
+        };
+        const nlohmann::json* out_of_place = placed(i, "out");
+        const nlohmann::json* in_place = placed(i, "in");
+        if (out_of_place && i + 1 < rows.size() && placed(i + 1, "in") && same_case(rows[i].fields, rows[i + 1].fields)) {
+          in_place = &rows[++i].fields;
         }
         writer.line(out_of_place, in_place);
       }
@@ -307,9 +322,11 @@ Document nccl_table_document(const std::vector<LoadedReport>& reports) {
   for (const auto& loaded : reports) {
     const auto& report = loaded.report;
     Table::Group group{{loaded.path, report.benchmark, report.context.world_size, report.status}, {}};
-    for (const auto& row : report.results) {
-      group.rows.push_back({row.bytes, row.count, row.dtype, row.op, row.root, row.placement, row.algorithm, row.time_us.mean,
-                            row.algbw_gbps, report::json_or_null(row.busbw_gbps), report::json_or_null(row.wrong)});
+    for (const auto& row : report.rows) {
+      const nlohmann::json& fields = row.fields;
+      group.rows.push_back({row.size, fields.at("count").get<std::uint64_t>(), fields.at("dtype"), fields.at("op"),
+                            fields.at("root").get<int>(), fields.at("placement"), fields.at("algorithm"), *row.time_us,
+                            fields.at("algbw_gbps").get<double>(), report::json_or_null(headline(row)), report::json_or_null(row.wrong)});
     }
     table.groups.push_back(std::move(group));
   }
@@ -346,11 +363,11 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
                           total ? nlohmann::json(*total / with_rate) : nlohmann::json(nullptr), report::json_or_null(peak),
                           checked > 0 ? nlohmann::json(wrong_total) : nlohmann::json("not checked"), loaded.path});
     if (collective) {
-      const report::ResultRow* best = nullptr;
-      for (const auto& row : loaded.report.results) {
-        if (row.busbw_gbps && (!best || *row.busbw_gbps > *best->busbw_gbps)) best = &row;
+      const report::Row* best = nullptr;
+      for (const auto& row : loaded.report.rows) {
+        if (headline(row) && (!best || *headline(row) > *headline(*best))) best = &row;
       }
-      group.rows.back().push_back(best ? nlohmann::json(size_tick_label(best->bytes)) : nlohmann::json(nullptr));
+      group.rows.back().push_back(best ? nlohmann::json(size_tick_label(best->size)) : nlohmann::json(nullptr));
       group.rows.back().push_back(health_of(loaded));
     }
   }

@@ -323,8 +323,8 @@ PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const st
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_benchmark_size;
   for (const auto& loaded : reports) {
     if (loaded.report.kind != report::RowKind::kCollective) continue;
-    for (const auto& row : loaded.report.results) {
-      if (row.placement != "in" && row.busbw_gbps) by_benchmark_size[loaded.report.benchmark][row.bytes].push_back(*row.busbw_gbps);
+    for (const auto& row : loaded.report.rows) {
+      if (row.fields.at("placement") != "in" && headline(row)) by_benchmark_size[loaded.report.benchmark][row.size].push_back(*headline(row));
     }
   }
   const std::vector<PlotSeries> series = median_series(by_benchmark_size);

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   }
   try {
     const collbench::report::Report report = collbench::report::read_report_file(argv[1]);
-    std::printf("status=%s rows=%zu error=%s\n", report.status.c_str(), report.results.size(),
+    std::printf("status=%s rows=%zu error=%s\n", report.status.c_str(), report.rows.size(),
                 report.error.empty() ? "-" : report.error.c_str());
     return 0;
   } catch (const collbench::report::ReportFormatError& e) {

@@ -1,6 +1,9 @@
 // The main job's health line per collective report (collbench table --summary).
 #include <gtest/gtest.h>
 
+#include <functional>
+
+#include "report/report_json.h"
 #include "summarize/nccl_table.h"
 
 namespace collbench::summarize {
@@ -8,20 +11,27 @@ namespace {
 
 std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
 
+// `row` with its JSON changed by `change`, read again as the reader reads a collective row.
+report::Row changed(const report::Row& row, const std::function<void(nlohmann::json&)>& change) {
+  nlohmann::json fields = row.fields;
+  change(fields);
+  return report::row_from_json(fields, report::RowKind::kCollective);
+}
+
 // An all_reduce report with out-of-place rows of the given (bytes, time_us, busbw) at 2 ranks.
 LoadedReport curve(const std::vector<std::tuple<std::uint64_t, double, double>>& points, std::int64_t wrong = 0) {
   LoadedReport loaded = load_reports({data("scaling/np2.json")}).front();
-  report::ResultRow prototype = loaded.report.results.front();
-  loaded.report.results.clear();
+  const report::Row prototype = loaded.report.rows.front();
+  loaded.report.rows.clear();
   for (const auto& [bytes, time, busbw] : points) {
-    report::ResultRow row = prototype;
-    row.bytes = bytes;
-    row.placement = "out";
-    row.time_us.mean = time;
-    row.time_us.p50 = time;
-    row.busbw_gbps = busbw;
-    row.wrong = wrong;
-    loaded.report.results.push_back(row);
+    loaded.report.rows.push_back(changed(prototype, [&, bytes = bytes, time = time, busbw = busbw](nlohmann::json& row) {
+      row["bytes"] = bytes;
+      row["placement"] = "out";
+      row["time_us"]["mean"] = time;
+      row["time_us"]["p50"] = time;
+      row["busbw_gbps"] = busbw;
+      row["wrong"] = wrong;
+    }));
   }
   return loaded;
 }
@@ -46,9 +56,12 @@ LoadedReport on_gpus(LoadedReport loaded) {
 
 // Every row's over-ranks views: the slowest rank's and the fastest's mean time.
 LoadedReport with_rank_spread(LoadedReport loaded, const std::vector<double>& max_over_min) {
-  for (std::size_t i = 0; i < loaded.report.results.size(); ++i) {
-    auto& row = loaded.report.results[i];
-    row.time_over_ranks_us = RankTimeViews{row.time_us.mean, row.time_us.mean * max_over_min[i], row.time_us.mean};
+  for (std::size_t i = 0; i < loaded.report.rows.size(); ++i) {
+    auto& row = loaded.report.rows[i];
+    const double mean = *row.time_us;
+    row = changed(row, [&](nlohmann::json& fields) {
+      fields["time_over_ranks_us"] = {{"mean", mean}, {"max", mean * max_over_min[i]}, {"min", mean}};
+    });
   }
   return loaded;
 }
@@ -112,7 +125,7 @@ TEST(Health, OneSizeFarOffItsNeighboursIsFlagged) {
 // 228x its neighbours' while its median is in line. The shape is judged by the median.
 TEST(Health, OnePreemptedIterationIsNotASlowSize) {
   LoadedReport loaded = on_cpu(curve({{8u << 10, 9, 1.8}, {32u << 10, 12, 5.4}, {128u << 10, 20, 13}}));
-  loaded.report.results[1].time_us.mean = 2500;
+  loaded.report.rows[1] = changed(loaded.report.rows[1], [](nlohmann::json& row) { row["time_us"]["mean"] = 2500; });
   EXPECT_EQ(health_of(loaded), "ok");
 }
 

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "report/report_file.h"
+#include "report/report_json.h"
 #include "summarize/input_error.h"
 #include "summarize/model.h"
 #include "run_cli.h"
@@ -18,23 +19,29 @@ namespace {
 
 std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
 
+// `row` with its JSON changed by `change`, read again as the reader reads a collective row.
+report::Row changed(const report::Row& row, const std::function<void(nlohmann::json&)>& change) {
+  nlohmann::json fields = row.fields;
+  change(fields);
+  return report::row_from_json(fields, report::RowKind::kCollective);
+}
+
 // An all_reduce report at `ranks` whose out-of-place rows take `time_of(bytes)`, 8 B to 4 MiB.
 LoadedReport synthetic(int ranks, const std::function<double(double)>& time_of, const std::string& algorithm = "default") {
   LoadedReport loaded = load_reports({data("scaling/np2.json")}).front();
   loaded.path = "synthetic-np" + std::to_string(ranks) + ".json";
   loaded.report.context.world_size = ranks;
-  report::ResultRow prototype = loaded.report.results.front();
-  loaded.report.results.clear();
+  const report::Row prototype = loaded.report.rows.front();
+  loaded.report.rows.clear();
   for (std::uint64_t bytes = 8; bytes <= (4u << 20); bytes *= 4) {
-    report::ResultRow row = prototype;
-    row.bytes = bytes;
-    row.algorithm = algorithm;
-    row.bus_bandwidth_factor = 2.0 * (ranks - 1) / ranks;
     const double time = time_of(static_cast<double>(bytes));
-    row.iterations = 20;
-    row.time_us = {};
-    row.time_us.min = row.time_us.p10 = row.time_us.p50 = row.time_us.mean = time;
-    loaded.report.results.push_back(row);
+    loaded.report.rows.push_back(changed(prototype, [&](nlohmann::json& row) {
+      row["bytes"] = bytes;
+      row["algorithm"] = algorithm;
+      row["bus_bandwidth_factor"] = 2.0 * (ranks - 1) / ranks;
+      row["iterations"] = 20;
+      row["time_us"] = {{"min", time}, {"p10", time}, {"p50", time}, {"mean", time}};
+    }));
   }
   return loaded;
 }
@@ -61,13 +68,29 @@ TEST(Model, FitRecoversAlphaBetaAndTheRingForm) {
   EXPECT_NEAR(series.per_world_size[1].pieces[0].beta_gbps.value, 2 / 1.5, 1e-6);
 }
 
+// Reports from before p10 was kept: each row is fit on its minimum, where they once read p10 as.
+TEST(Model, RowsWithoutP10AreFitOnTheirMinimum) {
+  const auto without_p10 = [](LoadedReport loaded) {
+    for (auto& row : loaded.report.rows) row = changed(row, [](nlohmann::json& fields) { fields["time_us"].erase("p10"); });
+    return loaded;
+  };
+  const Model model = fit_model({without_p10(synthetic(2, [](double m) { return ring_time(2, m); })),
+                                 without_p10(synthetic(4, [](double m) { return ring_time(4, m); }))});
+  ASSERT_EQ(model.series.size(), 1u);
+  ASSERT_TRUE(model.series.front().across);
+  EXPECT_NEAR(model.series.front().across->alpha_us.value, 5, 1e-6);
+  EXPECT_NEAR(model.series.front().across->beta_gbps.value, 2, 1e-6);
+}
+
 // Each collective's bus factor in the model is the one its descriptor names: at 2 ranks, where
 // 2(p-1)/p and 1 are both 1, the model's own table decides, and must say what the descriptor says.
 TEST(Model, EveryCollectivesBusFactorIsItsDescriptors) {
   for (const Collective* collective : all_collectives()) {
     LoadedReport loaded = synthetic(2, [](double m) { return ring_time(2, m); });
     loaded.report.benchmark = std::string(collective->name);
-    for (auto& row : loaded.report.results) row.bus_bandwidth_factor = collective->bus_factor.at(2);
+    for (auto& row : loaded.report.rows) {
+      row = changed(row, [&](nlohmann::json& fields) { fields["bus_bandwidth_factor"] = collective->bus_factor.at(2); });
+    }
     const Model model = fit_model({loaded});
     ASSERT_EQ(model.series.size(), 1u);
     EXPECT_EQ(model.series.front().bus_factor, collective->bus_factor.formula) << collective->name;
@@ -184,7 +207,9 @@ TEST(Model, TheLibrarysOwnEstimateIsShownBesideTheMeasuredTimeAndTheFit) {
   auto two = synthetic(2, [](double m) { return ring_time(2, m); });
   auto four = synthetic(4, [](double m) { return ring_time(4, m); });
   for (auto* loaded : {&two, &four}) {
-    for (auto& row : loaded->report.results) row.library_estimate_us = 2 * row.time_us.p10;
+    for (auto& row : loaded->report.rows) {
+      row = changed(row, [](nlohmann::json& fields) { fields["library_estimate_us"] = 2 * fields["time_us"]["p10"].get<double>(); });
+    }
   }
   const Model model = fit_model({two, four});
   EXPECT_NEAR(model.series.front().across->alpha_us.value, 5, 1e-6);  // the fit is the measured times'
@@ -316,8 +341,8 @@ TEST(Model, OpenMpisBinomialBroadcastTreeOnHosts) {
 TEST(Model, MixedTimeAggregationsAreRefused) {
   LoadedReport mean = synthetic(2, [](double m) { return 1 + m / 100; });
   LoadedReport slowest = synthetic(4, [](double m) { return 1 + m / 100; });
-  for (auto& row : mean.report.results) row.time_aggregation = "mean";
-  for (auto& row : slowest.report.results) row.time_aggregation = "max";
+  for (auto& row : mean.report.rows) row = changed(row, [](nlohmann::json& fields) { fields["time_aggregation"] = "mean"; });
+  for (auto& row : slowest.report.rows) row = changed(row, [](nlohmann::json& fields) { fields["time_aggregation"] = "max"; });
   EXPECT_THROW(fit_model({mean, slowest}), InputError);
 }
 
@@ -500,7 +525,7 @@ TEST(Model, BadInputIsExitTwoWithOneLine) {
   std::filesystem::create_directories(dir);
   // One size only.
   LoadedReport one_size = synthetic(2, [](double m) { return 1 + m; });
-  one_size.report.results.resize(1);
+  one_size.report.rows.resize(1);
   EXPECT_THROW(fit_model({one_size}), InputError);
   // Another kind of report.
   std::string err;

@@ -1286,9 +1286,8 @@ TEST(ReportKinds, EveryCommandReadsEveryKind) {
 TEST(ReportKinds, AlltoallvAndCommInitAreTheirOwnKinds) {
   const auto reports = load_reports({kinds("alltoallv_v2.json"), kinds("comm_init_v2.json")});
   EXPECT_EQ(reports[0].report.kind, report::RowKind::kAlltoallv);
-  EXPECT_EQ(reports[0].report.rows.size(), 4u);  // uniform and zipf rows of one size stay apart
-  ASSERT_EQ(reports[0].report.results.size(), 4u);
-  EXPECT_EQ(reports[0].report.results[2].traffic->pattern, "zipf:1.2");
+  ASSERT_EQ(reports[0].report.rows.size(), 4u);  // uniform and zipf rows of one size stay apart
+  EXPECT_EQ(reports[0].report.rows[2].fields.at("traffic").at("pattern"), "zipf:1.2");
   EXPECT_EQ(reports[1].report.kind, report::RowKind::kCommInit);
   ASSERT_EQ(reports[1].report.rows.size(), 6u);
   EXPECT_EQ(reports[1].report.rows[1].size, 2u);  // comm_size is the size axis

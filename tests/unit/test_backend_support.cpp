@@ -139,6 +139,9 @@ TEST(BackendSupport, RealRowsForWhatItHasSkippedRowsWithItsReasonForTheRest) {
     EXPECT_EQ(row["backend"], "partial");
     ASSERT_TRUE(row["wrong"].is_number());
     EXPECT_EQ(row["wrong"], 0) << row["dtype"] << " " << row["op"] << " " << row["bytes"];
+    // No -B: nothing compared bit for bit, so bitdiff is null and there is no first difference.
+    EXPECT_TRUE(row.at("bitdiff").is_null());
+    EXPECT_FALSE(row.contains("first_bitdiff"));
     measured.insert({row["dtype"].get<std::string>(), row["op"].get<std::string>(), row["bytes"].get<std::uint64_t>()});
   }
   const std::set<std::tuple<std::string, std::string, std::uint64_t>> want = {
@@ -303,13 +306,13 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   EXPECT_EQ(estimating.estimated, std::vector<std::string>(8, "all_reduce"));
   EXPECT_EQ(estimating.calls, 2 + 8 * (1 + 2 + 1));  // the estimate ran no call (nor was asked for the run's warm-up)
   // It survives the report's reader, and an old row without it still reads.
-  for (const auto& row : report::report_from_json(with_estimate.document).results) EXPECT_EQ(row.library_estimate_us, 12.5);
+  for (const auto& row : report::report_from_json(with_estimate.document).rows) EXPECT_EQ(row.library_estimate_us, 12.5);
   for (const auto& row : with_estimate.rows) EXPECT_EQ(report::row_from_json(row, report::RowKind::kCollective).library_estimate_us, 12.5);
   PartialBackend plain;
   const Outcome without = run_on_partial_backend("all_reduce", plain);
   ASSERT_EQ(without.rows.size(), 8u);
   for (const auto& row : without.rows) EXPECT_FALSE(row.contains("library_estimate_us"));
-  for (const auto& row : report::report_from_json(without.document).results) EXPECT_FALSE(row.library_estimate_us.has_value());
+  for (const auto& row : report::report_from_json(without.document).rows) EXPECT_FALSE(row.library_estimate_us.has_value());
 }
 
 TEST(BackendSupport, NoEstimateIsAskedForUnlessWanted) {

@@ -100,40 +100,39 @@ TEST(Bitwise, RoundingInputsMakeTheOrderOfAdditionsVisible) {
   EXPECT_NE(rounding_input(1, 2, 3), rounding_input(2, 2, 3));
 }
 
-TEST(Bitwise, RowFieldsRoundTripAndAreNullWhenNotChecked) {
-  report::ResultRow row;
-  row.bytes = 1024;
-  row.count = 256;
-  row.dtype = "float32";
-  row.op = "sum";
-  row.placement = "out";
-  row.backend = "mpi";
-  row.algorithm = "default";
-  row.iterations = 1;
-  row.time_us = summarize_samples({2.0, 3.0});
-  const nlohmann::json unchecked = report::to_json(row);
-  EXPECT_TRUE(unchecked.at("bitdiff").is_null());
-  EXPECT_FALSE(unchecked.contains("first_bitdiff"));
-
-  row.bitwise_repeats = 3;
-  row.bitdiff = 2;
-  row.first_bitdiff.push_back({"ranks", 2, 1, 0, 0, 0, 17, "0x3f800000", "0x3f800001"});
-  row.bitwise_hash = "0123456789abcdef";
+// The writer's side (bitdiff null and no first_bitdiff without -B) is in test_backend_support's
+// rows, made by the collectives' own writer.
+TEST(Bitwise, RowFieldsRoundTrip) {
+  report::Measurement measured;
+  measured.iterations = 1;
+  measured.time_us = summarize_samples({2.0, 3.0});
+  nlohmann::json fields = {{"bytes", 1024}, {"count", 256}, {"dtype", "float32"}, {"op", "sum"}, {"root", -1},
+                           {"placement", "out"}, {"backend", "mpi"}, {"algorithm", "default"}, {"algbw_gbps", 0.0},
+                           {"bus_bandwidth_factor", 0.0}, {"busbw_gbps", nullptr}};
+  fields["bitwise_repeats"] = 3;
+  fields["bitdiff"] = 2;
+  fields["first_bitdiff"] = {{{"between", "ranks"}, {"elements", 2}, {"rank", 1}, {"repeat", 0}, {"reference_rank", 0},
+                              {"reference_repeat", 0}, {"element", 17}, {"reference_bits", "0x3f800000"}, {"bits", "0x3f800001"}}};
+  fields["bitwise_hash"] = "0123456789abcdef";
   report::Report document;
   document.benchmark = "all_reduce";
-  document.results.push_back(row);
+  document.rows.push_back(report::row_from_json(report::row_json(report::RowKind::kCollective, fields, measured), document.kind));
   const report::Report back = report::report_from_json(report::to_json(document));
-  ASSERT_EQ(back.results.size(), 1u);
-  const report::ResultRow& read = back.results.front();
-  EXPECT_EQ(read.bitwise_repeats, 3);
-  ASSERT_TRUE(read.bitdiff.has_value());
-  EXPECT_EQ(*read.bitdiff, 2);
-  ASSERT_EQ(read.first_bitdiff.size(), 1u);
-  EXPECT_EQ(read.first_bitdiff[0].between, "ranks");
-  EXPECT_EQ(read.first_bitdiff[0].rank, 1);
-  EXPECT_EQ(read.first_bitdiff[0].element, 17u);
-  EXPECT_EQ(read.first_bitdiff[0].bits, "0x3f800001");
-  EXPECT_EQ(read.bitwise_hash, "0123456789abcdef");
+  ASSERT_EQ(back.rows.size(), 1u);
+  const nlohmann::json& read = back.rows.front().fields;
+  EXPECT_EQ(read["bitwise_repeats"], 3);
+  ASSERT_TRUE(read["bitdiff"].is_number_integer());
+  EXPECT_EQ(read["bitdiff"], 2);
+  ASSERT_EQ(read["first_bitdiff"].size(), 1u);
+  EXPECT_EQ(read["first_bitdiff"][0]["between"], "ranks");
+  EXPECT_EQ(read["first_bitdiff"][0]["rank"], 1);
+  EXPECT_EQ(read["first_bitdiff"][0]["element"], 17u);
+  EXPECT_EQ(read["first_bitdiff"][0]["bits"], "0x3f800001");
+  EXPECT_EQ(read["bitwise_hash"], "0123456789abcdef");
+  // The reader checks them as it reads: a difference between neither repeats nor ranks is refused.
+  nlohmann::json bad = report::to_json(document);
+  bad["results"][0]["first_bitdiff"][0]["between"] = "sideways";
+  EXPECT_THROW(report::report_from_json(bad), report::ReportFormatError);
 }
 
 }  // namespace

@@ -19,27 +19,35 @@ std::string describe_difference(std::int64_t differing, std::size_t element, con
          std::to_string(repeat);
 }
 
-// The first rank's difference of every rank's descriptions, with the count summed over ranks.
+// The first rank's difference of every rank's descriptions, with the count summed over ranks, as
+// a row's first_bitdiff holds it: the element and both values' bits, whose output differs (rank,
+// repeat, 0-based) and what it was compared with (reference_rank: rank 0, or the first rank whose
+// whole output is checked; reference_repeat: repeat 0, or the same repeat across ranks).
 // `reference_rank` < 0: each rank was compared with its own first repeat.
-std::optional<report::BitwiseDifference> first_over_ranks(const std::vector<std::string>& descriptions, const char* between,
-                                                          int reference_rank) {
-  std::optional<report::BitwiseDifference> first;
+std::optional<nlohmann::json> first_over_ranks(const std::vector<std::string>& descriptions, const char* between,
+                                               int reference_rank) {
+  std::optional<nlohmann::json> first;
   std::int64_t total = 0;
   for (std::size_t rank = 0; rank < descriptions.size(); ++rank) {
     if (descriptions[rank].empty()) continue;
     std::istringstream fields(descriptions[rank]);
     std::int64_t differing = 0;
-    report::BitwiseDifference difference;
-    fields >> differing >> difference.element >> difference.reference_bits >> difference.bits >> difference.repeat;
+    std::uint64_t element = 0;
+    std::string reference_bits, bits;
+    int repeat = 0;
+    fields >> differing >> element >> reference_bits >> bits >> repeat;
     total += differing;
     if (first) continue;
-    difference.between = between;
-    difference.rank = static_cast<int>(rank);
-    difference.reference_rank = reference_rank >= 0 ? reference_rank : static_cast<int>(rank);
-    difference.reference_repeat = reference_rank >= 0 ? difference.repeat : 0;
-    first = difference;
+    first = {{"between", between},
+             {"rank", rank},
+             {"repeat", repeat},
+             {"reference_rank", reference_rank >= 0 ? reference_rank : static_cast<int>(rank)},
+             {"reference_repeat", reference_rank >= 0 ? repeat : 0},
+             {"element", element},
+             {"reference_bits", reference_bits},
+             {"bits", bits}};
   }
-  if (first) first->elements = total;
+  if (first) (*first)["elements"] = total;
   return first;
 }
 
@@ -135,8 +143,8 @@ BitwiseResult BitwiseRepeats::compare(const CollectiveCase& one_case, Collective
 
   BitwiseResult result;
   if (auto first = first_over_ranks(world_.gather_strings(repeat_description), "repeats", -1)) {
-    result.differing += first->elements;
-    result.first.push_back(*first);
+    result.differing += (*first)["elements"].get<std::int64_t>();
+    result.first.push_back(std::move(*first));
   }
   char hash[24];
   std::snprintf(hash, sizeof(hash), "%016llx",
@@ -171,8 +179,8 @@ BitwiseResult BitwiseRepeats::compare(const CollectiveCase& one_case, Collective
     }
   }
   if (auto first = first_over_ranks(world_.gather_strings(rank_description), "ranks", reference_rank)) {
-    result.differing += first->elements;
-    result.first.push_back(*first);
+    result.differing += (*first)["elements"].get<std::int64_t>();
+    result.first.push_back(std::move(*first));
   }
   return result;
 }

@@ -9,16 +9,17 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/timed_operation.h"
 #include "harness/watchdog.h"
-#include "report/report.h"
 #include "workloads/collectives/collective_buffers.h"
 
 namespace collbench {
 
 struct BitwiseResult {
   std::int64_t differing = 0;  // over ranks, repeats and ranks together
-  std::vector<report::BitwiseDifference> first;
+  nlohmann::json first = nlohmann::json::array();  // the row's first_bitdiff: the first of each kind found
   std::string hash;  // FNV-1a of the first repeat's outputs on the reference rank (rank 0 mostly)
 };
 

@@ -189,7 +189,8 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   }
   void case_done(std::size_t index) override;
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  report::ResultRow make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
+  // The row as the report holds it; the live table reads it too.
+  nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const Collective& collective_;
   const Options& options_;
@@ -200,7 +201,7 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
   report::TableWriter table_;
   report::Report report_;  // the envelope the table's header and footer read
-  std::optional<report::ResultRow> last_row_, out_of_place_, in_place_;  // the current size's rows
+  std::optional<nlohmann::json> out_of_place_, in_place_;  // the current size's rows
   std::int64_t bitdiff_total_ = 0;  // -B: over every row, the same on every rank
   int bitwise_rows_ = 0;
 };
@@ -232,7 +233,8 @@ std::string CollectiveProgram::check_for_world(World& world) {
 }
 
 CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram& program)
-    : WorkloadOver(run.world, program.options, report::RowKind::kCollective),
+    : WorkloadOver(run.world, program.options,
+                   program.collective.traffic_layout ? report::RowKind::kAlltoallv : report::RowKind::kCollective),
       collective_(program.collective),
       options_(program.options),
       traffic_(program.traffic),
@@ -248,6 +250,8 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
   report_.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
                                     options_as_json(options_));
   for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
+  report_without_rows_ = report::envelope_json(report_.benchmark, report_.context);
+  report_without_rows_["skipped"] = nlohmann::json::array();
 
   const int ranks = world.size();
   buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, world, options_, program.buffers_for(ranks));
@@ -264,7 +268,6 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
   const std::vector<Placement> placements = options_.placements();
   if (collective_.traffic_layout) {
     cases_ = traffic_.cases(collective_, placements, ranks, world.rank());
-    report_without_rows_ = report::to_json(report_);
     return;
   }
   for (DType dtype : options_.dtypes) {
@@ -282,7 +285,6 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
       }
     }
   }
-  report_without_rows_ = report::to_json(report_);
 }
 
 LoopSettings CollectiveWorkload::loop_settings() const {
@@ -327,19 +329,24 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   prepared.check = std::move(check);
   TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
   prepared.row = [this, &one_case, operation, estimate](LoopResult& timed, report::Measurement measured) {
-    last_row_ = make_row(one_case, std::move(measured), timed);
-    last_row_->library_estimate_us = estimate;
+    nlohmann::json row = make_row(one_case, std::move(measured), timed);
+    // The library's own estimate of one call (us), when it has one: NCCL's ncclGroupSimulateEnd.
+    if (estimate) row["library_estimate_us"] = *estimate;
     if (bitwise_) {  // after timing and checks, untimed, every rank
       BitwiseResult bitwise = bitwise_->compare(one_case, *buffers_, *operation);
-      last_row_->bitwise_repeats = options_.bitwise_repeats;
-      last_row_->bitdiff = bitwise.differing;
-      last_row_->first_bitdiff = std::move(bitwise.first);
-      last_row_->bitwise_hash = std::move(bitwise.hash);
+      // -B N: bitdiff counts differing elements over ranks and repeats (null when not checked).
+      // The hash is FNV-1a (hex) of the first repeat's outputs on rank 0 (on the first rank whose
+      // whole output is checked, for the cross-rank collectives): equal hashes in two runs mean the
+      // same bits, so runs under different algorithms or libraries compare without their outputs.
+      row["bitwise_repeats"] = options_.bitwise_repeats;
+      row["bitdiff"] = bitwise.differing;
+      if (!bitwise.first.empty()) row["first_bitdiff"] = std::move(bitwise.first);
+      if (!bitwise.hash.empty()) row["bitwise_hash"] = std::move(bitwise.hash);
       bitdiff_total_ += bitwise.differing;
       ++bitwise_rows_;
     }
-    (one_case.placement == Placement::kInPlace ? in_place_ : out_of_place_) = last_row_;
-    return report::to_json(*last_row_);
+    (one_case.placement == Placement::kInPlace ? in_place_ : out_of_place_) = row;
+    return row;
   };
   return CasePlan::run(std::move(prepared));
 }
@@ -351,36 +358,41 @@ void CollectiveWorkload::case_done(std::size_t index) {
   in_place_.reset();
 }
 
-report::ResultRow CollectiveWorkload::make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed) {
+nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed) {
+  // nccl-tests' "size" of the row, and the size asked for before rounding to whole elements per rank.
   const std::uint64_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
-  report::ResultRow row;
-  static_cast<report::Measurement&>(row) = std::move(measured);
-  row.bytes = bytes;
-  row.requested_bytes = one_case.requested_bytes;
-  row.count = one_case.size.row_count;
-  row.dtype = std::string(to_string(one_case.dtype));
-  row.op = collective_.takes_op ? std::string(to_string(one_case.op)) : "none";
-  row.root = collective_.takes_root ? one_case.root : -1;
-  row.placement = std::string(to_string(one_case.placement));
-  row.backend = backend_->name();
-  row.algorithm = backend_->algorithm_at(std::string(collective_.name), bytes);
-  row.calls_per_iteration = options_.calls_per_iteration;
   if (const BufferSlices& slices = buffers_->slices(); slices.count > 1) {
-    row.timing += "; each call on the next of " + std::to_string(slices.count) + " buffer slices " +
-                  std::to_string(slices.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
+    measured.timing += "; each call on the next of " + std::to_string(slices.count) + " buffer slices " +
+                       std::to_string(slices.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
   }
-  row.issue_us = timed.issue_us;
-  row.algbw_gbps = row.time_us.mean > 0 ? static_cast<double>(bytes) / (row.time_us.mean * 1e3) : 0.0;
-  row.bus_bandwidth_factor = collective_.bus_factor.at(world_.size());
-  if (world_.size() > 1) row.busbw_gbps = row.algbw_gbps * row.bus_bandwidth_factor;
-  if (one_case.traffic) {
-    // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
-    if (world_.size() > 1 && row.time_us.mean > 0) {
-      row.busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, row.time_us.mean, world_.size());
-    }
-    row.traffic = traffic_.row(one_case);
-  }
-  return row;
+  const double mean_us = measured.time_us.mean;
+  const double algbw_gbps = mean_us > 0 ? static_cast<double>(bytes) / (mean_us * 1e3) : 0.0;
+  const double bus_bandwidth_factor = collective_.bus_factor.at(world_.size());
+  std::optional<double> busbw_gbps;  // null on one rank: no data crosses ranks
+  if (world_.size() > 1) busbw_gbps = algbw_gbps * bus_bandwidth_factor;
+  // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
+  if (one_case.traffic && world_.size() > 1 && mean_us > 0) busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, mean_us, world_.size());
+  nlohmann::json row = {
+      {"bytes", bytes},
+      {"requested_bytes", one_case.requested_bytes},
+      {"count", one_case.size.row_count},
+      {"dtype", std::string(to_string(one_case.dtype))},
+      {"op", collective_.takes_op ? std::string(to_string(one_case.op)) : "none"},
+      {"root", collective_.takes_root ? one_case.root : -1},
+      {"placement", std::string(to_string(one_case.placement))},
+      {"backend", backend_->name()},
+      // What the backend ran, when it can tell; "default" otherwise.
+      {"algorithm", backend_->algorithm_at(std::string(collective_.name), bytes)},
+      {"algbw_gbps", algbw_gbps},
+      {"bus_bandwidth_factor", bus_bandwidth_factor},
+      {"busbw_gbps", report::json_or_null(busbw_gbps)},
+      {"bitdiff", nullptr},  // -B's, when asked for
+  };
+  if (options_.calls_per_iteration != 1) row["calls_per_iteration"] = options_.calls_per_iteration;  // -m
+  // Batch schedules: the host's time to issue one call (nccl-tests -C).
+  if (timed.issue_us) row["issue_us"] = *timed.issue_us;
+  if (one_case.traffic) row["traffic"] = traffic_.row(one_case);
+  return report::row_json(row_kind(), std::move(row), measured);
 }
 
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {

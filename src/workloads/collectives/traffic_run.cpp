@@ -74,24 +74,29 @@ BufferBytes RunTraffic::largest_buffers(int ranks) const {
   return largest;
 }
 
-report::TrafficRow RunTraffic::row(const CollectiveCase& one_case) const {
+nlohmann::json RunTraffic::row(const CollectiveCase& one_case) const {
   const TrafficMatrix& traffic = *one_case.traffic;
   const std::uint64_t element = dtype_info(one_case.dtype).size_bytes;
-  report::TrafficRow row;
-  row.pattern = options_.traffic.text();
-  row.matrix_file = options_.traffic.matrix_path;
-  row.seed = options_.seed;
-  row.bytes_per_rank = byte_matrix_ ? 0 : one_case.requested_bytes;
-  row.min_send_bytes = row.min_receive_bytes = UINT64_MAX;
+  std::uint64_t max_send = 0, min_send = UINT64_MAX, max_receive = 0, min_receive = UINT64_MAX, total = 0, largest_pair = 0;
   for (int rank = 0; rank < traffic.ranks(); ++rank) {
     const std::uint64_t sent = traffic.sent_by(rank) * element, received = traffic.received_by(rank) * element;
-    row.max_send_bytes = std::max(row.max_send_bytes, sent);
-    row.min_send_bytes = std::min(row.min_send_bytes, sent);
-    row.max_receive_bytes = std::max(row.max_receive_bytes, received);
-    row.min_receive_bytes = std::min(row.min_receive_bytes, received);
-    row.total_bytes += sent;
+    max_send = std::max(max_send, sent);
+    min_send = std::min(min_send, sent);
+    max_receive = std::max(max_receive, received);
+    min_receive = std::min(min_receive, received);
+    total += sent;
   }
-  for (std::size_t elements : traffic.all_elements()) row.largest_pair_bytes = std::max<std::uint64_t>(row.largest_pair_bytes, elements * element);
+  for (std::size_t elements : traffic.all_elements()) largest_pair = std::max<std::uint64_t>(largest_pair, elements * element);
+  nlohmann::json row = {{"pattern", options_.traffic.text()},
+                        {"seed", options_.seed},
+                        {"bytes_per_rank", byte_matrix_ ? 0 : one_case.requested_bytes},
+                        {"max_send_bytes", max_send},
+                        {"min_send_bytes", min_send},
+                        {"max_receive_bytes", max_receive},
+                        {"min_receive_bytes", min_receive},
+                        {"total_bytes", total},
+                        {"largest_pair_bytes", largest_pair}};
+  if (!options_.traffic.matrix_path.empty()) row["matrix_file"] = options_.traffic.matrix_path;
   return row;
 }
 

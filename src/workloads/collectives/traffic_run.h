@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "report/report.h"
+#include <nlohmann/json.hpp>
 #include "workloads/collectives/collective_buffers.h"
 #include "workloads/collectives/traffic.h"
 
@@ -27,7 +27,9 @@ class RunTraffic {
   std::vector<CollectiveCase> cases(const Collective& collective, const std::vector<Placement>& placements, int ranks, int rank) const;
   // Every rank sizes for the busiest rank: no rank sends or receives more.
   BufferBytes largest_buffers(int ranks) const;
-  report::TrafficRow row(const CollectiveCase& one_case) const;
+  // A row's "traffic": the pattern, the seed and the bytes each rank and pair moved. Its size
+  // (bytes) is the busiest rank's bytes, as nccl-tests'.
+  nlohmann::json row(const CollectiveCase& one_case) const;
   // Where the per-pair sizes come from and what the size column means, for the table's header.
   std::string description() const;
 
