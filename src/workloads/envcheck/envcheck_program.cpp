@@ -9,16 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/compute/compute_benchmark.h"
+#include "core/error.h"
+#include "core/stats.h"
 #include "engines/engines.h"
 #include "engines/host_info.h"
 #include "engines/openblas_info.h"
-#include "workloads/compute/programs.h"
-#include "workloads/compute/rank_speeds.h"
-#include "core/error.h"
-#include "core/stats.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/programs.h"
+#include "workloads/compute/rank_speeds.h"
+#include "workloads/envcheck/envcheck_options.h"
 
 namespace collbench::compute {
 namespace {
@@ -52,7 +53,7 @@ enum class Probe { kGemm, kTriad };
 // then rank 0's verdict on slow ranks.
 class EnvcheckBenchmark final : public Workload {
  public:
-  EnvcheckBenchmark(RunContext& run, const ComputeOptions& options);
+  EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options);
 
  private:
   // The table is one row per rank, printed once every rank has measured (finish).
@@ -61,7 +62,7 @@ class EnvcheckBenchmark final : public Workload {
   CasePlan prepare(std::size_t index) override;
   void print_row(const nlohmann::json&) override {}
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  const ComputeOptions& options_;
+  const EnvcheckOptions& options_;
   HostInfo host_;
   OpenBlasInfo blas_;
   GpuInventory gpu_;
@@ -103,7 +104,7 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
             {"triad_gbps", median_of(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
-EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const ComputeOptions& options)
+EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options)
     : Workload(run.world, options, report::RowKind::kProbe), options_(options) {
   World& world = run.world;
   host_ = probe_host();
@@ -126,7 +127,8 @@ EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const ComputeOptions& opti
   stream_->prepare(elements_);
   entries_ = sample_entries(shape_, options_.seed, 64);
   for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
-  report_without_rows_ = report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
+  report_without_rows_ = report::envelope_json(
+      "envcheck", collect_context(world, "compute", gemm_->device(), run.argv, options_, recorded_options(options_, declare_envcheck_options)));
 }
 
 CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
@@ -249,7 +251,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
 }
 
 // Host memory of the probes where the engines run on the host.
-MemoryNeed envcheck_memory_need(const ComputeOptions& options) {
+MemoryNeed envcheck_memory_need(const EnvcheckOptions& options) {
   if (!runs_on_host(options)) return {};
   const auto side = static_cast<std::uint64_t>(options.probe_matrix_n);
   // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
@@ -260,7 +262,11 @@ MemoryNeed envcheck_memory_need(const ComputeOptions& options) {
 }  // namespace
 
 int run_envcheck(int argc, char** argv) {
-  return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, &envcheck_memory_need, argc, argv);
+  return run_compute_benchmark<EnvcheckBenchmark>(
+      "envcheck",
+      "Inventory of every rank, then short compute (GEMM) and bandwidth (triad) probes, repeated; rank 0\n"
+      "compares the medians and flags every rank slower than the fastest by more than --slow-factor.",
+      &parse_envcheck_options, &declare_envcheck_options, &envcheck_memory_need, argc, argv);
 }
 
 }  // namespace collbench::compute
