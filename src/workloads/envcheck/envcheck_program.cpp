@@ -76,10 +76,10 @@ class EnvcheckBenchmark final : public Workload {
   std::int64_t wrong_ = 0;                              // this rank's wrong probe outputs
 };
 
-// This rank's row as the report writes it; rank 0 adds the verdict (relative_speed, slow).
-nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
-                      const std::string& device, const std::vector<double>& gemm_samples,
-                      const std::vector<double>& triad_samples) {
+// This rank's fields of its row; rank 0 adds the verdict (relative_speed, slow) and writes the row.
+nlohmann::json my_fields(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
+                         const std::string& device, const std::vector<double>& gemm_samples,
+                         const std::vector<double>& triad_samples) {
   nlohmann::json gpu_json = {{"present", gpu.present}};
   if (gpu.present) {
     gpu_json.update({{"name", gpu.name}, {"compute_capability", gpu.compute_capability},
@@ -89,8 +89,7 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
   } else {
     gpu_json["reason"] = gpu.reason;
   }
-  return {{"kind", report::row_kind_spec(report::RowKind::kProbe).name},
-          {"rank", world.rank()},
+  return {{"rank", world.rank()},
           {"inventory",
            {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
             {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores},
@@ -189,7 +188,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
   std::vector<nlohmann::json> results;
   std::vector<int> slow;
   std::vector<std::string> warnings;
-  nlohmann::json mine = my_row(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
+  nlohmann::json mine = my_fields(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
   if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
   const auto everyone = world.gather_strings(mine.dump());
   int exit_code = 0;
@@ -209,6 +208,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
       row["slow"] = std::find(slow.begin(), slow.end(), rank) != slow.end();
       const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
       if (!warning.empty()) warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
+      row = report::row_json(report::RowKind::kProbe, std::move(row), report::Measurement{});  // untimed: no measurement
     }
     document.update(
         {{"slow_ranks", slow},
