@@ -2,6 +2,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "core/command_line.h"
 #include "core/error.h"
 #include "core/sizes.h"
@@ -9,14 +13,8 @@
 namespace collbench::compute {
 namespace {
 
-const char* to_string(DeviceChoice device) {
-  switch (device) {
-    case DeviceChoice::kAuto: return "auto";
-    case DeviceChoice::kCpu: return "cpu";
-    case DeviceChoice::kGpu: return "gpu";
-  }
-  return "?";
-}
+// --device's names, for parsing it and for recording it.
+const std::pair<const char*, DeviceChoice> kDevices[] = {{"auto", DeviceChoice::kAuto}, {"cpu", DeviceChoice::kCpu}, {"gpu", DeviceChoice::kGpu}};
 
 }  // namespace
 
@@ -27,12 +25,15 @@ void add_compute_flags(CLI::App& app, ComputeFlags& o, const LoopWords& words, c
   add_run_flags(app, o);
   start_section(app, "Device");
   auto* device = add_value(app, "--device", "cpu|gpu|auto", "auto = the GPU when this build has CUDA and a GPU is visible (default auto)", [&o](Text& v, Text& f) {
-    if (v == "auto") o.device = DeviceChoice::kAuto;
-    else if (v == "cpu") o.device = DeviceChoice::kCpu;
-    else if (v == "gpu") o.device = DeviceChoice::kGpu;
-    else throw UsageError("unknown device '" + v + "' for " + f + " (use cpu, gpu or auto)");
+    const auto* known = std::find_if(std::begin(kDevices), std::end(kDevices), [&v](const auto& entry) { return v == entry.first; });
+    if (known == std::end(kDevices)) throw UsageError("unknown device '" + v + "' for " + f + " (use cpu, gpu or auto)");
+    o.device = known->second;
   });
-  record(app, {device}, [&o](nlohmann::json& out) { out["device"] = to_string(o.device); });
+  record(app, {device}, [&o](nlohmann::json& out) {
+    for (const auto& [name, choice] : kDevices) {
+      if (o.device == choice) out["device"] = name;
+    }
+  });
   add_integer(app, "-t,--threads",
               "CPU threads per rank (default 0 = every core this rank may run on).\n"
               "mpirun binds each rank to one core by default; to give a rank more cores run\n"
