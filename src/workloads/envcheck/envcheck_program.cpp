@@ -18,8 +18,9 @@
 #include "report/table.h"
 #include "workloads/compute/compute_benchmark.h"
 #include "workloads/compute/programs.h"
-#include "workloads/compute/rank_speeds.h"
+#include "workloads/compute/rank_gather.h"
 #include "workloads/envcheck/envcheck_options.h"
+#include "workloads/envcheck/rank_speeds.h"
 
 namespace collbench::compute {
 namespace {
