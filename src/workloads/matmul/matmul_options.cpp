@@ -37,14 +37,12 @@ void declare_matmul_options(CLI::App& app, MatmulOptions& o) {
   start_section(app, "Sizes (K/M = 1024-based)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"N", "smallest square side (default 1024)", "largest square side (default 4096)",
                                                          "additive step", "multiplicative step (default 2); conflicts with -i"});
-  auto* sizes = add_value(app, "--sizes", "LIST", "explicit square sides, e.g. 512,1024,2048",
-                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
+  auto* sizes = add_size_list(app, sweep, o.explicit_sizes, "explicit square sides, e.g. 512,1024,2048");
   auto* shapes = add_value(app, "--shapes", "LIST", "explicit MxNxK shapes, e.g. 4096x4096x1024,8192x8192x8192", [&o](Text& v, Text& f) {
     o.shapes.clear();
     for (const auto& item : split_list(v)) o.shapes.push_back(parse_shape(item, f));
     if (o.shapes.empty()) throw UsageError(f + " expects a comma-separated list of MxNxK");
   });
-  sweep.exclude(sizes);
   sweep.exclude(shapes);
   sizes->excludes(shapes);
   record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes, shapes}, [&o](nlohmann::json& out) {

@@ -27,9 +27,7 @@ void declare_membw_options(CLI::App& app, MembwOptions& o) {
   start_section(app, "Sizes (K/M/G = 1024-based)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest bytes per array (default 128M)", "largest bytes per array (default 128M)",
                                                          "additive step", "multiplicative step; conflicts with -i"});
-  auto* sizes = add_value(app, "--sizes", "LIST", "explicit bytes per array",
-                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
-  sweep.exclude(sizes);
+  auto* sizes = add_size_list(app, sweep, o.explicit_sizes, "explicit bytes per array");
   record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes},
          [&o](nlohmann::json& out) { out["array_bytes"] = o.array_sizes(); });
   auto* kernels = add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
