@@ -175,4 +175,11 @@ SweepFlags add_size_sweep(CLI::App& app, SizeSweep& sweep, const SweepHelp& help
   return flags;
 }
 
+CLI::Option* add_size_list(CLI::App& app, const SweepFlags& sweep, std::vector<std::uint64_t>& list, const std::string& help) {
+  CLI::Option* option = add_value(app, "--sizes", "LIST", help,
+                                  [&list](const std::string& value, const std::string& flag) { list = parse_size_list(value, flag); });
+  sweep.exclude(option);
+  return option;
+}
+
 }  // namespace collbench

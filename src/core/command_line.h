@@ -140,5 +140,7 @@ struct SweepFlags {
   void exclude(CLI::Option* list) const;
 };
 SweepFlags add_size_sweep(CLI::App& app, SizeSweep& sweep, const SweepHelp& help);
+// --sizes LIST into `list` (sizes as core/flag_values.h parses them), replacing the `sweep`.
+CLI::Option* add_size_list(CLI::App& app, const SweepFlags& sweep, std::vector<std::uint64_t>& list, const std::string& help);
 
 }  // namespace collbench

@@ -1,5 +1,5 @@
 // What the engines run: GEMM element types and shapes, STREAM kernels. The workloads' options
-// (workloads/compute/compute_options.h) choose among them; the engines need nothing else of them.
+// (workloads/matmul/matmul_options.h, membw/) choose among them; the engines need nothing else of them.
 #pragma once
 
 #include <cstdint>

@@ -27,8 +27,9 @@ nlohmann::json envelope_json(const std::string& benchmark, const Context& contex
 // A report as read, written again: its rows as they were read, the summary made from them.
 nlohmann::json to_json(const Report& report);
 // The one row writer: `fields` (what the kind identifies and measures) with the kind's name and
-// how the row was measured, under the same keys in every kind. Every workload builds its row's
-// fields and calls it.
+// how the row was measured, under the same keys in every timed kind; a kind without timings (no
+// time_path: envcheck's probes) writes no measurement. Every workload builds its row's fields and
+// calls it.
 nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& measured);
 // A collective report's skipped case, as the driver appends it.
 nlohmann::json to_json(const SkippedCase& skipped);

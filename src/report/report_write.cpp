@@ -14,7 +14,9 @@ json stats_to_json(const TimeStats& stats) {
 }
 
 json row_json(RowKind kind, json fields, const Measurement& measured) {
-  fields["kind"] = row_kind_spec(kind).name;
+  const RowKindSpec& spec = row_kind_spec(kind);
+  fields["kind"] = spec.name;
+  if (!spec.time_path) return fields;
   fields.update({{"cycle", measured.cycle},
                  {"iterations", measured.iterations},
                  {"warmup_iterations", measured.warmup_iterations},

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "workloads/compute/compute_options.h"
+#include "workloads/envcheck/envcheck_options.h"
+#include "workloads/matmul/matmul_options.h"
+#include "workloads/membw/membw_options.h"
 #include "core/command_line.h"
 #include "core/error.h"
 #include "workloads/collectives/collective_options.h"
@@ -191,9 +193,9 @@ TEST(RecordedOptions, AHandlerFlagThatSaysNothingOfTheReportStopsItsProgramsRepo
 TEST(RecordedOptions, EveryProgramRecordsEveryFlag) {
   std::vector<nlohmann::json> recorded = {options_as_json(parse_options({})), pt2pt::options_as_json(pt2pt::parse_options({})),
                                           comm_init_options_json(parse_comm_init_options({})), ddp::ddp_options_json(ddp::DdpOptions{})};
-  for (auto program : {compute::ComputeProgram::kMatmul, compute::ComputeProgram::kMembw, compute::ComputeProgram::kEnvcheck}) {
-    recorded.push_back(compute::compute_options_json(compute::parse_compute_options(program, {})));
-  }
+  recorded.push_back(recorded_options(compute::parse_matmul_options({}), compute::declare_matmul_options));
+  recorded.push_back(recorded_options(compute::parse_membw_options({}), compute::declare_membw_options));
+  recorded.push_back(recorded_options(compute::parse_envcheck_options({}), compute::declare_envcheck_options));
   for (const nlohmann::json& options : recorded) {
     for (const char* key : {"iterations", "warmup_iterations", "check_iterations", "cycles", "timeout_s", "keep_samples"}) {
       EXPECT_TRUE(options.contains(key)) << key << " in " << options.dump();
@@ -261,15 +263,15 @@ TEST(CollectiveOptions, HelpNamesEveryLongNameAndTheUnits) {
 
 TEST(EveryParser, TwoXIsNotAFactor) {
   EXPECT_THROW(parse_options({"-f", "2x"}), UsageError);
-  EXPECT_THROW(compute::parse_compute_options(compute::ComputeProgram::kMatmul, {"-f", "2x"}), UsageError);
-  EXPECT_THROW(compute::parse_compute_options(compute::ComputeProgram::kMembw, {"-f", "2x"}), UsageError);
-  EXPECT_THROW(compute::parse_compute_options(compute::ComputeProgram::kEnvcheck, {"-f", "2x"}), UsageError);
+  EXPECT_THROW(compute::parse_matmul_options({"-f", "2x"}), UsageError);
+  EXPECT_THROW(compute::parse_membw_options({"-f", "2x"}), UsageError);
+  EXPECT_THROW(compute::parse_envcheck_options({"-f", "2x"}), UsageError);
 }
 
 TEST(EveryParser, AdditiveStepWinsOverTheProgramsDefaultFactor) {
   // matmul_perf's default sweep multiplies by 2; -i asks for additive steps instead.
-  const auto options = compute::parse_compute_options(compute::ComputeProgram::kMatmul, {"-b", "256", "-e", "1K", "-i", "256"});
-  EXPECT_EQ(options.array_sizes(), (std::vector<std::uint64_t>{256, 512, 768, 1024}));
+  const auto options = compute::parse_matmul_options({"-b", "256", "-e", "1K", "-i", "256"});
+  EXPECT_EQ(options.square_sides(), (std::vector<std::uint64_t>{256, 512, 768, 1024}));
 }
 
 int run_collbench(std::vector<std::string> args, std::string& stderr_text) {

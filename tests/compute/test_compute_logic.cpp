@@ -4,22 +4,25 @@
 
 #include <cmath>
 
-#include "workloads/compute/compute_options.h"
 #include "engines/gemm_check.h"
 #include "engines/gpu_peaks.h"
 #include "engines/host_info.h"
 #include "engines/openblas_info.h"
-#include "workloads/compute/rank_speeds.h"
+#include "workloads/compute/rank_gather.h"
+#include "workloads/envcheck/envcheck_options.h"
+#include "workloads/envcheck/rank_speeds.h"
+#include "workloads/matmul/matmul_options.h"
+#include "workloads/membw/membw_options.h"
 #include "core/error.h"
 #include "core/stats.h"
 
 using namespace collbench::compute;
 
 TEST(ComputeOptions, MatmulSweepAndShapes) {
-  const auto sweep = parse_compute_options(ComputeProgram::kMatmul, {"-b", "256", "-e", "1K", "-f", "2"});
+  const auto sweep = parse_matmul_options({"-b", "256", "-e", "1K", "-f", "2"});
   ASSERT_EQ(sweep.gemm_shapes().size(), 3u);
   EXPECT_EQ(sweep.gemm_shapes()[2].k, 1024);
-  const auto shapes = parse_compute_options(ComputeProgram::kMatmul, {"--shapes", "64x32x16,8x8x8", "-d", "float64,bf16"});
+  const auto shapes = parse_matmul_options({"--shapes", "64x32x16,8x8x8", "-d", "float64,bf16"});
   ASSERT_EQ(shapes.gemm_shapes().size(), 2u);
   EXPECT_EQ(shapes.gemm_shapes()[0].m, 64);
   EXPECT_EQ(shapes.gemm_shapes()[0].n, 32);
@@ -29,14 +32,14 @@ TEST(ComputeOptions, MatmulSweepAndShapes) {
 
 TEST(ComputeOptions, BadFlagsAreUsageErrors) {
   using collbench::UsageError;
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kMatmul, {"--shapes", "64x32"}), UsageError);
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kMatmul, {"-d", "int8"}), UsageError);
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kMatmul, {"--slow-factor", "2"}), UsageError);  // envcheck only
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kMembw, {"-k", "quad"}), UsageError);
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kMembw, {"--sizes", "4"}), UsageError);
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kEnvcheck, {"--slow-factor", "1"}), UsageError);
-  EXPECT_THROW(parse_compute_options(ComputeProgram::kEnvcheck, {"-b", "8"}), UsageError);
-  EXPECT_EQ(parse_compute_options(ComputeProgram::kEnvcheck, {"--slow-factor", "2.5"}).slow_factor, 2.5);
+  EXPECT_THROW(parse_matmul_options({"--shapes", "64x32"}), UsageError);
+  EXPECT_THROW(parse_matmul_options({"-d", "int8"}), UsageError);
+  EXPECT_THROW(parse_matmul_options({"--slow-factor", "2"}), UsageError);  // envcheck only
+  EXPECT_THROW(parse_membw_options({"-k", "quad"}), UsageError);
+  EXPECT_THROW(parse_membw_options({"--sizes", "4"}), UsageError);
+  EXPECT_THROW(parse_envcheck_options({"--slow-factor", "1"}), UsageError);
+  EXPECT_THROW(parse_envcheck_options({"-b", "8"}), UsageError);
+  EXPECT_EQ(parse_envcheck_options({"--slow-factor", "2.5"}).slow_factor, 2.5);
 }
 
 TEST(GemmCheck, InputsAreNonZeroAndRepresentable) {

@@ -153,6 +153,16 @@ TEST(ReportJson, TypesAreJsonTypes) {
   EXPECT_EQ(document["summary"]["rows_checked"], 1);
 }
 
+// A kind without timings (envcheck's probe rows) goes through the one row writer too, which adds
+// its kind and none of the measurement keys a timed row has.
+TEST(ReportJson, AnUntimedRowHasItsKindAndNoMeasurement) {
+  Measurement measured;
+  measured.iterations = 7;
+  const nlohmann::json row = row_json(RowKind::kProbe, {{"rank", 1}, {"probes", {{"gemm_gflops", 2.5}}}}, measured);
+  EXPECT_EQ(row, (nlohmann::json{{"kind", "probe"}, {"rank", 1}, {"probes", {{"gemm_gflops", 2.5}}}}));
+  EXPECT_EQ(row_json(RowKind::kCopy, {{"gbps", 1.0}}, measured)["iterations"], 7);
+}
+
 TEST(ReportJson, ReadsOneAndTwoAlike) {
   nlohmann::json old = to_json(sample_report());
   old["schema_version"] = "1.0";

@@ -1,7 +1,6 @@
 #include "workloads/compute/compute_benchmark.h"
 
 #include "engines/engines.h"
-#include "harness/context.h"
 
 namespace collbench::compute {
 
@@ -13,15 +12,9 @@ std::string compute_build_features() {
 #endif
 }
 
-bool runs_on_host(const ComputeOptions& options) {
-  if (options.device == DeviceChoice::kCpu) return true;
-  return options.device == DeviceChoice::kAuto && !probe_gpu(0).present;
-}
-
-report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
-                                const std::vector<std::string>& argv) {
-  // The collectives' context collector gathers identities and versions; only the options differ.
-  return collect_context(world, "compute", device, argv, options, compute_options_json(options));
+bool runs_on_host(const ComputeFlags& flags) {
+  if (flags.device == DeviceChoice::kCpu) return true;
+  return flags.device == DeviceChoice::kAuto && !probe_gpu(0).present;
 }
 
 }  // namespace collbench::compute

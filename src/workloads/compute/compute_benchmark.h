@@ -1,6 +1,6 @@
-// matmul_perf, membw_perf and envcheck: what they share (options, help, build features, report
-// context). matmul_perf and membw_perf are throughput workloads over the harness's one driver
-// (harness/driver.h): every rank measures its own device, each row keeps every rank's figures.
+// matmul_perf, membw_perf and envcheck: what they share at run time (build features, the engine
+// choice, the program shell). matmul_perf and membw_perf are throughput workloads over the harness's
+// one driver (harness/driver.h): every rank measures its own device, each row keeps every rank's figures.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/compute/compute_options.h"
+#include "workloads/compute/compute_flags.h"
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/rank_gather.h"
 #include "core/error.h"
@@ -30,14 +30,11 @@ namespace collbench::compute {
 std::string compute_build_features();
 // Whether this rank's buffers will be in host memory (the CPU engines), so that their size is
 // checked before anything is allocated; GPU engines allocate on the device.
-bool runs_on_host(const ComputeOptions& options);
-// The report context of a compute run: every rank's identity (collective call) and these options.
-report::Context compute_context(World& world, const ComputeOptions& options, const std::string& device,
-                                const std::vector<std::string>& argv);
+bool runs_on_host(const ComputeFlags& flags);
 
 // The GPU engine unless --device cpu; the CPU one where there is none, unless --device gpu.
 template <typename Engine>
-std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_rank, int threads,
+std::unique_ptr<Engine> choose_engine(const ComputeFlags& options, int local_rank, int threads,
                                       std::unique_ptr<Engine> (*make_gpu)(int, std::string*),
                                       std::unique_ptr<Engine> (*make_cpu)(int)) {
   if (options.device != DeviceChoice::kCpu) {
@@ -50,12 +47,12 @@ std::unique_ptr<Engine> choose_engine(const ComputeOptions& options, int local_r
 }
 
 // matmul_perf and membw_perf: rows of one throughput kind (gemm, stream) measured by one engine
-// per rank (GemmEngine, StreamEngine), over a list of `Case`s.
-template <typename Engine, typename Case>
+// per rank (GemmEngine, StreamEngine), over a list of `Case`s, with the program's `Options`.
+template <typename Options, typename Engine, typename Case>
 class ThroughputWorkload : public WorkloadOver<Case> {
  public:
   // This rank's engine (choose_engine) and CPU threads.
-  ThroughputWorkload(RunContext& run, const ComputeOptions& options, report::RowKind row_kind,
+  ThroughputWorkload(RunContext& run, const Options& options, report::RowKind row_kind,
                      std::unique_ptr<Engine> (*make_gpu)(int, std::string*), std::unique_ptr<Engine> (*make_cpu)(int))
       : WorkloadOver<Case>(run.world, options, row_kind),
         options_(options),
@@ -74,16 +71,18 @@ class ThroughputWorkload : public WorkloadOver<Case> {
   }
   virtual std::string wrong_text(std::int64_t wrong_total) const = 0;
 
-  // The report without rows: context and every rank's platform (collective calls); rank 0 prints
-  // the platforms' warnings.
-  nlohmann::json start_report(RunContext& run, const std::string& benchmark, const std::string& device,
+  // The report without rows: context (every rank's identity and `recorded`, the options as their
+  // declarations record them) and every rank's platform (collective calls); rank 0 prints the
+  // platforms' warnings, as `benchmark`_perf.
+  nlohmann::json start_report(RunContext& run, const std::string& benchmark, nlohmann::json recorded, const std::string& device,
                               const report::RankPlatform& mine) {
-    nlohmann::json report = report::envelope_json(benchmark, compute_context(run.world, options_, device, run.argv));
+    nlohmann::json report =
+        report::envelope_json(benchmark, collect_context(run.world, "compute", device, run.argv, options_, std::move(recorded)));
     const std::vector<report::RankPlatform> platform = gather_platforms(run.world, mine);
     const std::vector<std::string> warnings = distinct_warnings(platform);
     if (run.world.rank() == 0) {
       for (const auto& warning : warnings) {
-        std::fprintf(stderr, "%s: warning: %s\n", program_name(options_.program).c_str(), warning.c_str());
+        std::fprintf(stderr, "%s_perf: warning: %s\n", benchmark.c_str(), warning.c_str());
       }
     }
     report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()}});
@@ -114,20 +113,22 @@ class ThroughputWorkload : public WorkloadOver<Case> {
     return report::row_json(this->row_kind(), std::move(fields), measured);
   }
 
-  const ComputeOptions& options_;
+  const Options& options_;
   const HostInfo host_;  // what this rank probed
   const int threads_;
   std::unique_ptr<Engine> engine_;
   const bool on_cpu_;
 };
 
-// The shell around one compute program; `Benchmark` is its run, made from the parsed options.
-template <typename Benchmark>
-int run_compute_benchmark(ComputeProgram program, MemoryNeed (*memory_need)(const ComputeOptions&), int argc, char** argv) {
-  return run_program(program_name(program), argc, argv, [program, memory_need](const std::vector<std::string>& args) {
-    const auto options = std::make_shared<const ComputeOptions>(parse_compute_options(program, args));
+// The shell around one compute program `name`: `Benchmark` is its run, made from the options
+// `parse` gives; --help lists the flags of `declare` with the program's defaults under `description`.
+template <typename Benchmark, typename Options>
+int run_compute_benchmark(const std::string& name, const std::string& description, Options (*parse)(const std::vector<std::string>&),
+                          void (*declare)(CLI::App&, Options&), MemoryNeed (*memory_need)(const Options&), int argc, char** argv) {
+  return run_program(name, argc, argv, [=](const std::vector<std::string>& args) {
+    const auto options = std::make_shared<const Options>(parse(args));
     ProgramSpec spec = program_spec_of<Benchmark>(options, *options);
-    spec.help = [program] { return compute_usage_text(program); };
+    spec.help = [=] { return declared_help("[mpirun -np N] " + name + " [options]", description, Options{}, declare); };
     spec.build_features = compute_build_features;
     spec.memory_need = [options, memory_need](int) { return memory_need(*options); };
     return spec;

@@ -1,11 +1,12 @@
 #include "workloads/compute/rank_gather.h"
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "report/report_json.h"
-#include "workloads/compute/rank_speeds.h"
 
 namespace collbench::compute {
 namespace {
@@ -43,7 +44,20 @@ std::vector<report::ThroughputRank> gather_rank_figures(World& world, const repo
   return out;
 }
 
-report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks) {
+Spread spread_of(const std::vector<double>& rates) {
+  if (rates.empty()) throw std::invalid_argument("spread_of needs at least one rate");
+  Spread spread;
+  for (std::size_t rank = 0; rank < rates.size(); ++rank) {
+    if (rates[rank] > rates[static_cast<std::size_t>(spread.fastest_rank)]) spread.fastest_rank = static_cast<int>(rank);
+    if (rates[rank] < rates[static_cast<std::size_t>(spread.slowest_rank)]) spread.slowest_rank = static_cast<int>(rank);
+  }
+  spread.fastest = rates[static_cast<std::size_t>(spread.fastest_rank)];
+  spread.slowest = rates[static_cast<std::size_t>(spread.slowest_rank)];
+  spread.ratio = spread.slowest > 0 ? spread.fastest / spread.slowest : std::numeric_limits<double>::infinity();
+  return spread;
+}
+
+Spread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks) {
   std::vector<double> rates;
   for (const auto& rank : ranks) rates.push_back(rank.rate);
   return spread_of(rates);

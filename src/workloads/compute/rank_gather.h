@@ -1,4 +1,4 @@
-// Bringing every rank's figures of one row together, and the platform each rank ran on.
+// Bringing every rank's figures of one row together, their spread, and the platform each rank ran on.
 #pragma once
 
 #include <string>
@@ -15,7 +15,10 @@ namespace collbench::compute {
 // them in rank order.
 std::vector<report::ThroughputRank> gather_rank_figures(World& world, const report::ThroughputRank& mine);
 
-report::ThroughputSpread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks);
+using Spread = report::ThroughputSpread;
+// Over every rank's rate (higher is faster); requires at least one; a rate of 0 makes the ratio infinite.
+Spread spread_of(const std::vector<double>& rates);
+Spread spread_of_ranks(const std::vector<report::ThroughputRank>& ranks);
 // Every rank's figures as a row's "per_rank" holds them, the rate under the kind's unit ("tflops", "gbps").
 nlohmann::json rank_figures_json(const std::vector<report::ThroughputRank>& ranks, const std::string& unit);
 

@@ -9,16 +9,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/compute/compute_benchmark.h"
+#include "core/error.h"
+#include "core/stats.h"
 #include "engines/engines.h"
 #include "engines/host_info.h"
 #include "engines/openblas_info.h"
-#include "workloads/compute/programs.h"
-#include "workloads/compute/rank_speeds.h"
-#include "core/error.h"
-#include "core/stats.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/programs.h"
+#include "workloads/compute/rank_gather.h"
+#include "workloads/envcheck/envcheck_options.h"
+#include "workloads/envcheck/rank_speeds.h"
 
 namespace collbench::compute {
 namespace {
@@ -52,7 +54,7 @@ enum class Probe { kGemm, kTriad };
 // then rank 0's verdict on slow ranks.
 class EnvcheckBenchmark final : public Workload {
  public:
-  EnvcheckBenchmark(RunContext& run, const ComputeOptions& options);
+  EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options);
 
  private:
   // The table is one row per rank, printed once every rank has measured (finish).
@@ -61,7 +63,7 @@ class EnvcheckBenchmark final : public Workload {
   CasePlan prepare(std::size_t index) override;
   void print_row(const nlohmann::json&) override {}
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
-  const ComputeOptions& options_;
+  const EnvcheckOptions& options_;
   HostInfo host_;
   OpenBlasInfo blas_;
   GpuInventory gpu_;
@@ -75,10 +77,10 @@ class EnvcheckBenchmark final : public Workload {
   std::int64_t wrong_ = 0;                              // this rank's wrong probe outputs
 };
 
-// This rank's row as the report writes it; rank 0 adds the verdict (relative_speed, slow).
-nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
-                      const std::string& device, const std::vector<double>& gemm_samples,
-                      const std::vector<double>& triad_samples) {
+// This rank's fields of its row; rank 0 adds the verdict (relative_speed, slow) and writes the row.
+nlohmann::json my_fields(World& world, const HostInfo& host, const OpenBlasInfo& blas, const GpuInventory& gpu,
+                         const std::string& device, const std::vector<double>& gemm_samples,
+                         const std::vector<double>& triad_samples) {
   nlohmann::json gpu_json = {{"present", gpu.present}};
   if (gpu.present) {
     gpu_json.update({{"name", gpu.name}, {"compute_capability", gpu.compute_capability},
@@ -88,8 +90,7 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
   } else {
     gpu_json["reason"] = gpu.reason;
   }
-  return {{"kind", report::row_kind_spec(report::RowKind::kProbe).name},
-          {"rank", world.rank()},
+  return {{"rank", world.rank()},
           {"inventory",
            {{"host", world.host()}, {"local_rank", world.local_rank()}, {"pid", static_cast<long long>(::getpid())},
             {"cpu_model", host.cpu_model}, {"online_cores", host.online_cores},
@@ -103,7 +104,7 @@ nlohmann::json my_row(World& world, const HostInfo& host, const OpenBlasInfo& bl
             {"triad_gbps", median_of(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
-EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const ComputeOptions& options)
+EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options)
     : Workload(run.world, options, report::RowKind::kProbe), options_(options) {
   World& world = run.world;
   host_ = probe_host();
@@ -126,7 +127,8 @@ EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const ComputeOptions& opti
   stream_->prepare(elements_);
   entries_ = sample_entries(shape_, options_.seed, 64);
   for (const auto& entry : entries_) reference_.push_back(reference_entry(GemmType::kFloat32, options_.seed, shape_, entry));
-  report_without_rows_ = report::envelope_json("envcheck", compute_context(world, options_, gemm_->device(), run.argv));
+  report_without_rows_ = report::envelope_json(
+      "envcheck", collect_context(world, "compute", gemm_->device(), run.argv, options_, recorded_options(options_, declare_envcheck_options)));
 }
 
 CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
@@ -187,7 +189,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
   std::vector<nlohmann::json> results;
   std::vector<int> slow;
   std::vector<std::string> warnings;
-  nlohmann::json mine = my_row(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
+  nlohmann::json mine = my_fields(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
   if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
   const auto everyone = world.gather_strings(mine.dump());
   int exit_code = 0;
@@ -207,6 +209,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
       row["slow"] = std::find(slow.begin(), slow.end(), rank) != slow.end();
       const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
       if (!warning.empty()) warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
+      row = report::row_json(report::RowKind::kProbe, std::move(row), report::Measurement{});  // untimed: no measurement
     }
     document.update(
         {{"slow_ranks", slow},
@@ -249,7 +252,7 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
 }
 
 // Host memory of the probes where the engines run on the host.
-MemoryNeed envcheck_memory_need(const ComputeOptions& options) {
+MemoryNeed envcheck_memory_need(const EnvcheckOptions& options) {
   if (!runs_on_host(options)) return {};
   const auto side = static_cast<std::uint64_t>(options.probe_matrix_n);
   // Overflow-proof for any accepted --probe-n (at most 2^20): 3 float32 matrices and 3 triad arrays.
@@ -260,7 +263,11 @@ MemoryNeed envcheck_memory_need(const ComputeOptions& options) {
 }  // namespace
 
 int run_envcheck(int argc, char** argv) {
-  return run_compute_benchmark<EnvcheckBenchmark>(ComputeProgram::kEnvcheck, &envcheck_memory_need, argc, argv);
+  return run_compute_benchmark<EnvcheckBenchmark>(
+      "envcheck",
+      "Inventory of every rank, then short compute (GEMM) and bandwidth (triad) probes, repeated; rank 0\n"
+      "compares the medians and flags every rank slower than the fastest by more than --slow-factor.",
+      &parse_envcheck_options, &declare_envcheck_options, &envcheck_memory_need, argc, argv);
 }
 
 }  // namespace collbench::compute

@@ -4,11 +4,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "workloads/compute/compute_benchmark.h"
 #include "engines/engines.h"
+#include "workloads/compute/compute_benchmark.h"
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
+#include "workloads/matmul/matmul_options.h"
 
 namespace collbench::compute {
 namespace {
@@ -18,7 +19,7 @@ constexpr int kMaxRotatedSets = 16;
 
 // Enough input sets that one pass over them exceeds twice the cache, so no GEMM finds its inputs
 // left in cache by the previous one.
-int rotation_sets(const ComputeOptions& options, std::uint64_t set_bytes, std::uint64_t cache_bytes) {
+int rotation_sets(const MatmulOptions& options, std::uint64_t set_bytes, std::uint64_t cache_bytes) {
   if (options.rotate_sets > 0) return options.rotate_sets;
   if (set_bytes == 0 || cache_bytes == 0) return 1;
   const auto wanted = (2 * cache_bytes + set_bytes - 1) / set_bytes;
@@ -42,7 +43,7 @@ struct GemmCase {
 };
 
 // Host memory of the largest input set (times the rotated sets) where the engine runs on the host.
-MemoryNeed matmul_memory_need(const ComputeOptions& options) {
+MemoryNeed matmul_memory_need(const MatmulOptions& options) {
   std::uint64_t largest = 0;
   if (!runs_on_host(options)) return {};
   for (GemmType type : options.gemm_types) {
@@ -54,14 +55,14 @@ MemoryNeed matmul_memory_need(const ComputeOptions& options) {
 }
 
 // One run of matmul_perf: dtypes x shapes over this rank's GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<GemmEngine, GemmCase> {
+class MatmulBenchmark final : public ThroughputWorkload<MatmulOptions, GemmEngine, GemmCase> {
  public:
-  MatmulBenchmark(RunContext& run, const ComputeOptions& options)
+  MatmulBenchmark(RunContext& run, const MatmulOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kGemm, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
     }
-    report_without_rows_ = start_report(run, "matmul", engine_->device(),
+    report_without_rows_ = start_report(run, "matmul", recorded_options(options_, declare_matmul_options), engine_->device(),
                                         local_platform(host_, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(),
                                                        engine_->device(), engine_->library(), on_cpu_));
   }
@@ -163,6 +164,10 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
 
 }  // namespace
 
-int run_matmul_perf(int argc, char** argv) { return run_compute_benchmark<MatmulBenchmark>(ComputeProgram::kMatmul, &matmul_memory_need, argc, argv); }
+int run_matmul_perf(int argc, char** argv) {
+  return run_compute_benchmark<MatmulBenchmark>(
+      "matmul_perf", "GEMM C = A x B on every rank's own device; every rank's figures and their spread are reported.",
+      &parse_matmul_options, &declare_matmul_options, &matmul_memory_need, argc, argv);
+}
 
 }  // namespace collbench::compute

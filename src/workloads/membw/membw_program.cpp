@@ -3,11 +3,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "workloads/compute/compute_benchmark.h"
 #include "engines/engines.h"
+#include "workloads/compute/compute_benchmark.h"
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
+#include "workloads/membw/membw_options.h"
 
 namespace collbench::compute {
 namespace {
@@ -18,25 +19,25 @@ struct StreamCase {
 };
 
 // Host memory of STREAM's three arrays at the largest size where the engine runs on the host.
-MemoryNeed membw_memory_need(const ComputeOptions& options) {
+MemoryNeed membw_memory_need(const MembwOptions& options) {
   if (!runs_on_host(options)) return {};
   const auto sizes = options.array_sizes();
   return {3 * *std::max_element(sizes.begin(), sizes.end()), "the sweep needs", "lower -e or --sizes, or use fewer ranks per host"};
 }
 
 // One run of membw_perf: array sizes x kernels over this rank's STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<StreamEngine, StreamCase> {
+class MembwBenchmark final : public ThroughputWorkload<MembwOptions, StreamEngine, StreamCase> {
  public:
-  MembwBenchmark(RunContext& run, const ComputeOptions& options)
+  MembwBenchmark(RunContext& run, const MembwOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kStream, &make_gpu_stream_engine, &make_cpu_stream_engine) {
     std::vector<StreamKernel> kernels = options_.kernels;
     if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
     for (std::uint64_t bytes : options_.array_sizes()) {
       for (StreamKernel kernel : kernels) cases_.push_back({bytes / sizeof(double), kernel});
     }
-    report_without_rows_ = start_report(run, "membw", engine_->device(),
+    report_without_rows_ = start_report(run, "membw", recorded_options(options_, declare_membw_options), engine_->device(),
                                         local_platform(host_, options_.threads, on_cpu_ ? threads_ : 0, run.world.size(),
-                                                       engine_->device(), on_cpu_ ? "OpenMP" : "CUDA", false));
+                                                       engine_->device(), on_cpu_ ? "OpenMP" : "CUDA", /*uses_openblas=*/false));
   }
 
  private:
@@ -109,6 +110,12 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
 
 }  // namespace
 
-int run_membw_perf(int argc, char** argv) { return run_compute_benchmark<MembwBenchmark>(ComputeProgram::kMembw, &membw_memory_need, argc, argv); }
+int run_membw_perf(int argc, char** argv) {
+  return run_compute_benchmark<MembwBenchmark>(
+      "membw_perf",
+      "STREAM copy/scale/add/triad on every rank's own memory; every rank's figures and their spread are\n"
+      "reported. GB/s = 1e9 bytes/s, counted as STREAM does (copy, scale 2 arrays; add, triad 3; no write-allocate).",
+      &parse_membw_options, &declare_membw_options, &membw_memory_need, argc, argv);
+}
 
 }  // namespace collbench::compute

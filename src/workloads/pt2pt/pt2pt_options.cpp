@@ -25,9 +25,7 @@ void declare_options(CLI::App& app, Options& o) {
   start_section(app, "Sizes (K/M/G 1024-based; bandwidth in GB/s = 1e9 B/s, where OSU prints MB/s = 1e6 B/s)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 1)", "largest message (default 1M)",
                                                          "additive step", "multiplicative step (default 2); conflicts with -i"});
-  auto* sizes = add_value(app, "--sizes", "LIST", "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f; --matrix default 8,1M)",
-                          [&o](Text& v, Text& f) { o.explicit_sizes = parse_size_list(v, f); });
-  sweep.exclude(sizes);
+  auto* sizes = add_size_list(app, sweep, o.explicit_sizes, "explicit sizes, e.g. 8,64K,1M (instead of -b/-e/-i/-f; --matrix default 8,1M)");
   record(app, {sweep.min, sweep.max, sweep.step, sweep.factor, sizes},
          [&o](nlohmann::json& out) { out["sizes_bytes"] = o.requested_sizes(); });
   start_section(app, "What is measured (OSU's point-to-point tests)");

@@ -1,18 +1,11 @@
-// Comparing ranks: the spread of a figure across ranks, slow-rank detection and the advice envcheck
-// gives. Pure functions over per-rank rates (higher is faster), so they are tested without MPI.
+// envcheck's verdict on ranks: slow-rank detection and the advice it gives. Pure functions over
+// per-rank rates (higher is faster), so they are tested without MPI.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "report/report.h"
-
 namespace collbench::compute {
-
-using Spread = report::ThroughputSpread;
-
-// Requires at least one rate; a rate of 0 makes the ratio infinite.
-Spread spread_of(const std::vector<double>& rates);
 
 // Every rank's speed relative to the fastest on the worst of several metrics (1 = as fast as the
 // fastest on every metric). `metrics[m][rank]` is the rate of rank on metric m.

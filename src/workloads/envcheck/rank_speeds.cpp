@@ -1,25 +1,12 @@
-#include "workloads/compute/rank_speeds.h"
+#include "workloads/envcheck/rank_speeds.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <limits>
 #include <numeric>
-#include <stdexcept>
+
+#include "workloads/compute/rank_gather.h"
 
 namespace collbench::compute {
-
-Spread spread_of(const std::vector<double>& rates) {
-  if (rates.empty()) throw std::invalid_argument("spread_of needs at least one rate");
-  Spread spread;
-  for (std::size_t rank = 0; rank < rates.size(); ++rank) {
-    if (rates[rank] > rates[static_cast<std::size_t>(spread.fastest_rank)]) spread.fastest_rank = static_cast<int>(rank);
-    if (rates[rank] < rates[static_cast<std::size_t>(spread.slowest_rank)]) spread.slowest_rank = static_cast<int>(rank);
-  }
-  spread.fastest = rates[static_cast<std::size_t>(spread.fastest_rank)];
-  spread.slowest = rates[static_cast<std::size_t>(spread.slowest_rank)];
-  spread.ratio = spread.slowest > 0 ? spread.fastest / spread.slowest : std::numeric_limits<double>::infinity();
-  return spread;
-}
 
 std::vector<double> relative_speeds(const std::vector<std::vector<double>>& metrics) {
   if (metrics.empty() || metrics.front().empty()) return {};
