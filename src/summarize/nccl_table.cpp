@@ -14,10 +14,13 @@
 namespace collbench::summarize {
 namespace {
 
-// Two collective rows as the report holds them (report_read.cpp checked their fields).
+// Two collective rows as the report holds them (report_read.cpp checked their fields): of one
+// series (dtype, op, root), and of one case of it (also size and cycle).
+bool same_series(const nlohmann::json& a, const nlohmann::json& b) {
+  return a.at("dtype") == b.at("dtype") && a.at("op") == b.at("op") && a.at("root").get<int>() == b.at("root").get<int>();
+}
 bool same_case(const nlohmann::json& a, const nlohmann::json& b) {
-  return a.at("bytes") == b.at("bytes") && a.at("dtype") == b.at("dtype") && a.at("op") == b.at("op") &&
-         a.at("root").get<int>() == b.at("root").get<int>() && a.value("cycle", 1) == b.value("cycle", 1);
+  return same_series(a, b) && a.at("bytes") == b.at("bytes") && a.value("cycle", 1) == b.value("cycle", 1);
 }
 
 std::string describe_run(const report::Report& report) {
@@ -134,12 +137,7 @@ std::string health_of(const LoadedReport& loaded) {
   std::vector<const report::Row*> curve;
   for (const auto& row : loaded.report.rows) {
     if (row.fields.at("placement") == "in" || row.fields.value("cycle", 1) != 1) continue;
-    if (!curve.empty()) {
-      const nlohmann::json& first = curve.front()->fields;
-      const bool same_series = row.fields.at("dtype") == first.at("dtype") && row.fields.at("op") == first.at("op") &&
-                               row.fields.at("root").get<int>() == first.at("root").get<int>();
-      if (!same_series) continue;
-    }
+    if (!curve.empty() && !same_series(row.fields, curve.front()->fields)) continue;
     curve.push_back(&row);
   }
   std::sort(curve.begin(), curve.end(), [](const auto* a, const auto* b) { return a->size < b->size; });
