@@ -15,11 +15,12 @@ time_aggregation "max"):
               competes with the GEMMs).
   exposed     step - compute, on both sides the same definition. Beside it, ddp_step_perf's own
               figures from its overlap-on row (issue 46): exposed_us (its mean step - its compute
-              alone, the overlap-off forward + backward, gradient copies counted as compute) and
+              alone, the overlap-off forward + backward less the gradient copies from report
+              schema 2.5 on; before 2.5 the copies counted as compute) and
               exposed_inside_step_us (step - its fwd + bwd inside the same overlapped step, which
               leaves out the compute's slowdown; exposed_comm_us in reports before schema 2.4).
   hidden      ddp_step_perf's hidden_fraction (1 - exposed_us / comm_alone_us, comm alone = the
-              overlap-off step's all-reduces) against the same figure derived from torch:
+              overlap-off step's all-reduces, and from 2.5 on its gradient copies) against the same figure derived from torch:
               1 - torch's exposed / ddp_step_perf's comm_alone_us (torch reports no communication
               time of its own), in points.
   buckets     torch: DDP's rebuilt buckets (bytes each, in all-reduce order); collbench: its
@@ -220,9 +221,11 @@ def table(args):
     out.append("repetitions [lowest-highest]. ratio = collbench step / torch step per repetition (paired runs), median [range].")
     out.append("compute = the step without communication and without gradient copies (torch: under ddp.no_sync(); collbench:")
     out.append("its overlap-off row's fwd + bwd - gradient copies). exposed = step - compute on both sides. \"cb row exposed\" =")
-    out.append("ddp_step_perf's own exposed_us (its mean step - its compute alone, the overlap-off fwd + bwd, copies counted as compute);")
+    out.append("ddp_step_perf's own exposed_us (its mean step - its compute alone, the overlap-off fwd + bwd: less the gradient copies")
+    out.append("from report schema 2.5 on, copies counted as compute before);")
     out.append("\"cb in-step\" = its exposed_inside_step_us (step - fwd - bwd inside the overlapped step: the compute's slowdown left")
-    out.append("out). hidden: \"cb\" = its hidden_fraction (1 - exposed_us / comm alone, the overlap-off all-reduces), \"torch\" = 1 -")
+    out.append("out). hidden: \"cb\" = its hidden_fraction (1 - exposed_us / comm alone, the overlap-off all-reduces, and from 2.5 on")
+    out.append("its gradient copies), \"torch\" = 1 -")
     out.append("torch exposed / the same comm alone, in %; \"pts\" = cb - torch, points. Buckets: count, MiB each in")
     out.append("all-reduce order; \"same\" = identical count, bytes per bucket and tensors per bucket (collbench's buckets derived from")
     out.append("its stated rule and checked against its reported count and total); \"order inside buckets differs\": the same tensors")

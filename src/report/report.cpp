@@ -74,7 +74,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"exposed_us", "exposed_us", "exposed communication: step - compute alone (us)", false},
         {"hidden_fraction", "hidden_fraction", "communication hidden: 1 - exposed / communication alone", true},
         {"compute_slowdown", "compute_slowdown", "compute slowdown under communication (x)", false},
-        {"compute_alone_us", "compute_alone_us", "forward + backward with no communication (us)", false},
+        {"compute_alone_us", "compute_alone_us", "forward + backward with no communication, gradient copies left out (us)", false},
         {"exposed_inside_step_us", "exposed_inside_step_us", "step - its own forward + backward (us)", false},
         {"comm_us", "comm_us", "communication (us)", false},
         {"hidden_inside_step_fraction", "hidden_inside_step_fraction", "1 - exposed inside the step / communication", true},

@@ -29,7 +29,10 @@ constexpr int kSchemaMajor = 2;
 //      compute_alone_us, ...); their exposed_comm_us and overlap_fraction are renamed
 //      exposed_inside_step_us and hidden_inside_step_fraction, written under both names until
 //      schema 3 (minor versions only add keys) and read under either (RowKindSpec::former_names).
-constexpr int kSchemaMinor = 4;
+// 2.5: ddp_step's compute_alone_us leaves out DDP's gradient copies into the buckets and back,
+//      which now count with communication (in exposed_us and comm_alone_us), as a torch step
+//      against its no_sync step counts them. No key changes; three figures mean that.
+constexpr int kSchemaMinor = 5;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 

@@ -3,10 +3,12 @@
 //                         [--profile FORWARD_US BACKWARD_US] [--compute-alone row|pass] [--comm-cores N]
 //   Always: every float32 gradient is copied into its bucket and back (gradient_copy_bytes = 8 x
 //   parameters), the copies and the elementwise time are parts of compute. Every row has its compute
-//   alone (> 0, said where from), exposed_us = max(0, step - compute alone), compute_slowdown =
-//   compute / compute alone, hidden_fraction = 1 - exposed / comm alone within [0, 1], and per rank
-//   the thread that issued the all-reduces (ddp-comm with overlap on) with the CPUs it ran on.
-//   --compute-alone row: each overlap-on row's compute alone is its overlap-off row's compute;
+//   alone (> 0, said where from; the gradient copies left out: an overlap-off row's is its compute
+//   less its copies, its comm alone its all-reduces and copies), exposed_us = max(0, step - compute
+//   alone), compute_slowdown = (compute - copies) / compute alone, hidden_fraction = 1 - exposed /
+//   comm alone within [0, 1], and per rank the thread that issued the all-reduces (ddp-comm with
+//   overlap on) with the CPUs it ran on.
+//   --compute-alone row: each overlap-on row's compute alone is its overlap-off row's compute less copies;
 //   pass: it came from an untimed overlap-off pass inside the row.
 //   --comm-cores N: rows say N, and on every rank the communicating threads may run on N CPUs that
 //   the compute thread may not.
@@ -38,11 +40,13 @@ bool close(double a, double b, double relative, double absolute) { return std::f
 // The figures against the compute alone, in closed form from the row's own numbers, and where the
 // compute alone came from.
 void check_compute_alone(const nlohmann::json& results, const nlohmann::json& row, const std::string& where, const std::string& source) {
-  const double alone = row["compute_alone_us"].get<double>(), compute = row["compute_us"].get<double>();
+  // The model's compute: DDP's gradient copies count with communication (schema 2.5).
+  const double alone = row["compute_alone_us"].get<double>(), compute = row["compute_us"].get<double>() - row["gradient_copy_us"].get<double>();
   expect(alone > 0 && row["compute_alone"].is_string(), where + ": a compute alone, said where from");
   expect(close(row["exposed_us"].get<double>(), std::max(0.0, row["time_us"]["mean"].get<double>() - alone), 1e-9, 1e-6),
          where + ": exposed_us " + row["exposed_us"].dump() + " != step - compute alone");
-  expect(close(row["compute_slowdown"].get<double>(), compute / alone, 1e-9, 0), where + ": compute_slowdown != compute / compute alone");
+  expect(close(row["compute_slowdown"].get<double>(), compute / alone, 1e-9, 0),
+         where + ": compute_slowdown != (compute - gradient copies) / compute alone");
   if (row["comm_alone_us"].get<double>() > 0) {
     const double hidden = row["hidden_fraction"].get<double>();
     expect(hidden >= 0 && hidden <= 1 &&
@@ -52,7 +56,9 @@ void check_compute_alone(const nlohmann::json& results, const nlohmann::json& ro
   for (const auto& rank : row["per_rank"]) expect(rank["compute_alone_us"].get<double>() > 0, where + ": each rank's compute alone");
   const std::string text = row["compute_alone"].get<std::string>();
   if (row["overlap"] == "off") {
-    expect(close(alone, compute, 1e-9, 1e-9), where + ": overlap off, its compute alone is its own compute");
+    expect(close(alone, compute, 1e-9, 1e-9), where + ": overlap off, its compute alone is its own compute less the gradient copies");
+    expect(close(row["comm_alone_us"].get<double>(), row["comm_us"].get<double>() + row["gradient_copy_us"].get<double>(), 1e-9, 1e-9),
+           where + ": overlap off, its communication alone is its own all-reduces and gradient copies");
     return;
   }
   if (source == "pass") expect(text.rfind("an untimed overlap-off pass", 0) == 0, where + ": compute alone from a pass, not '" + text + "'");
@@ -61,7 +67,8 @@ void check_compute_alone(const nlohmann::json& results, const nlohmann::json& ro
   for (const auto& other : results) {
     if (other["overlap"] == "off" && other["bucket_mb"] == row["bucket_mb"] && other["grad_dtype"] == row["grad_dtype"] &&
         other["accumulate"] == row["accumulate"]) {
-      expect(close(alone, other["compute_us"].get<double>(), 1e-9, 1e-9), where + ": compute alone != the overlap-off row's compute");
+      expect(close(alone, other["compute_us"].get<double>() - other["gradient_copy_us"].get<double>(), 1e-9, 1e-9),
+             where + ": compute alone != the overlap-off row's compute less its gradient copies");
     }
   }
 }

@@ -200,7 +200,7 @@ CasePlan DdpStepRun::prepare(std::size_t index) {
   } else {
     compute_alone_ = measure_compute_alone(config);
     compute_alone_source_ = "an untimed overlap-off pass inside this row (" + std::to_string(options_.warmup_iterations) + " warm-up + " +
-                            std::to_string(std::max(options_.iterations, 1)) + " steps, their forward + backward): no overlap-off row was asked for";
+                            std::to_string(std::max(options_.iterations, 1)) + " steps, their forward + backward less the gradient copies): no overlap-off row was asked for";
   }
   step_ = std::make_unique<DdpStep>(model_, plan_, *backend_, *all_reduce_, gemm_, config, comm_thread_ ? &*comm_thread_ : nullptr);
   step_index_ = 0;
@@ -247,8 +247,8 @@ ComputeAlone DdpStepRun::measure_compute_alone(StepConfig config) {
     backend_->barrier(world_);  // steps start together, as the loop's do
     const StepTimes times = step.run(index);
     if (index < warmup) continue;
-    alone.compute_us += (times.forward_us + times.backward_us) / measured;
-    alone.comm_us += times.comm_us / measured;
+    alone.compute_us += (times.forward_us + times.backward_us - times.gradient_copy_us) / measured;
+    alone.comm_us += (times.comm_us + times.gradient_copy_us) / measured;
   }
   return alone;
 }
@@ -278,8 +278,10 @@ nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& c
   for (double* figure : {&forward_us, &backward_compute_us, &comm_us, &exposed_inside_step_us, &elementwise_us, &gradient_copy_us}) {
     *figure /= steps;
   }
+  // The model's compute: DDP's gradient copies are communication's (exposure.h).
+  const double model_compute_us = forward_us + backward_compute_us - gradient_copy_us;
   if (config.overlap == Overlap::kOff) {
-    compute_alone_ = {forward_us + backward_compute_us, comm_us};
+    compute_alone_ = {model_compute_us, comm_us + gradient_copy_us};
     compute_alone_of_setting_[{one_case.bucket_mb, one_case.grad_dtype, one_case.accumulate}] = compute_alone_;
   }
   // This rank's figures as the row's per_rank holds them; they travel to rank 0 so.
@@ -292,7 +294,7 @@ nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& c
       {"comm_us", comm_us},
       {"compute_alone_us", compute_alone_.compute_us},
       {"comm_alone_us", compute_alone_.comm_us},
-      {"exposed_us", exposure_against_compute_alone(timed.mine.mean, forward_us + backward_compute_us, compute_alone_).exposed_us},
+      {"exposed_us", exposure_against_compute_alone(timed.mine.mean, model_compute_us, compute_alone_).exposed_us},
       {"exposed_inside_step_us", exposed_inside_step_us},
       {"exposed_comm_us", exposed_inside_step_us},  // its name before 2.4, as in the row
       {"elementwise_us", elementwise_us},
@@ -330,7 +332,8 @@ nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& c
   if (row_comm_us > 0) hidden_inside_step_fraction = std::clamp(1.0 - row_exposed_inside_step_us / row_comm_us, 0.0, 1.0);
   // The job's step (the slowest rank's, step by step) against the ranks' mean compute alone, so
   // that the row's exposed_us = step_us - compute_alone_us as its table shows them.
-  const Exposure exposure = exposure_against_compute_alone(measured.time_us.mean, compute_us, {row_compute_alone_us, row_comm_alone_us});
+  const Exposure exposure = exposure_against_compute_alone(measured.time_us.mean, compute_us - mean_over_ranks("gradient_copy_us"),
+                                                           {row_compute_alone_us, row_comm_alone_us});
   std::optional<double> comm_compute_ratio;
   if (compute_us > 0) comm_compute_ratio = row_comm_us / compute_us;
   nlohmann::json fields = {
