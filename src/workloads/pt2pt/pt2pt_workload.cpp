@@ -19,6 +19,7 @@
 #include "harness/driver.h"
 #include "harness/program_shell.h"
 #include "report/report_json.h"
+#include "report/table.h"
 #include "workloads/pt2pt/link_matrix.h"
 #include "workloads/pt2pt/pair_schedule.h"
 #include "workloads/pt2pt/pt2pt_options.h"
@@ -88,7 +89,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
     std::vector<double> time_us, gbps;
   };
 
-  void print_header(const nlohmann::json& report) override;
+  std::string header(const nlohmann::json& report) const override;
   // Each case takes OSU's counts for its size; a row's time is not an estimator over all ranks but
   // the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   CasePlan prepare(std::size_t index) override;
@@ -96,10 +97,11 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   // makes the first rows of a sweep that starts large no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].bytes); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
 
   RowCheck make_check(const Pt2ptCase& one_case, const Part& part);
   nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
-  nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
+  nlohmann::json link_matrix_json() const;
 
   const Options& options_;
   std::unique_ptr<Backend> backend_;
@@ -151,7 +153,7 @@ Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
   report["skipped"] = nlohmann::json::array();
 }
 
-void Pt2ptWorkload::print_header(const nlohmann::json& report) {
+std::string Pt2ptWorkload::header(const nlohmann::json& report) const {
   const int ranks = report["context"]["world_size"].get<int>();
   std::string what;
   if (options_.matrix) {
@@ -164,13 +166,12 @@ void Pt2ptWorkload::print_header(const nlohmann::json& report) {
     what = "ranks " + std::to_string(options_.pair_src) + " and " + std::to_string(options_.pair_dst) + " of " +
            std::to_string(ranks) + " (the others wait)";
   }
-  std::printf("# pt2pt_perf --mode %s: %s; backend %s\n", to_string(options_.mode).c_str(), what.c_str(),
-              printable(options_.backend).c_str());
-  std::printf("# iterations: %s; window %d; time (us) per %s\n",
-              options_.iterations_given ? std::to_string(options_.iterations).c_str() : "OSU's per size",
-              options_.mode == Mode::kLatency ? 1 : options_.window,
-              options_.mode == Mode::kLatency ? "message (half the round trip)" : "iteration (window and acknowledgement)");
-  std::fflush(stdout);
+  return formatted("# pt2pt_perf --mode %s: %s; backend %s\n", to_string(options_.mode).c_str(), what.c_str(),
+                   printable(options_.backend).c_str()) +
+         formatted("# iterations: %s; window %d; time (us) per %s\n",
+                   options_.iterations_given ? std::to_string(options_.iterations).c_str() : "OSU's per size",
+                   options_.mode == Mode::kLatency ? 1 : options_.window,
+                   options_.mode == Mode::kLatency ? "message (half the round trip)" : "iteration (window and acknowledgement)");
 }
 
 // -c: the senders' buffers refilled with the check's pattern and the receivers' poisoned with its
@@ -301,7 +302,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measur
 
 // Rank 0: the matrices per size (rows: the rank that starts; columns: its peer; null where not
 // measured), the links' classes summarized apart, and the slow links.
-nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) const {
+nlohmann::json Pt2ptWorkload::link_matrix_json() const {
   const std::size_t ranks = hosts_.size();
   nlohmann::json sizes = nlohmann::json::array();
   nlohmann::json slow_json = nlohmann::json::array();
@@ -319,7 +320,6 @@ nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) cons
     for (const SlowLink& link : verdict.slow) {
       flagged.push_back(to_json(link, bytes));
       slow_json.push_back(to_json(link, bytes));
-      slow.push_back(link);
     }
     sizes.push_back({{"bytes", bytes},
                      {"time_us", time},
@@ -342,44 +342,44 @@ nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) cons
 int Pt2ptWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t) {
   World& world = run.world;
   int exit_code = 0;
-  if (world.rank() == 0) {
-    if (options_.matrix) {
-      std::vector<SlowLink> slow;
-      report["link_matrix"] = link_matrix_json(slow);
-      for (const auto& size : report["link_matrix"]["sizes"]) {
-        std::printf("# link matrix at %s: time (us) per message, row = first rank, column = peer\n",
-                    format_size(size["bytes"].get<std::uint64_t>()).c_str());
-        for (const auto& line : size["time_us"]) {
-          std::printf("#  ");
-          for (const auto& cell : line) cell.is_null() ? std::printf("%10s", "-") : std::printf("%10.2f", cell.get<double>());
-          std::printf("\n");
-        }
-        for (const char* link_class : {"intra_host", "inter_host"}) {
-          const auto& summary = size[link_class];
-          if (summary.is_null()) continue;
-          std::printf("#  %s: %d links, median %.2f us (%.4f GB/s), min %.2f, max %.2f\n", link_class,
-                      summary["links"].get<int>(), summary["median_time_us"].get<double>(), summary["median_gbps"].get<double>(),
-                      summary["min_time_us"].get<double>(), summary["max_time_us"].get<double>());
-        }
-      }
-      std::printf("# slow links (slower than %g x the median link of their class):%s\n", options_.slow_link_factor,
-                  slow.empty() ? " none" : "");
-      for (const SlowLink& link : slow) {
-        std::printf("#  %d (%s) -> %d (%s): %.2f us, %.2f x the %s median %.2f us\n", link.src, printable(link.src_host).c_str(),
-                    link.dst, printable(link.dst_host).c_str(), link.time_us, link.ratio, to_string(link.link_class).c_str(),
-                    link.median_time_us);
-      }
-      report["summary"]["slow_links"] = slow.size();
-      exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
-    }
-    if (run.report.is_open()) std::printf("# report: %s\n", printable(run.report.path()).c_str());
-    std::fflush(stdout);
+  if (world.rank() == 0 && options_.matrix) {
+    report["link_matrix"] = link_matrix_json();
+    report["summary"]["slow_links"] = report["link_matrix"]["slow_links"].size();
+    exit_code = report["link_matrix"]["slow_links"].empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
   if (!options_.matrix) return 0;
   // Rank 0's verdict, as envcheck sends its slow-rank verdict: every rank exits the same way.
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
   return decided[0] - '0';
+}
+
+std::string Pt2ptWorkload::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
+  std::string text;
+  if (options_.matrix) {
+    for (const auto& size : report["link_matrix"]["sizes"]) {
+      text += formatted("# link matrix at %s: time (us) per message, row = first rank, column = peer\n",
+                        format_size(size["bytes"].get<std::uint64_t>()).c_str()) +
+              report::matrix_text(size["time_us"]);
+      for (const char* link_class : {"intra_host", "inter_host"}) {
+        const auto& summary = size[link_class];
+        if (summary.is_null()) continue;
+        text += formatted("#  %s: %d links, median %.2f us (%.4f GB/s), min %.2f, max %.2f\n", link_class, summary["links"].get<int>(),
+                          summary["median_time_us"].get<double>(), summary["median_gbps"].get<double>(),
+                          summary["min_time_us"].get<double>(), summary["max_time_us"].get<double>());
+      }
+    }
+    const auto& slow = report["link_matrix"]["slow_links"];
+    text += formatted("# slow links (slower than %g x the median link of their class):%s\n", options_.slow_link_factor,
+                      slow.empty() ? " none" : "");
+    for (const auto& link : slow) {
+      text += formatted("#  %d (%s) -> %d (%s): %.2f us, %.2f x the %s median %.2f us\n", link["src_rank"].get<int>(),
+                        printable(link["src_host"].get<std::string>()).c_str(), link["dst_rank"].get<int>(),
+                        printable(link["dst_host"].get<std::string>()).c_str(), link["time_us"].get<double>(),
+                        link["ratio"].get<double>(), link["class"].get<std::string>().c_str(), link["median_time_us"].get<double>());
+    }
+  }
+  return text + report_line(printable(report_path));
 }
 
 }  // namespace
