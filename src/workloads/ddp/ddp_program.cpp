@@ -180,7 +180,7 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
 
 CasePlan DdpStepRun::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
-  const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
+  const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, /*in_place=*/true, 1});
   if (!reason.empty()) return CasePlan::skip_what(std::string(to_string(one_case.grad_dtype)), reason);
   World& world = world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
