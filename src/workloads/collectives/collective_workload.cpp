@@ -37,7 +37,7 @@ std::string estimator_description(TimeAggregation aggregation) {
   return "";
 }
 
-std::string sweep_description(const Options& options) {
+std::string sweep_description(const CollectiveOptions& options) {
   std::ostringstream text;
   if (!options.explicit_sizes.empty()) {
     text << "sizes";
@@ -94,7 +94,7 @@ bool below_min_busbw(const report::Summary& summary, const std::optional<double>
 }
 
 // The few settings backends read; they never see the command line.
-BackendConfig backend_config(const Options& options) {
+BackendConfig backend_config(const CollectiveOptions& options) {
   BackendConfig config;
   config.timeout_seconds = options.timeout_seconds;
   config.nccl_algo = options.nccl_algo;
@@ -126,7 +126,7 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
   return {std::max(layout.send_count, layout.recv_count), layout};
 }
 
-BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
+BufferBytes largest_buffers(const Collective& collective, const CollectiveOptions& options, int ranks) {
   BufferBytes largest;
   if (collective.traffic_layout) return largest;  // sized from the traffic (CollectiveWorkload::buffers_for)
   for (DType dtype : options.dtypes) {
@@ -144,7 +144,7 @@ namespace {
 // A collective's program apart from any run: its options and alltoallv's traffic (which refers to
 // them: one shared copy), both settled by the world's checks before the run starts.
 struct CollectiveProgram {
-  CollectiveProgram(const Collective& collective, Options parsed, BackendMaker maker)
+  CollectiveProgram(const Collective& collective, CollectiveOptions parsed, BackendMaker maker)
       : collective(collective), options(std::move(parsed)), make_backend(std::move(maker)) {}
 
   std::string check_for_world(World& world);
@@ -162,7 +162,7 @@ struct CollectiveProgram {
   }
 
   const Collective& collective;
-  Options options;
+  CollectiveOptions options;
   RunTraffic traffic{options};  // alltoallv's traffic; unused by the other collectives
   BackendMaker make_backend;    // empty: the registry's, by --backend
 };
@@ -194,7 +194,7 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const Collective& collective_;
-  const Options& options_;
+  const CollectiveOptions& options_;
   const RunTraffic& traffic_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
@@ -424,7 +424,7 @@ std::string CollectiveWorkload::footer(const nlohmann::json&, std::int64_t, cons
 
 }  // namespace
 
-ProgramSpec collective_program(const Collective& collective, Options options, BackendMaker make_backend) {
+ProgramSpec collective_program(const Collective& collective, CollectiveOptions options, BackendMaker make_backend) {
   if (options.traffic_given && !collective.traffic_layout) {
     throw UsageError(std::string(options.traffic.from_matrix() ? "--matrix" : "--pattern") + " is for alltoallv_perf only: " +
                      std::string(collective.name) + " sends the same count to every rank");

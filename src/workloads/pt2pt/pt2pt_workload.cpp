@@ -62,7 +62,7 @@ std::string timing_text(Mode mode, int window) {
   return "";
 }
 
-MemoryNeed memory_need(const Options& options) {
+MemoryNeed memory_need(const Pt2ptOptions& options) {
   // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
   // backend's buffers are on the device.
   const auto sizes = options.requested_sizes();
@@ -81,7 +81,7 @@ struct Pt2ptCase {
 // One run of pt2pt_perf: the backend, its buffers and the cases.
 class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
  public:
-  Pt2ptWorkload(RunContext& run, const Options& options);
+  Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options);
 
  private:
   // What rank 0 keeps of each matrix measurement: (bytes, src, dst) -> time and bandwidth per cycle.
@@ -103,7 +103,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
   nlohmann::json link_matrix_json() const;
 
-  const Options& options_;
+  const Pt2ptOptions& options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Buffer> send_, recv_, ack_;  // released before the backend that made them
   std::vector<std::string> hosts_;  // every rank's host, in rank order
@@ -111,7 +111,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
 };
 
-Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
+Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options)
     : WorkloadOver(run.world, options, report::RowKind::kPointToPoint), options_(options) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
@@ -387,7 +387,7 @@ std::string Pt2ptWorkload::footer(const nlohmann::json& report, std::int64_t, co
 int run_pt2pt_perf(int argc, char** argv) {
   return run_program("pt2pt_perf", argc, argv, [](const std::vector<std::string>& args) {
     // Mutable: the world's checks settle the backend's name before the run starts.
-    const auto options = std::make_shared<Options>(parse_options(args));
+    const auto options = std::make_shared<Pt2ptOptions>(parse_options(args));
     ProgramSpec program = program_spec_of<Pt2ptWorkload>(options, *options);
     program.help = usage_text;
     program.build_features = describe_backends;
