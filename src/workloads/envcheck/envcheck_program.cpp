@@ -246,17 +246,16 @@ std::string EnvcheckBenchmark::footer(const nlohmann::json& report, std::int64_t
         for (const auto& row : report["results"]) table.line(report::row_from_json(row, report::RowKind::kProbe));
       }) +
       formatted("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
-  if (report["slow_ranks"].empty()) text += " none";
-  for (const auto& rank : report["slow_ranks"]) text += " " + std::to_string(rank.get<int>());
-  text += "\n# recommendation: " + summary["recommendation_text"].get<std::string>() + "\n# weights:";
+  const auto listed = [](const nlohmann::json& ranks) {
+    std::string list;
+    for (const auto& rank : ranks) list += " " + rank.dump();
+    return list;
+  };
+  text += (report["slow_ranks"].empty() ? " none" : listed(report["slow_ranks"])) +
+          "\n# recommendation: " + summary["recommendation_text"].get<std::string>() + "\n# weights:";
   for (std::size_t rank = 0; rank < summary["weights"].size(); ++rank) text += formatted(" %zu=%.3f", rank, summary["weights"][rank].get<double>());
-  text += "\n";
-  if (!summary["exclude"].empty()) {
-    text += "# exclude:";
-    for (const auto& rank : summary["exclude"]) text += " " + std::to_string(rank.get<int>());
-    text += "\n";
-  }
-  return text + report_line(report_path);
+  if (!summary["exclude"].empty()) text += "\n# exclude:" + listed(summary["exclude"]);
+  return text + "\n" + report_line(report_path);
 }
 
 // Host memory of the probes where the engines run on the host.

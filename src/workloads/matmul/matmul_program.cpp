@@ -1,7 +1,6 @@
 // matmul_perf: GEMM throughput of every rank's own device, checked against a float64 reference.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 #include "engines/engines.h"

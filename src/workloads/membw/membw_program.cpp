@@ -1,6 +1,5 @@
 // membw_perf: STREAM copy/scale/add/triad over every rank's own memory, every array verified.
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 #include "engines/engines.h"

@@ -1,7 +1,6 @@
 #include "workloads/pt2pt/pt2pt_workload.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -340,14 +339,14 @@ nlohmann::json Pt2ptWorkload::link_matrix_json() const {
 }
 
 int Pt2ptWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t) {
+  if (!options_.matrix) return 0;
   World& world = run.world;
   int exit_code = 0;
-  if (world.rank() == 0 && options_.matrix) {
+  if (world.rank() == 0) {
     report["link_matrix"] = link_matrix_json();
     report["summary"]["slow_links"] = report["link_matrix"]["slow_links"].size();
     exit_code = report["link_matrix"]["slow_links"].empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
-  if (!options_.matrix) return 0;
   // Rank 0's verdict, as envcheck sends its slow-rank verdict: every rank exits the same way.
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
