@@ -1,5 +1,8 @@
 #include "core/printable.h"
 
+#include <cstdarg>
+#include <cstdio>
+
 namespace collbench {
 namespace {
 
@@ -54,6 +57,17 @@ std::string printable(const std::string& text) {
     at += length;
   }
   return out;
+}
+
+std::string formatted(const char* format, ...) {
+  std::va_list arguments, again;
+  va_start(arguments, format);
+  va_copy(again, arguments);
+  std::string text(static_cast<std::size_t>(std::vsnprintf(nullptr, 0, format, arguments)), '\0');
+  va_end(arguments);
+  std::vsnprintf(text.data(), text.size() + 1, format, again);
+  va_end(again);
+  return text;
 }
 
 }  // namespace collbench

@@ -12,4 +12,7 @@ namespace collbench {
 // terminal or change its title.
 std::string printable(const std::string& text);
 
+// printf's text as a string: the lines a workload gives its driver to print.
+std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
 }  // namespace collbench

@@ -54,6 +54,10 @@ void Workload::print_skipped(const SkippedCase& skipped) {
   std::fflush(stdout);
 }
 
+std::string report_line(const std::string& report_path) {
+  return report_path.empty() ? std::string() : "# report: " + report_path + "\n";
+}
+
 LoopSettings loop_settings_from(const RunFlags& flags, TimeAggregation aggregation) {
   LoopSettings settings;
   settings.warmup_iterations = flags.warmup_iterations;
@@ -129,7 +133,7 @@ int Workload::measure(RunContext& run) {
     report["results"] = nlohmann::json::array();
     if (report::row_kind_spec(row_kind_).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_.to_json();
     if (leader) {
-      print_header(report);
+      std::fputs(header(report).c_str(), stdout);
       print_columns();
     }
     // A partial report exists from the start, so even an early failure leaves one. The writer
@@ -196,6 +200,10 @@ int Workload::measure(RunContext& run) {
   record_state();
   nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
   const int code = finish(run, report, wrong_total);
+  if (leader) {
+    std::fputs(footer(report, wrong_total, run.report.path()).c_str(), stdout);
+    std::fflush(stdout);
+  }
   run.report.save(std::move(report));
   if (wrong_total > 0) return static_cast<int>(ExitCode::kWrongResults);
   return code;

@@ -69,6 +69,9 @@ struct CasePlan {
 // combined over ranks by `aggregation`; a workload sets what else its kind has (-z -G -I).
 LoopSettings loop_settings_from(const RunFlags& flags, TimeAggregation aggregation);
 
+// The last line of most kinds' footers: "# report: PATH", none without a report.
+std::string report_line(const std::string& report_path);
+
 // The driver: starts `program`'s run, measures it, saving the report as rows complete, and drops
 // the run on the way out; returns 0, or 3 for wrong results. Throws on failures.
 int measure(const ProgramSpec& program, RunContext& run);
@@ -84,8 +87,9 @@ class Workload {
 
  protected:
   // Rank 0: the lines above the live table, once the report has its context (what ran, where,
-  // how the figures are made); the columns' header follows from print_columns. None by default.
-  virtual void print_header(const nlohmann::json& /*report*/) {}
+  // how the figures are made), for the driver to print; the columns' header follows from
+  // print_columns. None by default.
+  virtual std::string header(const nlohmann::json& /*report*/) const { return {}; }
   // Rank 0: the live table's column header and one row's line. By default the row kind's table,
   // drawn by the renderer `collbench table` uses; the collectives print nccl-tests' table.
   virtual void print_columns();
@@ -120,10 +124,13 @@ class Workload {
   // the footer.
   const report::RowSummary& row_summary() const { return row_summary_; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
-  // only): the kind's closing fields go into `report`, the table's footer is printed, and the exit
-  // code other than wrong results is returned (0; 1 for a gate such as --min-busbw; 3 for
-  // envcheck's slow ranks). Collective calls are allowed: every rank makes it.
+  // only): the kind's closing fields go into `report`, and the exit code other than wrong results
+  // is returned (0; 1 for a gate such as --min-busbw; 3 for envcheck's slow ranks). Collective
+  // calls are allowed: every rank makes it.
   virtual int finish(RunContext& /*run*/, nlohmann::json& /*report*/, std::int64_t /*wrong_total*/) { return 0; }
+  // Rank 0, after finish(): the lines under the table, for the driver to print, from the report as
+  // finish() left it; `report_path` is the report's file, empty without one. None by default.
+  virtual std::string footer(const nlohmann::json& /*report*/, std::int64_t /*wrong*/, const std::string& /*report_path*/) const { return {}; }
 
   World& world_;  // the world of this run, which outlives it
   // The report without rows: benchmark, context and the kind's own fields, made by the

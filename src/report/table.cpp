@@ -1,6 +1,7 @@
 #include "report/table.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 namespace collbench::report {
@@ -181,6 +182,28 @@ void KindTableWriter::line(const Row& row) {
   }
   std::fprintf(out_, "%s\n", line.c_str());
   std::fflush(out_);
+}
+
+std::string written_text(const std::function<void(std::FILE*)>& write) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* stream = open_memstream(&buffer, &size);
+  if (!stream) return "";
+  write(stream);
+  std::fclose(stream);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+std::string matrix_text(const nlohmann::json& matrix) {
+  std::string text;
+  for (const auto& line : matrix) {
+    text += "#  ";
+    for (const auto& cell : line) text += cell.is_null() ? formatted("%10s", "-") : formatted("%10.2f", cell.get<double>());
+    text += "\n";
+  }
+  return text;
 }
 
 }  // namespace collbench::report

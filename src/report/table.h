@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "core/printable.h"
@@ -12,6 +13,14 @@ namespace collbench::report {
 // Report text as it may reach a terminal (core/printable.h): a report's strings can neither forge
 // table lines nor drive the terminal.
 using collbench::printable;
+
+// The table writers write to a FILE*; a memory stream collects what `write` prints without a
+// temporary file.
+std::string written_text(const std::function<void(std::FILE*)>& write);
+
+// A matrix under a table (row = first rank or source GPU, column = peer): each line "#  " and a
+// 10-wide cell per column, "-" where nothing was measured.
+std::string matrix_text(const nlohmann::json& matrix);
 
 // nccl-tests' optional columns: -C prints the host's issue time instead of the completion time,
 // -S appends a time stamp to each line.

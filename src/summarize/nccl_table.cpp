@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <functional>
 #include <optional>
 
 #include "report/table.h"
@@ -209,20 +207,6 @@ std::string health_of(const LoadedReport& loaded) {
 
 namespace {
 
-// The table writers write to a FILE*; a memory stream collects what `write` prints without a
-// temporary file.
-std::string written_text(const std::function<void(std::FILE*)>& write) {
-  char* buffer = nullptr;
-  std::size_t size = 0;
-  std::FILE* stream = open_memstream(&buffer, &size);
-  if (!stream) return "";
-  write(stream);
-  std::fclose(stream);
-  std::string text(buffer, size);
-  std::free(buffer);
-  return text;
-}
-
 // A partial report's line under its table.
 void print_partial(std::FILE* stream, const LoadedReport& loaded) {
   if (!loaded.partial()) return;
@@ -233,7 +217,7 @@ void print_partial(std::FILE* stream, const LoadedReport& loaded) {
 }  // namespace
 
 std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
-  return written_text([&](std::FILE* stream) {
+  return report::written_text([&](std::FILE* stream) {
     report::TableWriter writer(stream);
     for (const auto& loaded : reports) {
       const auto& rows = loaded.report.rows;
@@ -261,7 +245,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
 }
 
 std::string kind_table_text(const std::vector<LoadedReport>& reports) {
-  return written_text([&](std::FILE* stream) {
+  return report::written_text([&](std::FILE* stream) {
     for (const auto& loaded : reports) {
       const auto& report = loaded.report;
       std::fprintf(stream, "# %s: %d rank(s), %s; from report %s\n", report::printable(report.benchmark).c_str(),

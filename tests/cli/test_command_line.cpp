@@ -204,7 +204,7 @@ TEST(RecordedOptions, EveryProgramRecordsEveryFlag) {
 }
 
 TEST(CollectiveOptions, NcclTestsLongNamesAndAliases) {
-  const Options options = parse_options({"--minbytes", "8", "--maxbytes=64", "--stepfactor", "2", "--iters", "2", "--warmup_iters", "1",
+  const CollectiveOptions options = parse_options({"--minbytes", "8", "--maxbytes=64", "--stepfactor", "2", "--iters", "2", "--warmup_iters", "1",
                                          "--check", "0", "--op", "max", "--datatype", "double", "--root", "1", "--average", "1",
                                          "--run_cycles", "3", "--timeout", "30", "--ngpus", "1", "--blocking", "1", "--cudagraph", "4",
                                          "--output_file", "r.json"});
@@ -226,7 +226,7 @@ TEST(CollectiveOptions, NcclTestsLongNamesAndAliases) {
   }
   EXPECT_EQ(parse_options({"--warmup-iters=3"}).warmup_iterations, 3);
   // nccl-tests' measurement flags, long and short.
-  const Options parity = parse_options({"-m", "4", "-I", "1", "-C", "1", "-S", "1", "-M", "1", "-u", "3", "-R", "2",
+  const CollectiveOptions parity = parse_options({"-m", "4", "-I", "1", "-C", "1", "-S", "1", "-M", "1", "-u", "3", "-R", "2",
                                         "-z", "3", "--min-busbw", "12.5"});
   EXPECT_EQ(parity.calls_per_iteration, 4);
   EXPECT_TRUE(parity.per_iteration_marks);

@@ -25,7 +25,7 @@ TEST(Pt2ptCounts, OsuIterationsSwitchAbove8KiB) {
 }
 
 TEST(Pt2ptCounts, GivenCountsReplaceOsusForEverySize) {
-  const Options options = parse_options({"-n", "7"});
+  const Pt2ptOptions options = parse_options({"-n", "7"});
   EXPECT_EQ(iteration_counts(options, 8).iterations, 7);
   EXPECT_EQ(iteration_counts(options, 1u << 20).iterations, 7);
   EXPECT_EQ(iteration_counts(options, 8).warmup, 100);  // -w not given: OSU's

@@ -15,7 +15,7 @@ namespace collbench {
 namespace {
 
 std::string fingerprint_of(const std::string& program, const std::vector<std::string>& args) {
-  const Options options = parse_options(args);
+  const CollectiveOptions options = parse_options(args);
   return options_identity_text(program, nlohmann::json::object(), options);
 }
 

@@ -87,7 +87,7 @@ struct Outcome {
 // The collective's workload over the one driver, on one rank, with the partial backend.
 Outcome run_on_partial_backend(const char* collective_name, PartialBackend& backend, int warmup_iterations = 1,
                                bool estimate = true) {
-  Options options;
+  CollectiveOptions options;
   options.nccl_estimate = estimate;  // --nccl-estimate
   options.explicit_sizes = {64, 256, 1024};  // 16, 64 and 256 float32 elements
   options.dtypes = {DType::kFloat32, DType::kFloat64, DType::kInt32};
@@ -110,7 +110,7 @@ Outcome run_on_partial_backend(const char* collective_name, PartialBackend& back
     }
     PartialBackend& to;
   };
-  const ProgramSpec program = collective_program(*find_collective(collective_name), options, [&backend](World&, const Options&) {
+  const ProgramSpec program = collective_program(*find_collective(collective_name), options, [&backend](World&, const CollectiveOptions&) {
     return std::make_unique<Forwarding>(backend);
   });
   OneRankWorld world;
@@ -323,7 +323,7 @@ TEST(BackendSupport, NoEstimateIsAskedForUnlessWanted) {
   ASSERT_EQ(outcome.rows.size(), 8u);
   EXPECT_EQ(estimating.estimates, 0);
   for (const auto& row : outcome.rows) EXPECT_FALSE(row.contains("library_estimate_us")) << row["bytes"];
-  EXPECT_FALSE(Options{}.nccl_estimate);
+  EXPECT_FALSE(CollectiveOptions{}.nccl_estimate);
 }
 
 TEST(BackendSupport, NoEstimateIsAskedForWithoutAWarmUp) {

@@ -70,7 +70,14 @@ class ScriptedWorkload final : public Workload {
   ~ScriptedWorkload() override { ++program_.runs_released; }
 
  private:
-  void print_header(const nlohmann::json&) override { program_.events.push_back("header"); }
+  std::string header(const nlohmann::json&) const override {
+    program_.events.push_back("header");
+    return "# scripted header\n";
+  }
+  std::string footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const override {
+    return std::string(report.value("finished", false) ? "# scripted footer after finish\n" : "# scripted footer\n") +
+           report_line(report_path);
+  }
   void print_columns() override { program_.events.push_back("columns"); }
   void print_row(const nlohmann::json& row) override { program_.events.push_back("row " + row.at("mode").get<std::string>()); }
   void print_skipped(const SkippedCase& skipped) override { program_.events.push_back("skipped " + skipped.text); }
@@ -137,6 +144,21 @@ std::vector<std::string> row_names(const nlohmann::json& report) {
 }
 
 using Events = std::vector<std::string>;
+
+TEST(Driver, PrintsTheWorkloadsHeaderFirstAndItsFooterAfterFinishLast) {
+  OneRankWorld world;
+  ReportWriter writer;
+  ScriptedProgram program(loop_flags(), {{"a"}});
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(measure(program, world, writer), 0);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.rfind("# scripted header\n", 0), 0u) << out;
+  const std::string footer = "# scripted footer after finish\n";
+  ASSERT_GE(out.size(), footer.size()) << out;
+  EXPECT_EQ(out.substr(out.size() - footer.size()), footer) << "the footer, from the report as finish() left it, ends the output";
+  EXPECT_EQ(report_line(""), "") << "no report, no line";
+  EXPECT_EQ(report_line("run.json"), "# report: run.json\n");
+}
 
 TEST(Driver, RunsEveryCaseInOrderAndWritesItsRowAsMeasured) {
   OneRankWorld world;

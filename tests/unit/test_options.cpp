@@ -6,10 +6,10 @@
 namespace collbench {
 namespace {
 
-Options parse(std::vector<std::string> args) { return parse_options(args); }
+CollectiveOptions parse(std::vector<std::string> args) { return parse_options(args); }
 
 TEST(Options, DefaultsFollowNcclTests) {
-  const Options options = parse({});
+  const CollectiveOptions options = parse({});
   EXPECT_EQ(options.requested_sizes(), (std::vector<std::uint64_t>{32u << 20}));
   EXPECT_EQ(options.iterations, 20);
   EXPECT_EQ(options.warmup_iterations, 5);
@@ -22,11 +22,11 @@ TEST(Options, DefaultsFollowNcclTests) {
 }
 
 TEST(Options, ShortLongAndInlineForms) {
-  const Options a = parse({"-b", "8", "-e", "1M", "-f", "2", "-n", "7", "-w", "0", "-c", "3", "-a", "1"});
-  const Options b = parse({"--minbytes=8", "--maxbytes", "1M", "--stepfactor=2", "--iters", "7", "--warmup_iters=0",
+  const CollectiveOptions a = parse({"-b", "8", "-e", "1M", "-f", "2", "-n", "7", "-w", "0", "-c", "3", "-a", "1"});
+  const CollectiveOptions b = parse({"--minbytes=8", "--maxbytes", "1M", "--stepfactor=2", "--iters", "7", "--warmup_iters=0",
                            "--check", "3", "--average", "1"});
-  const Options c = parse({"-b8", "-e1M", "-f2", "-n7", "-w0", "-c3", "-a1"});
-  for (const Options* o : {&a, &b, &c}) {
+  const CollectiveOptions c = parse({"-b8", "-e1M", "-f2", "-n7", "-w0", "-c3", "-a1"});
+  for (const CollectiveOptions* o : {&a, &b, &c}) {
     EXPECT_EQ(o->requested_sizes().front(), 8u);
     EXPECT_EQ(o->requested_sizes().back(), 1u << 20);
     EXPECT_EQ(o->iterations, 7);
@@ -49,7 +49,7 @@ TEST(Options, RootsTagsPlacementSizes) {
   EXPECT_EQ(parse({"-r", "-1"}).root, kEveryRoot);
   EXPECT_EQ(parse({"-r", "all"}).root, kEveryRoot);
   EXPECT_EQ(parse({"-r", "3"}).root, 3);
-  const Options tagged = parse({"--tag", "run=a", "--tag", "host.kind=cpu"});
+  const CollectiveOptions tagged = parse({"--tag", "run=a", "--tag", "host.kind=cpu"});
   EXPECT_EQ(tagged.tags.at("run"), "a");
   EXPECT_EQ(tagged.tags.at("host.kind"), "cpu");
   EXPECT_EQ(parse({"--placement", "in"}).placements(), std::vector<Placement>{Placement::kInPlace});

@@ -26,7 +26,7 @@ struct BitwiseResult {
 class BitwiseRepeats {
  public:
   // `watchdog` (may be null): -T hears each repeat's progress.
-  BitwiseRepeats(const Collective& collective, World& world, const Options& options, Watchdog* watchdog)
+  BitwiseRepeats(const Collective& collective, World& world, const CollectiveOptions& options, Watchdog* watchdog)
       : collective_(collective), world_(world), options_(options), watchdog_(watchdog) {}
   BitwiseResult compare(const CollectiveCase& one_case, CollectiveBuffers& buffers, TimedOperation& operation);
 
@@ -36,7 +36,7 @@ class BitwiseRepeats {
 
   const Collective& collective_;
   World& world_;
-  const Options& options_;
+  const CollectiveOptions& options_;
   Watchdog* watchdog_;
 };
 

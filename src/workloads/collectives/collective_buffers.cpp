@@ -22,7 +22,7 @@ char* at_offset(void* base, std::size_t bytes) { return static_cast<char*>(base)
 }  // namespace
 
 CollectiveBuffers::CollectiveBuffers(const Collective& collective, Backend& backend, const CollectiveEntry* entry, World& world,
-                                     const Options& options, const BufferBytes& largest)
+                                     const CollectiveOptions& options, const BufferBytes& largest)
     : collective_(collective), backend_(backend), entry_(entry), world_(world), options_(options) {
   // -u starts the calls past an aligned address: room for the skew of the widest element.
   const std::size_t skew = static_cast<std::size_t>(options_.unaligned_elements) * sizeof(double);

@@ -33,7 +33,7 @@ class CollectiveBuffers {
   // faults never land in a timed region. `entry`: the backend's entry for the collective (null:
   // every case skips, and nothing is issued).
   CollectiveBuffers(const Collective& collective, Backend& backend, const CollectiveEntry* entry, World& world,
-                    const Options& options, const BufferBytes& largest);
+                    const CollectiveOptions& options, const BufferBytes& largest);
 
   // Poisons the outputs and writes this rank's inputs; the case's call then works on the buffers'
   // first slice (the checks, -B) until start_moving(). `rounding`: -B's inputs for floating types
@@ -60,7 +60,7 @@ class CollectiveBuffers {
   Backend& backend_;
   const CollectiveEntry* entry_;
   World& world_;
-  const Options& options_;
+  const CollectiveOptions& options_;
   std::unique_ptr<Buffer> send_;     // out of place: the inputs
   std::unique_ptr<Buffer> recv_;     // out of place: the outputs; in place: the one shared buffer
   std::vector<unsigned char> host_;  // staging for inputs and for reading outputs back, a piece at a time

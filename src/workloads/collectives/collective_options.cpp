@@ -27,7 +27,7 @@ std::string parse_nccl_setting(const std::string& value, const std::string& flag
 }
 
 // Every flag of the collectives, once: parse_options, usage_text and options_as_json read these.
-void declare_options(CLI::App& app, Options& o) {
+void declare_options(CLI::App& app, CollectiveOptions& o) {
   using Text = const std::string;
   start_section(app, "Sizes (K/M/G/T are 1024-based, like nccl-tests; bandwidth is reported in GB/s = 1e9 B/s)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 32M)", "largest message (default 32M)",
@@ -177,12 +177,12 @@ void declare_options(CLI::App& app, Options& o) {
 
 std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
 
-std::vector<std::uint64_t> Options::requested_sizes() const {
+std::vector<std::uint64_t> CollectiveOptions::requested_sizes() const {
   if (!explicit_sizes.empty()) return explicit_sizes;
   return expand_sweep(sweep);
 }
 
-std::vector<std::string> Options::gpu_only_flags_in_use() const {
+std::vector<std::string> CollectiveOptions::gpu_only_flags_in_use() const {
   std::vector<std::string> flags;
   if (blocking != 0) flags.push_back("-z " + std::to_string(blocking));
   if (graph_launches != 0) flags.push_back("-G " + std::to_string(graph_launches));
@@ -195,7 +195,7 @@ std::vector<std::string> Options::gpu_only_flags_in_use() const {
   return flags;
 }
 
-std::vector<Placement> Options::placements() const {
+std::vector<Placement> CollectiveOptions::placements() const {
   switch (placement) {
     case PlacementChoice::kOut: return {Placement::kOutOfPlace};
     case PlacementChoice::kIn: return {Placement::kInPlace};
@@ -204,8 +204,8 @@ std::vector<Placement> Options::placements() const {
   return {Placement::kOutOfPlace, Placement::kInPlace};
 }
 
-Options parse_options(const std::vector<std::string>& args) {
-  Options options = parse_declared(args, Options{}, declare_options);
+CollectiveOptions parse_options(const std::vector<std::string>& args) {
+  CollectiveOptions options = parse_declared(args, CollectiveOptions{}, declare_options);
   if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
     if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
       options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
@@ -231,9 +231,9 @@ Options parse_options(const std::vector<std::string>& args) {
 }
 
 std::string usage_text(const std::string& program) {
-  return declared_help("[mpirun -np N] " + program + " [options]", "", Options{}, declare_options);
+  return declared_help("[mpirun -np N] " + program + " [options]", "", CollectiveOptions{}, declare_options);
 }
 
-nlohmann::json options_as_json(const Options& options) { return recorded_options(options, declare_options); }
+nlohmann::json options_as_json(const CollectiveOptions& options) { return recorded_options(options, declare_options); }
 
 }  // namespace collbench

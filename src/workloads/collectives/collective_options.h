@@ -23,7 +23,7 @@ std::string_view to_string(Placement placement);
 constexpr int kEveryRoot = -1;
 
 // The flag groups every program shares (loop, run, report, help) come from RunFlags.
-struct Options : RunFlags, BackendFlags {
+struct CollectiveOptions : RunFlags, BackendFlags {
   SizeSweep sweep{32u << 20, 32u << 20, 1u << 20, 0.0};  // nccl-tests defaults: 32M only
   std::vector<std::uint64_t> explicit_sizes;               // --sizes; replaces the sweep when set
   std::vector<DType> dtypes{DType::kFloat32};
@@ -76,10 +76,10 @@ struct Options : RunFlags, BackendFlags {
 };
 
 // Parses argv (without argv[0]). Throws UsageError with one clear sentence on any bad flag.
-Options parse_options(const std::vector<std::string>& args);
+CollectiveOptions parse_options(const std::vector<std::string>& args);
 
 // context.options: every flag as the run understood it, as its declaration records it.
-nlohmann::json options_as_json(const Options& options);
+nlohmann::json options_as_json(const CollectiveOptions& options);
 
 // The --help text for `program` (e.g. "all_reduce_perf").
 std::string usage_text(const std::string& program);

@@ -37,7 +37,7 @@ std::string estimator_description(TimeAggregation aggregation) {
   return "";
 }
 
-std::string sweep_description(const Options& options) {
+std::string sweep_description(const CollectiveOptions& options) {
   std::ostringstream text;
   if (!options.explicit_sizes.empty()) {
     text << "sizes";
@@ -71,14 +71,15 @@ std::uint64_t peak_resident_bytes() {
   return static_cast<std::uint64_t>(usage.ru_maxrss) * 1024u;
 }
 
-// -M 1: every rank's peak resident set, printed by rank 0 (nccl-tests prints GPU memory; on the
-// host, the resident set is what a user sizing a run needs).
-void report_peak_memory(World& world) {
+// -M 1: every rank's peak resident set, as rank 0 prints it (nccl-tests prints GPU memory; on the
+// host, the resident set is what a user sizing a run needs). Every rank calls it.
+std::string peak_memory_text(World& world) {
   const auto peaks = world.gather_strings(std::to_string(peak_resident_bytes()));
-  if (world.rank() != 0) return;
+  std::string text;
   for (std::size_t rank = 0; rank < peaks.size(); ++rank) {
-    std::printf("# rank %zu: peak resident memory %.1f MiB\n", rank, std::stod(peaks[rank]) / (1024.0 * 1024.0));
+    text += formatted("# rank %zu: peak resident memory %.1f MiB\n", rank, std::stod(peaks[rank]) / (1024.0 * 1024.0));
   }
+  return text;
 }
 
 // --min-busbw / NCCL_TESTS_MIN_BW: nccl-tests' gate on the average bus bandwidth.
@@ -93,7 +94,7 @@ bool below_min_busbw(const report::Summary& summary, const std::optional<double>
 }
 
 // The few settings backends read; they never see the command line.
-BackendConfig backend_config(const Options& options) {
+BackendConfig backend_config(const CollectiveOptions& options) {
   BackendConfig config;
   config.timeout_seconds = options.timeout_seconds;
   config.nccl_algo = options.nccl_algo;
@@ -125,7 +126,7 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
   return {std::max(layout.send_count, layout.recv_count), layout};
 }
 
-BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks) {
+BufferBytes largest_buffers(const Collective& collective, const CollectiveOptions& options, int ranks) {
   BufferBytes largest;
   if (collective.traffic_layout) return largest;  // sized from the traffic (CollectiveWorkload::buffers_for)
   for (DType dtype : options.dtypes) {
@@ -143,7 +144,7 @@ namespace {
 // A collective's program apart from any run: its options and alltoallv's traffic (which refers to
 // them: one shared copy), both settled by the world's checks before the run starts.
 struct CollectiveProgram {
-  CollectiveProgram(const Collective& collective, Options parsed, BackendMaker maker)
+  CollectiveProgram(const Collective& collective, CollectiveOptions parsed, BackendMaker maker)
       : collective(collective), options(std::move(parsed)), make_backend(std::move(maker)) {}
 
   std::string check_for_world(World& world);
@@ -161,7 +162,7 @@ struct CollectiveProgram {
   }
 
   const Collective& collective;
-  Options options;
+  CollectiveOptions options;
   RunTraffic traffic{options};  // alltoallv's traffic; unused by the other collectives
   BackendMaker make_backend;    // empty: the registry's, by --backend
 };
@@ -172,16 +173,15 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   CollectiveWorkload(RunContext& run, const CollectiveProgram& program);
 
  private:
-  void print_header(const nlohmann::json&) override {
-    table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
-  }
   CasePlan prepare(std::size_t index) override;
   // nccl-tests' warm-up sizes are message sizes (its setupArgs' bytes).
   std::optional<double> warmup_size(std::size_t index) const override {
     return static_cast<double>(cases_[index].size.row_count * dtype_info(cases_[index].dtype).size_bytes);
   }
   LoopSettings loop_settings() const override;
-  void print_columns() override {}                   // nccl-tests' header, printed with the description
+  void print_columns() override {  // nccl-tests' header, with the sweep's description
+    table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
+  }
   void print_row(const nlohmann::json&) override {}  // one line per size, both placements: case_done
   void print_skipped(const SkippedCase& skipped) override {
     const nlohmann::json& record = skipped.record;
@@ -189,11 +189,12 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   }
   void case_done(std::size_t index) override;
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
   // The row as the report holds it; the live table reads it too.
   nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
 
   const Collective& collective_;
-  const Options& options_;
+  const CollectiveOptions& options_;
   const RunTraffic& traffic_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
@@ -204,6 +205,7 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   std::optional<nlohmann::json> out_of_place_, in_place_;  // the current size's rows
   std::int64_t bitdiff_total_ = 0;  // -B: over every row, the same on every rank
   int bitwise_rows_ = 0;
+  std::string peak_memory_;  // -M 1's lines, under the table
 };
 
 // A valid root and backend, and a backend every host can run: a built one that some host cannot
@@ -400,24 +402,29 @@ int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int
   const bool leader = world.rank() == 0;
   if (leader) {
     report_.summary = report::summary_from_json(report["summary"]);  // the driver's, kept row by row
-    if (options_.bitwise_repeats > 0) {
-      report["summary"]["bitdiff_total"] = bitdiff_total_;
-      std::printf("# Bitwise differences : %lld %s (-B %d: %d row(s) repeated, compared across repeats%s)\n",
-                  static_cast<long long>(bitdiff_total_), bitdiff_total_ == 0 ? "OK" : "FAILED", options_.bitwise_repeats,
-                  bitwise_rows_, collective_.same_output_on_every_rank ? " and ranks" : "");
-    }
-    table_.footer(report_, options_.report_path);
+    if (options_.bitwise_repeats > 0) report["summary"]["bitdiff_total"] = bitdiff_total_;
   }
-  if (options_.memory_report) report_peak_memory(world);
+  if (options_.memory_report) peak_memory_ = peak_memory_text(world);
   if (wrong_total > 0 || bitdiff_total_ > 0) return static_cast<int>(ExitCode::kWrongResults);
   // Rank 0 holds the rows and judges; every rank exits the same way.
   const bool below = world.sum(leader && below_min_busbw(report_.summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
   return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
 }
 
+std::string CollectiveWorkload::footer(const nlohmann::json&, std::int64_t, const std::string&) const {
+  std::string text;
+  if (options_.bitwise_repeats > 0) {
+    text = formatted("# Bitwise differences : %lld %s (-B %d: %d row(s) repeated, compared across repeats%s)\n",
+                     static_cast<long long>(bitdiff_total_), bitdiff_total_ == 0 ? "OK" : "FAILED", options_.bitwise_repeats,
+                     bitwise_rows_, collective_.same_output_on_every_rank ? " and ranks" : "");
+  }
+  return text + report::written_text([this](std::FILE* out) { report::TableWriter(out).footer(report_, options_.report_path); }) +
+         peak_memory_;
+}
+
 }  // namespace
 
-ProgramSpec collective_program(const Collective& collective, Options options, BackendMaker make_backend) {
+ProgramSpec collective_program(const Collective& collective, CollectiveOptions options, BackendMaker make_backend) {
   if (options.traffic_given && !collective.traffic_layout) {
     throw UsageError(std::string(options.traffic.from_matrix() ? "--matrix" : "--pattern") + " is for alltoallv_perf only: " +
                      std::string(collective.name) + " sends the same count to every rank");

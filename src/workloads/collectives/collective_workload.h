@@ -25,12 +25,12 @@ RowSize row_size_for(const Collective& collective, std::uint64_t requested_bytes
 struct BufferBytes {
   std::uint64_t send = 0, shared = 0;
 };
-BufferBytes largest_buffers(const Collective& collective, const Options& options, int ranks);
+BufferBytes largest_buffers(const Collective& collective, const CollectiveOptions& options, int ranks);
 
 // Makes the run's backend once the world exists (tests pass their own).
-using BackendMaker = std::function<std::unique_ptr<Backend>(World& world, const Options& options)>;
+using BackendMaker = std::function<std::unique_ptr<Backend>(World& world, const CollectiveOptions& options)>;
 
 // The program of `collective`'s benchmark. `make_backend` empty: the backend registry's, by --backend.
-ProgramSpec collective_program(const Collective& collective, Options options, BackendMaker make_backend = {});
+ProgramSpec collective_program(const Collective& collective, CollectiveOptions options, BackendMaker make_backend = {});
 
 }  // namespace collbench

@@ -18,7 +18,7 @@ namespace collbench {
 
 class RunTraffic {
  public:
-  explicit RunTraffic(const Options& options) : options_(options) {}
+  explicit RunTraffic(const CollectiveOptions& options) : options_(options) {}
 
   // Usage errors that need the world: more hot ranks than ranks, a bad --matrix file (rank 0
   // reads it and every rank parses the same text, so all fail alike).
@@ -40,7 +40,7 @@ class RunTraffic {
     return options_.traffic.from_matrix() ? std::vector<std::uint64_t>{0} : options_.requested_sizes();
   }
 
-  const Options& options_;
+  const CollectiveOptions& options_;
   std::optional<ByteMatrix> byte_matrix_;  // --matrix, read once the world's size is known
 };
 

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <numeric>
@@ -60,14 +59,11 @@ class CommInitWorkload final : public WorkloadOver<CommInitCase> {
   CommInitWorkload(RunContext& run, const CommInitOptions& options);
 
  private:
-  void print_header(const nlohmann::json& report) override;
+  std::string header(const nlohmann::json& report) const override;
   CasePlan prepare(std::size_t index) override;
   LoopSettings loop_settings() const override { return loop_settings_from(options_, TimeAggregation::kMean); }
-  int finish(RunContext& run, nlohmann::json&, std::int64_t) override {
-    if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d\n", row_summary().rows());
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    return 0;
+  std::string footer(const nlohmann::json&, std::int64_t, const std::string& report_path) const override {
+    return formatted("# rows: %d\n", row_summary().rows()) + report_line(report_path);
   }
   // Every rank: the row of a case from every member's samples (a rank outside the communicator
   // gives none); rank 0's is the one the report keeps.
@@ -116,15 +112,13 @@ CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& optio
   report["skipped"] = nlohmann::json::array();
 }
 
-void CommInitWorkload::print_header(const nlohmann::json& report) {
-  const auto& context = report["context"];
-  std::printf("# comm_init_perf: backend %s, %d rank(s) on %zu host(s)\n", printable(options_.backend).c_str(),
-              world_.size(), context["hosts"].size());
-  std::printf("# start-up (launch to the benchmark's first barrier): %.3f s for the job; slowest rank %.3f s\n",
-              report["startup"]["job_s"].get<double>(),
-              std::max_element(report["startup"]["per_rank_s"].begin(), report["startup"]["per_rank_s"].end())->get<double>());
-  std::printf("# each repetition makes a communicator of ranks 0..k-1 and destroys it; time over its ranks and repetitions\n");
-  std::fflush(stdout);
+std::string CommInitWorkload::header(const nlohmann::json& report) const {
+  const auto& per_rank = report["startup"]["per_rank_s"];
+  return formatted("# comm_init_perf: backend %s, %d rank(s) on %zu host(s)\n", printable(options_.backend).c_str(), world_.size(),
+                   report["context"]["hosts"].size()) +
+         formatted("# start-up (launch to the benchmark's first barrier): %.3f s for the job; slowest rank %.3f s\n",
+                   report["startup"]["job_s"].get<double>(), std::max_element(per_rank.begin(), per_rank.end())->get<double>()) +
+         "# each repetition makes a communicator of ranks 0..k-1 and destroys it; time over its ranks and repetitions\n";
 }
 
 CasePlan CommInitWorkload::prepare(std::size_t index) {

@@ -17,6 +17,7 @@
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/rank_gather.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/world.h"
 #include "engines/host_info.h"
 #include "harness/context.h"
@@ -62,12 +63,9 @@ class ThroughputWorkload : public WorkloadOver<Case> {
         on_cpu_(engine_->device() == "cpu") {}
 
  protected:
-  // Rank 0's closing lines; `wrong_text` says what the run's wrong count counts.
-  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
-    if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, %s\n", this->row_summary().rows(), wrong_text(wrong_total).c_str());
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    return 0;
+  // `wrong_text` says what the run's wrong count counts.
+  std::string footer(const nlohmann::json&, std::int64_t wrong_total, const std::string& report_path) const override {
+    return formatted("# rows: %d, %s\n", this->row_summary().rows(), wrong_text(wrong_total).c_str()) + report_line(report_path);
   }
   virtual std::string wrong_text(std::int64_t wrong_total) const = 0;
 

@@ -5,13 +5,13 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 #include "workloads/compute/compute_benchmark.h"
 #include "engines/engines.h"
 #include "workloads/compute/programs.h"
 #include "core/command_line.h"
+#include "report/table.h"
 
 namespace collbench::compute {
 namespace {
@@ -43,8 +43,8 @@ CopyOptions parse_copy_options(const std::vector<std::string>& args) {
   return options;
 }
 
-// GB/s between every GPU pair at the largest size, one matrix per engine and direction: printed
-// under the table and returned for the report.
+// GB/s between every GPU pair at the largest size, one matrix per engine and direction, for the
+// report and the lines under the table.
 nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
   nlohmann::json matrices = nlohmann::json::array();
   if (devices < 2 || rows.empty()) return matrices;
@@ -55,12 +55,6 @@ nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
       for (const auto& row : rows) {
         if (row["mode"] != "p2p" || row["engine"] != engine || row["direction"] != direction || row["bytes"] != largest) continue;
         matrix[row["src_device"].get<std::size_t>()][row["dst_device"].get<std::size_t>()] = row["gbps"];
-      }
-      std::printf("# p2p %s %s GB/s at %s (row = source GPU, column = destination)\n", engine, direction, format_size(largest).c_str());
-      for (const auto& line : matrix) {
-        std::printf("#  ");
-        for (const auto& cell : line) cell.is_null() ? std::printf("%10s", "-") : std::printf("%10.2f", cell.get<double>());
-        std::printf("\n");
       }
       matrices.push_back({{"engine", engine}, {"direction", direction}, {"bytes", largest}, {"gbps", matrix}});
     }
@@ -87,10 +81,9 @@ class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint6
   }
 
  private:
-  void print_header(const nlohmann::json& report) override {
-    if (const auto& unavailable = report["context"].value("gpu_modes_unavailable", ""); !unavailable.empty()) {
-      std::printf("# GPU modes unavailable: %s; measuring host memcpy only\n", unavailable.c_str());
-    }
+  std::string header(const nlohmann::json& report) const override {
+    const std::string unavailable = report["context"].value("gpu_modes_unavailable", "");
+    return unavailable.empty() ? "" : "# GPU modes unavailable: " + unavailable + "; measuring host memcpy only\n";
   }
   // As the collectives: the first rows of a sweep that starts large are no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].second); }
@@ -130,6 +123,15 @@ class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint6
   int finish(RunContext& run, nlohmann::json& report, std::int64_t) override {
     if (run.world.rank() == 0) report["matrices"] = pair_matrices(report["results"], engine_->devices().size());
     return 0;
+  }
+  std::string footer(const nlohmann::json& report, std::int64_t, const std::string&) const override {
+    std::string text;
+    for (const auto& matrix : report["matrices"]) {
+      text += formatted("# p2p %s %s GB/s at %s (row = source GPU, column = destination)\n", matrix["engine"].get<std::string>().c_str(),
+                        matrix["direction"].get<std::string>().c_str(), format_size(matrix["bytes"].get<std::uint64_t>()).c_str());
+      text += report::matrix_text(matrix["gbps"]);
+    }
+    return text;
   }
 
   const CopyOptions& options_;

@@ -133,14 +133,12 @@ class DdpStepRun final : public WorkloadOver<DdpCase> {
   DdpStepRun(RunContext& run, const DdpProgram& program);
 
  private:
-  void print_header(const nlohmann::json& report) override;
+  std::string header(const nlohmann::json& report) const override;
   CasePlan prepare(std::size_t index) override;
-  int finish(RunContext& run, nlohmann::json&, std::int64_t wrong_total) override {
-    if (run.world.rank() != 0) return 0;
-    std::printf("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", row_summary().rows(),
-                static_cast<long long>(wrong_total));
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    return 0;
+  std::string footer(const nlohmann::json&, std::int64_t wrong_total, const std::string& report_path) const override {
+    return formatted("# rows: %d, wrong: %lld (averaged gradients outside the dtype's bound)\n", row_summary().rows(),
+                     static_cast<long long>(wrong_total)) +
+           report_line(report_path);
   }
   nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured, const LoopResult& timed);
   ComputeAlone measure_compute_alone(StepConfig config);
@@ -182,7 +180,7 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
 
 CasePlan DdpStepRun::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
-  const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, true, 1});
+  const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, /*in_place=*/true, 1});
   if (!reason.empty()) return CasePlan::skip_what(std::string(to_string(one_case.grad_dtype)), reason);
   World& world = world_;
   const StepConfig config{one_case.overlap, one_case.grad_dtype, one_case.accumulate,
@@ -458,31 +456,31 @@ DdpStepRun::DdpStepRun(RunContext& run, const DdpProgram& program)
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()}});  // gradient dtypes the backend cannot all-reduce
+  if (world_.rank() == 0) for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
 }
 
-void DdpStepRun::print_header(const nlohmann::json& report) {
-  for (const auto& warning : report["warnings"]) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.get<std::string>().c_str());
-  std::printf("# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
-              printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_.size(),
-              backend_->name().c_str(), blas_.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
-              options_.global_batch > 0 ? options_.global_batch : options_.batch, options_.global_batch > 0 ? "per job" : "per rank");
+std::string DdpStepRun::header(const nlohmann::json&) const {
+  std::string text = formatted(
+      "# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
+      printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_.size(),
+      backend_->name().c_str(), blas_.corename.c_str(), options_.global_batch > 0 ? "strong" : "weak",
+      options_.global_batch > 0 ? options_.global_batch : options_.batch, options_.global_batch > 0 ? "per job" : "per rank");
   const std::string first_bucket = options_.first_bucket_mb > 0 ? std::to_string(options_.first_bucket_mb) + " MiB (--first-bucket-mb)"
                                    : options_.ddp_version >= 2 && options_.bucket_mb_given ? "the bucket cap (torch 2.x, cap given)"
                                                                                            : "1 MiB (DDP's default)";
   if (profile_) {
-    std::printf("# compute: measured layer times from %s (%d of %zu layers), scale %g; first bucket %s\n",
-                printable(profile_->path).c_str(), profile_->layers_timed, model_.layers.size(), options_.compute_scale,
-                first_bucket.c_str());
+    text += formatted("# compute: measured layer times from %s (%d of %zu layers), scale %g; first bucket %s\n",
+                      printable(profile_->path).c_str(), profile_->layers_timed, model_.layers.size(), options_.compute_scale,
+                      first_bucket.c_str());
   } else {
-    std::printf("# compute: GEMMs at the layers' shapes, scale %g: forward %.3g + backward %.3g FLOP per sample; elementwise at "
-                "%.1f GB/s (%s); first bucket %s\n",
-                options_.compute_scale, model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), memory_gbps_,
-                options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
+    text += formatted("# compute: GEMMs at the layers' shapes, scale %g: forward %.3g + backward %.3g FLOP per sample; elementwise at "
+                      "%.1f GB/s (%s); first bucket %s\n",
+                      options_.compute_scale, model_.forward_flops_per_sample(), model_.backward_flops_per_sample(), memory_gbps_,
+                      options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
   }
-  std::printf("# threads: %s\n", comm_cores_text_.c_str());
-  std::printf("# us: means over steps and ranks; alone = fwd + bwd of the step with overlap off (nothing communicating beside the\n"
-              "# compute); exposed = step - alone; hidden = 1 - exposed/comm alone; slowdown = (fwd + bwd)/alone; in_step = step - (fwd + bwd)\n");
-  std::fflush(stdout);
+  return text + "# threads: " + comm_cores_text_ + "\n" +
+         "# us: means over steps and ranks; alone = fwd + bwd of the step with overlap off (nothing communicating beside the\n"
+         "# compute); exposed = step - alone; hidden = 1 - exposed/comm alone; slowdown = (fwd + bwd)/alone; in_step = step - (fwd + bwd)\n";
 }
 
 }  // namespace

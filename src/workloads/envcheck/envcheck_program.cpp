@@ -63,6 +63,7 @@ class EnvcheckBenchmark final : public Workload {
   CasePlan prepare(std::size_t index) override;
   void print_row(const nlohmann::json&) override {}
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
   const EnvcheckOptions& options_;
   HostInfo host_;
   OpenBlasInfo blas_;
@@ -182,7 +183,7 @@ CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
-int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::int64_t) {
+int EnvcheckBenchmark::finish(RunContext&, nlohmann::json& document, std::int64_t) {
   World& world = world_;
   const bool leader = world.rank() == 0;
   // Rank 0's verdict, as the report writes it.
@@ -224,31 +225,37 @@ int EnvcheckBenchmark::finish(RunContext& run, nlohmann::json& document, std::in
            {"gemm_spread", report::to_json(spread_of(gemm_rates), "gflops")},
            {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}}}});
     for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
-    std::printf("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n",
-                world.size(), static_cast<long long>(options_.probe_matrix_n),
-                static_cast<unsigned long long>(options_.probe_bytes), options_.iterations, options_.probe_ms);
-    report::KindTableWriter table(stdout, report::row_kind_spec(report::RowKind::kProbe));
-    table.header();
-    for (const auto& row : results) table.line(report::row_from_json(row, report::RowKind::kProbe));
-    std::printf("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
-    if (slow.empty()) std::printf(" none");
-    for (int rank : slow) std::printf(" %d", rank);
-    std::printf("\n# recommendation: %s\n# weights:", advice.text.c_str());
-    for (std::size_t rank = 0; rank < advice.weights.size(); ++rank) std::printf(" %zu=%.3f", rank, advice.weights[rank]);
-    std::printf("\n");
-    if (!advice.exclude.empty()) {
-      std::printf("# exclude:");
-      for (int rank : advice.exclude) std::printf(" %d", rank);
-      std::printf("\n");
-    }
-    if (run.report.is_open()) std::printf("# report: %s\n", run.report.path().c_str());
-    std::fflush(stdout);
     exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   // Rank 0's exit code, sent as text: anything else is not from rank 0.
   if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
   return decided[0] - '0';
+}
+
+// The table of every rank's probes, with the verdict under it.
+std::string EnvcheckBenchmark::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
+  const auto& summary = report["summary"];
+  std::string text =
+      formatted("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n", world_.size(),
+                static_cast<long long>(options_.probe_matrix_n), static_cast<unsigned long long>(options_.probe_bytes),
+                options_.iterations, options_.probe_ms) +
+      report::written_text([&](std::FILE* out) {
+        report::KindTableWriter table(out, report::row_kind_spec(report::RowKind::kProbe));
+        table.header();
+        for (const auto& row : report["results"]) table.line(report::row_from_json(row, report::RowKind::kProbe));
+      }) +
+      formatted("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
+  const auto listed = [](const nlohmann::json& ranks) {
+    std::string list;
+    for (const auto& rank : ranks) list += " " + rank.dump();
+    return list;
+  };
+  text += (report["slow_ranks"].empty() ? " none" : listed(report["slow_ranks"])) +
+          "\n# recommendation: " + summary["recommendation_text"].get<std::string>() + "\n# weights:";
+  for (std::size_t rank = 0; rank < summary["weights"].size(); ++rank) text += formatted(" %zu=%.3f", rank, summary["weights"][rank].get<double>());
+  if (!summary["exclude"].empty()) text += "\n# exclude:" + listed(summary["exclude"]);
+  return text + "\n" + report_line(report_path);
 }
 
 // Host memory of the probes where the engines run on the host.

@@ -1,7 +1,6 @@
 // matmul_perf: GEMM throughput of every rank's own device, checked against a float64 reference.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <memory>
 
 #include "engines/engines.h"
@@ -68,11 +67,11 @@ class MatmulBenchmark final : public ThroughputWorkload<MatmulOptions, GemmEngin
   }
 
  private:
-  void print_header(const nlohmann::json&) override {
-    std::printf("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_.size(), engine_->device().c_str(),
-                engine_->library().c_str());
-    std::printf("# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n");
-    if (on_cpu_) std::printf("# %%peak against an estimated peak: cores x clock x FLOPs/cycle\n");
+  std::string header(const nlohmann::json&) const override {
+    return formatted("# matmul_perf: %d rank(s); rank 0: %s, %s\n", world_.size(), engine_->device().c_str(),
+                     engine_->library().c_str()) +
+           "# time = max over ranks per iteration; TFLOP/s = 2mnk / mean time per rank; spread = fastest/slowest rank\n" +
+           (on_cpu_ ? "# %peak against an estimated peak: cores x clock x FLOPs/cycle\n" : "");
   }
   CasePlan prepare(std::size_t index) override;
   // The largest GEMM by its FLOPs (2mnk) brings a GPU to its working clocks before the first row,

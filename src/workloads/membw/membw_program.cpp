@@ -1,6 +1,5 @@
 // membw_perf: STREAM copy/scale/add/triad over every rank's own memory, every array verified.
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 
 #include "engines/engines.h"
@@ -41,10 +40,10 @@ class MembwBenchmark final : public ThroughputWorkload<MembwOptions, StreamEngin
   }
 
  private:
-  void print_header(const nlohmann::json&) override {
-    std::printf("# membw_perf: %d rank(s); rank 0: %s%s\n", world_.size(), engine_->device().c_str(),
-                on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "");
-    std::printf("# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n");
+  std::string header(const nlohmann::json&) const override {
+    return formatted("# membw_perf: %d rank(s); rank 0: %s%s\n", world_.size(), engine_->device().c_str(),
+                     on_cpu_ ? (", " + std::to_string(threads_) + " OpenMP threads").c_str() : "") +
+           "# GB/s = 1e9 B/s of bytes counted as STREAM does; time = max over ranks per iteration\n";
   }
 
   CasePlan prepare(std::size_t index) override;

@@ -20,7 +20,7 @@ bool given(const RunFlags& flags, const std::string& name) {
 }
 
 // Every flag of pt2pt_perf, once: parse_options, usage_text and options_as_json read these.
-void declare_options(CLI::App& app, Options& o) {
+void declare_options(CLI::App& app, Pt2ptOptions& o) {
   using Text = const std::string;
   start_section(app, "Sizes (K/M/G 1024-based; bandwidth in GB/s = 1e9 B/s, where OSU prints MB/s = 1e6 B/s)");
   const SweepFlags sweep = add_size_sweep(app, o.sweep, {"SIZE", "smallest message (default 1)", "largest message (default 1M)",
@@ -115,14 +115,14 @@ std::optional<Mode> parse_mode(const std::string& text) {
   return std::nullopt;
 }
 
-std::vector<std::uint64_t> Options::requested_sizes() const {
+std::vector<std::uint64_t> Pt2ptOptions::requested_sizes() const {
   if (!explicit_sizes.empty()) return explicit_sizes;
   if (matrix && !sizes_given) return {kMatrixSmallBytes, kMatrixLargeBytes};
   return expand_sweep(sweep);
 }
 
-Options parse_options(const std::vector<std::string>& args) {
-  Options options = parse_declared(args, Options{}, declare_options);
+Pt2ptOptions parse_options(const std::vector<std::string>& args) {
+  Pt2ptOptions options = parse_declared(args, Pt2ptOptions{}, declare_options);
   options.sizes_given = given(options, "--sizes") || given(options, "--minbytes") || given(options, "--maxbytes") ||
                         given(options, "--stepbytes") || given(options, "--stepfactor");
   options.iterations_given = given(options, "--iters");
@@ -144,10 +144,10 @@ std::string usage_text() {
   return declared_help("[mpirun -np N] pt2pt_perf [options]",
                        "Point-to-point latency and bandwidth with OSU's semantics (--mode), or the link matrix\n"
                        "(--matrix). Times in microseconds; GB/s = 1e9 bytes/s of message payload.",
-                       Options{}, declare_options);
+                       Pt2ptOptions{}, declare_options);
 }
 
-nlohmann::json options_as_json(const Options& options) { return recorded_options(options, declare_options); }
+nlohmann::json options_as_json(const Pt2ptOptions& options) { return recorded_options(options, declare_options); }
 
 IterationCounts osu_iteration_counts(Mode mode, std::uint64_t bytes) {
   const bool large = bytes > kOsuLargeMessageBytes;
@@ -155,7 +155,7 @@ IterationCounts osu_iteration_counts(Mode mode, std::uint64_t bytes) {
   return large ? IterationCounts{20, 2} : IterationCounts{100, 10};
 }
 
-IterationCounts iteration_counts(const Options& options, std::uint64_t bytes) {
+IterationCounts iteration_counts(const Pt2ptOptions& options, std::uint64_t bytes) {
   IterationCounts counts = osu_iteration_counts(options.mode, bytes);
   if (options.iterations_given) counts.iterations = options.iterations;
   if (options.warmup_given) counts.warmup = options.warmup_iterations;
@@ -191,7 +191,7 @@ std::vector<LinkPair> matrix_pairs(int ranks, int sample_peers, std::uint64_t se
   return pairs;
 }
 
-void check_against_world(const Options& options, int ranks) {
+void check_against_world(const Pt2ptOptions& options, int ranks) {
   if (ranks < 2) {
     throw UsageError("pt2pt_perf needs at least 2 ranks (a pair), not " + std::to_string(ranks) +
                      " (launch with mpirun -np 2 or more, or WORLD_SIZE >= 2)");

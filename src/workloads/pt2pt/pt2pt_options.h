@@ -27,7 +27,7 @@ constexpr std::uint64_t kOsuLargeMessageBytes = 8192;
 // The acknowledgement osu_bw waits for after each window (4 bytes).
 constexpr std::size_t kAckBytes = 4;
 
-struct Options : RunFlags, BackendFlags {
+struct Pt2ptOptions : RunFlags, BackendFlags {
   SizeSweep sweep{1, 1u << 20, 0, 2.0};  // OSU's point-to-point default: 1 B .. 1 MiB, doubling
   std::vector<std::uint64_t> explicit_sizes;  // --sizes
   bool sizes_given = false;                   // -b/-e/-i/-f or --sizes on the command line
@@ -44,10 +44,10 @@ struct Options : RunFlags, BackendFlags {
 };
 
 // Parses argv (without argv[0]); throws UsageError with one sentence on any bad flag.
-Options parse_options(const std::vector<std::string>& args);
+Pt2ptOptions parse_options(const std::vector<std::string>& args);
 std::string usage_text();
 // context.options: every flag as the run understood it, as its declaration records it.
-nlohmann::json options_as_json(const Options& options);
+nlohmann::json options_as_json(const Pt2ptOptions& options);
 
 // OSU's iteration and warm-up counts for a mode and message size (osu_util.h): latency 10000 and
 // 100 up to 8 KiB, 1000 and 10 above; the bandwidth tests 100 and 10, 20 and 2 above.
@@ -57,7 +57,7 @@ struct IterationCounts {
 };
 IterationCounts osu_iteration_counts(Mode mode, std::uint64_t bytes);
 // The counts a case runs with: OSU's, unless -n or -w replaced them.
-IterationCounts iteration_counts(const Options& options, std::uint64_t bytes);
+IterationCounts iteration_counts(const Pt2ptOptions& options, std::uint64_t bytes);
 
 // One ordered pair: `src` starts (sends first, times), `dst` answers.
 struct LinkPair {
@@ -76,6 +76,6 @@ std::vector<LinkPair> matrix_pairs(int ranks, int sample_peers, std::uint64_t se
 
 // Checks against the world, the same on every rank: --pair inside it and distinct, at least two
 // ranks, --sample-peers below the world. Throws UsageError.
-void check_against_world(const Options& options, int ranks);
+void check_against_world(const Pt2ptOptions& options, int ranks);
 
 }  // namespace collbench::pt2pt

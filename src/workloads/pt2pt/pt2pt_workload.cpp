@@ -1,7 +1,6 @@
 #include "workloads/pt2pt/pt2pt_workload.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +18,7 @@
 #include "harness/driver.h"
 #include "harness/program_shell.h"
 #include "report/report_json.h"
+#include "report/table.h"
 #include "workloads/pt2pt/link_matrix.h"
 #include "workloads/pt2pt/pair_schedule.h"
 #include "workloads/pt2pt/pt2pt_options.h"
@@ -61,7 +61,7 @@ std::string timing_text(Mode mode, int window) {
   return "";
 }
 
-MemoryNeed memory_need(const Options& options) {
+MemoryNeed memory_need(const Pt2ptOptions& options) {
   // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
   // backend's buffers are on the device.
   const auto sizes = options.requested_sizes();
@@ -80,7 +80,7 @@ struct Pt2ptCase {
 // One run of pt2pt_perf: the backend, its buffers and the cases.
 class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
  public:
-  Pt2ptWorkload(RunContext& run, const Options& options);
+  Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options);
 
  private:
   // What rank 0 keeps of each matrix measurement: (bytes, src, dst) -> time and bandwidth per cycle.
@@ -88,7 +88,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
     std::vector<double> time_us, gbps;
   };
 
-  void print_header(const nlohmann::json& report) override;
+  std::string header(const nlohmann::json& report) const override;
   // Each case takes OSU's counts for its size; a row's time is not an estimator over all ranks but
   // the measuring ranks' own samples (make_row), as OSU reports the sender's time.
   CasePlan prepare(std::size_t index) override;
@@ -96,12 +96,13 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   // makes the first rows of a sweep that starts large no colder than the rest.
   std::optional<double> warmup_size(std::size_t index) const override { return static_cast<double>(cases_[index].bytes); }
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
+  std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
 
   RowCheck make_check(const Pt2ptCase& one_case, const Part& part);
   nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
-  nlohmann::json link_matrix_json(std::vector<SlowLink>& slow) const;
+  nlohmann::json link_matrix_json() const;
 
-  const Options& options_;
+  const Pt2ptOptions& options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Buffer> send_, recv_, ack_;  // released before the backend that made them
   std::vector<std::string> hosts_;  // every rank's host, in rank order
@@ -109,7 +110,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
 };
 
-Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
+Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options)
     : WorkloadOver(run.world, options, report::RowKind::kPointToPoint), options_(options) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
@@ -151,7 +152,7 @@ Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Options& options)
   report["skipped"] = nlohmann::json::array();
 }
 
-void Pt2ptWorkload::print_header(const nlohmann::json& report) {
+std::string Pt2ptWorkload::header(const nlohmann::json& report) const {
   const int ranks = report["context"]["world_size"].get<int>();
   std::string what;
   if (options_.matrix) {
@@ -164,13 +165,12 @@ void Pt2ptWorkload::print_header(const nlohmann::json& report) {
     what = "ranks " + std::to_string(options_.pair_src) + " and " + std::to_string(options_.pair_dst) + " of " +
            std::to_string(ranks) + " (the others wait)";
   }
-  std::printf("# pt2pt_perf --mode %s: %s; backend %s\n", to_string(options_.mode).c_str(), what.c_str(),
-              printable(options_.backend).c_str());
-  std::printf("# iterations: %s; window %d; time (us) per %s\n",
-              options_.iterations_given ? std::to_string(options_.iterations).c_str() : "OSU's per size",
-              options_.mode == Mode::kLatency ? 1 : options_.window,
-              options_.mode == Mode::kLatency ? "message (half the round trip)" : "iteration (window and acknowledgement)");
-  std::fflush(stdout);
+  return formatted("# pt2pt_perf --mode %s: %s; backend %s\n", to_string(options_.mode).c_str(), what.c_str(),
+                   printable(options_.backend).c_str()) +
+         formatted("# iterations: %s; window %d; time (us) per %s\n",
+                   options_.iterations_given ? std::to_string(options_.iterations).c_str() : "OSU's per size",
+                   options_.mode == Mode::kLatency ? 1 : options_.window,
+                   options_.mode == Mode::kLatency ? "message (half the round trip)" : "iteration (window and acknowledgement)");
 }
 
 // -c: the senders' buffers refilled with the check's pattern and the receivers' poisoned with its
@@ -301,7 +301,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measur
 
 // Rank 0: the matrices per size (rows: the rank that starts; columns: its peer; null where not
 // measured), the links' classes summarized apart, and the slow links.
-nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) const {
+nlohmann::json Pt2ptWorkload::link_matrix_json() const {
   const std::size_t ranks = hosts_.size();
   nlohmann::json sizes = nlohmann::json::array();
   nlohmann::json slow_json = nlohmann::json::array();
@@ -319,7 +319,6 @@ nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) cons
     for (const SlowLink& link : verdict.slow) {
       flagged.push_back(to_json(link, bytes));
       slow_json.push_back(to_json(link, bytes));
-      slow.push_back(link);
     }
     sizes.push_back({{"bytes", bytes},
                      {"time_us", time},
@@ -340,46 +339,46 @@ nlohmann::json Pt2ptWorkload::link_matrix_json(std::vector<SlowLink>& slow) cons
 }
 
 int Pt2ptWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t) {
+  if (!options_.matrix) return 0;
   World& world = run.world;
   int exit_code = 0;
   if (world.rank() == 0) {
-    if (options_.matrix) {
-      std::vector<SlowLink> slow;
-      report["link_matrix"] = link_matrix_json(slow);
-      for (const auto& size : report["link_matrix"]["sizes"]) {
-        std::printf("# link matrix at %s: time (us) per message, row = first rank, column = peer\n",
-                    format_size(size["bytes"].get<std::uint64_t>()).c_str());
-        for (const auto& line : size["time_us"]) {
-          std::printf("#  ");
-          for (const auto& cell : line) cell.is_null() ? std::printf("%10s", "-") : std::printf("%10.2f", cell.get<double>());
-          std::printf("\n");
-        }
-        for (const char* link_class : {"intra_host", "inter_host"}) {
-          const auto& summary = size[link_class];
-          if (summary.is_null()) continue;
-          std::printf("#  %s: %d links, median %.2f us (%.4f GB/s), min %.2f, max %.2f\n", link_class,
-                      summary["links"].get<int>(), summary["median_time_us"].get<double>(), summary["median_gbps"].get<double>(),
-                      summary["min_time_us"].get<double>(), summary["max_time_us"].get<double>());
-        }
-      }
-      std::printf("# slow links (slower than %g x the median link of their class):%s\n", options_.slow_link_factor,
-                  slow.empty() ? " none" : "");
-      for (const SlowLink& link : slow) {
-        std::printf("#  %d (%s) -> %d (%s): %.2f us, %.2f x the %s median %.2f us\n", link.src, printable(link.src_host).c_str(),
-                    link.dst, printable(link.dst_host).c_str(), link.time_us, link.ratio, to_string(link.link_class).c_str(),
-                    link.median_time_us);
-      }
-      report["summary"]["slow_links"] = slow.size();
-      exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
-    }
-    if (run.report.is_open()) std::printf("# report: %s\n", printable(run.report.path()).c_str());
-    std::fflush(stdout);
+    report["link_matrix"] = link_matrix_json();
+    report["summary"]["slow_links"] = report["link_matrix"]["slow_links"].size();
+    exit_code = report["link_matrix"]["slow_links"].empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
-  if (!options_.matrix) return 0;
   // Rank 0's verdict, as envcheck sends its slow-rank verdict: every rank exits the same way.
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   if (decided.size() != 1 || decided[0] < '0' || decided[0] > '4') throw Error("rank 0's exit code arrived malformed");
   return decided[0] - '0';
+}
+
+std::string Pt2ptWorkload::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
+  std::string text;
+  if (options_.matrix) {
+    for (const auto& size : report["link_matrix"]["sizes"]) {
+      text += formatted("# link matrix at %s: time (us) per message, row = first rank, column = peer\n",
+                        format_size(size["bytes"].get<std::uint64_t>()).c_str()) +
+              report::matrix_text(size["time_us"]);
+      for (const char* link_class : {"intra_host", "inter_host"}) {
+        const auto& summary = size[link_class];
+        if (summary.is_null()) continue;
+        text += formatted("#  %s: %d links, median %.2f us (%.4f GB/s), min %.2f, max %.2f\n", link_class, summary["links"].get<int>(),
+                          summary["median_time_us"].get<double>(), summary["median_gbps"].get<double>(),
+                          summary["min_time_us"].get<double>(), summary["max_time_us"].get<double>());
+      }
+    }
+    const auto& slow = report["link_matrix"]["slow_links"];
+    text += formatted("# slow links (slower than %g x the median link of their class):%s\n", options_.slow_link_factor,
+                      slow.empty() ? " none" : "");
+    for (const auto& link : slow) {
+      text += formatted("#  %d (%s) -> %d (%s): %.2f us, %.2f x the %s median %.2f us\n", link["src_rank"].get<int>(),
+                        printable(link["src_host"].get<std::string>()).c_str(), link["dst_rank"].get<int>(),
+                        printable(link["dst_host"].get<std::string>()).c_str(), link["time_us"].get<double>(),
+                        link["ratio"].get<double>(), link["class"].get<std::string>().c_str(), link["median_time_us"].get<double>());
+    }
+  }
+  return text + report_line(printable(report_path));
 }
 
 }  // namespace
@@ -387,7 +386,7 @@ int Pt2ptWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t)
 int run_pt2pt_perf(int argc, char** argv) {
   return run_program("pt2pt_perf", argc, argv, [](const std::vector<std::string>& args) {
     // Mutable: the world's checks settle the backend's name before the run starts.
-    const auto options = std::make_shared<Options>(parse_options(args));
+    const auto options = std::make_shared<Pt2ptOptions>(parse_options(args));
     ProgramSpec program = program_spec_of<Pt2ptWorkload>(options, *options);
     program.help = usage_text;
     program.build_features = describe_backends;
