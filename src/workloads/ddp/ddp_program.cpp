@@ -479,8 +479,9 @@ std::string DdpStepRun::header(const nlohmann::json&) const {
                       options_.memory_gbps > 0 ? "stated" : "measured on rank 0", first_bucket.c_str());
   }
   return text + "# threads: " + comm_cores_text_ + "\n" +
-         "# us: means over steps and ranks; alone = fwd + bwd of the step with overlap off (nothing communicating beside the\n"
-         "# compute); exposed = step - alone; hidden = 1 - exposed/comm alone; slowdown = (fwd + bwd)/alone; in_step = step - (fwd + bwd)\n";
+         "# us: means over steps and ranks; alone = fwd + bwd - gradient copies of the step with overlap off (nothing\n"
+         "# communicating beside the compute; DDP's copies into and out of the buckets count as communication); exposed = step -\n"
+         "# alone; hidden = 1 - exposed/comm alone (all-reduces + copies); slowdown = (fwd + bwd - copies)/alone; in_step = step - (fwd + bwd)\n";
 }
 
 }  // namespace
