@@ -17,14 +17,19 @@ bin="$1"; work="$2"; series="${3:-20}"; runs="${4:-24}"
 step_from=$(( runs - 5 ))
 read -r -a suite <<< "${SUITE:---sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120}"  # ci-perf's suite
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
-rm -rf "$work/history" "$work/judged" "$work/lengths.txt"  # a second use of WORK must not mix series
+# JUDGE_ONLY=1: no runs; judge the reports already in WORK/history (for example
+# results/summarize/history-length-2026-12-02/reports.tar.xz unpacked into WORK).
+judge_only="${JUDGE_ONLY:-0}"
+[ "$judge_only" = 1 ] || rm -rf "$work/history"  # a second use of WORK must not mix series
+rm -rf "$work/judged" "$work/lengths.txt"
 mkdir -p "$work/history" "$work/judged"
 ( while true; do echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 30; done ) > "$work/load.txt" &
 sampler=$!
 trap 'kill $sampler' EXIT
-started=$(date -u +%H:%M:%S)
+started=$(date -u +%H:%M:%S)  # with JUDGE_ONLY=1 the figures' times are the original run's, not these
 
 for run in $(seq 0 $(( runs - 1 ))); do
+  [ "$judge_only" = 1 ] && break
   for s in $(seq 1 "$series"); do
     for kind in flat step; do
       dir="$work/history/$kind-$s"; extra=()
