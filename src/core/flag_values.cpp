@@ -45,12 +45,12 @@ double parse_real(const std::string& value, const std::string& flag, double lowe
   return parsed;
 }
 
-std::vector<std::string> split_list(const std::string& value) {
+std::vector<std::string> split_list(const std::string& value, char separator) {
   std::vector<std::string> items;
   std::stringstream stream(value);
   std::string item;
-  while (std::getline(stream, item, ',')) items.push_back(item);
-  if (!value.empty() && value.back() == ',') items.push_back("");
+  while (std::getline(stream, item, separator)) items.push_back(item);
+  if (!value.empty() && value.back() == separator) items.push_back("");
   return items;
 }
 

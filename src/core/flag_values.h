@@ -22,8 +22,8 @@ double parse_real(const std::string& value, const std::string& flag,
                   double lowest = std::numeric_limits<double>::lowest(),
                   double highest = std::numeric_limits<double>::max());
 
-// "a,b,,c" -> {"a", "b", "", "c"}; a trailing comma gives a trailing empty item so callers can reject it.
-std::vector<std::string> split_list(const std::string& value);
+// "a,b,,c" -> {"a", "b", "", "c"}; a trailing separator gives a trailing empty item so callers can reject it.
+std::vector<std::string> split_list(const std::string& value, char separator = ',');
 
 // "a,b" or "all" -> the items `parse_item` (text -> std::optional<T>) gives; an unknown item or an
 // empty list is a UsageError that names the flag and the `choices`.

@@ -1,7 +1,6 @@
 #include "cuda/device.h"
 
-#include <cstdio>
-
+#include "core/printable.h"
 #include "cuda/check.h"
 
 namespace collbench::cuda {
@@ -34,10 +33,8 @@ int device_for_local_rank(int local_rank, std::string* why_not) {
 }
 
 std::string DeviceInfo::describe() const {
-  char memory[32];
-  std::snprintf(memory, sizeof(memory), "%.1f GiB", static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0));
-  return name + " [cuda:" + std::to_string(index) + "] sm_" + std::to_string(compute_major) +
-         std::to_string(compute_minor) + " " + memory + " pci " + pci_bus_id;
+  return name + " [cuda:" + std::to_string(index) + "] sm_" + std::to_string(compute_major) + std::to_string(compute_minor) + " " +
+         formatted("%.1f GiB", static_cast<double>(memory_bytes) / (1024.0 * 1024.0 * 1024.0)) + " pci " + pci_bus_id;
 }
 
 DeviceInfo device_info(int index) {

@@ -3,6 +3,7 @@
 #include "engines/host_info.h"
 #include "harness/source_state.h"
 
+#include "core/printable.h"
 #include "core/state_probe.h"
 
 #include <sys/utsname.h>
@@ -223,9 +224,7 @@ std::string utc_timestamp_now() {
   gmtime_r(&seconds, &parts);
   char text[40];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &parts);
-  char with_millis[48];
-  std::snprintf(with_millis, sizeof(with_millis), "%s.%03dZ", text, static_cast<int>(millis));
-  return with_millis;
+  return formatted("%s.%03dZ", text, static_cast<int>(millis));
 }
 
 std::map<std::string, std::string> allow_listed_environment(char** environment) {

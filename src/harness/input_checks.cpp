@@ -4,21 +4,17 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 
+#include "core/printable.h"
 
 namespace collbench {
 namespace {
 
-std::string gibibytes(std::uint64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
-  return text;
-}
+std::string gibibytes(std::uint64_t bytes) { return formatted("%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024)); }
 
 // This host's MemAvailable from /proc/meminfo, or 0 when unknown.
 std::uint64_t available_host_memory_bytes() {

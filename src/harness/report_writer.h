@@ -23,7 +23,6 @@ class ReportWriter {
   // Claims `path` for this run (report::ReportFile: exclusive unless `overwrite`); throws
   // UsageError with the reason. Until then, and on ranks other than 0, nothing is written.
   void open(const std::string& path, bool overwrite);
-  bool is_open() const { return file_.has_value(); }
   std::string path() const { return file_ ? file_->path() : std::string(); }
 
   // The report is held whether or not it is written (-J), so the program can read it back.

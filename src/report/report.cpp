@@ -1,7 +1,5 @@
 #include "report/report.h"
 
-#include <algorithm>
-
 namespace collbench::report {
 
 std::vector<double> StateProbeRecord::values() const {

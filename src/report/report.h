@@ -311,7 +311,6 @@ class RowSummary {
 // split, the batch); ddp_step_perf writes its rows inline. Its time is the step's, combined over
 // ranks per step.
 struct DdpStepRow : Measurement {
-  static constexpr RowKind kKind = RowKind::kDdpStep;
   std::string model;
   std::string backend;
   std::string device = "cpu";

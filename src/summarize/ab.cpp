@@ -12,6 +12,7 @@
 #include "summarize/input_error.h"
 #include "summarize/machine_state.h"
 #include "summarize/process.h"
+#include "core/printable.h"
 #include "core/state_probe.h"
 
 namespace collbench::summarize {
@@ -247,15 +248,13 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
   }
   outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   outcome.document = compare_document(outcome.result, options.compare);
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%.1f s", outcome.wall_s);
+  const std::string seconds = formatted("%.1f s", outcome.wall_s);
   const std::string line = "ab: A = BASE (" + options.command_a.front() + "), B = NEW (" + options.command_b.front() + "); " +
                            std::to_string(outcome.runs_a_side) + " runs a side, interleaved (ABBA), " + seconds + "; reports in " + dir_a +
                            " and " + dir_b;
   outcome.document.notes.push_back(line);
   if (guarded && (reruns > 0 || kept_in_two_states > 0)) {
-    char factor[16];
-    std::snprintf(factor, sizeof factor, "%g", kStateFactor);
+    const std::string factor = formatted("%g", kStateFactor);
     std::string note = "ab: " + std::to_string(reruns) + " run pair(s) set aside and run again, their runs in two machine states (" +
                        probe_place + " more than " + factor + "x apart around them); set-aside reports in " + options.out_dir + "/set-aside";
     if (kept_in_two_states > 0) note += "; " + std::to_string(kept_in_two_states) + " pair(s) kept after " + std::to_string(options.state_reruns) + " re-run(s) still in two states";

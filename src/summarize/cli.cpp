@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <sstream>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -340,13 +338,16 @@ void add_figure_flag(CLI::App& command, RunFigure& figure) {
             });
 }
 
-// --state-guard, the same for compare (unpaired) and history.
-void add_state_guard_flag(CLI::App& command, bool& guard, const std::string& what) {
-  add_value(command, "--state-guard", "on|off", what, [&guard](Text& v, Text& f) {
-    if (v != "on" && v != "off") throw UsageError(f + " expects on or off, not '" + v + "'");
-    guard = v == "on";
+// A flag that takes one of two words: `chose_yes` is whether it was `yes`.
+void add_either(CLI::App& command, const std::string& flag, const std::string& yes, const std::string& no, const std::string& help, bool& chose_yes) {
+  add_value(command, flag, yes + "|" + no, help, [&chose_yes, yes, no](Text& v, Text& f) {
+    if (v != yes && v != no) throw UsageError(f + " expects " + yes + " or " + no + ", not '" + v + "'");
+    chose_yes = v == yes;
   });
 }
+
+// --state-guard, the same for compare (unpaired) and history.
+void add_state_guard_flag(CLI::App& command, bool& guard, const std::string& what) { add_either(command, "--state-guard", "on", "off", what, guard); }
 
 void declare_compare_flags(CLI::App& command, Arguments& a) {
   add_figure_flag(command, a.compare.figure);
@@ -354,10 +355,7 @@ void declare_compare_flags(CLI::App& command, Arguments& a) {
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
             [&a](Text& v, Text& f) { a.compare.alpha = parse_fraction(v, f); });
-  add_value(command, "--correction", "holm|none", "over the rows, for SLOWER and FASTER (default holm)", [&a](Text& v, Text& f) {
-    if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
-    a.compare.holm = v == "holm";
-  });
+  add_either(command, "--correction", "holm", "none", "over the rows, for SLOWER and FASTER (default holm)", a.compare.holm);
 }
 
 // Every command, named here once: its help, its flags and what it runs.
@@ -430,14 +428,8 @@ const Command kCommands[] = {
        add_integer(command, "--permutations", "permutations per test (default 999)", o.permutations, 19, 1000000);
        add_value(command, "--min-segment", "N", "runs a change must hold, and runs before it (default 3: the fewest whose median one odd run cannot move)",
                  [&o](Text& v, Text& f) { o.min_segment = static_cast<std::size_t>(parse_integer(v, f, 1, 1000000)); });
-       add_value(command, "--correction", "holm|none", "over the series, for the exit code (default holm)", [&o](Text& v, Text& f) {
-         if (v != "holm" && v != "none") throw UsageError(f + " expects holm or none, not '" + v + "'");
-         o.holm = v == "holm";
-       });
-       add_value(command, "--pool", "rows|none", "also judge all rows as one series, at alpha / 2 (default rows)", [&o](Text& v, Text& f) {
-         if (v != "rows" && v != "none") throw UsageError(f + " expects rows or none, not '" + v + "'");
-         o.pool_rows = v == "rows";
-       });
+       add_either(command, "--correction", "holm", "none", "over the series, for the exit code (default holm)", o.holm);
+       add_either(command, "--pool", "rows", "none", "also judge all rows as one series, at alpha / 2 (default rows)", o.pool_rows);
        add_state_guard_flag(command, o.state_guard,
                             "set aside runs whose reports' state probe (a cache-line round trip) was more than 2x from\n"
                             "the series' usual level: made in another machine state (default on)");

@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "core/printable.h"
 #include "summarize/input_error.h"
 #include "summarize/machine_state.h"
 
@@ -360,9 +361,7 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
   }
   for (const auto& loaded : base) {
     if (const auto percent = injected_slowdown_percent(loaded.report)) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%g", *percent);
-      throw InputError("BASE " + loaded.path + " ran with --inject-slowdown " + text + "%; a baseline must be an unaltered run");
+      throw InputError("BASE " + loaded.path + " ran with --inject-slowdown " + formatted("%g", *percent) + "%; a baseline must be an unaltered run");
     }
   }
   if (base.front().report.kind != candidate.front().report.kind) {
@@ -440,10 +439,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     if (const auto percent = injected_slowdown_percent(loaded.report)) injected_runs[*percent].push_back(loaded.path);
   }
   for (const auto& [percent, paths] : injected_runs) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%g%% (a synthetic slowdown)", percent);
     result.notes.push_back("NEW " + (paths.size() == 1 ? paths.front() : std::to_string(paths.size()) + " runs (" + paths.front() + ", ...)") +
-                           " ran with --inject-slowdown " + text);
+                           " ran with --inject-slowdown " + formatted("%g%% (a synthetic slowdown)", percent));
   }
   return result;
 }
@@ -525,17 +522,13 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
       std::count_if(result.lines.begin(), result.lines.end(), [](const CompareLine& line) { return line.p_slower.has_value(); }));
   const bool over_rows = options.holm && judged > 1;
   if (const auto detectable = result.detectable()) {
-    char text[200];
-    std::snprintf(text, sizeof text, "smallest change these runs could find: %.3g%% (measured spread, alpha %.3g%s, 80%% power)", 100 * *detectable,
-                  options.alpha, over_rows ? " over the rows (Holm)" : "");
-    document.notes.push_back(text);
+    document.notes.push_back(formatted("smallest change these runs could find: %.3g%% (measured spread, alpha %.3g%s, 80%% power)",
+                                       100 * *detectable, options.alpha, over_rows ? " over the rows (Holm)" : ""));
   } else if (result.paired && judged > 0) {
     // Say why there is no number: the signed-rank test's least p is 2^-pairs.
-    char text[200];
-    std::snprintf(text, sizeof text, "smallest change these runs could find: none yet (the signed-rank test needs %zu pairs at alpha %.3g%s)",
-                  fewest_pairs_for(over_rows ? options.alpha / static_cast<double>(judged) : options.alpha), options.alpha,
-                  over_rows ? " over the rows (Holm)" : "");
-    document.notes.push_back(text);
+    document.notes.push_back(formatted("smallest change these runs could find: none yet (the signed-rank test needs %zu pairs at alpha %.3g%s)",
+                                       fewest_pairs_for(over_rows ? options.alpha / static_cast<double>(judged) : options.alpha), options.alpha,
+                                       over_rows ? " over the rows (Holm)" : ""));
   }
   for (const auto& note : result.notes) document.notes.push_back(note);
   for (const auto& row : result.only_in_base) document.notes.push_back("only in BASE: " + row);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/printable.h"
 #include "report/table.h"
 #include "summarize/input_error.h"
 
@@ -118,9 +119,7 @@ std::string csv_cell(const json& cell) {
   if (cell.is_null()) return "";
   if (cell.is_string()) return csv_escape(cell.get<std::string>());
   if (cell.is_number_float()) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.9g", cell.get<double>());
-    return buffer;
+    return formatted("%.9g", cell.get<double>());
   }
   return csv_escape(cell.dump());
 }

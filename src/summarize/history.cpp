@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/printable.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
 #include "summarize/run_stats.h"
@@ -201,11 +202,7 @@ PooledHistory pool_rows(const std::vector<HistorySeries>& series, const HistoryO
   return result;
 }
 
-std::string percent_text(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g%%", 100 * fraction);
-  return text;
-}
+std::string percent_text(double fraction) { return formatted("%.3g%%", 100 * fraction); }
 
 }  // namespace
 
@@ -378,8 +375,7 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   for (const auto& series : result.series) {
     if (!series.latest_is_slower() || result.machine_mismatch) continue;
     const auto& latest = series.changes.back();
-    char p_text[32];
-    std::snprintf(p_text, sizeof p_text, "%.3g", latest.p_value);
+    const std::string p_text = formatted("%.3g", latest.p_value);
     const std::string what = "the latest change of " + describe_key(series.key) + " is " + percent_text(latest.change) + " slower (since " +
                              series.points[latest.index].time + ", p = " + p_text + ")";
     document.notes.push_back(series.regressed() ? "regression: " + what
@@ -392,8 +388,7 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
     if (!pooled.slowdown) {
       what += "no slowdown that holds to the latest runs";
     } else {
-      char p_text[32];
-      std::snprintf(p_text, sizeof p_text, "%.3g", pooled.slowdown->p_value);
+      const std::string p_text = formatted("%.3g", pooled.slowdown->p_value);
       what += percent_text(pooled.slowdown->change) + " slower since " + pooled.points[pooled.slowdown->index].time + " (p = " + p_text + ", one-sided" +
               (pooled.regression ? ")" : "; not below its alpha)");
     }

@@ -1,5 +1,6 @@
 #include "summarize/machine_state.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/state_probe.h"
@@ -28,10 +29,7 @@ StateGuard judge_machine_states(const std::vector<const LoadedReport*>& runs, bo
 }
 
 bool StateGuard::sets_aside(const std::string& path) const {
-  for (const auto& run : set_aside) {
-    if (run.path == path) return true;
-  }
-  return false;
+  return std::any_of(set_aside.begin(), set_aside.end(), [&path](const SetAsideRun& run) { return run.path == path; });
 }
 
 std::string describe_probe_place(const report::StateProbeRecord& probe) {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 
 #include "core/dtype.h"
+#include "core/printable.h"
 #include "summarize/input_error.h"
 #include "summarize/series.h"
 
@@ -19,11 +19,7 @@ constexpr double kParameterBytes = 4;
 // bucket_cap_mb as DDP reads it: int(mb * 1024 * 1024) bytes (as ddp/buckets.h).
 double mib_bytes(double mib) { return std::floor(mib * 1024.0 * 1024.0); }
 
-std::string mb_text(double mb) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", mb);
-  return text;
-}
+std::string mb_text(double mb) { return formatted("%g", mb); }
 
 std::size_t gradient_element_bytes(const std::string& dtype, const std::string& where) {
   const auto parsed = parse_dtype(dtype);

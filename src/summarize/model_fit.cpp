@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <map>
 #include <random>
 #include <set>
 
 #include "core/dtype.h"
+#include "core/printable.h"
+#include "core/stats.h"
 #include "summarize/figure.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
@@ -31,19 +32,12 @@ double fitted_time_us(const WorldSizeFit& world, std::uint64_t bytes) {
 }
 
 double percentile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
   if (values.empty()) return 0;
-  const double at = q * static_cast<double>(values.size() - 1);
-  const auto low = static_cast<std::size_t>(std::floor(at));
-  const auto high = std::min(values.size() - 1, low + 1);
-  return values[low] + (at - static_cast<double>(low)) * (values[high] - values[low]);
+  std::sort(values.begin(), values.end());
+  return quantile_of_sorted(values, q);
 }
 
-std::string number_text(double value, const char* format) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
+std::string number_text(double value, const char* format) { return formatted(format, value); }
 
 double element_bytes_of(const std::string& dtype) {
   const auto parsed = parse_dtype(dtype);

@@ -1,10 +1,10 @@
 #include "summarize/nccl_table.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <optional>
 
+#include "core/printable.h"
 #include "report/table.h"
 #include "summarize/plot.h"
 #include "summarize/series.h"
@@ -87,10 +87,8 @@ std::optional<CacheShare> cache_edge_between(const std::vector<CacheShare>& cach
 }
 
 std::string busbw_fall_text(const report::Row& peak, const report::Row& last) {
-  char text[160];
-  std::snprintf(text, sizeof text, "busbw falls with size: %.3g GB/s at %s, %.3g at %s", *headline(peak), size_tick_label(peak.size).c_str(),
-                *headline(last), size_tick_label(last.size).c_str());
-  return text;
+  return formatted("busbw falls with size: %.3g GB/s at %s, %.3g at %s", *headline(peak), size_tick_label(peak.size).c_str(),
+                   *headline(last), size_tick_label(last.size).c_str());
 }
 
 // A rank far slower than the others shows in the over-ranks views: the slowest rank's time (max
@@ -120,10 +118,8 @@ std::optional<std::string> slow_rank_finding(const std::vector<const report::Row
     if (ratio > kSlowRankRatio) ++slow;
   }
   if (with_views < 2 || 4 * slow < 3 * with_views) return std::nullopt;
-  char text[160];
-  std::snprintf(text, sizeof text, "a rank far slower than the others: the slowest rank's time over %.3gx the fastest's in %d of %d sizes (up to %.3gx)",
-                kSlowRankRatio, slow, with_views, worst);
-  return std::string(text);
+  return formatted("a rank far slower than the others: the slowest rank's time over %.3gx the fastest's in %d of %d sizes (up to %.3gx)",
+                   kSlowRankRatio, slow, with_views, worst);
 }
 
 }  // namespace

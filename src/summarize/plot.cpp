@@ -1,7 +1,6 @@
 #include "summarize/plot.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -11,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/printable.h"
 #include "core/sizes.h"
 #include "summarize/file_names.h"
 #include "summarize/input_error.h"
@@ -216,9 +216,7 @@ std::string size_tick_label(std::uint64_t bytes) {
     value /= 1024;
     ++unit;
   }
-  char text[32];
-  std::snprintf(text, sizeof text, value == std::floor(value) ? "%.0f%s" : "%.3g%s", value, units[unit]);
-  return text;
+  return formatted(value == std::floor(value) ? "%.0f%s" : "%.3g%s", value, units[unit]);
 }
 
 std::string size_tics_text(std::uint64_t smallest, std::uint64_t largest) {

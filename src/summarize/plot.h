@@ -16,7 +16,6 @@ namespace collbench::summarize {
 // The collective metrics by name, for callers that plot collectives.
 struct PlotMetric {
   static constexpr const char* kBusBandwidth = "busbw";
-  static constexpr const char* kAlgBandwidth = "algbw";
   static constexpr const char* kTime = "time";
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <utility>
 
@@ -145,9 +146,7 @@ double student_t_quantile(double probability, double degrees_of_freedom) {
 double normal_quantile(double probability) { return boost::math::quantile(boost::math::normal(), probability); }
 
 double mean_of(const std::vector<double>& values) {
-  double sum = 0;
-  for (double value : values) sum += value;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+  return values.empty() ? 0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
 double geometric_mean(const std::vector<double>& values) {

@@ -1,6 +1,5 @@
 #include "summarize/sweep.h"
 
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>

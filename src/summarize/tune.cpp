@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "core/printable.h"
 #include "summarize/file_names.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
@@ -230,11 +231,7 @@ void check_common(const TuneOptions& options) {
   if (options.ab.runs < 1 || options.ab.max_runs < options.ab.runs) throw InputError("tune: --runs >= 1 and --max-runs >= --runs");
 }
 
-std::string percent_text(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g%%", 100 * fraction);
-  return text;
-}
+std::string percent_text(double fraction) { return formatted("%.3g%%", 100 * fraction); }
 
 nlohmann::json percent_cell(const std::optional<double>& value) { return value ? nlohmann::json(100 * *value) : nlohmann::json(nullptr); }
 
@@ -393,8 +390,7 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
   std::string candidates;
   for (const auto& candidate : decision.candidates) candidates += (candidates.empty() ? "" : ", ") + candidate.name;
   decision.provenance["candidates"] = provenance_value(candidates);
-  char alpha[32];
-  std::snprintf(alpha, sizeof alpha, "%g", options.alpha);
+  const std::string alpha = formatted("%g", options.alpha);
   decision.provenance["rule"] = std::string("FASTER by ab's paired signed-rank test, ") +
                                 (options.holm ? "Holm over the sizes" : "no correction over the sizes") + ", min effect " +
                                 percent_text(options.min_effect) + ", alpha " + alpha;

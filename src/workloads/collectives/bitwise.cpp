@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/printable.h"
 #include "core/values.h"
 
 namespace collbench {
@@ -31,9 +32,7 @@ std::string element_bits_hex(const void* base, std::size_t index, std::size_t el
   char digits[3];
   if (element_bytes <= sizeof(value)) {
     std::memcpy(&value, bytes, element_bytes);  // little-endian host: the low bytes of the integer
-    char buffer[24];
-    std::snprintf(buffer, sizeof(buffer), "%0*llx", static_cast<int>(2 * element_bytes), static_cast<unsigned long long>(value));
-    return text + buffer;
+    return text + formatted("%0*llx", static_cast<int>(2 * element_bytes), static_cast<unsigned long long>(value));
   }
   for (std::size_t b = element_bytes; b-- > 0;) {  // wider than 64 bits: most significant byte first
     std::snprintf(digits, sizeof(digits), "%02x", bytes[b]);

@@ -1,11 +1,11 @@
 #include "workloads/collectives/bitwise_repeats.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <sstream>
 #include <tuple>
 
+#include "core/printable.h"
 #include "workloads/collectives/bitwise.h"
 
 namespace collbench {
@@ -146,9 +146,7 @@ BitwiseResult BitwiseRepeats::compare(const CollectiveCase& one_case, Collective
     result.differing += (*first)["elements"].get<std::int64_t>();
     result.first.push_back(std::move(*first));
   }
-  char hash[24];
-  std::snprintf(hash, sizeof(hash), "%016llx",
-                static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
+  const std::string hash = formatted("%016llx", static_cast<unsigned long long>(fnv1a_64(first_repeat.data(), first_repeat.size())));
   if (!collective_.same_output_on_every_rank || world_.size() < 2) {
     result.hash = world_.broadcast_string(hash);
     return result;

@@ -4,7 +4,6 @@
 // ranks is sendrecv_perf's job.
 #include <CLI/CLI.hpp>
 
-#include <algorithm>
 #include <memory>
 
 #include "workloads/compute/compute_benchmark.h"

@@ -38,15 +38,9 @@ void CommunicationThread::wait_finished(std::uint64_t number) {
   std::unique_lock<std::mutex> lock(mutex_);
   idle_.wait(lock, [this, number] { return finished_ >= number || error_ != nullptr; });
   if (error_) {
-    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });  // the rest are skipped, as wait_idle leaves them
+    idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });  // the rest are skipped
     std::rethrow_exception(std::exchange(error_, nullptr));
   }
-}
-
-void CommunicationThread::wait_idle() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [this] { return jobs_.empty() && !busy_; });
-  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
 
 void CommunicationThread::serve() {
@@ -73,7 +67,7 @@ void CommunicationThread::serve() {
     if (error && !error_) error_ = error;
     busy_ = false;
     ++finished_;
-    idle_.notify_all();  // wait_finished waits for one job, wait_idle for the last
+    idle_.notify_all();  // wait_finished waits for one job
   }
 }
 

@@ -1,7 +1,7 @@
 // The CPU stand-in for NCCL's side stream: one thread that runs bucket all-reduces in the order
 // they were handed over, while the caller goes on computing. One job runs at a time, so the
 // backend sees serialized calls (MPI_THREAD_SERIALIZED suffices), and the caller makes no call
-// into the backend between submit() and wait_idle().
+// into the backend between submit() and wait_finished().
 #pragma once
 
 #include <condition_variable>
@@ -26,9 +26,8 @@ class CommunicationThread {
 
   // Returns the job's number (1, 2, ... over the thread's life) for wait_finished.
   std::uint64_t submit(std::function<void()> job);
-  // Returns once every submitted job has run; rethrows the first error a job threw.
-  void wait_idle();
-  // Returns once job `number` and every job before it have run; rethrows as wait_idle does.
+  // Returns once job `number` and every job before it have run; rethrows the first error a job
+  // threw once the jobs after it have been skipped.
   void wait_finished(std::uint64_t number);
 
  private:

@@ -59,11 +59,7 @@ struct DdpCase {
 // or scale (--memory-gbps 1e-300), not a step anyone can wait for.
 constexpr double kLongestPlannedStepSeconds = 24 * 3600;
 
-std::string shown_number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", value);
-  return text;
-}
+std::string shown_number(double value) { return formatted("%.3g", value); }
 
 // ddp_step_perf apart from any run: its options, the model and compute profile they load, and the
 // checks every rank makes before any starts.

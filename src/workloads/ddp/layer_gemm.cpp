@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "core/error.h"
 #include "core/printable.h"
@@ -36,29 +37,19 @@ Gemm gemm_at(const GemmShape& shape, double samples) {
   return {factors[0], factors[1], factors[2], factors[3]};
 }
 
-double ComputePlan::forward_flops() const {
-  double total = 0;
-  for (const auto& layer : layers) total += layer.forward.flops();
-  return total;
+namespace {
+template <typename Of>
+double sum_over(const std::vector<LayerWork>& layers, Of of) {
+  return std::accumulate(layers.begin(), layers.end(), 0.0, [&of](double total, const LayerWork& layer) { return total + of(layer); });
 }
+}  // namespace
 
+double ComputePlan::forward_flops() const { return sum_over(layers, [](const LayerWork& l) { return l.forward.flops(); }); }
 double ComputePlan::backward_flops() const {
-  double total = 0;
-  for (const auto& layer : layers) total += layer.input_grad.flops() + layer.weight_grad.flops();
-  return total;
+  return sum_over(layers, [](const LayerWork& l) { return l.input_grad.flops() + l.weight_grad.flops(); });
 }
-
-double ComputePlan::forward_bytes() const {
-  double total = 0;
-  for (const auto& layer : layers) total += layer.forward_bytes;
-  return total;
-}
-
-double ComputePlan::backward_bytes() const {
-  double total = 0;
-  for (const auto& layer : layers) total += layer.backward_bytes;
-  return total;
-}
+double ComputePlan::forward_bytes() const { return sum_over(layers, [](const LayerWork& l) { return l.forward_bytes; }); }
+double ComputePlan::backward_bytes() const { return sum_over(layers, [](const LayerWork& l) { return l.backward_bytes; }); }
 
 ComputePlan plan_compute(const Model& model, int batch, double compute_scale) {
   ComputePlan plan;

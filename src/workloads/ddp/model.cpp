@@ -1,8 +1,8 @@
 #include "workloads/ddp/model.h"
 
 #include <cctype>
+#include <numeric>
 #include <set>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -36,15 +36,6 @@ std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t");
   if (first == std::string::npos) return "";
   return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
-std::vector<std::string> split_on(const std::string& text, char separator) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, separator)) items.push_back(item);
-  if (!text.empty() && text.back() == separator) items.push_back("");
-  return items;
 }
 
 // "B*<n>" or "B" (per sample), or "<n>".
@@ -89,7 +80,7 @@ std::string lower_extension(const std::string& path) {
 // "name:elements;name:elements" -> tensors of layer `layer_index`.
 void add_params(Model& model, int layer_index, const std::string& text, const std::string& where) {
   if (trim(text).empty()) return;
-  for (const auto& item : split_on(text, ';')) {
+  for (const auto& item : split_list(text, ';')) {
     const auto colon = item.rfind(':');
     if (colon == std::string::npos) bad_file(model.name, where + ": params expects name:elements, got " + shown_name(item));
     ParameterTensor tensor;
@@ -136,7 +127,7 @@ std::string GemmShape::text() const {
 
 GemmShape parse_gemm_shape(const std::string& text, const std::string& what) {
   if (trim(text).empty()) return {};
-  const std::vector<std::string> factors = split_on(trim(text), 'x');
+  const std::vector<std::string> factors = split_list(trim(text), 'x');
   if (factors.size() != 3 && factors.size() != 4) {
     throw UsageError(what + ": expected MxNxK or MxNxKxCOUNT, got " + shown_name(text));
   }
@@ -161,7 +152,7 @@ ScaledBytes parse_scaled_bytes(const std::string& text, const std::string& what)
   ScaledBytes bytes;
   const std::string trimmed = trim(text);
   if (trimmed.empty()) return bytes;
-  for (const auto& term : split_on(trimmed, '+')) {
+  for (const auto& term : split_list(trimmed, '+')) {
     const std::string value = trim(term);
     const bool scaled = value.size() > 2 && (value[0] == 'B' || value[0] == 'b') && value[1] == '*';
     const double number = parse_real(scaled ? value.substr(2) : value, what, 0, kMaxBytes);
@@ -171,15 +162,11 @@ ScaledBytes parse_scaled_bytes(const std::string& text, const std::string& what)
 }
 
 std::uint64_t Model::parameter_count() const {
-  std::uint64_t total = 0;
-  for (const auto& tensor : tensors) total += tensor.elements;
-  return total;
+  return std::accumulate(tensors.begin(), tensors.end(), std::uint64_t{0}, [](std::uint64_t total, const auto& tensor) { return total + tensor.elements; });
 }
 
 double Model::forward_flops_per_sample() const {
-  double total = 0;
-  for (const auto& layer : layers) total += layer.forward.flops_per_sample();
-  return total;
+  return std::accumulate(layers.begin(), layers.end(), 0.0, [](double total, const auto& layer) { return total + layer.forward.flops_per_sample(); });
 }
 
 double Model::backward_flops_per_sample() const {
