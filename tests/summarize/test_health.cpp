@@ -5,18 +5,10 @@
 
 #include "report/report_json.h"
 #include "summarize/nccl_table.h"
+#include "test_data.h"
 
 namespace collbench::summarize {
 namespace {
-
-std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
-
-// `row` with its JSON changed by `change`, read again as the reader reads a collective row.
-report::Row changed(const report::Row& row, const std::function<void(nlohmann::json&)>& change) {
-  nlohmann::json fields = row.fields;
-  change(fields);
-  return report::row_from_json(fields, report::RowKind::kCollective);
-}
 
 // An all_reduce report with out-of-place rows of the given (bytes, time_us, busbw) at 2 ranks.
 LoadedReport curve(const std::vector<std::tuple<std::uint64_t, double, double>>& points, std::int64_t wrong = 0) {

@@ -13,18 +13,10 @@
 #include "summarize/model.h"
 #include "run_cli.h"
 #include "workloads/collectives/collective.h"
+#include "test_data.h"
 
 namespace collbench::summarize {
 namespace {
-
-std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
-
-// `row` with its JSON changed by `change`, read again as the reader reads a collective row.
-report::Row changed(const report::Row& row, const std::function<void(nlohmann::json&)>& change) {
-  nlohmann::json fields = row.fields;
-  change(fields);
-  return report::row_from_json(fields, report::RowKind::kCollective);
-}
 
 // An all_reduce report at `ranks` whose out-of-place rows take `time_of(bytes)`, 8 B to 4 MiB.
 LoadedReport synthetic(int ranks, const std::function<double(double)>& time_of, const std::string& algorithm = "default") {

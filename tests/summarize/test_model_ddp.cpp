@@ -9,11 +9,10 @@
 #include "summarize/input_error.h"
 #include "summarize/model_ddp.h"
 #include "run_cli.h"
+#include "test_data.h"
 
 namespace collbench::summarize {
 namespace {
-
-std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
 
 // Ring all_reduce of `bytes` at 8 ranks: 14 alpha + 14/8 bytes / beta.
 double ring8(double bytes) { return 14 * 100 + 1.75 * bytes / 1e4; }

@@ -32,11 +32,10 @@
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
 #include "run_cli.h"
+#include "test_data.h"
 
 namespace collbench::summarize {
 namespace {
-
-std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
 
 std::string key_value(const SeriesKey& key, const std::string& name) {
   for (const auto& [field, value] : key) {

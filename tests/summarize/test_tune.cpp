@@ -14,11 +14,10 @@
 #include "summarize/tune.h"
 #include "summarize/tune_files.h"
 #include "run_cli.h"
+#include "test_data.h"
 
 namespace collbench::summarize {
 namespace {
-
-std::string data(const std::string& name) { return std::string(COLLBENCH_SUMMARIZE_DATA) + "/" + name; }
 
 TuneCandidate mpi_candidate(int number, const std::string& name) {
   TuneCandidate candidate;
