@@ -39,13 +39,14 @@ def levels(folder, skip=()):
     return [median([rows[key][run] - usual[key] for key in rows]) for run in runs]
 
 
-guard = "--state-guard" in sys.argv[2:]
-for kind in [a for a in sys.argv[2:] if a != "--state-guard"]:
-    for series in range(1, 21):
-        folder = f"{sys.argv[1]}/{kind}-{series}"
-        if glob.glob(folder + "/run-*.json"):
-            skip = set()
-            if guard:
-                judged = json.load(open(f"{folder}.json"))
-                skip = {run["report"] for run in judged.get("state_guard", {}).get("set_aside", [])}
-            print(f"{kind}-{series:2d}", " ".join(f"{100 * (math.exp(v) - 1):6.1f}" for v in levels(folder, skip)))
+if __name__ == "__main__":  # history-length-2026-12-02/levels.py imports median and p10
+    guard = "--state-guard" in sys.argv[2:]
+    for kind in [a for a in sys.argv[2:] if a != "--state-guard"]:
+        for series in range(1, 21):
+            folder = f"{sys.argv[1]}/{kind}-{series}"
+            if glob.glob(folder + "/run-*.json"):
+                skip = set()
+                if guard:
+                    judged = json.load(open(f"{folder}.json"))
+                    skip = {run["report"] for run in judged.get("state_guard", {}).get("set_aside", [])}
+                print(f"{kind}-{series:2d}", " ".join(f"{100 * (math.exp(v) - 1):6.1f}" for v in levels(folder, skip)))
