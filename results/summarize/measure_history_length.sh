@@ -17,8 +17,7 @@ bin="$1"; work="$2"; series="${3:-20}"; runs="${4:-24}"
 step_from=$(( runs - 5 ))
 read -r -a suite <<< "${SUITE:---sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120}"  # ci-perf's suite
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
-# JUDGE_ONLY=1: no runs; judge the reports already in WORK/history (for example
-# results/summarize/history-length-2026-12-02/reports.tar.xz unpacked into WORK).
+# JUDGE_ONLY=1: no runs; judge the reports already in WORK/history again (a kept earlier run's).
 judge_only="${JUDGE_ONLY:-0}"
 [ "$judge_only" = 1 ] || rm -rf "$work/history"  # a second use of WORK must not mix series
 rm -rf "$work/judged" "$work/lengths.txt"
