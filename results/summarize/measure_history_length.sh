@@ -9,7 +9,8 @@
 # same 5 slow runs at the end, L - 5 before them), with the machine-state guard (the default) and
 # with --state-guard off, on the same reports. Writes WORK/lengths.md and keeps every report and
 # verdict; the load average is sampled every 30 s into WORK/load.txt. Defaults only: nothing here
-# is tuned to its own results.
+# is tuned to its own results. OLD_COLLBENCH=PATH also judges every series with another build of
+# collbench (guards "old-on" and "old-off"), for a rule against the one it replaced, on the same reports.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; work="$2"; series="${3:-20}"; runs="${4:-24}"
@@ -43,6 +44,8 @@ finished=$(date -u +%H:%M:%S)
 # Judge the last L runs of each series. A regression counts as found when history's
 # regression_reports names a run within one of the step's first (step_from - 1 .. step_from + 1).
 near_runs="run-($(printf %02d $(( step_from - 1 )))|$(printf %02d "$step_from")|$(printf %02d $(( step_from + 1 ))))"
+guards=(on off)
+[ -n "${OLD_COLLBENCH:-}" ] && guards+=(old-on old-off)
 lengths=()
 for (( length = 12; length <= runs; length += 4 )); do lengths+=("$length"); done
 [ "${lengths[-1]}" = "$runs" ] || lengths+=("$runs")
@@ -55,37 +58,41 @@ for length in "${lengths[@]}"; do
         name="run-$(printf %02d "$run").json"
         ln -s "../../../history/$kind-$s/$name" "$dir/$name"
       done
-      for guard in on off; do
+      for guard in "${guards[@]}"; do
         verdict="$work/judged/L$length/$kind-$s.guard-$guard.json"
-        "$bin/collbench" history "$dir" --state-guard "$guard" --format json > "$verdict" 2> /dev/null
+        judge="$bin/collbench"
+        [ "${guard#old-}" != "$guard" ] && judge="$OLD_COLLBENCH"
+        "$judge" history "$dir" --state-guard "${guard#old-}" --format json > "$verdict" 2> /dev/null
         code=$?
         near=0
         jq -e --arg near "$near_runs" '[.regression_reports[]? | test($near)] | any' "$verdict" > /dev/null 2>&1 && near=1
         aside=$(jq '.state_guard.set_aside | length' "$verdict" 2> /dev/null || echo 0)
-        echo "$length $guard $kind $s $code $near $aside" >> "$work/lengths.txt"
+        cycles=$(jq '[.state_guard.cycles_set_aside[]?.cycles | length] | add // 0' "$verdict" 2> /dev/null || echo 0)
+        echo "$length $guard $kind $s $code $near $aside $cycles" >> "$work/lengths.txt"
       done
     done
   done
 done
 
-probed=$(cat "$work"/history/*/run-*.json | jq -s '[.[] | .context.state_probe | select(. != null) | .before_ns, .after_ns | select(. != null)] | length')
+probed=$(cat "$work"/history/*/run-*.json | jq -s '[.[] | .context.state_probe | select(. != null) | .before_ns, .after_ns, (.between_cycles_ns // [] | .[]) | select(. != null)] | length')
+cycles_per_run=$(jq '.context.options.cycles // 1' "$work/history/flat-1/run-00.json")
 load_range=$(awk '{ if (min == "" || $2 < min) min = $2; if ($2 > max) max = $2 } END { printf "%s-%s", min, max }' "$work/load.txt")
 {
   echo "# history: runs needed for a 10 % step, $(date -u +%Y-%m-%d) (runs $started-$finished UTC; load average $load_range; $(nproc) cores)"
   echo
   echo "$series flat and $series step series of $runs runs, interleaved; the step (--inject-slowdown 10) in each step"
   echo "series' last 5 runs (from run $step_from); each series judged on its last L runs. State probes made: $probed of"
-  echo "$(( 2 * 2 * series * runs )) (before and after each run). \"found\": a regression named at runs $(( step_from - 1 ))-$(( step_from + 1 ))."
+  echo "$(( 2 * series * runs * (cycles_per_run + 1) )) (before and after each run, and between its $cycles_per_run cycles). \"found\": a regression named at runs $(( step_from - 1 ))-$(( step_from + 1 ))."
   echo
-  echo "| runs judged (L) | guard | flat exit 0 | flat exit 1 | step exit 1 | step found within 1 run | runs set aside (flat + step) |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| runs judged (L) | guard | flat exit 0 | flat exit 1 | step exit 1 | step found within 1 run | runs set aside (flat + step) | cycles left out of runs kept |"
+  echo "|---|---|---|---|---|---|---|---|"
   for length in "${lengths[@]}"; do
-    for guard in on off; do
+    for guard in "${guards[@]}"; do
       awk -v l="$length" -v g="$guard" -v n="$series" '$1 == l && $2 == g {
           if ($3 == "flat") { if ($5 == 0) fok++; if ($5 == 1) fbad++ }
           else { if ($5 == 1) sbad++; if ($6 == 1) found++ }
-          aside += $7 }
-        END { printf "| %d | %s | %d of %d | %d | %d | %d of %d | %d |\n", l, g, fok, n, fbad, sbad, found, n, aside }' "$work/lengths.txt"
+          aside += $7; cycles += $8 }
+        END { printf "| %d | %s | %d of %d | %d | %d | %d of %d | %d | %d |\n", l, g, fok, n, fbad, sbad, found, n, aside, cycles }' "$work/lengths.txt"
     done
   done
 } > "$work/lengths.md"

@@ -11,13 +11,9 @@
 #include <thread>
 
 #include "core/process_threads.h"
-#include "core/stats.h"
 
 namespace collbench {
 namespace {
-
-constexpr int kBursts = 5;
-constexpr long kRoundTrips = 2000;
 
 struct alignas(64) Line {
   std::atomic<long> value{0};
@@ -32,8 +28,10 @@ bool place_this_thread(int cpu) {
 
 }  // namespace
 
-std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) const {
-  if (cpu_a < 0 || cpu_b < 0) return std::nullopt;
+std::optional<double> StateProbe::measure(std::chrono::milliseconds patience, ProbeSize size) const {
+  if (cpu_a < 0 || cpu_b < 0 || size.bursts < 1 || size.round_trips < 1) return std::nullopt;
+  const int bursts = size.bursts;
+  const long round_trips = size.round_trips;
   Line line;
   std::atomic<int> placed{0};
   std::atomic<bool> failed{false}, stopped{false};
@@ -44,7 +42,7 @@ std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) co
     ++placed;
     while (placed.load() < 2) {}
     if (failed) return;
-    for (long i = 0; i < kBursts * kRoundTrips; ++i) {
+    for (long i = 0; i < bursts * round_trips; ++i) {
       while (line.value.load(std::memory_order_acquire) != 2 * i + 1) {
         if (stopped.load(std::memory_order_relaxed)) return;
       }
@@ -58,9 +56,9 @@ std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) co
     if (failed) return;
     long i = 0;
     const auto first = std::chrono::steady_clock::now();
-    for (int burst = 0; burst < kBursts; ++burst) {
+    for (int burst = 0; burst < bursts; ++burst) {
       const auto start = std::chrono::steady_clock::now();
-      for (long end = i + kRoundTrips; i < end; ++i) {
+      for (long end = i + round_trips; i < end; ++i) {
         line.value.store(2 * i + 1, std::memory_order_release);
         // A side that lost its CPU to other work stalls a burst for whole time slices (a burst of
         // 180 ms was seen under load 11): give up within the patience, not after the burst. The
@@ -73,7 +71,7 @@ std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) co
         }
       }
       const auto finished = std::chrono::steady_clock::now();
-      burst_ns.push_back(std::chrono::duration<double, std::nano>(finished - start).count() / kRoundTrips);
+      burst_ns.push_back(std::chrono::duration<double, std::nano>(finished - start).count() / static_cast<double>(round_trips));
       // Other work on these CPUs, not a state of the machine, makes a probe this slow.
       if (finished - first > patience) {
         stopped = true;
@@ -92,8 +90,8 @@ std::optional<double> StateProbe::measure(std::chrono::milliseconds patience) co
   if (asker.joinable()) asker.join();
   if (answerer.joinable()) answerer.join();
   if (failed || stopped) return std::nullopt;
-  std::nth_element(burst_ns.begin(), burst_ns.begin() + kBursts / 2, burst_ns.end());
-  return burst_ns[kBursts / 2];
+  std::nth_element(burst_ns.begin(), burst_ns.begin() + bursts / 2, burst_ns.end());
+  return burst_ns[bursts / 2];
 }
 
 std::string StateProbe::describe() const {
@@ -139,24 +137,6 @@ bool one_machine_state(const std::vector<std::optional<double>>& probes_ns, doub
     high = std::max(high, *probe);
   }
   return low == 0 || high <= factor * low;
-}
-
-std::vector<bool> runs_in_another_state(const std::vector<std::vector<double>>& probes_per_run, double factor) {
-  std::vector<double> every;
-  for (const auto& probes : probes_per_run) {
-    for (double probe : probes) {
-      if (probe > 0) every.push_back(probe);
-    }
-  }
-  std::vector<bool> other(probes_per_run.size(), false);
-  if (every.empty()) return other;
-  const double usual = median_of(every);
-  for (std::size_t run = 0; run < probes_per_run.size(); ++run) {
-    for (double probe : probes_per_run[run]) {
-      if (probe > 0 && (probe > factor * usual || probe * factor < usual)) other[run] = true;
-    }
-  }
-  return other;
 }
 
 }  // namespace collbench

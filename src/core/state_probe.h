@@ -17,12 +17,24 @@
 
 namespace collbench {
 
+// How much a probe times: the median of `bursts` bursts of `round_trips` round trips each.
+struct ProbeSize {
+  int bursts = 5;
+  long round_trips = 2000;
+};
+
+// The probe made before a run's first row and after its last (about 1.6 ms in the usual state).
+inline constexpr ProbeSize kRunProbe{5, 2000};
+// The probe made between two -N cycles, a tenth of that (about 0.1 ms): it costs each cycle little,
+// and its median still sees the slow state, 3-5x away (results/summarize/state-cycles-2026-12-02).
+inline constexpr ProbeSize kCycleProbe{3, 500};
+
 struct StateProbe {
   int cpu_a = -1, cpu_b = -1;  // the two CPUs whose shared cache line is timed
-  // Nanoseconds per round trip of one cache line between them: the median of 5 bursts of 2000.
-  // None when a CPU is missing, a thread cannot be placed, or the probe takes longer than
-  // `patience` (other work on those CPUs, not a state of the machine).
-  std::optional<double> measure(std::chrono::milliseconds patience = std::chrono::milliseconds(100)) const;
+  // Nanoseconds per round trip of one cache line between them: the median of the bursts. None when
+  // a CPU is missing, a thread cannot be placed, or the probe takes longer than `patience` (other
+  // work on those CPUs, not a state of the machine).
+  std::optional<double> measure(std::chrono::milliseconds patience = std::chrono::milliseconds(100), ProbeSize size = kRunProbe) const;
   std::string describe() const;  // "cache-line round trip between CPUs 0 and 1"
 };
 
@@ -47,11 +59,5 @@ inline constexpr double kStateFactor = 2.0;
 // Whether the probes around a run pair saw one machine state: the largest within `factor` of the
 // smallest. Missing probes (nullopt) never make a pair look mixed.
 bool one_machine_state(const std::vector<std::optional<double>>& probes_ns, double factor = kStateFactor);
-
-// Runs of a series (history, unpaired compare), each with its probes (none in a report from before
-// the probe): which were made in another state than the series' usual one. The usual level is the
-// median of every probe of every run; a run is in another state when one of its probes is more than
-// `factor` above or below it. A run without probes never is.
-std::vector<bool> runs_in_another_state(const std::vector<std::vector<double>>& probes_per_run, double factor = kStateFactor);
 
 }  // namespace collbench

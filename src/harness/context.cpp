@@ -187,17 +187,13 @@ report::StateProbeRecord state_probe_of(World& world) {
   return record;
 }
 
-std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where) {
-  // 5 bursts take about 1.6 ms in the usual state and 5 ms in the slow one; more than 15 ms is other
-  // work on those CPUs, and the others sleep past it.
-  constexpr auto kPatience = std::chrono::milliseconds(15);
-  constexpr auto kQuiet = std::chrono::milliseconds(20);
+std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where, const ProbeSchedule& schedule) {
   world.barrier();
   std::optional<double> round_trip_ns;
   if (world.rank() == 0) {
-    round_trip_ns = StateProbe{where.cpu_a, where.cpu_b}.measure(kPatience);
+    round_trip_ns = StateProbe{where.cpu_a, where.cpu_b}.measure(schedule.patience, schedule.size);
   } else {
-    std::this_thread::sleep_for(kQuiet);
+    std::this_thread::sleep_for(schedule.quiet);
   }
   world.barrier();
   return round_trip_ns;

@@ -1,6 +1,7 @@
 // What a report says about the run: who ran where, with which versions, settings and environment.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "engines/host_info.h"
 #include "harness/flag_groups.h"
+#include "core/state_probe.h"
 #include "core/world.h"
 #include "report/report.h"
 
@@ -40,11 +42,22 @@ nlohmann::json per_host_machines(const report::Context& context, const std::vect
 // collective call: every rank must make it.
 report::StateProbeRecord state_probe_of(World& world);
 
+// How long a probe may take, and how long the other ranks sleep meanwhile (past its patience).
+struct ProbeSchedule {
+  ProbeSize size;
+  std::chrono::milliseconds patience, quiet;
+};
+// Before the first row and after the last: 5 bursts of 2000 take about 1.6 ms in the usual state
+// and 5 ms in the slow one; more than 15 ms is other work on those CPUs. At most about 20 ms, so
+// the two stay within a run's 50 ms.
+inline constexpr ProbeSchedule kAroundRunProbe{kRunProbe, std::chrono::milliseconds(15), std::chrono::milliseconds(20)};
+// Between two -N cycles: 3 bursts of 500, about 0.1 ms usual and 0.8 ms slow; about 4 ms a cycle.
+inline constexpr ProbeSchedule kBetweenCyclesProbe{kCycleProbe, std::chrono::milliseconds(3), std::chrono::milliseconds(4)};
+
 // One probe of the machine's state (collective): rank 0 times it, untimed and outside every row,
 // while the other ranks sleep: a rank waiting in a barrier keeps its CPU busy, and the probe
-// would time that instead of the machine. At most about 20 ms, so the two probes of a run stay
-// within its 50 ms. Rank 0's value; none on the other ranks.
-std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where);
+// would time that instead of the machine. Rank 0's value; none on the other ranks.
+std::optional<double> probe_machine_state(World& world, const report::StateProbeRecord& where, const ProbeSchedule& schedule);
 
 std::string utc_timestamp_now();
 

@@ -140,13 +140,16 @@ int Workload::measure(RunContext& run) {
     // holds it from here on, rows and all; the driver keeps no second copy.
     run.report.save(std::move(report));
   }
-  // The machine's state before the first row and after the last, in the report's context, so that
-  // history and compare can tell a run made in a slow state of the machine from a slow code.
+  // The machine's state before the first row, between each two cycles and after the last row, in
+  // the report's context, so that history and compare can tell a run (or a cycle of one) made in a
+  // slow state of the machine from a slow code. The state changes within a run of a few seconds
+  // too (results/summarize/history-length-2026-12-02): a probe between cycles places each cycle.
   report::StateProbeRecord state = state_probe_of(world);
+  state.between_cycles_ns.emplace();
   const auto record_state = [&] {
     if (leader) run.report.update([&](nlohmann::json& document) { document["context"]["state_probe"] = report::to_json(state); });
   };
-  state.before_ns = probe_machine_state(world, state);
+  state.before_ns = probe_machine_state(world, state, kAroundRunProbe);
   record_state();
 
   LoopSettings settings = loop_settings();
@@ -195,8 +198,12 @@ int Workload::measure(RunContext& run) {
       }
       case_done(index);
     }
+    if (cycle < flags_.cycles) {
+      state.between_cycles_ns->push_back(probe_machine_state(world, state, kBetweenCyclesProbe));
+      record_state();
+    }
   }
-  state.after_ns = probe_machine_state(world, state);
+  state.after_ns = probe_machine_state(world, state, kAroundRunProbe);
   record_state();
   nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
   const int code = finish(run, report, wrong_total);

@@ -10,6 +10,13 @@ std::vector<double> StateProbeRecord::values() const {
   return made;
 }
 
+std::vector<std::optional<double>> StateProbeRecord::in_order() const {
+  std::vector<std::optional<double>> probes{before_ns};
+  if (between_cycles_ns) probes.insert(probes.end(), between_cycles_ns->begin(), between_cycles_ns->end());
+  probes.push_back(after_ns);
+  return probes;
+}
+
 std::string schema_version() { return std::to_string(kSchemaMajor) + "." + std::to_string(kSchemaMinor); }
 
 namespace {

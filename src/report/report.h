@@ -32,7 +32,8 @@ constexpr int kSchemaMajor = 2;
 // 2.5: ddp_step's compute_alone_us leaves out DDP's gradient copies into the buckets and back,
 //      which now count with communication (in exposed_us and comm_alone_us), as a torch step
 //      against its no_sync step counts them. No key changes; three figures mean that.
-constexpr int kSchemaMinor = 5;
+// 2.6: context.state_probe.between_cycles_ns, the machine state between each two -N cycles.
+constexpr int kSchemaMinor = 6;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -113,6 +114,7 @@ struct Row {
   // The row's time statistics by name ("min", "p10", "p50", ...), those the report has.
   std::map<std::string, double> time_statistics;
   std::optional<std::int64_t> iterations;  // timed iterations behind the statistics, when the kind records them
+  int cycle = 1;                           // which -N cycle made it (1 in reports without the key)
   std::vector<double> samples_us;
   std::vector<std::optional<double>> figures;  // in the kind's figure order; null where undefined
   std::optional<std::int64_t> wrong;
@@ -138,8 +140,14 @@ struct StateProbeRecord {
   int cpu_a = -1, cpu_b = -1;        // the CPUs of ranks 0 and 1 there, or the host's first two
   std::optional<double> before_ns;   // null when it could not be made (one CPU, other work on them)
   std::optional<double> after_ns;    // null too in a run that stopped before its last row
-  // The probes that were made, in order.
+  // Between each two -N cycles, in order (2.6): none in older reports, empty with one cycle, and
+  // shorter in a run that stopped early. A null is a probe that could not be made.
+  std::optional<std::vector<std::optional<double>>> between_cycles_ns;
+  // The probes before and after that were made (ab's pair rule reads only these).
   std::vector<double> values() const;
+  // Every probe in time order: before, between the cycles, after; cycle k ran between the
+  // (k-1)th and the kth (from 1). Null where one was not made.
+  std::vector<std::optional<double>> in_order() const;
 };
 
 struct Context {

@@ -265,6 +265,16 @@ Context context_from_json(const Reader& reader, const json& object, bool collect
       *value = probe_reader.optional_number(*it, key);
       if (*value && !(**value > 0)) probe_reader.fail(std::string(".") + key, "must be a positive number of ns, or null");
     }
+    if (const auto between = it->find("between_cycles_ns"); between != it->end()) {
+      if (!between->is_array()) probe_reader.fail(".between_cycles_ns", "expected an array of positive numbers of ns or nulls");
+      probe.between_cycles_ns.emplace();
+      for (const json& value : *between) {
+        if (!value.is_null() && !(value.is_number() && value.get<double>() > 0)) {
+          probe_reader.fail(".between_cycles_ns", "expected an array of positive numbers of ns or nulls");
+        }
+        probe.between_cycles_ns->push_back(value.is_null() ? std::nullopt : std::optional<double>(value.get<double>()));
+      }
+    }
     context.state_probe = probe;
   }
   return context;
@@ -348,6 +358,11 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     row.figures.emplace_back(value->get<double>());
   }
   if (const json* wrong = find_path(object, "wrong"); wrong && !wrong->is_null()) row.wrong = reader.integer(object, "wrong");
+  if (object.contains("cycle")) {
+    const std::int64_t cycle = reader.integer(object, "cycle");
+    if (cycle < 1 || cycle > std::numeric_limits<int>::max()) reader.fail(".cycle", "expected a positive integer");
+    row.cycle = static_cast<int>(cycle);
+  }
   row.library_estimate_us = reader.optional_number(object, "library_estimate_us");
   row.samples_us = samples_from_json(reader, object);
   // The table's cells as they are: the table writer shows what it cannot format as "n/a".

@@ -328,8 +328,8 @@ void add_launch_flags(CLI::App& command, LaunchOptions& o, const std::string& un
 }
 
 // --figure, the same for compare, ab and history.
-void add_figure_flag(CLI::App& command, RunFigure& figure) {
-  add_value(command, "--figure", "min|p10|p25|p50|mean", "each run's figure per timed row (default p10: the low tail, which load cannot fake)",
+void add_figure_flag(CLI::App& command, RunFigure& figure, const std::string& default_text) {
+  add_value(command, "--figure", "min|p10|p25|p50|mean", "each run's figure per timed row (default " + default_text + ")",
             [&figure](Text& v, Text& f) {
               if (v != "min" && v != "p10" && v != "p25" && v != "p50" && v != "mean") {
                 throw UsageError(f + " expects min, p10, p25, p50 or mean, not '" + v + "'");
@@ -350,7 +350,7 @@ void add_either(CLI::App& command, const std::string& flag, const std::string& y
 void add_state_guard_flag(CLI::App& command, bool& guard, const std::string& what) { add_either(command, "--state-guard", "on", "off", what, guard); }
 
 void declare_compare_flags(CLI::App& command, Arguments& a) {
-  add_figure_flag(command, a.compare.figure);
+  add_figure_flag(command, a.compare.figure, "p10: the low tail, which load cannot fake");
   add_value(command, "--min-effect", "X|X%", "smallest change that counts (default 3%); SAME's band, unless the run-to-run spread is larger",
             [&a](Text& v, Text& f) { a.compare.min_effect = parse_fraction(v, f); });
   add_value(command, "--alpha", "P", "error of each side of the interval (default 0.05: a 90% interval)",
@@ -420,7 +420,8 @@ const Command kCommands[] = {
      "exit 1 when a series' latest change is a slowdown (after Holm's correction over the series)",
      [](CLI::App& command, Arguments& a) {
        HistoryOptions& o = a.history;
-       add_figure_flag(command, o.figure);
+       add_figure_flag(command, o.figure, "p10: the low tail, which load cannot fake; then the median over\n"
+                       "the run's cycles (-N), which a machine state in a few of them, fast or slow, cannot move");
        add_value(command, "--min-change", "X|X%", "smallest change that counts (default 5%)",
                  [&o](Text& v, Text& f) { o.min_change = parse_fraction(v, f); });
        add_value(command, "--alpha", "P", "false-change rate of each split's permutation test (default 0.05)",

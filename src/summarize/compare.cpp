@@ -334,14 +334,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
       for (const auto& loaded : *side) runs.push_back(&loaded);
     }
     const StateGuard guard = judge_machine_states(runs, true);
-    if (!guard.set_aside.empty()) {
-      std::vector<LoadedReport> kept_base, kept_new;
-      for (const auto& loaded : base) {
-        if (!guard.sets_aside(loaded.path)) kept_base.push_back(loaded);
-      }
-      for (const auto& loaded : candidate) {
-        if (!guard.sets_aside(loaded.path)) kept_new.push_back(loaded);
-      }
+    if (!guard.set_aside.empty() || !guard.cycles_set_aside.empty()) {
+      const std::vector<LoadedReport> kept_base = kept_by_guard(base, guard), kept_new = kept_by_guard(candidate, guard);
       CompareOptions unguarded = options;
       unguarded.state_guard = false;
       const bool side_emptied = kept_base.empty() || kept_new.empty();

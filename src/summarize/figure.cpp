@@ -75,8 +75,9 @@ double combine_cycles(std::vector<double> figures, RunFigure figure) {
   return quantile_of_sorted(figures, *quantile_of(figure));
 }
 
-std::string describe_run_figure(RunFigure figure, std::size_t rows_fallen_back) {
-  std::string text = "each run's " + to_string(figure) + " time (--figure " + to_string(figure) + ")";
+std::string describe_run_figure(RunFigure figure, std::size_t rows_fallen_back, bool median_over_cycles) {
+  std::string text = median_over_cycles ? "each cycle's " + to_string(figure) + " time (--figure " + to_string(figure) + "), the median over a run's cycles (-N)"
+                                        : "each run's " + to_string(figure) + " time (--figure " + to_string(figure) + ")";
   if (rows_fallen_back) {
     text += "; " + std::to_string(rows_fallen_back) + " row(s) had fewer than " + std::to_string(values_needed(figure)) +
             " iterations or no " + to_string(figure) + " and used their minimum";

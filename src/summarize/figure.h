@@ -37,7 +37,8 @@ std::optional<RowFigure> row_figure(const report::Row& row, RunFigure figure);
 // over the rows' figures, so that -N batches on the GPU's batch schedule give a run a distribution.
 double combine_cycles(std::vector<double> figures, RunFigure figure);
 
-// "each run's p10 per-iteration time", with how many rows fell back to their minimum.
-std::string describe_run_figure(RunFigure figure, std::size_t rows_fallen_back);
+// "each run's p10 time (--figure p10)", with how many rows fell back to their minimum; history's
+// "each cycle's p10 time (--figure p10), the median over a run's cycles (-N)".
+std::string describe_run_figure(RunFigure figure, std::size_t rows_fallen_back, bool median_over_cycles = false);
 
 }  // namespace collbench::summarize

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/printable.h"
+#include "core/stats.h"
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
 #include "summarize/run_stats.h"
@@ -279,6 +280,7 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
                   [&](const LoadedReport* run) { return result.state.sets_aside(run->path); })) {
     result.state_lasting = true;
     result.state.set_aside.clear();
+    result.state.cycles_set_aside.clear();
   }
   result.state_note = set_aside_note(result.state, runs);
   // One figure per (row, run), as compare takes it, over the run's cycles too.
@@ -286,8 +288,8 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   std::map<SeriesKey, std::uint64_t> sizes;
   std::size_t rows_fallen_back = 0;
   for (const auto& observation : observations(reports)) {
-    if (result.state.sets_aside(observation.source->path)) continue;
     const auto& row = *observation.row;
+    if (result.state.sets_aside(observation.source->path, row.cycle)) continue;
     std::optional<double> value = headline(row);
     if (const auto timed_figure = row_figure(row, options.figure)) {
       value = timed_figure->value;
@@ -301,13 +303,13 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   result.reports = reports.size();
   result.machine_mismatch = machine_change_within(reports);
   result.measure = timed ? "us" : kind.figures.front().path;
-  result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, rows_fallen_back);
+  result.figure = !timed ? "each run's headline rate, the median over its cycles (-N)" : describe_run_figure(options.figure, rows_fallen_back, true);
   for (const auto& [key, by_run] : figures) {
     HistorySeries series;
     series.key = key;
     series.size = sizes[key];
     for (const auto& [run, values] : by_run) {
-      series.points.push_back({run->report.context.start_time, *parse_utc_time(run->report.context.start_time), run->path, combine_cycles(values, options.figure)});
+      series.points.push_back({run->report.context.start_time, *parse_utc_time(run->report.context.start_time), run->path, median_of(values)});
     }
     std::stable_sort(series.points.begin(), series.points.end(), earlier);
     std::vector<double> values;

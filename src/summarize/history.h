@@ -1,5 +1,5 @@
 // collbench history: dated runs of the same benchmark in, the points where a row's figure changed
-// out. One figure per run and row (as compare uses), ordered by the run's start time; change
+// out. One figure per run and row, ordered by the run's start time; change
 // points by E-divisive (energy statistic), each change confirmed by a permutation test. A series
 // whose latest change is a slowdown is a regression only when that change's p-value also passes
 // Holm's correction over every series, as compare corrects over rows: one report holds many
@@ -27,7 +27,14 @@
 namespace collbench::summarize {
 
 struct HistoryOptions {
-  RunFigure figure = RunFigure::kP10;  // each run's figure per timed row, as compare uses
+  // Each run's figure per timed row: this quantile of each cycle's iterations (-N), as compare
+  // takes it, and the median over the cycles. Within a cycle, interference only adds time, so the
+  // low tail shows the code; across cycles the machine's state moves both ways: this VM also has a
+  // fast state, 0.6-0.7x the usual time for seconds, in a few cycles of a run, which a low tail over
+  // cycles picks and a median over them does not (compare takes the low tail of both). A median
+  // over cycles found a 10 % step within one run in 8 of 20 series of 12 runs, the low tail in 3,
+  // with fewer flat alarms (results/summarize/history-length-2026-12-02, levels-L12-*).
+  RunFigure figure = RunFigure::kP10;
   double min_change = 0.05;      // a split whose segments' medians differ by less is not a change
   double alpha = 0.05;           // each change's permutation-test level: the false-change rate per kept change
   int permutations = 999;

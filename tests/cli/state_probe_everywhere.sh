@@ -2,7 +2,7 @@
 # Every timed program records the machine-state probe in its report (docs/report-schema.md,
 # context.state_probe): on rank 0's host, between two distinct CPUs (the CPUs of ranks 0 and 1 when
 # both are bound to one each), each value a positive number of ns or null where it could not be
-# made. No value is required to be made: under other jobs' load the probe may give up, and it says
+# made, and one between each two -N cycles. No value is required to be made: under other jobs' load the probe may give up, and it says
 # so with a null. usage: state_probe_everywhere.sh BIN_DIR
 set -uo pipefail
 bin_dir=$1
@@ -38,11 +38,17 @@ else:
         value = probe.get(key, "missing")
         if not (value is None or (isinstance(value, (int, float)) and value > 0)):
             problems.append(f"{key} {value!r} is neither a positive ns nor null")
+    # One probe between each two -N cycles (schema 2.6), none with one cycle.
+    cycles = context.get("options", {}).get("cycles", 1)
+    between = probe.get("between_cycles_ns")
+    if not (isinstance(between, list) and len(between) == cycles - 1 and
+            all(v is None or (isinstance(v, (int, float)) and v > 0) for v in between)):
+        problems.append(f"between_cycles_ns {between!r} is not {cycles - 1} probe(s) between the {cycles} cycle(s)")
 print(("FAIL: " if problems else "ok: ") + f"{name} -np {np}: " + ("; ".join(problems) if problems else json.dumps(probe)))
 sys.exit(1 if problems else 0)
 PY
 }
-run all_reduce_perf 2 -b 8 -e 64 -n 2 -w 1
+run all_reduce_perf 2 -b 8 -e 64 -n 2 -w 1 -N 3
 run alltoallv_perf 2 -b 64 -e 64 -n 2 -w 1
 run sendrecv_perf 1 -b 8 -e 8 -n 2 -w 1
 run matmul_perf 1 --sizes 32 --threads 1 -n 2 -w 1

@@ -123,6 +123,18 @@ int main(int argc, char** argv) {
       check.expect(probe.contains(key) && (probe[key].is_null() || (probe[key].is_number() && probe[key].get<double>() > 0)),
                    std::string("state_probe.") + key + " is a positive number of ns or null");
     }
+    // 2.6: one probe between each two cycles, in order; a complete run made them all.
+    if (probe.contains("between_cycles_ns")) {
+      const json& between = probe["between_cycles_ns"];
+      check.expect(between.is_array() && std::all_of(between.begin(), between.end(), [](const json& value) {
+                     return value.is_null() || (value.is_number() && value.get<double>() > 0);
+                   }),
+                   "state_probe.between_cycles_ns is an array of positive numbers of ns or nulls");
+      const json cycles = context.value("options", json::object()).value("cycles", json());
+      if (status == "complete" && cycles.is_number_integer() && between.is_array()) {
+        check.expect(between.size() + 1 == cycles.get<std::size_t>(), "state_probe.between_cycles_ns has one probe between each two of the -N cycles");
+      }
+    }
   }
 
   const json& results = document["results"];

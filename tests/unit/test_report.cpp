@@ -122,8 +122,23 @@ TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
   EXPECT_EQ(read->host, "vm");
   EXPECT_EQ(read->cpu_b, 1);
   EXPECT_EQ(read->values(), std::vector<double>{158.3});
+  EXPECT_FALSE(read->between_cycles_ns.has_value());  // reports before 2.6
+  EXPECT_FALSE(written.contains("between_cycles_ns"));
+  // 2.6: the probes between cycles, in order, a null where one was not made; cycle k ran between
+  // the (k-1)th and the kth of before, between and after.
+  probe.between_cycles_ns = std::vector<std::optional<double>>{517.04, std::nullopt};
+  probe.after_ns = 160;
+  report.context.state_probe = probe;
+  const nlohmann::json with_cycles = to_json(report);
+  EXPECT_EQ(with_cycles["context"]["state_probe"]["between_cycles_ns"], nlohmann::json::parse("[517.0, null]"));
+  const auto cycles_read = report_from_json(with_cycles).context.state_probe;
+  ASSERT_TRUE(cycles_read.has_value());
+  EXPECT_EQ(cycles_read->in_order(), (std::vector<std::optional<double>>{158.3, 517.0, std::nullopt, 160.0}));
+  EXPECT_EQ(cycles_read->values(), (std::vector<double>{158.3, 160.0}));  // ab's pair rule: before and after
   // Bad probes are refused with the key named, not read as "no state".
   for (const auto& [key, value] : {std::pair<const char*, nlohmann::json>{"before_ns", -3}, {"after_ns", 0}, {"after_ns", "fast"},
+                                   {"between_cycles_ns", 5}, {"between_cycles_ns", nlohmann::json::array({150, 0})},
+                                   {"between_cycles_ns", nlohmann::json::array({"slow"})},
                                    {"cpus", nlohmann::json::array({0, 1, 2})}, {"cpus", nlohmann::json::array({"0", 1})}, {"host", 7}}) {
     nlohmann::json bad = document;
     bad["context"]["state_probe"][key] = value;
@@ -142,7 +157,7 @@ TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "2.5");
+  EXPECT_EQ(document["schema_version"], "2.6");
   EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());
