@@ -6,6 +6,7 @@
 # a library, not an injection: no rank or element is predicted).
 # usage: run_bitwise.sh BIN_DIR NP COLLECTIVE EXPECTED_EXIT EXPECT -- PERF ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 np=$2 collective=$3 expected_exit=$4 expect=$5
 shift 5
 [ "${1:-}" = "--" ] && shift

@@ -2,6 +2,7 @@
 # Runs one compute executable under real mpirun and checks exit code and report.
 # usage: run_compute.sh BIN_DIR NP PROGRAM BENCHMARK EXPECTED_EXIT "CHECK ARGS" -- PROGRAM ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 np=$2 program=$3 benchmark=$4 expected_exit=$5 check_args=$6
 shift 6
 [ "${1:-}" = "--" ] && shift

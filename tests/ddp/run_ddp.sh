@@ -2,6 +2,7 @@
 # Runs ddp_step_perf under real mpirun, then checks its exit code and its report (check_ddp_report).
 # usage: run_ddp.sh BIN_DIR NP EXPECTED_EXIT "CHECK ARGS" -- DDP_STEP_PERF ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 np=$2 expected_exit=$3 check_args=$4
 shift 4
 [ "${1:-}" = "--" ] && shift

@@ -5,6 +5,7 @@
 # usage: run_gloo.sh BIN_DIR NP COLLECTIVE EXPECTED_EXIT "CHECK_REPORT ARGS" "REQUIRED|LINES" -- PERF ARGS...
 # REQUIRED is '|'-separated fixed strings that must each appear in the JSON report.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 np=$2 collective=$3 expected_exit=$4 check_args=$5 required=$6
 shift 6
 [ "${1:-}" = "--" ] && shift

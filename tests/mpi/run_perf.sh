@@ -2,6 +2,7 @@
 # Runs one *_perf executable under real mpirun and checks its exit code and report.
 # usage: run_perf.sh BIN_DIR NP COLLECTIVE EXPECTED_EXIT "CHECK_REPORT ARGS" -- PERF ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/finalized_exit.sh"
 bin_dir=$1 np=$2 collective=$3 expected_exit=$4 check_args=$5
 shift 5
 [ "${1:-}" = "--" ] && shift

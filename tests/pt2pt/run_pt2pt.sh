@@ -6,6 +6,7 @@
 #   WORLD_SIZE, MASTER_ADDR and MASTER_PORT, no MPI); EXPECTED_EXIT may be "0|3" (a slow-link
 #   verdict on a noisy machine), in which case the report decides which one is right.
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 launch=$2 np=$3 expected=$4 check=$5
 shift 5
 [ "${1:-}" = -- ] && shift

@@ -2,6 +2,7 @@
 # A run that needs more memory than the host has must say how much, in one line, and exit 1
 # before allocating: never std::bad_alloc. usage: memory_need.sh BIN_DIR NP PROGRAM ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 np=$2 program=$3
 shift 3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -3,6 +3,7 @@
 # must end both ranks with exit 2 and one line naming rank 1; the same options spelled differently
 # must run normally. usage: options_differ.sh BIN_DIR differ|agree "RANK0 COMMAND" "RANK1 COMMAND"
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 expect=$2
 shift
 read -r -a first <<<"$2"

@@ -3,6 +3,7 @@
 # run with exit 2 and one error line before any work: no measurement line on stdout.
 # usage: report_path.sh BIN_DIR missing-folder|folder PROGRAM ARGS...
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../mpi/finalized_exit.sh"
 bin_dir=$1 case_name=$2 program=$3
 shift 3
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

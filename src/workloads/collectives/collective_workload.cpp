@@ -16,6 +16,7 @@
 #include "core/input_file.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
+#include "harness/build_features.h"
 #include "harness/context.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
@@ -57,11 +58,7 @@ std::string sweep_description(const CollectiveOptions& options) {
 
 // Names only backends that can run here; a built one that cannot says why.
 std::string build_features_text() {
-#ifdef COLLBENCH_HAVE_CUDA
-  return describe_backends() + "; cuda: yes";
-#else
-  return describe_backends() + "; cuda: no";
-#endif
+  return describe_backends() + (cuda_built() ? "; cuda: yes" : "; cuda: no");
 }
 
 // The process's peak resident set so far (getrusage's ru_maxrss, KiB on Linux).

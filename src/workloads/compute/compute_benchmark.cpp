@@ -1,15 +1,13 @@
 #include "workloads/compute/compute_benchmark.h"
 
 #include "engines/engines.h"
+#include "harness/build_features.h"
 
 namespace collbench::compute {
 
 std::string compute_build_features() {
-#ifdef COLLBENCH_HAVE_CUDA
-  return "cpu: openblas, openmp; gpu: cuda, cublaslt";
-#else
-  return "cpu: openblas, openmp; gpu: not built (no CUDA toolkit found)";
-#endif
+  return cuda_built() ? "cpu: openblas, openmp; gpu: cuda, cublaslt"
+                      : "cpu: openblas, openmp; gpu: not built (no CUDA toolkit found)";
 }
 
 bool runs_on_host(const ComputeFlags& flags) {
