@@ -14,9 +14,9 @@
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/printable.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
-#include "harness/context.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
@@ -93,10 +93,9 @@ bool below_min_busbw(const report::Summary& summary, const std::optional<double>
   return true;
 }
 
-// The few settings backends read; they never see the command line.
+// What the collectives tell a backend beyond the shared flags (make_run_backend adds those).
 BackendConfig backend_config(const CollectiveOptions& options) {
   BackendConfig config;
-  config.timeout_seconds = options.timeout_seconds;
   config.nccl_algo = options.nccl_algo;
   config.nccl_proto = options.nccl_proto;
   config.capture_nccl_algorithm = options.capture_nccl_algorithm;
@@ -104,7 +103,6 @@ BackendConfig backend_config(const CollectiveOptions& options) {
   if (!options.algorithm_file.empty()) {
     config.algorithm_ranges = parse_algorithm_ranges(read_tuning_file_text(options.algorithm_file), options.algorithm_file);
   }
-  config.network_interface = options.gloo_iface;
   config.registration = options.registration;
   return config;
 }
@@ -224,9 +222,7 @@ std::string CollectiveProgram::check_for_world(World& world) {
   if (options.backend != "nccl") {
     const std::vector<std::string> gpu_only = options.gpu_only_flags_in_use();
     if (!gpu_only.empty()) {
-      std::string flags;
-      for (const auto& flag : gpu_only) flags += (flags.empty() ? "" : ", ") + flag;
-      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options.backend +
+      throw UsageError(joined(gpu_only, ", ") + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options.backend +
                        " backend's calls complete on the host (drop " + (gpu_only.size() == 1 ? "it" : "them") +
                        " or use --backend nccl)");
     }
@@ -242,16 +238,14 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
       traffic_(program.traffic),
       table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {
   World& world = run.world;
-  backend_ = program.make_backend ? program.make_backend(world, options_) : make_backend(options_.backend, world, backend_config(options_));
+  backend_ = program.make_backend ? program.make_backend(world, options_) : make_run_backend(world, options_, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
   if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
     throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
   }
   entry_ = backend_->entry_for(collective_.name);
   report_.benchmark = std::string(collective_.name);
-  report_.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
-                                    options_as_json(options_));
-  for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
+  report_.context = backend_context(run, *backend_, options_, options_as_json(options_));
   report_without_rows_ = report::envelope_json(report_.benchmark, report_.context);
   report_without_rows_["skipped"] = nlohmann::json::array();
 
