@@ -180,9 +180,7 @@ std::string machine_of(const std::vector<LoadedReport>& reports) {
     for (const auto& rank : loaded.report.context.ranks) devices.insert(rank.device);
     hosts = std::max(hosts, loaded.report.context.hosts.size());
   }
-  std::string text;
-  for (const auto& device : devices) text += (text.empty() ? "" : ", ") + device;
-  return text + " on " + (hosts > 1 ? "up to " : "") + std::to_string(hosts) + " host(s)";
+  return joined(devices, ", ") + " on " + (hosts > 1 ? "up to " : "") + std::to_string(hosts) + " host(s)";
 }
 
 // Where a report's ranks ran, from context.ranks[].host (hosts numbered in order of appearance).

@@ -192,13 +192,8 @@ std::string health_of(const LoadedReport& loaded) {
   if (ranks_finish_together(loaded.report.benchmark)) {
     if (auto slow = slow_rank_finding(curve)) checks.push_back(std::move(*slow));
   }
-  const auto joined = [](const std::vector<std::string>& parts) {
-    std::string text;
-    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
-    return text;
-  };
-  if (checks.empty()) return notes.empty() ? "ok" : "ok (note: " + joined(notes) + ")";
-  return "check: " + joined(checks) + (notes.empty() ? "" : " (note: " + joined(notes) + ")");
+  if (checks.empty()) return notes.empty() ? "ok" : "ok (note: " + joined(notes, "; ") + ")";
+  return "check: " + joined(checks, "; ") + (notes.empty() ? "" : " (note: " + joined(notes, "; ") + ")");
 }
 
 namespace {

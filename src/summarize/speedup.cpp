@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/printable.h"
 #include "summarize/input_error.h"
 
 namespace collbench::summarize {
@@ -137,9 +138,7 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   if (baseline) {
     const auto it = std::find(values.begin(), values.end(), *baseline);
     if (it == values.end()) {
-      std::string list;
-      for (const auto& value : values) list += (list.empty() ? "" : ", ") + value;
-      throw InputError("--baseline " + *baseline + " is not a value of " + key + " (values: " + list + ")");
+      throw InputError("--baseline " + *baseline + " is not a value of " + key + " (values: " + joined(values, ", ") + ")");
     }
     std::rotate(values.begin(), it, it + 1);
   }
