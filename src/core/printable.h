@@ -15,6 +15,9 @@ std::string printable(const std::string& text);
 // printf's text as a string: the lines a workload gives its driver to print.
 std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
+// `text` with ASCII letters in lower case ("NVLS" -> "nvls").
+std::string lowercase(std::string text);
+
 // The texts of `items` with `separator` between them: {"a", "b"} and ", " give "a, b".
 template <typename Texts>
 std::string joined(const Texts& items, const std::string& separator) {

@@ -23,7 +23,6 @@
 #include <gloo/types.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstring>
 #include <set>
@@ -36,6 +35,7 @@
 #include "core/error.h"
 #include "core/process_threads.h"
 #include "core/host_reduce.h"
+#include "core/printable.h"
 #include "core/world.h"
 
 namespace collbench::gloo_backend {
@@ -151,8 +151,7 @@ Network choose_network(World& world, const std::string& requested_interface) {
 }  // namespace
 
 AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lowercase(name);
   for (std::size_t i = 0; i < kAllreduceAlgorithmNames.size(); ++i) {
     if (lower == kAllreduceAlgorithmNames[i]) return static_cast<AllreduceAlgorithm>(i);
   }
