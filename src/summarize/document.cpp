@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -171,11 +170,8 @@ std::string cell_text(const json& cell, int precision) {
   if (cell.is_number_float()) {
     const double value = cell.get<double>();
     if (!std::isfinite(value)) return "n/a";
-    char buffer[64];
     // Fixed notation past 1e15 is up to 309 digits (a time near the largest double): an exponent instead.
-    if (precision >= 0 && std::fabs(value) < 1e15) std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
-    else std::snprintf(buffer, sizeof buffer, "%.4g", value);
-    return buffer;
+    return precision >= 0 && std::fabs(value) < 1e15 ? formatted("%.*f", precision, value) : formatted("%.4g", value);
   }
   return cell.dump();
 }

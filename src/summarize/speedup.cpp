@@ -1,7 +1,6 @@
 #include "summarize/speedup.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -184,11 +183,7 @@ std::vector<std::string> best_setting_lines(const SpeedupResult& result, double 
       if (series.key[i] != result.series.front().key[i]) varying.insert(series.key[i].first);
     }
   }
-  auto fixed = [](double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", value);
-    return std::string(text);
-  };
+  const auto fixed = [](double value) { return formatted("%.2f", value); };
   const std::string& base = result.values.front();
   std::vector<std::string> lines;
   for (const auto& series : result.series) {
