@@ -81,10 +81,7 @@ CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& optio
   // The job's start-up, before anything else of the benchmark: every rank leaves one barrier.
   world.barrier();
   const StartUp mine = start_up_of_this_process();
-  std::ostringstream text;
-  text.precision(17);
-  text << mine.process_start_s << ' ' << mine.first_barrier_s;
-  const std::vector<std::string> all = world.gather_strings(text.str());
+  const std::vector<std::string> all = world.gather_strings(formatted("%.17g %.17g", mine.process_start_s, mine.first_barrier_s));
   nlohmann::json per_rank = nlohmann::json::array();
   double earliest_start = 0, latest_barrier = 0;
   for (std::size_t rank = 0; rank < all.size(); ++rank) {
