@@ -18,7 +18,8 @@ std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 
 // `text` with ASCII letters in lower case ("NVLS" -> "nvls").
 std::string lowercase(std::string text);
 
-// The texts of `items` with `separator` between them: {"a", "b"} and ", " give "a, b".
+// The texts of `items` with `separator` between them: {"a", "b"} and ", " give "a, b" (empty texts
+// at the start get no separator after them).
 template <typename Texts>
 std::string joined(const Texts& items, const std::string& separator) {
   std::string text;

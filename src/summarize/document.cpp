@@ -117,9 +117,7 @@ std::string csv_escape(const std::string& text) {
 std::string csv_cell(const json& cell) {
   if (cell.is_null()) return "";
   if (cell.is_string()) return csv_escape(cell.get<std::string>());
-  if (cell.is_number_float()) {
-    return formatted("%.9g", cell.get<double>());
-  }
+  if (cell.is_number_float()) return formatted("%.9g", cell.get<double>());
   return csv_escape(cell.dump());
 }
 

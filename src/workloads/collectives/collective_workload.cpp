@@ -7,7 +7,6 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include "core/algorithm_ranges.h"
@@ -38,21 +37,19 @@ std::string estimator_description(TimeAggregation aggregation) {
 }
 
 std::string sweep_description(const CollectiveOptions& options) {
-  std::ostringstream text;
-  if (!options.explicit_sizes.empty()) {
-    text << "sizes";
-    for (auto size : options.explicit_sizes) text << ' ' << format_size(size);
-  } else {
-    text << "sizes " << format_size(options.sweep.min_bytes) << " .. " << format_size(options.sweep.max_bytes);
-    if (options.sweep.step_factor > 0) text << " (factor " << options.sweep.step_factor << ")";
-    else text << " (step " << format_size(options.sweep.step_bytes) << ")";
+  const SizeSweep& sweep = options.sweep;
+  std::string text = "sizes";
+  for (auto size : options.explicit_sizes) text += " " + format_size(size);
+  if (options.explicit_sizes.empty()) {
+    text += " " + format_size(sweep.min_bytes) + " .. " + format_size(sweep.max_bytes) +
+            (sweep.step_factor > 0 ? formatted(" (factor %g)", sweep.step_factor) : " (step " + format_size(sweep.step_bytes) + ")");
   }
-  text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
-       << options.check_iterations << "\ntime (us) = " << estimator_description(options.aggregation)
-       << "; the report also keeps the mean, max and min over ranks";
+  text += formatted("; warm-up %d, iterations %d, check %d\ntime (us) = ", options.warmup_iterations, options.iterations,
+                    options.check_iterations) +
+          estimator_description(options.aggregation) + "; the report also keeps the mean, max and min over ranks";
   // The table must not pass for a real measurement.
-  if (options.inject_slowdown_percent > 0) text << "; every timed sample stretched by " << options.inject_slowdown_percent << " % (--inject-slowdown)";
-  return text.str();
+  if (options.inject_slowdown_percent > 0) text += formatted("; every timed sample stretched by %g %% (--inject-slowdown)", options.inject_slowdown_percent);
+  return text;
 }
 
 // Names only backends that can run here; a built one that cannot says why.
