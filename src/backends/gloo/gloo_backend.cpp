@@ -423,7 +423,7 @@ void GlooBackend::alltoall(const CollectiveCall& call) {
 // ranks 0..k-1, so a member's rank in the context is its world rank.
 void GlooBackend::connect_members(const std::vector<int>& members) {
   const std::uint64_t serial = contexts_made_++;
-  if (std::find(members.begin(), members.end(), rank_) == members.end()) return;
+  if (!is_member(members, rank_)) return;
   const int size = static_cast<int>(members.size());
   guarded("gloo ", "connectFullMesh", [&] {
     rendezvous::TcpStoreClient client(rendezvous::parse_store_address(store_address_), kRendezvousTimeout);
