@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <thread>
 
 #include "core/error.h"
@@ -16,14 +15,13 @@ namespace {
 // when the ranks span several.
 std::string describe(const std::vector<RankMonitor::Straggler>& stragglers, const std::vector<std::string>& rank_hosts) {
   if (stragglers.empty()) return "none: every rank is alive at the same step (stuck together, in the library?)";
-  std::ostringstream text;
+  std::string text;
   for (std::size_t i = 0; i < stragglers.size(); ++i) {
     const auto rank = static_cast<std::size_t>(stragglers[i].rank);
-    text << (i ? ", " : "") << stragglers[i].rank << " (" << stragglers[i].reason;
-    if (rank < rank_hosts.size()) text << ", on " << rank_hosts[rank];
-    text << ")";
+    text += (i ? ", " : "") + std::to_string(stragglers[i].rank) + " (" + stragglers[i].reason +
+            (rank < rank_hosts.size() ? ", on " + rank_hosts[rank] : "") + ")";
   }
-  return text.str();
+  return text;
 }
 
 }  // namespace

@@ -144,11 +144,8 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
                (port = bound_port(listener)) >= 0) {
       std::random_device entropy;
       monitor->token_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-      std::ostringstream text;
-      text << monitor->token_ << ' ' << port;
-      if (!given.empty()) text << ' ' << given;
-      else for (const auto& ip : local_addresses()) text << ' ' << ip;
-      invitation = text.str();
+      invitation = std::to_string(monitor->token_) + ' ' + std::to_string(port);
+      for (const auto& ip : given.empty() ? local_addresses() : std::vector<std::string>{given}) invitation += ' ' + ip;
     } else if (problem) {
       *problem = std::string("cannot listen for heartbeats: ") + std::strerror(errno);
     }
