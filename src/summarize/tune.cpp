@@ -154,9 +154,7 @@ std::string provenance_value(std::string text) {
 std::map<std::string, std::string> machine_fields(const std::vector<LoadedReport>& runs) {
   std::map<std::string, std::string> fields;
   for (const auto& [field, values] : fingerprint_of(runs, {})) {
-    std::string text;
-    for (const auto& value : values) text += (text.empty() ? "" : " | ") + value;
-    fields[field] = provenance_value(text);
+    fields[field] = provenance_value(joined(values, " | "));
   }
   return fields;
 }
@@ -321,9 +319,7 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
                      " series (placements, dtypes or ops); a tuning file holds one choice per size: run one (e.g. --placement out)");
   }
   if (!first_defaults) {
-    std::string reasons;
-    for (const auto& skipped : decision.skipped) reasons += (reasons.empty() ? "" : "; ") + skipped;
-    throw InputError("tune: no candidate ran (" + reasons + ")");
+    throw InputError("tune: no candidate ran (" + joined(decision.skipped, "; ") + ")");
   }
   if (sizes.empty()) throw InputError("tune: no candidate has a size in common with the default");
   decision.collective = first_defaults->front().report.benchmark;
