@@ -10,6 +10,7 @@
 // Buffers may live in host or device memory; the runner moves data only through Buffer, untimed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -118,6 +119,12 @@ struct CommunicatorMethod {
   // leave at least one rank out. That size's row is then skipped with this reason.
   std::string whole_world_unsupported;
 };
+
+// Whether world rank `rank` is one of `members`: members are world ranks 0..k-1, so a member's rank
+// in a communicator of them is its world rank.
+inline bool is_member(const std::vector<int>& members, int rank) {
+  return std::find(members.begin(), members.end(), rank) != members.end();
+}
 
 // ---- Point to point (pt2pt_perf): one primitive, a list of transfers posted together ----------
 // One message between this rank and `peer`: `bytes` from (send) or into (recv) `buffer` at

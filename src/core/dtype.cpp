@@ -1,10 +1,10 @@
 #include "core/dtype.h"
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 #include <cstring>
+
+#include "core/printable.h"
 
 namespace collbench {
 namespace {
@@ -49,12 +49,6 @@ constexpr std::array<Alias, 15> kDTypeAliases = {{
 
 constexpr std::array<std::string_view, 5> kOpNames = {"sum", "prod", "min", "max", "avg"};
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 template <typename T>
 double load_as(const void* buffer, std::size_t index) {
   T value;
@@ -75,7 +69,7 @@ std::string_view to_string(DType type) { return dtype_info(type).name; }
 std::string_view to_string(ReduceOp op) { return kOpNames[static_cast<std::size_t>(op)]; }
 
 std::optional<DType> parse_dtype(std::string_view text) {
-  const std::string name = lowercase(text);
+  const std::string name = lowercase(std::string(text));
   for (const auto& info : kDTypes) {
     if (info.name == name) return info.type;
   }
@@ -86,7 +80,7 @@ std::optional<DType> parse_dtype(std::string_view text) {
 }
 
 std::optional<ReduceOp> parse_reduce_op(std::string_view text) {
-  const std::string name = lowercase(text);
+  const std::string name = lowercase(std::string(text));
   for (std::size_t i = 0; i < kOpNames.size(); ++i) {
     if (kOpNames[i] == name) return static_cast<ReduceOp>(i);
   }

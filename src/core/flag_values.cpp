@@ -4,10 +4,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <iomanip>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/sizes.h"
 
 namespace collbench {
@@ -38,9 +38,7 @@ double parse_real(const std::string& value, const std::string& flag, double lowe
     throw UsageError(flag + " expects a number, got '" + value + "'");
   }
   if (parsed < lowest || parsed > highest) {
-    std::ostringstream text;
-    text << std::setprecision(15) << flag << " must be between " << lowest << " and " << highest << ", got '" << value << "'";
-    throw UsageError(text.str());
+    throw UsageError(flag + formatted(" must be between %.15g and %.15g, got '", lowest, highest) + value + "'");
   }
   return parsed;
 }

@@ -15,9 +15,9 @@ namespace collbench {
 // A decimal integer in [lowest, highest]; anything else (trailing text, overflow) is a UsageError.
 long long parse_integer(const std::string& value, const std::string& flag, long long lowest, long long highest);
 
-// A finite number in [lowest, highest]; NaN, inf, trailing text and overflow are UsageErrors.
 // A yes/no flag's value: exactly "yes" or "no"; anything else is a UsageError naming the flag.
 bool parse_yes_no(const std::string& value, const std::string& flag);
+// A finite number in [lowest, highest]; NaN, inf, trailing text and overflow are UsageErrors.
 double parse_real(const std::string& value, const std::string& flag,
                   double lowest = std::numeric_limits<double>::lowest(),
                   double highest = std::numeric_limits<double>::max());

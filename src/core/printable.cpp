@@ -1,5 +1,7 @@
 #include "core/printable.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdarg>
 #include <cstdio>
 
@@ -67,6 +69,11 @@ std::string formatted(const char* format, ...) {
   va_end(arguments);
   std::vsnprintf(text.data(), text.size() + 1, format, again);
   va_end(again);
+  return text;
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 

@@ -15,4 +15,16 @@ std::string printable(const std::string& text);
 // printf's text as a string: the lines a workload gives its driver to print.
 std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
+// `text` with ASCII letters in lower case ("NVLS" -> "nvls").
+std::string lowercase(std::string text);
+
+// The texts of `items` with `separator` between them: {"a", "b"} and ", " give "a, b" (empty texts
+// at the start get no separator after them).
+template <typename Texts>
+std::string joined(const Texts& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
 }  // namespace collbench

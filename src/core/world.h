@@ -7,8 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "core/error.h"
 
 namespace collbench {
 
@@ -40,6 +44,25 @@ class World {
   // The address this rank was given to listen on, for side channels such as the -T heartbeats
   // (rank 0 listens, the others connect): "" under MPI, where they listen on every address.
   virtual std::string listen_address() const { return ""; }
+
+  // `decide` on rank 0 only, its text on every rank. What it throws there is thrown on every rank
+  // (a UsageError as one, anything else as Error), so no rank is left waiting for the others.
+  std::string decided_on_rank_zero(const std::function<std::string()>& decide) {
+    std::string outcome;  // "ok " + the text, "usage " or "error " + why
+    if (rank() == 0) {
+      try {
+        outcome = "ok " + decide();
+      } catch (const UsageError& e) {
+        outcome = std::string("usage ") + e.what();
+      } catch (const std::exception& e) {
+        outcome = std::string("error ") + e.what();
+      }
+    }
+    outcome = broadcast_string(outcome);
+    if (outcome.rfind("usage ", 0) == 0) throw UsageError(outcome.substr(6));
+    if (outcome.rfind("error ", 0) == 0) throw Error(outcome.substr(6));
+    return outcome.substr(3);
+  }
 };
 
 }  // namespace collbench

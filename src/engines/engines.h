@@ -43,8 +43,7 @@ class GemmEngine {
   // Testing aid: overwrites C(0,0) of `set` with a value no correct GEMM gives.
   virtual void corrupt_output(int set) = 0;
   virtual std::vector<double> read_outputs(int set, const std::vector<GemmEntry>& entries) = 0;
-  // Bytes of one A, B, C set (for choosing how many sets to rotate through).
-  virtual std::uint64_t cache_bytes() const = 0;  // the cache the rotation must defeat
+  virtual std::uint64_t cache_bytes() const = 0;  // the cache the input sets' rotation must defeat
   // Peak of this device for `type` in TFLOP/s, and whether it is an estimate rather than a datasheet figure.
   virtual std::optional<double> peak_tflops(GemmType type, bool* is_estimate) const = 0;
 };

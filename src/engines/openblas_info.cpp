@@ -2,21 +2,14 @@
 
 #include <cblas.h>
 
-#include <algorithm>
 #include <cctype>
 
+#include "core/printable.h"
+
 namespace collbench::compute {
-namespace {
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-}  // namespace
 
 VectorLevel vector_level_of_core(const std::string& corename) {
-  const std::string name = lower(corename);
+  const std::string name = lowercase(corename);
   for (const char* core : {"skylakex", "cooperlake", "sapphirerapids"}) {
     if (name == core) return VectorLevel::kAvx512;
   }

@@ -1,6 +1,6 @@
 #include "harness/agreement.h"
 
-#include <sstream>
+#include <algorithm>
 
 #include "report/report_file.h"
 
@@ -46,16 +46,14 @@ std::string options_disagreement(World& world, const std::string& identity, cons
   if (differing.empty()) return "";
   // Every rank saw the same list, so every rank joins this second exchange.
   const std::vector<std::string> lines = world.gather_strings(command_line(argv));
-  std::ostringstream text;
-  text << "ranks were started with different options (every rank needs the same flags): ";
+  std::string text = "ranks were started with different options (every rank needs the same flags): ";
   const std::size_t shown = std::min<std::size_t>(differing.size(), 3);
   for (std::size_t i = 0; i < shown; ++i) {
     const int rank = differing[i];
-    text << (i ? "; " : "") << "rank " << rank << " ran '" << lines[static_cast<std::size_t>(rank)] << "'";
+    text += (i ? "; rank " : "rank ") + std::to_string(rank) + " ran '" + lines[static_cast<std::size_t>(rank)] + "'";
   }
-  if (differing.size() > shown) text << " and " << differing.size() - shown << " more rank(s) differ";
-  text << "; rank 0 ran '" << lines[0] << "'";
-  return text.str();
+  if (differing.size() > shown) text += " and " + std::to_string(differing.size() - shown) + " more rank(s) differ";
+  return text + "; rank 0 ran '" + lines[0] + "'";
 }
 
 }  // namespace collbench

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/flag_values.h"
+#include "core/printable.h"
 
 namespace collbench {
 
@@ -69,9 +70,7 @@ void add_backend_flags(CLI::App& app, BackendFlags& flags, const std::string& ba
   auto* backend = add_value(app, "--backend", "NAME", backend_help, [&flags, allowed](const std::string& value, const std::string& flag) {
     if (value.empty()) throw UsageError(flag + " expects a backend name");
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
-      std::string names;
-      for (const auto& name : allowed) names += (names.empty() ? "" : " or ") + name;
-      throw UsageError("backend '" + value + "' for " + flag + ": this program runs on " + names);
+      throw UsageError("backend '" + value + "' for " + flag + ": this program runs on " + joined(allowed, " or "));
     }
     flags.backend = value;
   });

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <thread>
 
 #include "core/error.h"
+#include "core/printable.h"
 
 namespace collbench {
 namespace {
@@ -15,14 +15,13 @@ namespace {
 // when the ranks span several.
 std::string describe(const std::vector<RankMonitor::Straggler>& stragglers, const std::vector<std::string>& rank_hosts) {
   if (stragglers.empty()) return "none: every rank is alive at the same step (stuck together, in the library?)";
-  std::ostringstream text;
+  std::string text;
   for (std::size_t i = 0; i < stragglers.size(); ++i) {
     const auto rank = static_cast<std::size_t>(stragglers[i].rank);
-    text << (i ? ", " : "") << stragglers[i].rank << " (" << stragglers[i].reason;
-    if (rank < rank_hosts.size()) text << ", on " << rank_hosts[rank];
-    text << ")";
+    text += (i ? ", " : "") + std::to_string(stragglers[i].rank) + " (" + stragglers[i].reason +
+            (rank < rank_hosts.size() ? ", on " + rank_hosts[rank] : "") + ")";
   }
-  return text.str();
+  return text;
 }
 
 }  // namespace
@@ -69,10 +68,7 @@ void JobWatchdog::on_tick(std::uint64_t progress, const std::string& step) {
   const double gap = std::chrono::duration<double>(now - last_tick_).count();
   last_tick_ = now;
   if (gap >= silence_limit_seconds(timeout_seconds_)) {
-    std::ostringstream note;
-    note.precision(2);
-    note << "this rank itself was stopped or frozen for " << std::fixed << gap << " s";
-    frozen_note_ = note.str();
+    frozen_note_ = formatted("this rank itself was stopped or frozen for %.2f s", gap);
   }
   monitor_->exchange(progress);
   if (monitor_->is_root()) {
@@ -81,11 +77,7 @@ void JobWatchdog::on_tick(std::uint64_t progress, const std::string& step) {
       // Counts are mid-flight at this moment, so "behind" would be noise: name the dead and silent.
       end_job("rank " + std::to_string(dead.front()) + " died", step, monitor_->stragglers(progress, false));
     }
-    if (monitor_->timeout_reported()) {
-      std::ostringstream what;
-      what << "no progress for " << timeout_seconds_ << " s";
-      end_job(what.str(), step, monitor_->stragglers(progress));
-    }
+    if (monitor_->timeout_reported()) end_job(formatted("no progress for %g s", timeout_seconds_), step, monitor_->stragglers(progress));
   } else {
     if (monitor_->stop_received()) std::_Exit(static_cast<int>(ExitCode::kTimeout));  // rank 0 spoke
     if (!monitor_->dead_ranks().empty()) end_job("rank 0 died", step, monitor_->root_as_straggler());
@@ -93,13 +85,12 @@ void JobWatchdog::on_tick(std::uint64_t progress, const std::string& step) {
 }
 
 void JobWatchdog::on_timeout(const std::string& step) {
-  std::ostringstream what;
-  what << "no progress for " << timeout_seconds_ << " s";
-  if (!monitor_) end_job(what.str(), step, {});
+  const std::string what = formatted("no progress for %g s", timeout_seconds_);
+  if (!monitor_) end_job(what, step, {});
   const std::uint64_t progress = watchdog_->progress_count();
   if (monitor_->is_root()) {
     monitor_->exchange(progress);
-    end_job(what.str(), step, monitor_->stragglers(progress));
+    end_job(what, step, monitor_->stragglers(progress));
   }
   // Ask rank 0 for the verdict; it names the ranks for the whole job.
   monitor_->report_timeout(progress);
@@ -111,7 +102,7 @@ void JobWatchdog::on_timeout(const std::string& step) {
   }
   std::vector<RankMonitor::Straggler> stragglers = monitor_->root_as_straggler();
   if (stragglers.empty()) stragglers.push_back({0, "alive but gave no verdict in 3 s"});
-  end_job(what.str(), step, stragglers);
+  end_job(what, step, stragglers);
 }
 
 void JobWatchdog::end_job(const std::string& what_happened, const std::string& step,

@@ -7,7 +7,6 @@
 // and speak for themselves only when rank 0 is the rank that is gone.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
-#include <sstream>
 
 #include "backends/gloo/gloo_world.h"
 #include "backends/mpi/mpi_world.h"
@@ -185,12 +184,11 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
 }
 
 void Shell::end_start_up_timeout(int rank, const std::string& host, const std::string& step) {
-  std::ostringstream line;
-  line << "timeout: no progress for " << program_.flags->timeout_seconds << " s in " << step
-       << " (connecting the ranks, agreeing on options and connecting heartbeats, seen by rank " << rank << " on " << host
-       << "): another rank stopped answering; ending the job with exit 4";
-  report_.record_error(line.str());
-  std::fprintf(stderr, "%s: %s\n", name_.c_str(), line.str().c_str());
+  const std::string line = formatted("timeout: no progress for %g s in ", program_.flags->timeout_seconds) + step +
+                           " (connecting the ranks, agreeing on options and connecting heartbeats, seen by rank " +
+                           std::to_string(rank) + " on " + host + "): another rank stopped answering; ending the job with exit 4";
+  report_.record_error(line);
+  std::fprintf(stderr, "%s: %s\n", name_.c_str(), line.c_str());
   std::fflush(stderr);
   std::_Exit(static_cast<int>(ExitCode::kTimeout));
 }

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/sockets.h"
 
 namespace collbench {
@@ -143,11 +144,8 @@ std::unique_ptr<RankMonitor> RankMonitor::connect(World& world, double silence_s
                (port = bound_port(listener)) >= 0) {
       std::random_device entropy;
       monitor->token_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-      std::ostringstream text;
-      text << monitor->token_ << ' ' << port;
-      if (!given.empty()) text << ' ' << given;
-      else for (const auto& ip : local_addresses()) text << ' ' << ip;
-      invitation = text.str();
+      invitation = std::to_string(monitor->token_) + ' ' + std::to_string(port);
+      for (const auto& ip : given.empty() ? local_addresses() : std::vector<std::string>{given}) invitation += ' ' + ip;
     } else if (problem) {
       *problem = std::string("cannot listen for heartbeats: ") + std::strerror(errno);
     }
@@ -298,19 +296,14 @@ std::vector<RankMonitor::Straggler> RankMonitor::stragglers(std::uint64_t my_pro
     const Peer& peer = peers_[r];
     const int rank = static_cast<int>(r);
     const double silent = seconds_between(peer.last_heard, now);
-    std::ostringstream reason;
-    reason.precision(2);
     if (peer.said_goodbye || peer.left_on_timeout) continue;  // finished, or a survivor that gave up
     if (peer.closed) {
-      reason << "died (its heartbeat connection closed " << std::fixed << silent << " s ago)";
+      late.push_back({rank, formatted("died (its heartbeat connection closed %.2f s ago)", silent)});
     } else if (silent >= silence_seconds_) {
-      reason << "no heartbeat for " << std::fixed << silent << " s (stopped or frozen)";
+      late.push_back({rank, formatted("no heartbeat for %.2f s (stopped or frozen)", silent)});
     } else if (include_behind && peer.progress < furthest) {
-      reason << "behind: progress " << peer.progress << " of " << furthest;
-    } else {
-      continue;
+      late.push_back({rank, "behind: progress " + std::to_string(peer.progress) + " of " + std::to_string(furthest)});
     }
-    late.push_back({rank, reason.str()});
   }
   return late;
 }
@@ -318,12 +311,9 @@ std::vector<RankMonitor::Straggler> RankMonitor::stragglers(std::uint64_t my_pro
 std::vector<RankMonitor::Straggler> RankMonitor::root_as_straggler() const {
   const Peer& root = peers_[0];
   const double silent = seconds_between(root.last_heard, Clock::now());
-  std::ostringstream reason;
-  reason.precision(2);
-  if (root.closed && !root.said_goodbye) reason << "died (its heartbeat connection closed)";
-  else if (silent >= silence_seconds_) reason << "no heartbeat for " << std::fixed << silent << " s (stopped or frozen)";
-  else return {};
-  return {{0, reason.str()}};
+  if (root.closed && !root.said_goodbye) return {{0, "died (its heartbeat connection closed)"}};
+  if (silent >= silence_seconds_) return {{0, formatted("no heartbeat for %.2f s (stopped or frozen)", silent)}};
+  return {};
 }
 
 void RankMonitor::report_timeout(std::uint64_t my_progress) {

@@ -72,13 +72,9 @@ void set_aside(const std::string& report_path, const std::string& out_dir, const
 }
 
 std::string describe_probes(const std::vector<std::optional<double>>& probes) {
-  std::string text;
-  for (const auto& value : probes) {
-    char number[32] = "n/a";
-    if (value) std::snprintf(number, sizeof number, "%.0f", *value);
-    text += (text.empty() ? "" : ", ") + std::string(number);
-  }
-  return text;
+  std::vector<std::string> numbers;
+  for (const auto& value : probes) numbers.push_back(value ? formatted("%.0f", *value) : "n/a");
+  return joined(numbers, ", ");
 }
 
 bool holds_reports(const std::string& dir) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -118,9 +117,7 @@ std::string csv_escape(const std::string& text) {
 std::string csv_cell(const json& cell) {
   if (cell.is_null()) return "";
   if (cell.is_string()) return csv_escape(cell.get<std::string>());
-  if (cell.is_number_float()) {
-    return formatted("%.9g", cell.get<double>());
-  }
+  if (cell.is_number_float()) return formatted("%.9g", cell.get<double>());
   return csv_escape(cell.dump());
 }
 
@@ -171,11 +168,8 @@ std::string cell_text(const json& cell, int precision) {
   if (cell.is_number_float()) {
     const double value = cell.get<double>();
     if (!std::isfinite(value)) return "n/a";
-    char buffer[64];
     // Fixed notation past 1e15 is up to 309 digits (a time near the largest double): an exponent instead.
-    if (precision >= 0 && std::fabs(value) < 1e15) std::snprintf(buffer, sizeof buffer, "%.*f", precision, value);
-    else std::snprintf(buffer, sizeof buffer, "%.4g", value);
-    return buffer;
+    return precision >= 0 && std::fabs(value) < 1e15 ? formatted("%.*f", precision, value) : formatted("%.4g", value);
   }
   return cell.dump();
 }

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/printable.h"
 #include "summarize/input_error.h"
 
 namespace collbench::summarize {
@@ -29,12 +30,6 @@ std::string trim(const std::string& text) {
   return text.substr(first, last - first + 1);
 }
 
-std::string joined(const std::set<std::string>& values) {
-  std::string text;
-  for (const auto& value : values) text += (text.empty() ? "" : " | ") + value;
-  return text;
-}
-
 // The first field both sides have and disagree on, as "field: 'a'<where_a> vs 'b'<where_b>", or
 // nullopt. Fields only one side has, and informational ones, never count.
 std::optional<std::string> first_disagreement(const Fingerprint& a, const Fingerprint& b, const std::string& where_a = "",
@@ -43,7 +38,7 @@ std::optional<std::string> first_disagreement(const Fingerprint& a, const Finger
     if (is_informational(field)) continue;
     const auto it = b.find(field);
     if (it == b.end() || it->second == values) continue;
-    return field + ": '" + joined(values) + "'" + where_a + " vs '" + joined(it->second) + "'" + where_b;
+    return field + ": '" + joined(values, " | ") + "'" + where_a + " vs '" + joined(it->second, " | ") + "'" + where_b;
   }
   return std::nullopt;
 }
@@ -94,18 +89,18 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
         }
         kinds.insert(kind);
       }
-      fingerprint["machine.per_host"].insert(joined(kinds));
+      fingerprint["machine.per_host"].insert(joined(kinds, " | "));
     }
     if (const auto gpus = machine.find("gpus"); gpus != machine.end() && gpus->is_array()) {
       std::set<std::string> models;
       for (const auto& gpu : *gpus) {
         if (gpu.is_object() && gpu.contains("model") && gpu["model"].is_string()) models.insert(gpu["model"].get<std::string>());
       }
-      fingerprint["machine.gpus"].insert(models.empty() ? "none" : joined(models));
+      fingerprint["machine.gpus"].insert(models.empty() ? "none" : joined(models, " | "));
     }
     std::set<std::string> devices;
     for (const auto& rank : loaded.report.context.ranks) devices.insert(rank.device);
-    if (!devices.empty()) fingerprint["devices"].insert(joined(devices));
+    if (!devices.empty()) fingerprint["devices"].insert(joined(devices, " | "));
   }
   for (const auto& input : inputs) {
     std::error_code error;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "core/printable.h"
 #include "report/report_json.h"
 #include "summarize/input_error.h"
 
@@ -54,9 +55,7 @@ std::string require_single_benchmark(const std::vector<LoadedReport>& reports) {
   std::set<std::string> names;
   for (const auto& loaded : reports) names.insert(loaded.report.benchmark);
   if (names.size() > 1) {
-    std::string list;
-    for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
-    throw InputError("reports of different benchmarks (" + list + ") where one is expected");
+    throw InputError("reports of different benchmarks (" + joined(names, ", ") + ") where one is expected");
   }
   return names.empty() ? "" : *names.begin();
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 
 #include "core/dtype.h"
@@ -225,9 +224,8 @@ DdpWhatIf ddp_what_if(const Model& model, const report::Context& context, const 
     if (out.settings[i].samples_per_s > out.settings[out.best].samples_per_s) out.best = i;
   }
 
-  char compute_text[160];
-  std::snprintf(compute_text, sizeof compute_text, "forward %.1f us + backward %.1f us per micro-step", forward_us * compute_scale,
-                backward_us * compute_scale);
+  const std::string compute_text =
+      formatted("forward %.1f us + backward %.1f us per micro-step", forward_us * compute_scale, backward_us * compute_scale);
   out.notes.insert(out.notes.begin(),
                    "measured (" + path + ", " + std::to_string(measured_world) + " ranks): " + compute_text +
                        (strong ? " (strong scaling: scaled to the per-rank batch at " + std::to_string(np) + " ranks)" : "") + ", " +
@@ -257,10 +255,9 @@ Document ddp_document(const DdpWhatIf& what_if, const DdpWhatIfOptions& options)
   table.groups.push_back(group);
   document.tables.push_back(table);
   const DdpSetting& best = what_if.settings.at(what_if.best);
-  char best_text[200];
-  std::snprintf(best_text, sizeof best_text, "best: bucket_mb %s, grad_dtype %s, accumulate %d: %.1f samples/s, step %.1f us, %.1f us exposed",
-                mb_text(best.bucket_mb).c_str(), best.grad_dtype.c_str(), best.accumulate, best.samples_per_s, best.step_us, best.exposed_comm_us);
-  document.notes.push_back(best_text);
+  document.notes.push_back(formatted("best: bucket_mb %s, grad_dtype %s, accumulate %d: %.1f samples/s, step %.1f us, %.1f us exposed",
+                                     mb_text(best.bucket_mb).c_str(), best.grad_dtype.c_str(), best.accumulate, best.samples_per_s,
+                                     best.step_us, best.exposed_comm_us));
   for (const auto& note : what_if.notes) document.notes.push_back(note);
   document.notes.push_back(
       "modelled: compute per micro-step as measured; accumulate-1 micro-steps without communication (no_sync); in the last, gradients "

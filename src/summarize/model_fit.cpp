@@ -37,8 +37,6 @@ double percentile(std::vector<double> values, double q) {
   return quantile_of_sorted(values, q);
 }
 
-std::string number_text(double value, const char* format) { return formatted(format, value); }
-
 double element_bytes_of(const std::string& dtype) {
   const auto parsed = parse_dtype(dtype);
   return parsed ? static_cast<double>(dtype_info(*parsed).size_bytes) : 0;
@@ -49,7 +47,6 @@ double element_bytes_of(const std::string& dtype) {
 namespace {
 
 using model_detail::element_bytes_of;
-using model_detail::number_text;
 using model_detail::percentile;
 
 constexpr int kBootstrapDraws = 200;
@@ -180,9 +177,7 @@ std::string machine_of(const std::vector<LoadedReport>& reports) {
     for (const auto& rank : loaded.report.context.ranks) devices.insert(rank.device);
     hosts = std::max(hosts, loaded.report.context.hosts.size());
   }
-  std::string text;
-  for (const auto& device : devices) text += (text.empty() ? "" : ", ") + device;
-  return text + " on " + (hosts > 1 ? "up to " : "") + std::to_string(hosts) + " host(s)";
+  return joined(devices, ", ") + " on " + (hosts > 1 ? "up to " : "") + std::to_string(hosts) + " host(s)";
 }
 
 // Where a report's ranks ran, from context.ranks[].host (hosts numbered in order of appearance).
@@ -566,7 +561,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
         }
         const SegmentedFit fit = fit_segmented(points, breaks);
         const double rms = std::sqrt(fit.sse / static_cast<double>(points.points.size()));
-        tried += (tried.empty() ? "" : ", ") + form.name + " " + number_text(100 * rms, "%.1f") + "%";
+        tried += (tried.empty() ? "" : ", ") + form.name + " " + formatted("%.1f", 100 * rms) + "%";
         if (best && rms >= best->rms_relative_error) continue;
         std::mt19937 draws(seed);
         AcrossWorldSizes across;
@@ -591,7 +586,7 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
         }
         best_segments_note.clear();
         for (const double threshold : fit.thresholds) {
-          best_segments_note += (best_segments_note.empty() ? "" : ", ") + number_text(threshold, "%.0f");
+          best_segments_note += (best_segments_note.empty() ? "" : ", ") + formatted("%.0f", threshold);
         }
         best = across;
       }

@@ -16,7 +16,6 @@ namespace collbench::summarize::model_detail {
 const HockneyPiece& piece_for(const WorldSizeFit& world, std::uint64_t bytes);
 double fitted_time_us(const WorldSizeFit& world, std::uint64_t bytes);
 double percentile(std::vector<double> values, double q);
-std::string number_text(double value, const char* format = "%.3g");
 double element_bytes_of(const std::string& dtype);  // 0 for a dtype collbench does not know
 
 // The form an algorithm label names, or "" when the label does not say (default, unknown).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/printable.h"
 #include "summarize/input_error.h"
 #include "summarize/model_internal.h"
 
@@ -10,7 +11,6 @@ namespace collbench::summarize {
 
 using model_detail::element_bytes_of;
 using model_detail::fitted_time_us;
-using model_detail::number_text;
 using model_detail::percentile;
 using model_detail::piece_for;
 using nlohmann::json;
@@ -156,19 +156,19 @@ std::vector<std::string> SeriesPredictor::notes() const {
   }
   if (!spans_hosts_) return notes;
   const auto link = [](double alpha_us, double beta_gbps) {
-    return "alpha " + number_text(alpha_us) + " us, beta " + number_text(beta_gbps) + " GB/s";
+    return "alpha " + formatted("%.3g", alpha_us) + " us, beta " + formatted("%.3g", beta_gbps) + " GB/s";
   };
   std::string inter = across.inter ? "fitted " + link(across.inter->alpha_us.value, across.inter->beta_gbps.value)
                                    : "not measured (no report spanned hosts): the intra-host fit stands in";
-  if (options_.inter_latency_us) inter += "; alpha replaced by --inter-latency " + number_text(*options_.inter_latency_us, "%.6g") + " us";
+  if (options_.inter_latency_us) inter += "; alpha replaced by --inter-latency " + formatted("%.6g", *options_.inter_latency_us) + " us";
   if (options_.inter_bandwidth_gbps) {
-    inter += "; beta replaced by --inter-bandwidth " + number_text(*options_.inter_bandwidth_gbps, "%.6g") + " GB/s";
+    inter += "; beta replaced by --inter-bandwidth " + formatted("%.6g", *options_.inter_bandwidth_gbps) + " GB/s";
   }
   notes.push_back(name + ": between hosts " + inter + "; within a host " +
                   (across.intra_measured ? "fitted " + link(across.alpha_us.value, across.beta_gbps.value)
                                          : std::string("not measured: the inter-host fit stands in")));
   notes.push_back(name + ": " + std::to_string(options_.ranks_per_host) + " consecutive ranks per host; " +
-                  number_text(coefficients_.intra_steps, "%.0f") + " intra-host and " + number_text(coefficients_.inter_steps, "%.0f") +
+                  formatted("%.0f", coefficients_.intra_steps) + " intra-host and " + formatted("%.0f", coefficients_.inter_steps) +
                   " inter-host steps; ranks of one host that send across at once share its link");
   return notes;
 }

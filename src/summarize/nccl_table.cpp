@@ -184,21 +184,14 @@ std::string health_of(const LoadedReport& loaded) {
   for (std::size_t i = 1; i + 1 < curve.size(); ++i) {
     const double before = typical_time(*curve[i - 1]), here = typical_time(*curve[i]), after = typical_time(*curve[i + 1]);
     if (before > 0 && after > 0 && here > 2 * before && here > 2 * after) {
-      char text[160];
-      std::snprintf(text, sizeof text, "%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->size).c_str(), here / after);
-      checks.push_back(text);
+      checks.push_back(formatted("%s takes %.1fx its larger neighbour's time", size_tick_label(curve[i]->size).c_str(), here / after));
     }
   }
   if (ranks_finish_together(loaded.report.benchmark)) {
     if (auto slow = slow_rank_finding(curve)) checks.push_back(std::move(*slow));
   }
-  const auto joined = [](const std::vector<std::string>& parts) {
-    std::string text;
-    for (const auto& part : parts) text += (text.empty() ? "" : "; ") + part;
-    return text;
-  };
-  if (checks.empty()) return notes.empty() ? "ok" : "ok (note: " + joined(notes) + ")";
-  return "check: " + joined(checks) + (notes.empty() ? "" : " (note: " + joined(notes) + ")");
+  if (checks.empty()) return notes.empty() ? "ok" : "ok (note: " + joined(notes, "; ") + ")";
+  return "check: " + joined(checks, "; ") + (notes.empty() ? "" : " (note: " + joined(notes, "; ") + ")");
 }
 
 namespace {

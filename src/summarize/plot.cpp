@@ -496,9 +496,7 @@ std::string compare_plot_script_text(const CompareResult& result, const std::str
   for (const auto& line : result.lines) {
     if (line.key.front().second == benchmark && !line.overall) counts[line.verdict]++;
     if (line.key.front().second == benchmark && line.overall) {
-      char text[96];
-      std::snprintf(text, sizeof text, "; as a whole %+.1f%% %s", 100 * line.change, to_string(line.verdict).c_str());
-      overall = text;
+      overall = formatted("; as a whole %+.1f%% %s", 100 * line.change, to_string(line.verdict).c_str());
     }
   }
   std::string title = benchmark + ": NEW vs BASE, change of " + (result.measure == "us" ? std::string("time") : result.measure) + " per size" + overall;
@@ -640,9 +638,7 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
   for (const auto time : change_times) {
     ++arrow;
     out << "set arrow " << arrow << " from " << time << ", graph 0 to " << time << ", graph 1 nohead dt 2 lw 2 lc rgb '#d62728'\n";
-    char label[64];
-    std::snprintf(label, sizeof label, "%+.1f%%", 100 * change_sizes[time]);
-    out << "set label " << arrow << " " << gnuplot_label(label) << " at " << time << ", graph 0.97 offset 0.5,0 tc rgb '#d62728'\n";
+    out << "set label " << arrow << " " << gnuplot_label(formatted("%+.1f%%", 100 * change_sizes[time])) << " at " << time << ", graph 0.97 offset 0.5,0 tc rgb '#d62728'\n";
   }
   out << "plot \\\n";
   out << "  NaN with lines lw 1 lc rgb '#bbbbbb' title 'rows without a change', \\\n";

@@ -1,11 +1,11 @@
 #include "summarize/speedup.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 
+#include "core/printable.h"
 #include "summarize/input_error.h"
 
 namespace collbench::summarize {
@@ -137,9 +137,7 @@ SpeedupResult compute_speedup(const std::vector<LoadedReport>& reports, const st
   if (baseline) {
     const auto it = std::find(values.begin(), values.end(), *baseline);
     if (it == values.end()) {
-      std::string list;
-      for (const auto& value : values) list += (list.empty() ? "" : ", ") + value;
-      throw InputError("--baseline " + *baseline + " is not a value of " + key + " (values: " + list + ")");
+      throw InputError("--baseline " + *baseline + " is not a value of " + key + " (values: " + joined(values, ", ") + ")");
     }
     std::rotate(values.begin(), it, it + 1);
   }
@@ -185,11 +183,7 @@ std::vector<std::string> best_setting_lines(const SpeedupResult& result, double 
       if (series.key[i] != result.series.front().key[i]) varying.insert(series.key[i].first);
     }
   }
-  auto fixed = [](double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", value);
-    return std::string(text);
-  };
+  const auto fixed = [](double value) { return formatted("%.2f", value); };
   const std::string& base = result.values.front();
   std::vector<std::string> lines;
   for (const auto& series : result.series) {

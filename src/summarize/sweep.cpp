@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "core/printable.h"
 #include "report/report_json.h"
 #include "summarize/file_names.h"
 #include "summarize/input_error.h"
@@ -49,9 +50,7 @@ bool finished(const std::string& report_path, const std::vector<std::string>& ex
     return false;
   }
   if (report.context.argv != expected_argv) {
-    std::string recorded;
-    for (const auto& arg : report.context.argv) recorded += (recorded.empty() ? "" : " ") + arg;
-    throw InputError("sweep: " + report_path + " holds a run of another command (" + recorded +
+    throw InputError("sweep: " + report_path + " holds a run of another command (" + joined(report.context.argv, " ") +
                      "); use a new --out folder or remove it");
   }
   return report.status == "complete";

@@ -1,7 +1,6 @@
 #include "summarize/tune.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,11 +16,6 @@ namespace collbench::summarize {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // Open MPI's MCA parameter name of each collective it has a forced-algorithm table for.
 std::string open_mpi_parameter(const std::string& collective) {
@@ -42,7 +36,7 @@ const std::vector<std::pair<std::string, std::string>> kNcclProtocols = {{"ll", 
 
 std::string tuner_name(const std::vector<std::pair<std::string, std::string>>& table, const std::string& value, const std::string& flag) {
   for (const auto& [nccl, tuner] : table) {
-    if (lower(value) == nccl) return tuner;
+    if (lowercase(value) == nccl) return tuner;
   }
   std::string known;
   for (const auto& [nccl, tuner] : table) known += (known.empty() ? "" : ", ") + nccl;
@@ -58,7 +52,7 @@ std::vector<TuneCandidate> open_mpi_candidates(const std::vector<std::string>& v
       for (int n = 1; n < static_cast<int>(names->size()); ++n) numbers.push_back(n);
       continue;
     }
-    const auto by_name = std::find(names->begin() + 1, names->end(), lower(value));
+    const auto by_name = std::find(names->begin() + 1, names->end(), lowercase(value));
     if (by_name != names->end()) {
       numbers.push_back(static_cast<int>(by_name - names->begin()));
     } else if (!value.empty() && value.find_first_not_of("0123456789") == std::string::npos && value.size() < 4 &&
@@ -92,8 +86,8 @@ std::vector<TuneCandidate> gloo_candidates(const std::vector<std::string>& value
   for (const auto& value : values) {
     if (value == "all") {
       names.insert(names.end(), kGlooAlgorithms.begin(), kGlooAlgorithms.end());
-    } else if (std::count(kGlooAlgorithms.begin(), kGlooAlgorithms.end(), lower(value))) {
-      names.push_back(lower(value));
+    } else if (std::count(kGlooAlgorithms.begin(), kGlooAlgorithms.end(), lowercase(value))) {
+      names.push_back(lowercase(value));
     } else {
       throw InputError("tune: --gloo-algorithms " + value + " is not one of ring, ring_chunked, halving_doubling, bcube (default is always a candidate)");
     }
@@ -160,9 +154,7 @@ std::string provenance_value(std::string text) {
 std::map<std::string, std::string> machine_fields(const std::vector<LoadedReport>& runs) {
   std::map<std::string, std::string> fields;
   for (const auto& [field, values] : fingerprint_of(runs, {})) {
-    std::string text;
-    for (const auto& value : values) text += (text.empty() ? "" : " | ") + value;
-    fields[field] = provenance_value(text);
+    fields[field] = provenance_value(joined(values, " | "));
   }
   return fields;
 }
@@ -327,9 +319,7 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
                      " series (placements, dtypes or ops); a tuning file holds one choice per size: run one (e.g. --placement out)");
   }
   if (!first_defaults) {
-    std::string reasons;
-    for (const auto& skipped : decision.skipped) reasons += (reasons.empty() ? "" : "; ") + skipped;
-    throw InputError("tune: no candidate ran (" + reasons + ")");
+    throw InputError("tune: no candidate ran (" + joined(decision.skipped, "; ") + ")");
   }
   if (sizes.empty()) throw InputError("tune: no candidate has a size in common with the default");
   decision.collective = first_defaults->front().report.benchmark;

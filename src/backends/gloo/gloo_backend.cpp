@@ -23,7 +23,6 @@
 #include <gloo/types.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstring>
 #include <set>
@@ -36,6 +35,7 @@
 #include "core/error.h"
 #include "core/process_threads.h"
 #include "core/host_reduce.h"
+#include "core/printable.h"
 #include "core/world.h"
 
 namespace collbench::gloo_backend {
@@ -132,23 +132,18 @@ struct Network {
 Network choose_network(World& world, const std::string& requested_interface) {
   const std::vector<std::string> hosts = world.gather_strings(world.host());
   const bool one_host = std::all_of(hosts.begin(), hosts.end(), [&](const std::string& h) { return h == hosts[0]; });
-  // Decided on rank 0 and passed on, so a failure there (a bad --gloo-iface) reaches every rank
-  // as the same one line instead of leaving the others waiting.
-  std::string decided;
-  if (world.rank() == 0) {
-    try {
-      if (!requested_interface.empty()) decided = "ok " + interface_address(requested_interface);
-      // Launched without MPI, the store lives on the address rank 0 was given (MASTER_ADDR).
-      else if (!world.listen_address().empty()) decided = "ok " + world.listen_address();
-      else decided = "ok " + (one_host ? std::string("127.0.0.1") : outward_address());
-    } catch (const std::exception& e) {
-      decided = std::string("error ") + (requested_interface.empty() ? "" : "--gloo-iface " + requested_interface + ": ") + e.what();
-    }
-  }
-  decided = world.broadcast_string(decided);
-  if (decided.rfind("error ", 0) == 0) throw UsageError(decided.substr(6));
+  // A failure (a bad --gloo-iface) is a usage error on every rank.
   Network network;
-  network.store_host = decided.substr(3);
+  network.store_host = world.decided_on_rank_zero([&]() -> std::string {
+    try {
+      if (!requested_interface.empty()) return interface_address(requested_interface);
+      // Launched without MPI, the store lives on the address rank 0 was given (MASTER_ADDR).
+      if (!world.listen_address().empty()) return world.listen_address();
+      return one_host ? std::string("127.0.0.1") : outward_address();
+    } catch (const std::exception& e) {
+      throw UsageError((requested_interface.empty() ? "" : "--gloo-iface " + requested_interface + ": ") + e.what());
+    }
+  });
   network.interface = requested_interface.empty() ? interface_routing_to(network.store_host) : requested_interface;
   return network;
 }
@@ -156,8 +151,7 @@ Network choose_network(World& world, const std::string& requested_interface) {
 }  // namespace
 
 AllreduceAlgorithm parse_allreduce_algorithm(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const std::string lower = lowercase(name);
   for (std::size_t i = 0; i < kAllreduceAlgorithmNames.size(); ++i) {
     if (lower == kAllreduceAlgorithmNames[i]) return static_cast<AllreduceAlgorithm>(i);
   }
@@ -186,20 +180,11 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
   const Network network = choose_network(world, config.network_interface);
   interface_ = network.interface;
 
-  // Rank 0 serves the store; its bound port reaches the others over the World. An error there
-  // is passed on in the same string, so every rank stops with it.
-  std::string served;
-  if (rank_ == 0) {
-    try {
-      store_server_ = std::make_unique<rendezvous::TcpStoreServer>(rendezvous::StoreAddress{network.store_host, 0});
-      served = "ok " + store_server_->address().text();
-    } catch (const std::exception& e) {
-      served = std::string("error ") + e.what();
-    }
-  }
-  served = world.broadcast_string(served);
-  if (served.rfind("error ", 0) == 0) throw Error(served.substr(6));
-  const rendezvous::StoreAddress store_address = rendezvous::parse_store_address(served.substr(3));
+  // Rank 0 serves the store; its bound port reaches the others over the World.
+  const rendezvous::StoreAddress store_address = rendezvous::parse_store_address(world.decided_on_rank_zero([&] {
+    store_server_ = std::make_unique<rendezvous::TcpStoreServer>(rendezvous::StoreAddress{network.store_host, 0});
+    return store_server_->address().text();
+  }));
 
   collective_timeout_ =
       config.timeout_seconds > 0 ? Milliseconds(static_cast<long long>(config.timeout_seconds * 1000)) : kDefaultCollectiveTimeout;
@@ -438,7 +423,7 @@ void GlooBackend::alltoall(const CollectiveCall& call) {
 // ranks 0..k-1, so a member's rank in the context is its world rank.
 void GlooBackend::connect_members(const std::vector<int>& members) {
   const std::uint64_t serial = contexts_made_++;
-  if (std::find(members.begin(), members.end(), rank_) == members.end()) return;
+  if (!is_member(members, rank_)) return;
   const int size = static_cast<int>(members.size());
   guarded("gloo ", "connectFullMesh", [&] {
     rendezvous::TcpStoreClient client(rendezvous::parse_store_address(store_address_), kRendezvousTimeout);

@@ -39,11 +39,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Milliseconds = std::chrono::milliseconds;
 
-std::string seconds_text(Milliseconds duration) {
-  std::ostringstream text;
-  text << static_cast<double>(duration.count()) / 1000.0 << " s";
-  return text.str();
-}
+std::string seconds_text(Milliseconds duration) { return formatted("%g s", static_cast<double>(duration.count()) / 1000.0); }
 
 std::vector<char> bytes_of(const std::string& text) { return {text.begin(), text.end()}; }
 std::string text_of(const std::vector<char>& bytes) { return {bytes.begin(), bytes.end()}; }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/sockets.h"
 
 namespace collbench::gloo_backend {
@@ -48,9 +49,7 @@ std::string interface_address(const std::string& name) {
     if (entry.family == AF_INET6 && ipv6.empty()) ipv6 = entry.address;
   }
   if (!ipv6.empty()) return ipv6;
-  std::string known;
-  for (const std::string& each : names) known += (known.empty() ? "" : ", ") + each;
-  throw UsageError("no such interface with an address here (interfaces: " + known + ")");
+  throw UsageError("no such interface with an address here (interfaces: " + joined(names, ", ") + ")");
 }
 
 std::string numeric_address(const std::string& host) {

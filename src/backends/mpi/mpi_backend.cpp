@@ -1,6 +1,5 @@
 #include "backends/mpi/mpi_backend.h"
 
-#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -284,11 +283,6 @@ void MpiBackend::alltoallv(const CollectiveCall& call) {
 }
 
 namespace {
-
-// Members are world ranks 0..k-1, so a member's rank in a communicator of them is its world rank.
-bool is_member(const std::vector<int>& members, int rank) {
-  return std::find(members.begin(), members.end(), rank) != members.end();
-}
 
 void check_made(MPI_Comm made, const std::vector<int>& members, int world_rank, const char* call) {
   int size = 0, rank = -1;

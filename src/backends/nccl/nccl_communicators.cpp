@@ -10,10 +10,6 @@
 namespace collbench::nccl {
 namespace {
 
-bool is_member(const std::vector<int>& members, int rank) {
-  return std::find(members.begin(), members.end(), rank) != members.end();
-}
-
 ncclConfig_t blocking_config() {
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 1;

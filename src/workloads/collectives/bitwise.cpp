@@ -1,7 +1,6 @@
 #include "workloads/collectives/bitwise.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 #include "core/printable.h"
@@ -29,15 +28,11 @@ std::string element_bits_hex(const void* base, std::size_t index, std::size_t el
   const auto* bytes = static_cast<const unsigned char*>(base) + index * element_bytes;
   std::uint64_t value = 0;
   std::string text = "0x";
-  char digits[3];
   if (element_bytes <= sizeof(value)) {
     std::memcpy(&value, bytes, element_bytes);  // little-endian host: the low bytes of the integer
     return text + formatted("%0*llx", static_cast<int>(2 * element_bytes), static_cast<unsigned long long>(value));
   }
-  for (std::size_t b = element_bytes; b-- > 0;) {  // wider than 64 bits: most significant byte first
-    std::snprintf(digits, sizeof(digits), "%02x", bytes[b]);
-    text += digits;
-  }
+  for (std::size_t b = element_bytes; b-- > 0;) text += formatted("%02x", bytes[b]);  // wider than 64 bits: most significant byte first
   return text;
 }
 

@@ -7,17 +7,16 @@
 #include <functional>
 #include <initializer_list>
 #include <optional>
-#include <sstream>
 #include <utility>
 
 #include "core/algorithm_ranges.h"
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/input_file.h"
+#include "core/printable.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
 #include "harness/build_features.h"
-#include "harness/context.h"
 #include "harness/watchdog.h"
 #include "report/report_json.h"
 #include "report/table.h"
@@ -39,21 +38,19 @@ std::string estimator_description(TimeAggregation aggregation) {
 }
 
 std::string sweep_description(const CollectiveOptions& options) {
-  std::ostringstream text;
-  if (!options.explicit_sizes.empty()) {
-    text << "sizes";
-    for (auto size : options.explicit_sizes) text << ' ' << format_size(size);
-  } else {
-    text << "sizes " << format_size(options.sweep.min_bytes) << " .. " << format_size(options.sweep.max_bytes);
-    if (options.sweep.step_factor > 0) text << " (factor " << options.sweep.step_factor << ")";
-    else text << " (step " << format_size(options.sweep.step_bytes) << ")";
+  const SizeSweep& sweep = options.sweep;
+  std::string text = "sizes";
+  for (auto size : options.explicit_sizes) text += " " + format_size(size);
+  if (options.explicit_sizes.empty()) {
+    text += " " + format_size(sweep.min_bytes) + " .. " + format_size(sweep.max_bytes) +
+            (sweep.step_factor > 0 ? formatted(" (factor %g)", sweep.step_factor) : " (step " + format_size(sweep.step_bytes) + ")");
   }
-  text << "; warm-up " << options.warmup_iterations << ", iterations " << options.iterations << ", check "
-       << options.check_iterations << "\ntime (us) = " << estimator_description(options.aggregation)
-       << "; the report also keeps the mean, max and min over ranks";
+  text += formatted("; warm-up %d, iterations %d, check %d\ntime (us) = ", options.warmup_iterations, options.iterations,
+                    options.check_iterations) +
+          estimator_description(options.aggregation) + "; the report also keeps the mean, max and min over ranks";
   // The table must not pass for a real measurement.
-  if (options.inject_slowdown_percent > 0) text << "; every timed sample stretched by " << options.inject_slowdown_percent << " % (--inject-slowdown)";
-  return text.str();
+  if (options.inject_slowdown_percent > 0) text += formatted("; every timed sample stretched by %g %% (--inject-slowdown)", options.inject_slowdown_percent);
+  return text;
 }
 
 // Names only backends that can run here; a built one that cannot says why.
@@ -90,10 +87,9 @@ bool below_min_busbw(const report::Summary& summary, const std::optional<double>
   return true;
 }
 
-// The few settings backends read; they never see the command line.
+// What the collectives tell a backend beyond the shared flags (make_run_backend adds those).
 BackendConfig backend_config(const CollectiveOptions& options) {
   BackendConfig config;
-  config.timeout_seconds = options.timeout_seconds;
   config.nccl_algo = options.nccl_algo;
   config.nccl_proto = options.nccl_proto;
   config.capture_nccl_algorithm = options.capture_nccl_algorithm;
@@ -101,7 +97,6 @@ BackendConfig backend_config(const CollectiveOptions& options) {
   if (!options.algorithm_file.empty()) {
     config.algorithm_ranges = parse_algorithm_ranges(read_tuning_file_text(options.algorithm_file), options.algorithm_file);
   }
-  config.network_interface = options.gloo_iface;
   config.registration = options.registration;
   return config;
 }
@@ -221,9 +216,7 @@ std::string CollectiveProgram::check_for_world(World& world) {
   if (options.backend != "nccl") {
     const std::vector<std::string> gpu_only = options.gpu_only_flags_in_use();
     if (!gpu_only.empty()) {
-      std::string flags;
-      for (const auto& flag : gpu_only) flags += (flags.empty() ? "" : ", ") + flag;
-      throw UsageError(flags + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options.backend +
+      throw UsageError(joined(gpu_only, ", ") + (gpu_only.size() == 1 ? " is" : " are") + " for GPU backends only; the " + options.backend +
                        " backend's calls complete on the host (drop " + (gpu_only.size() == 1 ? "it" : "them") +
                        " or use --backend nccl)");
     }
@@ -239,16 +232,14 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
       traffic_(program.traffic),
       table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {
   World& world = run.world;
-  backend_ = program.make_backend ? program.make_backend(world, options_) : make_backend(options_.backend, world, backend_config(options_));
+  backend_ = program.make_backend ? program.make_backend(world, options_) : make_run_backend(world, options_, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
   if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
     throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
   }
   entry_ = backend_->entry_for(collective_.name);
   report_.benchmark = std::string(collective_.name);
-  report_.context = collect_context(world, backend_->name(), backend_->device_description(), run.argv, options_,
-                                    options_as_json(options_));
-  for (const auto& [library, version] : backend_->versions()) report_.context.versions[library] = version;
+  report_.context = backend_context(run, *backend_, options_, options_as_json(options_));
   report_without_rows_ = report::envelope_json(report_.benchmark, report_.context);
   report_without_rows_["skipped"] = nlohmann::json::array();
 

@@ -30,11 +30,7 @@ std::string quoted(const std::string& field) {
 std::string TrafficSpec::text() const {
   switch (pattern) {
     case TrafficPattern::kUniform: return "uniform";
-    case TrafficPattern::kZipf: {
-      std::ostringstream out;
-      out << "zipf:" << zipf_exponent;
-      return out.str();
-    }
+    case TrafficPattern::kZipf: return "zipf:" + formatted("%g", zipf_exponent);
     case TrafficPattern::kHotspot: return "hotspot:" + std::to_string(hot_ranks);
     case TrafficPattern::kMatrix: return "matrix";
   }

@@ -15,18 +15,9 @@ void RunTraffic::check_for_world(World& world) {
   }
   if (!options_.traffic.from_matrix()) return;
   const std::string& path = options_.traffic.matrix_path;
-  std::string outcome;  // "ok " + the text, or "error " + why
-  if (world.rank() == 0) {
-    try {
-      // A matrix of a few thousand ranks is tens of MB of text, a row a few hundred KB.
-      outcome = "ok " + read_input_file(path, {"--matrix file", 256u << 20, 16u << 20});
-    } catch (const UsageError& e) {
-      outcome = std::string("error ") + e.what();
-    }
-  }
-  outcome = world.broadcast_string(outcome);
-  if (outcome.rfind("error ", 0) == 0) throw UsageError(outcome.substr(6));
-  byte_matrix_ = parse_byte_matrix(outcome.substr(3), path, world.size());
+  // A matrix of a few thousand ranks is tens of MB of text, a row a few hundred KB.
+  const std::string text = world.decided_on_rank_zero([&path] { return read_input_file(path, {"--matrix file", 256u << 20, 16u << 20}); });
+  byte_matrix_ = parse_byte_matrix(text, path, world.size());
   // A row that moves nothing would time an empty call and print a bandwidth of 0.
   for (DType dtype : options_.dtypes) {
     if (traffic_from_bytes(*byte_matrix_, dtype_info(dtype).size_bytes).busiest_elements() == 0) {

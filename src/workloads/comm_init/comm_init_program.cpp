@@ -81,10 +81,7 @@ CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& optio
   // The job's start-up, before anything else of the benchmark: every rank leaves one barrier.
   world.barrier();
   const StartUp mine = start_up_of_this_process();
-  std::ostringstream text;
-  text.precision(17);
-  text << mine.process_start_s << ' ' << mine.first_barrier_s;
-  const std::vector<std::string> all = world.gather_strings(text.str());
+  const std::vector<std::string> all = world.gather_strings(formatted("%.17g %.17g", mine.process_start_s, mine.first_barrier_s));
   nlohmann::json per_rank = nlohmann::json::array();
   double earliest_start = 0, latest_barrier = 0;
   for (std::size_t rank = 0; rank < all.size(); ++rank) {
@@ -138,13 +135,11 @@ CasePlan CommInitWorkload::prepare(std::size_t index) {
 }
 
 nlohmann::json CommInitWorkload::make_row(const CommInitCase& one_case, report::Measurement measured, const LoopResult& timed) {
-  const bool member = world_.rank() < one_case.size;
-  std::ostringstream mine;
-  mine.precision(17);
-  if (member) {
-    for (double sample : timed.mine_us) mine << sample << ' ';
+  std::string mine;  // a member's samples
+  if (world_.rank() < one_case.size) {
+    for (double sample : timed.mine_us) mine += formatted("%.17g ", sample);
   }
-  const std::vector<std::string> every_rank = world_.gather_strings(mine.str());
+  const std::vector<std::string> every_rank = world_.gather_strings(mine);
   std::vector<double> pooled, rank_means;
   for (int rank = 0; rank < one_case.size; ++rank) {
     std::istringstream fields(every_rank[static_cast<std::size_t>(rank)]);

@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/compute_workload.h"
 #include "engines/engines.h"
 #include "workloads/compute/programs.h"
 #include "core/command_line.h"

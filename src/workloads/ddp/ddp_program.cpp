@@ -124,9 +124,9 @@ struct DdpProgram {
 };
 
 // One run of ddp_step_perf: the backend, the communication thread and the current case's step.
-class DdpStepRun final : public WorkloadOver<DdpCase> {
+class DdpStepWorkload final : public WorkloadOver<DdpCase> {
  public:
-  DdpStepRun(RunContext& run, const DdpProgram& program);
+  DdpStepWorkload(RunContext& run, const DdpProgram& program);
 
  private:
   std::string header(const nlohmann::json& report) const override;
@@ -174,7 +174,7 @@ std::string comm_thread_text(const std::string& backend, Overlap overlap) {
   return "one communication thread calling the " + backend + " backend's blocking all-reduce";
 }
 
-CasePlan DdpStepRun::prepare(std::size_t index) {
+CasePlan DdpStepWorkload::prepare(std::size_t index) {
   const DdpCase& one_case = cases_[index];
   const std::string reason = backend_->unsupported_reason({"all_reduce", one_case.grad_dtype, ReduceOp::kSum, /*in_place=*/true, 1});
   if (!reason.empty()) return CasePlan::skip_what(std::string(to_string(one_case.grad_dtype)), reason);
@@ -232,7 +232,7 @@ CasePlan DdpStepRun::prepare(std::size_t index) {
 // The overlapped row's compute with no communication beside it, when no overlap-off row gives it:
 // the same step with overlap off, as many steps as the row. Not the measurement loop's: these
 // steps are no row and time nothing as a whole; the step's own clocks time its compute.
-ComputeAlone DdpStepRun::measure_compute_alone(StepConfig config) {
+ComputeAlone DdpStepWorkload::measure_compute_alone(StepConfig config) {
   config.overlap = Overlap::kOff;
   DdpStep step(model_, plan_, *backend_, *all_reduce_, gemm_, config, nullptr);
   const int warmup = options_.warmup_iterations, measured = std::max(options_.iterations, 1);
@@ -247,7 +247,7 @@ ComputeAlone DdpStepRun::measure_compute_alone(StepConfig config) {
   return alone;
 }
 
-nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
+nlohmann::json DdpStepWorkload::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
                                         const LoopResult& timed) {
   World& world = world_;
   const auto first_timed = static_cast<std::ptrdiff_t>(options_.warmup_iterations);
@@ -383,7 +383,7 @@ nlohmann::json DdpStepRun::make_row(const DdpCase& one_case, const StepConfig& c
   return report::row_json(report::RowKind::kDdpStep, std::move(fields), measured);
 }
 
-DdpStepRun::DdpStepRun(RunContext& run, const DdpProgram& program)
+DdpStepWorkload::DdpStepWorkload(RunContext& run, const DdpProgram& program)
     : WorkloadOver(run.world, program.options, report::RowKind::kDdpStep),
       options_(program.options),
       model_(program.model),
@@ -455,7 +455,7 @@ DdpStepRun::DdpStepRun(RunContext& run, const DdpProgram& program)
   if (world_.rank() == 0) for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
 }
 
-std::string DdpStepRun::header(const nlohmann::json&) const {
+std::string DdpStepWorkload::header(const nlohmann::json&) const {
   std::string text = formatted(
       "# %s: model %s (%.1f M parameters, %zu tensors), %d rank(s), backend %s, %s, %s scaling: batch %d %s\n", kProgram,
       printable(model_.name).c_str(), static_cast<double>(model_.parameter_count()) / 1e6, model_.tensors.size(), world_.size(),
@@ -486,7 +486,7 @@ int run_ddp_step_perf(int argc, char** argv) {
   return run_program(kProgram, argc, argv, [](const std::vector<std::string>& args) {
     // Mutable: the world's checks settle the backend's name before the run starts.
     const auto ddp = std::make_shared<DdpProgram>(parse_ddp_options(args));
-    ProgramSpec program = program_spec_of<DdpStepRun>(ddp, ddp->options);
+    ProgramSpec program = program_spec_of<DdpStepWorkload>(ddp, ddp->options);
     program.help = ddp_usage_text;
     program.build_features = [] { return "cpu: openblas; " + describe_backends() + "; ddp_step_perf uses mpi or gloo (no GPU path yet)"; };
     program.check_for_world = [ddp](World& world) { return ddp->check_for_world(world); };

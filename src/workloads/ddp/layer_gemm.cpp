@@ -18,8 +18,8 @@ using Clock = std::chrono::steady_clock;
 
 void check_flops(const Gemm& gemm, const std::string& layer, const char* which) {
   if (gemm.flops() <= kMaxLayerFlops) return;
-  char text[160];
-  std::snprintf(text, sizeof text, " GEMM (%llux%llux%llu x %llu) asks for %.3g FLOPs in one step, more than the %.3g a step can run",
+  const std::string text =
+      formatted(" GEMM (%llux%llux%llu x %llu) asks for %.3g FLOPs in one step, more than the %.3g a step can run",
                 static_cast<unsigned long long>(gemm.m), static_cast<unsigned long long>(gemm.n), static_cast<unsigned long long>(gemm.k),
                 static_cast<unsigned long long>(gemm.count), gemm.flops(), kMaxLayerFlops);
   throw UsageError("layer '" + printable(layer) + "': its " + which + text + ": lower --batch or --compute-scale, or fix the model's shapes");

@@ -1,6 +1,5 @@
 #include "workloads/ddp/model.h"
 
-#include <cctype>
 #include <numeric>
 #include <set>
 
@@ -72,9 +71,7 @@ void check_model(Model& model, const std::string& what) {
 
 std::string lower_extension(const std::string& path) {
   const auto dot = path.rfind('.');
-  std::string extension = dot == std::string::npos ? "" : path.substr(dot + 1);
-  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return extension;
+  return lowercase(dot == std::string::npos ? "" : path.substr(dot + 1));
 }
 
 // "name:elements;name:elements" -> tensors of layer `layer_index`.

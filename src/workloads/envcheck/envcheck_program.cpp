@@ -16,7 +16,7 @@
 #include "engines/openblas_info.h"
 #include "report/report_json.h"
 #include "report/table.h"
-#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/compute_workload.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
 #include "workloads/envcheck/envcheck_options.h"
@@ -52,9 +52,9 @@ enum class Probe { kGemm, kTriad };
 
 // The probes: a GEMM and a triad workload on every rank at once, as a real job would load them,
 // then rank 0's verdict on slow ranks.
-class EnvcheckBenchmark final : public Workload {
+class EnvcheckWorkload final : public Workload {
  public:
-  EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options);
+  EnvcheckWorkload(RunContext& run, const EnvcheckOptions& options);
 
  private:
   // The table is one row per rank, printed once every rank has measured (finish).
@@ -105,7 +105,7 @@ nlohmann::json my_fields(World& world, const HostInfo& host, const OpenBlasInfo&
             {"triad_gbps", median_of(triad_samples)}, {"triad_gbps_samples", triad_samples}}}};
 }
 
-EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& options)
+EnvcheckWorkload::EnvcheckWorkload(RunContext& run, const EnvcheckOptions& options)
     : Workload(run.world, options, report::RowKind::kProbe), options_(options) {
   World& world = run.world;
   host_ = probe_host();
@@ -132,7 +132,7 @@ EnvcheckBenchmark::EnvcheckBenchmark(RunContext& run, const EnvcheckOptions& opt
       "envcheck", collect_context(world, "compute", gemm_->device(), run.argv, options_, recorded_options(options_, declare_envcheck_options)));
 }
 
-CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
+CasePlan EnvcheckWorkload::prepare(std::size_t index) {
   const Probe probe = index == 0 ? Probe::kGemm : Probe::kTriad;
   const bool corrupts = options_.inject_corrupt_output && world_.rank() == world_.size() - 1;
   PreparedCase prepared;
@@ -183,7 +183,7 @@ CasePlan EnvcheckBenchmark::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
-int EnvcheckBenchmark::finish(RunContext&, nlohmann::json& document, std::int64_t) {
+int EnvcheckWorkload::finish(RunContext&, nlohmann::json& document, std::int64_t) {
   World& world = world_;
   const bool leader = world.rank() == 0;
   // Rank 0's verdict, as the report writes it.
@@ -234,7 +234,7 @@ int EnvcheckBenchmark::finish(RunContext&, nlohmann::json& document, std::int64_
 }
 
 // The table of every rank's probes, with the verdict under it.
-std::string EnvcheckBenchmark::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
+std::string EnvcheckWorkload::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
   const auto& summary = report["summary"];
   std::string text =
       formatted("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n", world_.size(),
@@ -270,7 +270,7 @@ MemoryNeed envcheck_memory_need(const EnvcheckOptions& options) {
 }  // namespace
 
 int run_envcheck(int argc, char** argv) {
-  return run_compute_benchmark<EnvcheckBenchmark>(
+  return run_compute_program<EnvcheckWorkload>(
       "envcheck",
       "Inventory of every rank, then short compute (GEMM) and bandwidth (triad) probes, repeated; rank 0\n"
       "compares the medians and flags every rank slower than the fastest by more than --slow-factor.",

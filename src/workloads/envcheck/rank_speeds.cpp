@@ -1,9 +1,9 @@
 #include "workloads/envcheck/rank_speeds.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <numeric>
 
+#include "core/printable.h"
 #include "workloads/compute/rank_gather.h"
 
 namespace collbench::compute {
@@ -45,8 +45,7 @@ Recommendation recommend(const std::vector<double>& relative_speed, double slow_
   out.spread_ratio = spread.ratio;
   const double total = std::accumulate(relative_speed.begin(), relative_speed.end(), 0.0);
   for (double speed : relative_speed) out.weights.push_back(total > 0 ? speed / total : 1.0 / relative_speed.size());
-  char ratio_text[64];
-  std::snprintf(ratio_text, sizeof(ratio_text), "%.2fx", spread.ratio);
+  const std::string ratio_text = formatted("%.2fx", spread.ratio);
   if (spread.ratio < 1.2) {
     out.advice = Advice::kKeep;
     out.text = std::string("keep all ranks: the fastest is ") + ratio_text + " the slowest (under 1.2x)";

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "engines/engines.h"
-#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/compute_workload.h"
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
@@ -54,9 +54,9 @@ MemoryNeed matmul_memory_need(const MatmulOptions& options) {
 }
 
 // One run of matmul_perf: dtypes x shapes over this rank's GEMM engine.
-class MatmulBenchmark final : public ThroughputWorkload<MatmulOptions, GemmEngine, GemmCase> {
+class MatmulWorkload final : public ThroughputWorkload<MatmulOptions, GemmEngine, GemmCase> {
  public:
-  MatmulBenchmark(RunContext& run, const MatmulOptions& options)
+  MatmulWorkload(RunContext& run, const MatmulOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kGemm, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
@@ -90,7 +90,7 @@ class MatmulBenchmark final : public ThroughputWorkload<MatmulOptions, GemmEngin
   double worst_error_ = 0;           // the largest relative error over its checks; not finite when one was
 };
 
-CasePlan MatmulBenchmark::prepare(std::size_t index) {
+CasePlan MatmulWorkload::prepare(std::size_t index) {
   const GemmCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.type);
   if (!reason.empty()) return CasePlan::skip_what(to_string(one_case.type), reason);
@@ -164,7 +164,7 @@ CasePlan MatmulBenchmark::prepare(std::size_t index) {
 }  // namespace
 
 int run_matmul_perf(int argc, char** argv) {
-  return run_compute_benchmark<MatmulBenchmark>(
+  return run_compute_program<MatmulWorkload>(
       "matmul_perf", "GEMM C = A x B on every rank's own device; every rank's figures and their spread are reported.",
       &parse_matmul_options, &declare_matmul_options, &matmul_memory_need, argc, argv);
 }

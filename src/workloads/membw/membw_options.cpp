@@ -11,12 +11,13 @@
 namespace collbench::compute {
 namespace {
 
+const std::vector<StreamKernel> kKernels = {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd, StreamKernel::kTriad,
+                                            StreamKernel::kMemcpy};
+
 std::optional<StreamKernel> parse_kernel(const std::string& text) {
-  if (text == "copy") return StreamKernel::kCopy;
-  if (text == "scale") return StreamKernel::kScale;
-  if (text == "add") return StreamKernel::kAdd;
-  if (text == "triad") return StreamKernel::kTriad;
-  if (text == "memcpy") return StreamKernel::kMemcpy;
+  for (StreamKernel kernel : kKernels) {
+    if (text == to_string(kernel)) return kernel;
+  }
   return std::nullopt;
 }
 
@@ -32,9 +33,7 @@ void declare_membw_options(CLI::App& app, MembwOptions& o) {
          [&o](nlohmann::json& out) { out["array_bytes"] = o.array_sizes(); });
   auto* kernels = add_value(app, "-k,--kernels", "LIST", "copy scale add triad memcpy (GPU: cudaMemcpy D2D), comma list or all",
             [&o](Text& v, Text& f) {
-              const std::vector<StreamKernel> all = {StreamKernel::kCopy, StreamKernel::kScale, StreamKernel::kAdd,
-                                                     StreamKernel::kTriad, StreamKernel::kMemcpy};
-              o.kernels = parse_choice_list(v, f, parse_kernel, all, "kernel", "copy, scale, add, triad, memcpy");
+              o.kernels = parse_choice_list(v, f, parse_kernel, kKernels, "kernel", "copy, scale, add, triad, memcpy");
               o.kernels_given = true;
             });
   record_names(app, kernels, "kernels", o.kernels);

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "engines/engines.h"
-#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/compute_workload.h"
 #include "workloads/compute/platform_notes.h"
 #include "workloads/compute/programs.h"
 #include "workloads/compute/rank_gather.h"
@@ -25,9 +25,9 @@ MemoryNeed membw_memory_need(const MembwOptions& options) {
 }
 
 // One run of membw_perf: array sizes x kernels over this rank's STREAM engine.
-class MembwBenchmark final : public ThroughputWorkload<MembwOptions, StreamEngine, StreamCase> {
+class MembwWorkload final : public ThroughputWorkload<MembwOptions, StreamEngine, StreamCase> {
  public:
-  MembwBenchmark(RunContext& run, const MembwOptions& options)
+  MembwWorkload(RunContext& run, const MembwOptions& options)
       : ThroughputWorkload(run, options, report::RowKind::kStream, &make_gpu_stream_engine, &make_cpu_stream_engine) {
     std::vector<StreamKernel> kernels = options_.kernels;
     if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
@@ -57,7 +57,7 @@ class MembwBenchmark final : public ThroughputWorkload<MembwOptions, StreamEngin
   std::int64_t wrong_ = 0;               // this rank's wrong elements over the current case's checks
 };
 
-CasePlan MembwBenchmark::prepare(std::size_t index) {
+CasePlan MembwWorkload::prepare(std::size_t index) {
   const StreamCase& one_case = cases_[index];
   const std::string reason = engine_->unsupported_reason(one_case.kernel);
   if (!reason.empty()) return CasePlan::skip_what(to_string(one_case.kernel), reason);
@@ -110,7 +110,7 @@ CasePlan MembwBenchmark::prepare(std::size_t index) {
 }  // namespace
 
 int run_membw_perf(int argc, char** argv) {
-  return run_compute_benchmark<MembwBenchmark>(
+  return run_compute_program<MembwWorkload>(
       "membw_perf",
       "STREAM copy/scale/add/triad on every rank's own memory; every rank's figures and their spread are\n"
       "reported. GB/s = 1e9 bytes/s, counted as STREAM does (copy, scale 2 arrays; add, triad 3; no write-allocate).",

@@ -1,4 +1,4 @@
-#include "workloads/compute/compute_benchmark.h"
+#include "workloads/compute/compute_workload.h"
 
 #include "engines/engines.h"
 #include "harness/build_features.h"

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -118,14 +117,14 @@ class ThroughputWorkload : public WorkloadOver<Case> {
   const bool on_cpu_;
 };
 
-// The shell around one compute program `name`: `Benchmark` is its run, made from the options
+// The shell around one compute program `name`: `Run` is its run (a Workload), made from the options
 // `parse` gives; --help lists the flags of `declare` with the program's defaults under `description`.
-template <typename Benchmark, typename Options>
-int run_compute_benchmark(const std::string& name, const std::string& description, Options (*parse)(const std::vector<std::string>&),
-                          void (*declare)(CLI::App&, Options&), MemoryNeed (*memory_need)(const Options&), int argc, char** argv) {
+template <typename Run, typename Options>
+int run_compute_program(const std::string& name, const std::string& description, Options (*parse)(const std::vector<std::string>&),
+                        void (*declare)(CLI::App&, Options&), MemoryNeed (*memory_need)(const Options&), int argc, char** argv) {
   return run_program(name, argc, argv, [=](const std::vector<std::string>& args) {
     const auto options = std::make_shared<const Options>(parse(args));
-    ProgramSpec spec = program_spec_of<Benchmark>(options, *options);
+    ProgramSpec spec = program_spec_of<Run>(options, *options);
     spec.help = [=] { return declared_help("[mpirun -np N] " + name + " [options]", description, Options{}, declare); };
     spec.build_features = compute_build_features;
     spec.memory_need = [options, memory_need](int) { return memory_need(*options); };
