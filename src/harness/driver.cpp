@@ -145,7 +145,10 @@ int Workload::measure(RunContext& run) {
   // slow state of the machine from a slow code. The state changes within a run of a few seconds
   // too (results/summarize/history-length-2026-12-02): a probe between cycles places each cycle.
   report::StateProbeRecord state = state_probe_of(world);
-  state.between_cycles_ns.emplace();
+  // Past kMostCyclesProbed cycles the probes between them would cost more than the run's own
+  // probes (about 4 ms each): none are made, and the run is judged as a whole, as before 2.6.
+  constexpr int kMostCyclesProbed = 64;
+  if (flags_.cycles <= kMostCyclesProbed) state.between_cycles_ns.emplace();
   const auto record_state = [&] {
     if (leader) run.report.update([&](nlohmann::json& document) { document["context"]["state_probe"] = report::to_json(state); });
   };
@@ -198,7 +201,7 @@ int Workload::measure(RunContext& run) {
       }
       case_done(index);
     }
-    if (cycle < flags_.cycles) {
+    if (cycle < flags_.cycles && state.between_cycles_ns) {
       state.between_cycles_ns->push_back(probe_machine_state(world, state, kBetweenCyclesProbe));
       record_state();
     }

@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
                    }),
                    "state_probe.between_cycles_ns is an array of positive numbers of ns or nulls");
       const json cycles = context.value("options", json::object()).value("cycles", json());
+      check.expect(!cycles.is_number_integer() || cycles.get<std::int64_t>() <= 64, "state_probe.between_cycles_ns only with 64 cycles or fewer");
       if (status == "complete" && cycles.is_number_integer() && between.is_array()) {
         check.expect(between.size() + 1 == cycles.get<std::size_t>(), "state_probe.between_cycles_ns has one probe between each two of the -N cycles");
       }
