@@ -11,11 +11,18 @@
 # verdict; the load average is sampled every 30 s into WORK/load.txt. Defaults only: nothing here
 # is tuned to its own results. OLD_COLLBENCH=PATH also judges every series with another build of
 # collbench (guards "old-on" and "old-off"), for a rule against the one it replaced, on the same reports.
+# STAGGER=1: series s's step starts at run 7 + (s - 1) mod (RUNS - 11) instead of RUNS - 5, and
+# series s (flat and step) is judged only on the 12 runs around it (7 before, 5 from it on), so
+# that one drift of the machine cannot meet every series' step at once (all series share one
+# timeline: results/summarize/state-cycles-2026-12-02).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; work="$2"; series="${3:-20}"; runs="${4:-24}"
 [ "$runs" -ge 12 ] || { echo "measure_history_length: RUNS must be at least 12" >&2; exit 2; }
 step_from=$(( runs - 5 ))
+stagger="${STAGGER:-0}"
+# The run series S's step starts at (the same for its flat twin, which is judged on the same runs).
+step_of() { if [ "$stagger" = 1 ]; then echo $(( 7 + ($1 - 1) % (runs - 11) )); else echo "$step_from"; fi; }
 read -r -a suite <<< "${SUITE:---sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120}"  # ci-perf's suite
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
 # JUDGE_ONLY=1: no runs; judge the reports already in WORK/history again (a kept earlier run's).
@@ -34,7 +41,7 @@ for run in $(seq 0 $(( runs - 1 ))); do
     for kind in flat step; do
       dir="$work/history/$kind-$s"; extra=()
       mkdir -p "$dir"
-      [ "$kind" = step ] && [ "$run" -ge "$step_from" ] && extra=(--inject-slowdown 10)
+      [ "$kind" = step ] && [ "$run" -ge "$(step_of "$s")" ] && extra=(--inject-slowdown 10)
       "${mpirun[@]}" "$bin/all_reduce_perf" "${suite[@]}" "${extra[@]}" -J "$dir/run-$(printf %02d "$run").json" > /dev/null 2>&1
     done
   done
@@ -43,18 +50,20 @@ finished=$(date -u +%H:%M:%S)
 
 # Judge the last L runs of each series. A regression counts as found when history's
 # regression_reports names a run within one of the step's first (step_from - 1 .. step_from + 1).
-near_runs="run-($(printf %02d $(( step_from - 1 )))|$(printf %02d "$step_from")|$(printf %02d $(( step_from + 1 ))))"
+near_of() { local at; at=$(step_of "$1"); echo "run-($(printf %02d $(( at - 1 )))|$(printf %02d "$at")|$(printf %02d $(( at + 1 ))))"; }
 guards=(on off)
 [ -n "${OLD_COLLBENCH:-}" ] && guards+=(old-on old-off)
 lengths=()
 for (( length = 12; length <= runs; length += 4 )); do lengths+=("$length"); done
 [ "${lengths[-1]}" = "$runs" ] || lengths+=("$runs")
+[ "$stagger" = 1 ] && lengths=(12)  # each series on the 12 runs around its own step
 for length in "${lengths[@]}"; do
   for kind in flat step; do
     for s in $(seq 1 "$series"); do
       dir="$work/judged/L$length/$kind-$s"
       mkdir -p "$dir"
-      for run in $(seq $(( runs - length )) $(( runs - 1 ))); do
+      last=$(( $(step_of "$s") + 4 ))  # the window ends 5 runs into the step (RUNS - 1 unstaggered)
+      for run in $(seq $(( last + 1 - length )) "$last"); do
         name="run-$(printf %02d "$run").json"
         ln -s "../../../history/$kind-$s/$name" "$dir/$name"
       done
@@ -65,7 +74,7 @@ for length in "${lengths[@]}"; do
         "$judge" history "$dir" --state-guard "${guard#old-}" --format json > "$verdict" 2> /dev/null
         code=$?
         near=0
-        jq -e --arg near "$near_runs" '[.regression_reports[]? | test($near)] | any' "$verdict" > /dev/null 2>&1 && near=1
+        jq -e --arg near "$(near_of "$s")" '[.regression_reports[]? | test($near)] | any' "$verdict" > /dev/null 2>&1 && near=1
         aside=$(jq '.state_guard.set_aside | length' "$verdict" 2> /dev/null || echo 0)
         cycles=$(jq '[.state_guard.cycles_set_aside[]?.cycles | length] | add // 0' "$verdict" 2> /dev/null || echo 0)
         echo "$length $guard $kind $s $code $near $aside $cycles" >> "$work/lengths.txt"
@@ -81,8 +90,13 @@ load_range=$(awk '{ if (min == "" || $2 < min) min = $2; if ($2 > max) max = $2 
   echo "# history: runs needed for a 10 % step, $(date -u +%Y-%m-%d) (runs $started-$finished UTC; load average $load_range; $(nproc) cores)"
   echo
   echo "$series flat and $series step series of $runs runs, interleaved; the step (--inject-slowdown 10) in each step"
-  echo "series' last 5 runs (from run $step_from); each series judged on its last L runs. State probes made: $probed of"
-  echo "$(( 2 * series * runs * (cycles_per_run + 1) )) (before and after each run, and between its $cycles_per_run cycles). \"found\": a regression named at runs $(( step_from - 1 ))-$(( step_from + 1 ))."
+  if [ "$stagger" = 1 ]; then
+    echo "series from run 7 + (s - 1) mod $(( runs - 11 )) on (staggered); each series, flat and step, judged on the 12 runs around"
+    echo "that run (7 before it, 5 from it). \"found\": a regression named within one run of the series' own step."
+  else
+    echo "series' last 5 runs (from run $step_from); each series judged on its last L runs. \"found\": a regression named at runs $(( step_from - 1 ))-$(( step_from + 1 ))."
+  fi
+  echo "State probes made: $probed of $(( 2 * series * runs * (cycles_per_run + 1) )) (before and after each run, and between its $cycles_per_run cycles)."
   echo
   echo "| runs judged (L) | guard | flat exit 0 | flat exit 1 | step exit 1 | step found within 1 run | runs set aside (flat + step) | cycles left out of runs kept |"
   echo "|---|---|---|---|---|---|---|---|"
