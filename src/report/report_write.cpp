@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "core/state_probe.h"
+
 namespace collbench::report {
 
 using nlohmann::json;
@@ -41,7 +43,9 @@ json to_json(const StateProbeRecord& probe) {
   const auto rounded = [](const std::optional<double>& value) {
     return value ? json(std::round(*value * 10) / 10) : json(nullptr);
   };
-  json out = {{"measure", "round trip of one cache line between the two CPUs, ns (median of 5 bursts of 2000; between cycles, of 3 bursts of 500)"},
+  const auto bursts = [](ProbeSize size) { return std::to_string(size.bursts) + " bursts of " + std::to_string(size.round_trips); };
+  json out = {{"measure", "round trip of one cache line between the two CPUs, ns (median of " + bursts(kRunProbe) + "; between cycles, of " +
+                              bursts(kCycleProbe) + ")"},
               {"host", probe.host},
               {"cpus", cpus},
               {"before_ns", rounded(probe.before_ns)},

@@ -895,13 +895,19 @@ bool has_note(const Document& document, const std::string& text) {
 // runs at the usual 158-159 ns (results/summarize/README.md). Every row is `slower` in those runs:
 // 2 for a run made in that state throughout; less for one the state covered in part (it flips for
 // seconds to minutes), which the figure alone cannot tell from a change of the code.
+// A probe made between CPUs 0 and 1 of host "runner", with nothing measured yet.
+report::StateProbeRecord runner_probe() {
+  report::StateProbeRecord probe;
+  probe.host = "runner";
+  probe.cpu_a = 0;
+  probe.cpu_b = 1;
+  return probe;
+}
+
 void with_state_episode(std::vector<LoadedReport>& runs, std::size_t from, std::size_t to, double slower = 2) {
   for (std::size_t run = 0; run < runs.size(); ++run) {
     const bool slow = run >= from && run <= to;
-    report::StateProbeRecord probe;
-    probe.host = "runner";
-    probe.cpu_a = 0;
-    probe.cpu_b = 1;
+    report::StateProbeRecord probe = runner_probe();
     probe.before_ns = slow ? 517 : 158;
     probe.after_ns = slow ? 527 : 159;
     runs[run].report.context.state_probe = probe;
@@ -994,10 +1000,7 @@ void with_cycles(std::vector<LoadedReport>& runs, int cycles) {
       }
     }
     run.report.rows = std::move(rows);
-    report::StateProbeRecord probe;
-    probe.host = "runner";
-    probe.cpu_a = 0;
-    probe.cpu_b = 1;
+    report::StateProbeRecord probe = runner_probe();
     probe.before_ns = 158;
     probe.between_cycles_ns = std::vector<std::optional<double>>(static_cast<std::size_t>(cycles - 1), 159.0);
     probe.after_ns = 159;
