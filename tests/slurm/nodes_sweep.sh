@@ -9,16 +9,20 @@ run_sweep() {
   timeout 100 "$bin_dir/collbench" sweep --launcher 'srun --mpi=pmix -K --ntasks-per-node=2' --np 2,4,8 --out "$work/sweep" -- \
     "$bin_dir/all_reduce_perf" -b 8 -e 64K -f 64 -n 2 -w 1 -c 1 -T 60 >sweep.out 2>&1
 }
-if ! run_sweep; then
-  # A point whose step Open MPI's wire-up killed (wireup_crash) runs once more: the same sweep
-  # command resumes, keeping the points that completed. Any other failure is the sweep's.
+# A point whose step Open MPI's wire-up killed (wireup_crash) runs again, up to wireup_reruns times:
+# the same sweep command resumes, keeping the points that completed. Any other failure is the sweep's.
+resumed=0
+until run_sweep; do
+  code=$?
   crashed=""
   for log in sweep/*.log; do [ -f "$log" ] && wireup_crash "$log" && crashed="$crashed ${log#sweep/}"; done
-  [ -n "$crashed" ] || fail "sweep exited 1: $(tail -20 sweep.out)"
-  echo "note: Open MPI's TCP wire-up failed in$crashed (kept as sweep.out.first); the sweep resumes once"
-  mv sweep.out sweep.out.first
-  run_sweep || fail "sweep exited $? after resuming: $(tail -20 sweep.out)"
-fi
+  [ -n "$crashed" ] || fail "sweep exited $code$([ "$resumed" -gt 0 ] && echo " after resuming $resumed time(s)"): $(tail -20 sweep.out)"
+  [ "$resumed" -lt "$wireup_reruns" ] || fail "Open MPI's TCP wire-up failed in$crashed after resuming $resumed times: $(tail -20 sweep.out)"
+  resumed=$((resumed + 1))
+  echo "note: Open MPI's TCP wire-up failed in$crashed (kept as sweep.out.$resumed); the sweep resumes"
+  mv sweep.out "sweep.out.$resumed"
+  for log in $crashed; do mv "sweep/$log" "sweep/$log.$resumed"; done
+done
 for np in 2 4 8; do
   report=$(ls sweep/*np"$np"*.json 2>/dev/null | head -1)
   [ -n "$report" ] || fail "no report for np $np in $(ls sweep)"
