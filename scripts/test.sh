@@ -11,7 +11,8 @@ cd "${BUILD_DIR:-$root/build}"
 # PSM2 transports to look for Omni-Path hardware: 0.22 s against 0.02 s, 2026-12-02), and the suite
 # starts about 600 MPI jobs. A setting of the caller's wins.
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
-# Two tests' worth of ranks a core: most tests wait on launches and deadlines (the whole suite used
-# about a third of one core on a fresh 2-core VM, 2026-12-01, results/ci/README.md); the tests whose
+# Four slots a core: most tests wait on launches and deadlines, not on the CPU (at two slots a core
+# the suite kept about half of the 2 cores busy; -j 8 took 0.76-0.80 of -j 4's time in two
+# interleaved pairs on a quiet 2-core VM, 2026-12-02, results/ci/README.md); the tests whose
 # verdicts rest on timings run alone (RUN_SERIAL).
-ctest --output-on-failure -j "$(( 2 * $(nproc) ))" "$@"
+ctest --output-on-failure -j "$(( 4 * $(nproc) ))" "$@"
