@@ -11,18 +11,21 @@
 # verdict; the load average is sampled every 30 s into WORK/load.txt. Defaults only: nothing here
 # is tuned to its own results. OLD_COLLBENCH=PATH also judges every series with another build of
 # collbench (guards "old-on" and "old-off"), for a rule against the one it replaced, on the same reports.
-# STAGGER=1: series s's step starts at run 7 + (s - 1) mod (RUNS - 11) instead of RUNS - 5, and
-# series s (flat and step) is judged only on the 12 runs around it (7 before, 5 from it on), so
-# that one drift of the machine cannot meet every series' step at once (all series share one
-# timeline: results/summarize/state-cycles-2026-12-02).
+# STAGGER=1: series s's step starts at run M - 5 + (s - 1) mod (RUNS - M + 1) instead of RUNS - 5,
+# and series s (flat and step) is judged only on the L runs around it (L - 5 before, 5 from it on),
+# for L = 12, 16 ... M (M: JUDGE_MAX, default 12), so that one drift of the machine cannot meet
+# every series' step at once (all series share one timeline: results/summarize/state-cycles-2026-12-02).
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; work="$2"; series="${3:-20}"; runs="${4:-24}"
 [ "$runs" -ge 12 ] || { echo "measure_history_length: RUNS must be at least 12" >&2; exit 2; }
 step_from=$(( runs - 5 ))
 stagger="${STAGGER:-0}"
+judge_max="${JUDGE_MAX:-12}"
+[ "$stagger" = 1 ] && { [ "$judge_max" -ge 12 ] && [ "$judge_max" -le "$runs" ] ||
+  { echo "measure_history_length: JUDGE_MAX must be 12 to RUNS" >&2; exit 2; }; }
 # The run series S's step starts at (the same for its flat twin, which is judged on the same runs).
-step_of() { if [ "$stagger" = 1 ]; then echo $(( 7 + ($1 - 1) % (runs - 11) )); else echo "$step_from"; fi; }
+step_of() { if [ "$stagger" = 1 ]; then echo $(( judge_max - 5 + ($1 - 1) % (runs - judge_max + 1) )); else echo "$step_from"; fi; }
 read -r -a suite <<< "${SUITE:---sizes 64K,256K -n 500 -N 8 -w 5 -c 1 -T 120}"  # ci-perf's suite
 mpirun=("$here/../../scripts/mpirun-local.sh" -np 2)
 # JUDGE_ONLY=1: no runs; judge the reports already in WORK/history again (a kept earlier run's).
@@ -56,7 +59,10 @@ guards=(on off)
 lengths=()
 for (( length = 12; length <= runs; length += 4 )); do lengths+=("$length"); done
 [ "${lengths[-1]}" = "$runs" ] || lengths+=("$runs")
-[ "$stagger" = 1 ] && lengths=(12)  # each series on the 12 runs around its own step
+if [ "$stagger" = 1 ]; then  # each series on the L runs around its own step
+  lengths=()
+  for (( length = 12; length <= judge_max; length += 4 )); do lengths+=("$length"); done
+fi
 for length in "${lengths[@]}"; do
   for kind in flat step; do
     for s in $(seq 1 "$series"); do
@@ -91,8 +97,8 @@ load_range=$(awk '{ if (min == "" || $2 < min) min = $2; if ($2 > max) max = $2 
   echo
   echo "$series flat and $series step series of $runs runs, interleaved; the step (--inject-slowdown 10) in each step"
   if [ "$stagger" = 1 ]; then
-    echo "series from run 7 + (s - 1) mod $(( runs - 11 )) on (staggered); each series, flat and step, judged on the 12 runs around"
-    echo "that run (7 before it, 5 from it). \"found\": a regression named within one run of the series' own step."
+    echo "series from run $(( judge_max - 5 )) + (s - 1) mod $(( runs - judge_max + 1 )) on (staggered); each series, flat and step, judged on the L runs"
+    echo "around that run (L - 5 before it, 5 from it). \"found\": a regression named within one run of the series' own step."
   else
     echo "series' last 5 runs (from run $step_from); each series judged on its last L runs. \"found\": a regression named at runs $(( step_from - 1 ))-$(( step_from + 1 ))."
   fi
