@@ -54,8 +54,8 @@ srun_step() {
     timeout 100 srun "$@" >"$out" 2>&1 && return 0
     code=$?
     [ "$rerun" -lt "$wireup_reruns" ] && wireup_crash "$out" || return "$code"
-    echo "note: Open MPI's TCP wire-up failed (exit $code, its output kept in $out.first); the step runs again"
-    mv "$out" "$out.first"
+    echo "note: Open MPI's TCP wire-up failed (exit $code, its output kept in $out.$((rerun + 1))); the step runs again"
+    mv "$out" "$out.$((rerun + 1))"
   done
 }
 # Waits up to 30 s until the report FILE in the work folder holds at least N complete rows (left in
@@ -88,11 +88,11 @@ start_step_until_rows() {
     launcher=$!
     rows_arrived "$report" "$wanted" "$launcher" && return 0
     if [ "$rerun" = "$wireup_reruns" ] || ! wireup_crash "$out"; then break; fi
-    echo "note: Open MPI's TCP wire-up failed before $wanted rows (its output kept in $out.first); the step runs again"
+    echo "note: Open MPI's TCP wire-up failed before $wanted rows (its output kept in $out.$((rerun + 1))); the step runs again"
     kill -TERM "$launcher" 2>/dev/null
     wait "$launcher" 2>/dev/null
     scancel_named_jobs "$@"
-    mv "$out" "$out.first"
+    mv "$out" "$out.$((rerun + 1))"
     rm -f "$report"
   done
   fail "the run never completed $wanted rows"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ctest at -j4 (scripts/test.sh today) and -jN in turn, in one build folder, cost data removed each time.
+# ctest at each -j given, in turn (here -j 4, scripts/test.sh's setting then, and -j 8), in one build folder, cost data removed each time.
 set -u
 build=$1; out=$2; shift 2
 mkdir -p "$out"
