@@ -19,6 +19,10 @@ if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 "$root/scripts/setup.sh"
 # -O1 -g1: what ASan's own docs recommend for speed with usable reports (line tables, no full
 # debug info), and it compiles the whole project markedly faster than -O2 -g on CI's 2 cores.
+# The untimed code (report, flag parsers, summarizer, test programs: COLLBENCH_COLD_CODE_OPT in
+# CMakeLists.txt) at -O0: the build took 622 CPU-s against 1008 at -O1 everywhere, and these tests
+# 192 s against 150-162 s (the summarizer's History tests); the code the tests run at full size
+# stays at -O1, as -O0 everywhere took 490 CPU-s but 371 s of tests (results/ci/README.md, 2026-12-02).
 flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 # clang (setup.sh installs it for the fuzzer) where it is there: it builds this configuration
 # faster than g++ (in .ci/run on a 2-core VM: 422-427 s against 465 s), and the Release build stays
@@ -26,7 +30,7 @@ flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitiz
 # nvcc would only add minutes.
 compiler=$(command -v clang++-14 || command -v clang++ || command -v g++)
 cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS="$flags" \
-  -DCOLLBENCH_BUILD_MICROBENCHMARKS=OFF -DCOLLBENCH_CUDA=OFF >/dev/null
+  -DCOLLBENCH_BUILD_MICROBENCHMARKS=OFF -DCOLLBENCH_CUDA=OFF -DCOLLBENCH_COLD_CODE_OPT=-O0 >/dev/null
 cmake --build "$build" -j "$(nproc)"
 [ "$build_only" = 0 ] || exit 0
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1"
