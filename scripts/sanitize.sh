@@ -22,7 +22,7 @@ if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 # The untimed code (report, flag parsers, summarizer, test programs: COLLBENCH_COLD_CODE_OPT in
 # CMakeLists.txt) at -O0: the build took 622 CPU-s against 1008 at -O1 everywhere, and these tests
 # 192 s against 150-162 s (the summarizer's History tests); the code the tests run at full size
-# stays at -O1, as -O0 everywhere took 490 CPU-s but 371 s of tests (results/ci/README.md, 2026-12-02).
+# stays at -O1, as -O0 everywhere took 521 CPU-s but 371 s of tests (results/ci/README.md, 2026-12-02).
 flags="-O1 -g1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 # clang (setup.sh installs it for the fuzzer) where it is there: it builds this configuration
 # faster than g++ (in .ci/run on a 2-core VM: 422-427 s against 465 s), and the Release build stays

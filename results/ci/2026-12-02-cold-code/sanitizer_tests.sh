@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The sanitizer test selection of scripts/sanitize.sh (d6fd115), in BUILD at ctest -j J; prints the seconds of its three ctest calls.
-# usage: tests.sh BUILD J
+# A copy of its ctest lines, not sanitize.sh itself: that configures its folder with its own flags,
+# which would turn the -O0-everywhere folder of builds.txt back to -O1.
+# usage: sanitizer_tests.sh BUILD J
 cd "$1"; j=$2
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99:strict_string_checks=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
