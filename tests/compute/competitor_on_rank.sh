@@ -3,8 +3,8 @@
 # and runs it under SCHED_FIFO where allowed: with sched_autogroup (Debian's default) a CFS loop's
 # nice value only weighs within its session, and the session's share then also starves rank 0.
 # The loop is duty-cycled, busy 15 ms then asleep 5 ms, so the rank keeps about a quarter of its
-# core: 4x slow, well past envcheck's verdict, where a loop that never sleeps left it the kernel's
-# RT-throttling remainder (about 4 %) and made the test 25x slow to finish (15 s against 4 s).
+# core: 4x slow, well past envcheck's 1.5x, where a loop that never sleeps left it the kernel's
+# RT-throttling remainder (about 4 %, 25x slow) and the test took 15-18 s instead of 4-6 s.
 # Then runs the program.
 # usage (under mpirun): competitor_on_rank.sh PROGRAM ARGS...
 set -u

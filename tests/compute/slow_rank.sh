@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Slow-rank detection for real: two ranks pinned one per core; with a duty-cycled CPU-bound loop pinned to the
-# core of rank 1 that rank gets about a quarter of its core, must be flagged, and nothing else must be;
+# Slow-rank detection for real: two ranks pinned one per core; with a duty-cycled CPU-bound loop
+# pinned to the core of rank 1 that rank gets about a quarter of its core, must be flagged, and
+# nothing else must be;
 # without the loop no rank may be flagged.
 # usage: slow_rank.sh BIN_DIR with-load|without-load
 set -uo pipefail
