@@ -1,15 +1,17 @@
 #include "core/algorithm_ranges.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/input_file.h"
 
 namespace collbench {
 namespace {
 
 // A tuning file holds a few dozen lines; anything near this is not one.
 constexpr std::size_t kMostTuningFileBytes = 1 << 20;
+// The NCCL example tuner reads lines of at most 255 characters; a few times that is no tuning file.
+constexpr std::size_t kMostTuningLineBytes = 4096;
 
 bool is_blank_or_comment(const std::string& line) {
   const auto first = line.find_first_not_of(" \t\r");
@@ -28,12 +30,10 @@ std::uint64_t parse_byte_count(const std::string& word, const std::string& where
 
 std::vector<AlgorithmRange> parse_algorithm_ranges(const std::string& text, const std::string& path) {
   std::vector<AlgorithmRange> ranges;
-  std::istringstream in(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
-    if (is_blank_or_comment(line)) continue;
+  std::vector<int> lines;  // of each range, for a message naming both
+  // Through the shared line reader (core/input_file.h): its line ends and comments hold here too.
+  for_each_csv_row(text, "", [&](int number, const std::vector<std::string>&, const std::string& line) {
+    if (is_blank_or_comment(line)) return;
     const std::string where = path + ":" + std::to_string(number);
     std::istringstream words(line);
     std::string collective, first, last, algorithm, extra;
@@ -41,14 +41,19 @@ std::vector<AlgorithmRange> parse_algorithm_ranges(const std::string& text, cons
       throw UsageError(where + ": expected COLLECTIVE FIRST_BYTES LAST_BYTES ALGORITHM");
     }
     AlgorithmRange range{collective, parse_byte_count(first, where), parse_byte_count(last, where), algorithm};
-    if (range.last_bytes < range.first_bytes) throw UsageError(where + ": the range ends before it starts");
-    for (const auto& earlier : ranges) {
+    if (range.last_bytes < range.first_bytes) {
+      throw UsageError(where + ": the range " + first + "-" + last + " ends before it starts");
+    }
+    for (std::size_t e = 0; e < ranges.size(); ++e) {
+      const AlgorithmRange& earlier = ranges[e];
       if (earlier.collective == collective && range.first_bytes <= earlier.last_bytes && earlier.first_bytes <= range.last_bytes) {
-        throw UsageError(where + ": overlaps an earlier rule for " + collective);
+        throw UsageError(where + ": " + collective + " " + std::to_string(range.first_bytes) + "-" + std::to_string(range.last_bytes) + " overlaps " +
+                         std::to_string(earlier.first_bytes) + "-" + std::to_string(earlier.last_bytes) + " at line " + std::to_string(lines[e]));
       }
     }
     ranges.push_back(std::move(range));
-  }
+    lines.push_back(number);
+  });
   return ranges;
 }
 
@@ -60,16 +65,7 @@ std::optional<std::string> algorithm_at(const std::vector<AlgorithmRange>& range
 }
 
 std::string read_tuning_file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot read");
-  std::string text;
-  char chunk[4096];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMostTuningFileBytes) throw UsageError(path + ": larger than 1 MiB; not a tuning file");
-  }
-  if (in.bad()) throw UsageError(path + ": cannot read");
-  return text;
+  return read_input_file(path, {"tuning file", kMostTuningFileBytes, kMostTuningLineBytes});
 }
 
 }  // namespace collbench

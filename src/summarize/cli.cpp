@@ -513,8 +513,14 @@ const Command kCommands[] = {
        add_value(command, "--nccl-protos", "LIST", "NCCL_PROTO values, e.g. LL,LL128,Simple", list(o.request.nccl_protocols));
        add_value(command, "--nccl-channels", "LIST", "also NCCL_MIN/MAX_NCHANNELS, e.g. 2,4 (default: NCCL's own)", list(o.request.nccl_channels));
        add_text(command, "--verify", "FILE", "run this tuning file against the default instead of tuning", o.verify_file);
-       add_text(command, "--nccl-tuner-plugin", "LIB", "--verify of an NCCL file: the example tuner plugin to load (NCCL_TUNER_PLUGIN)",
+       add_text(command, "--nccl-tuner-plugin", "LIB", "--verify of an NCCL file: the tuner plugin to load (NCCL_TUNER_PLUGIN)",
                 o.tuner_plugin);
+       add_value(command, "--rules-format", "classic|json",
+                 "Open MPI's rules file: classic (4.1, 5.0) or json (6.0 and later); default: the runs' Open MPI version's",
+                 [&o](Text& v, Text& f) {
+                   if (v != "classic" && v != "json") throw UsageError(f + " expects classic or json, not '" + v + "'");
+                   o.rules_form = v == "json" ? OpenMpiRulesForm::kJson : OpenMpiRulesForm::kClassic;
+                 });
        AbOptions& ab = o.ab;
        add_integer(command, "--runs", "run pairs a candidate before the first verdict (default 3)", ab.runs, 1, 1000000);
        add_integer(command, "--max-runs", "run pairs a candidate at most while sizes stay UNKNOWN (default 10)", ab.max_runs, 1, 1000000);

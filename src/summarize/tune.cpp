@@ -17,14 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Open MPI's MCA parameter name of each collective it has a forced-algorithm table for.
-std::string open_mpi_parameter(const std::string& collective) {
-  if (collective == "all_reduce") return "allreduce";
-  if (collective == "all_gather") return "allgather";
-  if (collective == "broadcast") return "bcast";
-  return collective;
-}
-
 // Gloo's all_reduce algorithms besides its default (the names --algo takes).
 const std::vector<std::string> kGlooAlgorithms = {"ring", "ring_chunked", "halving_doubling", "bcube"};
 
@@ -45,7 +37,10 @@ std::string tuner_name(const std::vector<std::pair<std::string, std::string>>& t
 
 std::vector<TuneCandidate> open_mpi_candidates(const std::vector<std::string>& values, const std::string& collective) {
   const std::vector<std::string>* names = open_mpi_algorithms(collective);
-  if (!names) throw InputError("tune: --mpi-algorithms covers all_reduce, broadcast, reduce and all_gather, not " + collective);
+  if (!names) {
+    throw InputError("tune: --mpi-algorithms covers all_reduce, broadcast, reduce, all_gather, alltoall, gather and reduce_scatter, not " +
+                     collective + (collective == "scatter" ? " (Open MPI sizes a scatter by arguments MPI reads only at its root)" : ""));
+  }
   std::vector<int> numbers;
   for (const auto& value : values) {
     if (value == "all") {
@@ -206,19 +201,27 @@ AbOptions ab_for(const TuneOptions& options, const std::string& folder, std::vec
 
 // The collective programs run in and out of place unless told: two rows a size, where a tuning
 // file holds one choice. Refused before any run rather than after all of them.
-void require_one_placement(const std::vector<std::string>& bench) {
+std::string one_placement(const std::vector<std::string>& bench) {
   for (std::size_t i = 1; i < bench.size(); ++i) {
     const std::string value = bench[i] == "--placement" && i + 1 < bench.size() ? bench[i + 1]
                               : bench[i].rfind("--placement=", 0) == 0        ? bench[i].substr(12)
                                                                                : "";
-    if (value == "out" || value == "in") return;
+    if (value == "out" || value == "in") return value;
   }
   throw InputError("tune: give the benchmark --placement out (or in): a tuning file holds one choice per size");
 }
 
+// Open MPI's dynamic rules size all_gather, alltoall and gather by their send arguments, which an
+// in-place call leaves out (count 0): its rules would cut at 0 bytes, not at what was measured.
+void require_sized_placement(TuneLibrary library, const std::string& collective, const std::string& placement) {
+  if (library == TuneLibrary::kOpenMpi && placement == "in" && (collective == "all_gather" || collective == "alltoall" || collective == "gather")) {
+    throw InputError("tune: Open MPI's rules size an in-place " + collective + " as 0 bytes (its send count is not given): tune it with --placement out");
+  }
+}
+
 void check_common(const TuneOptions& options) {
   if (options.bench.empty()) throw InputError("tune: no benchmark after --");
-  require_one_placement(options.bench);
+  one_placement(options.bench);
   if (options.ab.out_dir.empty()) throw InputError("tune: --out DIR is required");
   if (options.ab.runs < 1 || options.ab.max_runs < options.ab.runs) throw InputError("tune: --runs >= 1 and --max-runs >= --runs");
 }
@@ -226,6 +229,69 @@ void check_common(const TuneOptions& options) {
 std::string percent_text(double fraction) { return formatted("%.3g%%", 100 * fraction); }
 
 nlohmann::json percent_cell(const std::optional<double>& value) { return value ? nlohmann::json(100 * *value) : nlohmann::json(nullptr); }
+
+// The range of the file a size falls in, in words, or "default".
+std::string setting_at(const TuningFile& file, std::uint64_t bytes) {
+  for (const auto& range : file.ranges) {
+    if (range.first_bytes <= bytes && bytes <= range.last_bytes) {
+      return std::to_string(range.first_bytes) + "-" + std::to_string(range.last_bytes) + " " + range.setting;
+    }
+  }
+  return "default";
+}
+
+bool has_size_outside(const TuningFile& file, const CompareResult& result) {
+  return std::any_of(result.lines.begin(), result.lines.end(), [&](const CompareLine& line) { return !line.overall && setting_at(file, line.size) == "default"; });
+}
+
+// Open MPI 4.1 and 5.0 read only the classic form; 6.0 and later read the JSON form as meant and
+// the classic one with other communicator sizes. A form the library here would misread is refused.
+void require_readable_form(const TuningFile& file, const std::string& path, const std::map<std::string, std::string>& here) {
+  const auto version = here.find("versions.mpi");
+  if (version == here.end()) return;
+  const OpenMpiRulesForm form = open_mpi_rules_form_of(version->second);
+  if (form == file.form) return;
+  throw InputError("tune --verify: " + path + " is in Open MPI's " + (file.form == OpenMpiRulesForm::kJson ? "JSON" : "classic") +
+                   " form, which '" + version->second + "' does not read as meant: write it with --rules-format " +
+                   (form == OpenMpiRulesForm::kJson ? "json" : "classic"));
+}
+
+Table verification_table(const TuningFile& file, const CompareResult& result) {
+  Table table;
+  table.title = "Verification: " + file.collective + " at " + std::to_string(file.world_size) + " ranks, the file against the default";
+  table.columns = {{"bytes"}, {"setting"}, {"default_us", 2}, {"tuned_us", 2}, {"change_%", 1}, {"low_%", 1}, {"high_%", 1}, {"verdict"}};
+  Table::Group group;
+  for (const auto& line : result.lines) {
+    if (line.overall) continue;
+    group.rows.push_back({line.size, setting_at(file, line.size), line.base_value, line.new_value, 100 * line.change, percent_cell(line.change_low),
+                          percent_cell(line.change_high), to_string(line.verdict)});
+  }
+  table.groups.push_back(std::move(group));
+  return table;
+}
+
+// Per range: FASTER at every size, at k of n, or not faster, with the other verdicts counted.
+std::vector<std::string> range_notes(const TuningFile& file, const CompareResult& result) {
+  std::map<std::string, std::map<std::string, int>> verdicts_by_range;
+  for (const auto& line : result.lines) {
+    if (!line.overall) ++verdicts_by_range[setting_at(file, line.size)][to_string(line.verdict)];
+  }
+  std::vector<std::string> notes;
+  for (const auto& [setting, counts] : verdicts_by_range) {
+    if (setting == "default") continue;
+    int total = 0;
+    for (const auto& [verdict, count] : counts) total += count;
+    const int faster = counts.count("FASTER") ? counts.at("FASTER") : 0;
+    std::string line = "range " + setting + ": " +
+                       (faster == total ? "FASTER at every size" : faster == 0 ? "not faster" : "FASTER at " + std::to_string(faster) + " of " + std::to_string(total) + " sizes");
+    for (const auto& [verdict, count] : counts) {
+      if (verdict != "FASTER") line += "; " + verdict + " at " + std::to_string(count);
+    }
+    notes.push_back(line);
+  }
+  return notes;
+}
+
 
 }  // namespace
 
@@ -279,21 +345,25 @@ std::vector<std::string> candidate_command(const std::vector<std::string>& bench
   return command;
 }
 
-TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const CompareOptions& options) {
-  TuneDecision decision;
-  decision.min_effect = options.min_effect;
-  decision.alpha = options.alpha;
+namespace {
+
+// Each candidate's comparison with the default, per size: the first phase of a decision.
+struct CandidateLines {
+  std::vector<std::map<std::uint64_t, CompareLine>> by_candidate;  // per candidate, its line at each size
+  std::set<std::uint64_t> sizes;
+  std::size_t fewest_pairs = SIZE_MAX;
+  const std::vector<LoadedReport>* first_defaults = nullptr;  // the default's runs of the first candidate that ran
+};
+
+CandidateLines compare_candidates(const std::vector<CandidateRuns>& runs, const CompareOptions& options, TuneDecision& decision) {
   CompareOptions compare = options;
   compare.paired = true;  // each pair ran back to back (ab); Holm over the sizes unless --correction none
   if (std::find(compare.ignored_keys.begin(), compare.ignored_keys.end(), "algorithm") == compare.ignored_keys.end()) {
     compare.ignored_keys.push_back("algorithm");
   }
-  // Per candidate, its line at each size.
-  std::vector<std::map<std::uint64_t, CompareLine>> lines(runs.size());
+  CandidateLines out;
+  out.by_candidate.resize(runs.size());
   std::set<SeriesKey> series;
-  std::set<std::uint64_t> sizes;
-  std::size_t fewest_pairs = SIZE_MAX;
-  const std::vector<LoadedReport>* first_defaults = nullptr;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     decision.candidates.push_back(runs[i].candidate);
     if (!runs[i].skipped.empty()) {
@@ -304,87 +374,112 @@ TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const Compare
       decision.skipped.push_back(runs[i].candidate.name + ": no complete run pair");
       continue;
     }
-    if (!first_defaults) first_defaults = &runs[i].default_runs;
+    if (!out.first_defaults) out.first_defaults = &runs[i].default_runs;
     const CompareResult result = compare_reports(runs[i].default_runs, runs[i].candidate_runs, compare);
     for (const auto& line : result.lines) {
       if (line.overall) continue;
       series.insert(series_of(line));
-      sizes.insert(line.size);
-      lines[i][line.size] = line;
-      fewest_pairs = std::min(fewest_pairs, std::min(line.base_runs, line.new_runs));
+      out.sizes.insert(line.size);
+      out.by_candidate[i][line.size] = line;
+      out.fewest_pairs = std::min(out.fewest_pairs, std::min(line.base_runs, line.new_runs));
     }
   }
   if (series.size() > 1) {
     throw InputError("tune: the runs hold " + std::to_string(series.size()) +
                      " series (placements, dtypes or ops); a tuning file holds one choice per size: run one (e.g. --placement out)");
   }
-  if (!first_defaults) {
-    throw InputError("tune: no candidate ran (" + joined(decision.skipped, "; ") + ")");
-  }
-  if (sizes.empty()) throw InputError("tune: no candidate has a size in common with the default");
-  decision.collective = first_defaults->front().report.benchmark;
-  decision.world_size = first_defaults->front().report.context.world_size;
-  decision.hosts = std::max<int>(1, static_cast<int>(first_defaults->front().report.context.hosts.size()));
+  if (!out.first_defaults) throw InputError("tune: no candidate ran (" + joined(decision.skipped, "; ") + ")");
+  if (out.sizes.empty()) throw InputError("tune: no candidate has a size in common with the default");
+  return out;
+}
 
-  std::optional<std::size_t> previous;
-  for (std::uint64_t bytes : sizes) {
-    SizeChoice choice;
-    choice.bytes = bytes;
-    std::vector<std::size_t> winners;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto it = lines[i].find(bytes);
-      if (it == lines[i].end()) continue;
-      if (!choice.best || it->second.change < lines[*choice.best].at(bytes).change) choice.best = i;
-      if (it->second.verdict == Verdict::kFaster) winners.push_back(i);
-    }
-    if (!winners.empty()) {
-      // The neighbour's choice stays where it also wins: candidates were never compared with each
-      // other, so a better estimate alone is no evidence for a split.
-      if (previous && std::count(winners.begin(), winners.end(), *previous)) {
-        choice.chosen = previous;
-      } else {
-        choice.chosen = *std::min_element(winners.begin(), winners.end(),
-                                          [&](std::size_t a, std::size_t b) { return lines[a].at(bytes).change < lines[b].at(bytes).change; });
-      }
-    }
-    const std::size_t shown = choice.chosen ? *choice.chosen : choice.best.value_or(0);
-    if (choice.best) {
-      const CompareLine& line = lines[shown].at(bytes);
-      choice.default_us = line.base_value;
-      choice.best_us = line.new_value;
-      choice.change = line.change;
-      choice.change_low = line.change_low;
-      choice.change_high = line.change_high;
-      choice.best_verdict = to_string(line.verdict);
-      if (choice.chosen) {
-        choice.why = winners.size() > 1 ? std::to_string(winners.size()) + " candidates FASTER; " +
-                                              (choice.chosen == previous ? "the neighbour's choice kept" : "the best estimate")
-                                        : "FASTER";
-      } else {
-        choice.why = line.verdict == Verdict::kUnknown ? "no candidate FASTER (" + line.why + ")" : "no candidate FASTER";
-      }
-    }
-    decision.sizes.push_back(choice);
-    previous = choice.chosen;
+// One size's choice: a FASTER candidate, the previous size's where it is one of them.
+SizeChoice choose_at_size(std::uint64_t bytes, const CandidateLines& lines, std::optional<std::size_t> previous) {
+  const auto& by_candidate = lines.by_candidate;
+  SizeChoice choice;
+  choice.bytes = bytes;
+  std::vector<std::size_t> winners;
+  for (std::size_t i = 0; i < by_candidate.size(); ++i) {
+    const auto it = by_candidate[i].find(bytes);
+    if (it == by_candidate[i].end()) continue;
+    if (!choice.best || it->second.change < by_candidate[*choice.best].at(bytes).change) choice.best = i;
+    if (it->second.verdict == Verdict::kFaster) winners.push_back(i);
   }
-  for (const auto& choice : decision.sizes) {
-    if (!decision.ranges.empty() && decision.ranges.back().chosen == choice.chosen) {
-      decision.ranges.back().last_bytes = choice.bytes;
+  if (!winners.empty()) {
+    // The neighbour's choice stays where it also wins: candidates were never compared with each
+    // other, so a better estimate alone is no evidence for a split.
+    if (previous && std::count(winners.begin(), winners.end(), *previous)) {
+      choice.chosen = previous;
     } else {
-      decision.ranges.push_back({choice.bytes, choice.bytes, choice.chosen});
+      choice.chosen = *std::min_element(winners.begin(), winners.end(), [&](std::size_t a, std::size_t b) {
+        return by_candidate[a].at(bytes).change < by_candidate[b].at(bytes).change;
+      });
     }
   }
-  decision.provenance = machine_fields(*first_defaults);
-  decision.provenance["hosts"] = std::to_string(decision.hosts);
-  decision.provenance["runs"] = std::to_string(fewest_pairs) + " or more run pairs a candidate (default and candidate interleaved)";
+  if (!choice.best) return choice;
+  const CompareLine& line = by_candidate[choice.chosen ? *choice.chosen : *choice.best].at(bytes);
+  choice.default_us = line.base_value;
+  choice.best_us = line.new_value;
+  choice.change = line.change;
+  choice.change_low = line.change_low;
+  choice.change_high = line.change_high;
+  choice.best_verdict = to_string(line.verdict);
+  if (choice.chosen) {
+    choice.why = winners.size() > 1 ? std::to_string(winners.size()) + " candidates FASTER; " +
+                                          (choice.chosen == previous ? "the neighbour's choice kept" : "the best estimate")
+                                    : "FASTER";
+  } else {
+    choice.why = line.verdict == Verdict::kUnknown ? "no candidate FASTER (" + line.why + ")" : "no candidate FASTER";
+  }
+  return choice;
+}
+
+// Neighbouring sizes with one choice (the default included) become one range.
+std::vector<TuneRange> merged_ranges(const std::vector<SizeChoice>& sizes) {
+  std::vector<TuneRange> ranges;
+  for (const auto& choice : sizes) {
+    if (!ranges.empty() && ranges.back().chosen == choice.chosen) {
+      ranges.back().last_bytes = choice.bytes;
+    } else {
+      ranges.push_back({choice.bytes, choice.bytes, choice.chosen});
+    }
+  }
+  return ranges;
+}
+
+// What the file says of where it came from: the machine, the runs and the rule.
+std::map<std::string, std::string> decision_provenance(const TuneDecision& decision, const CandidateLines& lines, const CompareOptions& options) {
+  std::map<std::string, std::string> provenance = machine_fields(*lines.first_defaults);
+  provenance["hosts"] = std::to_string(decision.hosts);
+  provenance["runs"] = std::to_string(lines.fewest_pairs) + " or more run pairs a candidate (default and candidate interleaved)";
   std::string candidates;
   for (const auto& candidate : decision.candidates) candidates += (candidates.empty() ? "" : ", ") + candidate.name;
-  decision.provenance["candidates"] = provenance_value(candidates);
+  provenance["candidates"] = provenance_value(candidates);
   const std::string alpha = formatted("%g", options.alpha);
-  decision.provenance["rule"] = std::string("FASTER by ab's paired signed-rank test, ") +
-                                (options.holm ? "Holm over the sizes" : "no correction over the sizes") + ", min effect " +
-                                percent_text(options.min_effect) + ", alpha " + alpha;
-  decision.provenance["measured"] = first_defaults->front().report.context.start_time;
+  provenance["rule"] = std::string("FASTER by ab's paired signed-rank test, ") + (options.holm ? "Holm over the sizes" : "no correction over the sizes") +
+                       ", min effect " + percent_text(options.min_effect) + ", alpha " + alpha;
+  provenance["measured"] = lines.first_defaults->front().report.context.start_time;
+  return provenance;
+}
+
+}  // namespace
+
+TuneDecision decide_tuning(const std::vector<CandidateRuns>& runs, const CompareOptions& options) {
+  TuneDecision decision;
+  decision.min_effect = options.min_effect;
+  decision.alpha = options.alpha;
+  const CandidateLines lines = compare_candidates(runs, options, decision);
+  const auto& first_report = lines.first_defaults->front().report;
+  decision.collective = first_report.benchmark;
+  decision.world_size = first_report.context.world_size;
+  decision.hosts = std::max<int>(1, static_cast<int>(first_report.context.hosts.size()));
+  std::optional<std::size_t> previous;
+  for (std::uint64_t bytes : lines.sizes) {
+    decision.sizes.push_back(choose_at_size(bytes, lines, previous));
+    previous = decision.sizes.back().chosen;
+  }
+  decision.ranges = merged_ranges(decision.sizes);
+  decision.provenance = decision_provenance(decision, lines, options);
   return decision;
 }
 
@@ -437,6 +532,7 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
   TuneLibrary library = TuneLibrary::kOpenMpi;
   const std::string collective = collective_of_program(options.bench.front());
   const auto candidates = expand_candidates(options.request, collective, library);
+  require_sized_placement(library, collective, one_placement(options.bench));
   const auto default_command = candidate_command(options.bench, nullptr);
   std::vector<CandidateRuns> runs;
   for (const auto& candidate : candidates) {
@@ -468,8 +564,9 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
   decision.provenance["runs"] += "; reports in " + provenance_value(fs::path(options.ab.out_dir).filename().string()) + "/";
   TuneOutcome outcome;
   outcome.document = decision_document(decision);
-  const std::string file = (fs::path(options.ab.out_dir) / tuning_file_name(library)).string();
-  write_text_file(file, tuning_file_text(decision, library));
+  const OpenMpiRulesForm form = resolved_rules_form(decision, options.rules_form);
+  const std::string file = (fs::path(options.ab.out_dir) / tuning_file_name(library, form)).string();
+  write_text_file(file, tuning_file_text(decision, library, form));
   write_text_file(options.ab.out_dir + "/decision.md", render(outcome.document, Format::kMarkdown));
   outcome.document.notes.push_back("wrote " + file + " and " + options.ab.out_dir + "/decision.md; check it with collbench tune --verify " + file);
   outcome.document.extra["file"] = file;
@@ -521,45 +618,41 @@ TuneOutcome run_verify(const TuneOptions& options, std::FILE* progress) {
     throw InputError("tune --verify: " + options.verify_file + " was made elsewhere: " + field + " is '" + value + "' in the file, '" + it->second +
                      "' here");
   }
+  if (file.library == TuneLibrary::kOpenMpi) require_readable_form(file, options.verify_file, here);
   const AbOutcome result = run_ab(ab, progress);
-
-  Table table;
-  table.title = "Verification: " + file.collective + " at " + std::to_string(file.world_size) + " ranks, the file against the default";
-  table.columns = {{"bytes"}, {"setting"}, {"default_us", 2}, {"tuned_us", 2}, {"change_%", 1}, {"low_%", 1}, {"high_%", 1}, {"verdict"}};
-  Table::Group group;
-  // Per range: how many of its sizes came out FASTER, and the rest.
-  std::map<std::string, std::map<std::string, int>> verdicts_by_range;
-  for (const auto& line : result.result.lines) {
-    if (line.overall) continue;
-    std::string setting = "default";
-    for (const auto& range : file.ranges) {
-      if (range.first_bytes <= line.size && line.size <= range.last_bytes) {
-        setting = std::to_string(range.first_bytes) + "-" + std::to_string(range.last_bytes) + " " + range.setting;
-      }
-    }
-    ++verdicts_by_range[setting][to_string(line.verdict)];
-    group.rows.push_back({line.size, setting, line.base_value, line.new_value, 100 * line.change, percent_cell(line.change_low),
-                          percent_cell(line.change_high), to_string(line.verdict)});
-  }
-  table.groups.push_back(std::move(group));
   TuneOutcome outcome;
-  outcome.document.tables.push_back(std::move(table));
-  for (const auto& [setting, counts] : verdicts_by_range) {
-    if (setting == "default") continue;
-    int total = 0;
-    for (const auto& [verdict, count] : counts) total += count;
-    const int faster = counts.count("FASTER") ? counts.at("FASTER") : 0;
-    std::string line = "range " + setting + ": " + (faster == total ? "FASTER at every size" : faster == 0 ? "not faster" : "FASTER at " + std::to_string(faster) + " of " + std::to_string(total) + " sizes");
-    for (const auto& [verdict, count] : counts) {
-      if (verdict != "FASTER") line += "; " + verdict + " at " + std::to_string(count);
-    }
-    outcome.document.notes.push_back(line);
-  }
+  outcome.document.tables.push_back(verification_table(file, result.result));
+  outcome.document.notes = range_notes(file, result.result);
   if (file.ranges.empty()) outcome.document.notes.push_back("the file sets no range: every size keeps the library's default");
   for (const auto& note : result.document.notes) outcome.document.notes.push_back(note);
   outcome.document.extra = result.document.extra;
-  outcome.exit_code = result.result.any_slower() ? 1 : 0;
+  bool slower = result.result.any_slower();
+  // Nothing else may change: the sizes outside every range ran above (rows "default"), and one
+  // communicator size below N runs here, where the file must leave the library's own choice.
+  if (file.world_size > 1) {
+    AbOptions below = ab;
+    below.world_size = file.world_size - 1;
+    below.out_dir = (fs::path(options.ab.out_dir) / "verify-below").string();
+    const AbOutcome at_below = run_ab(below, progress);
+    Table table = verification_table(file, at_below.result);
+    table.title = "Below the file's world size: " + std::to_string(below.world_size) + " ranks, where it must change nothing";
+    outcome.document.tables.push_back(std::move(table));
+    std::map<std::string, int> counts;
+    for (const auto& line : at_below.result.lines) {
+      if (!line.overall) ++counts[to_string(line.verdict)];
+    }
+    std::string said = "at " + std::to_string(below.world_size) + " ranks (below the file's " + std::to_string(file.world_size) + "):";
+    for (const auto& [verdict, count] : counts) said += " " + verdict + " at " + std::to_string(count);
+    if (at_below.result.any_slower()) said += "; SLOWER where the file should change nothing: it fails";
+    outcome.document.notes.push_back(said);
+    slower = slower || at_below.result.any_slower();
+  }
+  if (!has_size_outside(file, result.result)) {
+    outcome.document.notes.push_back("no size outside the file's ranges ran: give the benchmark one below and one above them to see that nothing else changed");
+  }
+  outcome.exit_code = slower ? 1 : 0;
   return outcome;
 }
+
 
 }  // namespace collbench::summarize

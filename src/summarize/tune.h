@@ -23,6 +23,10 @@
 namespace collbench::summarize {
 
 enum class TuneLibrary { kOpenMpi, kGloo, kNccl };
+
+// Open MPI's rules file: the classic text of 4.1 and 5.0, or the JSON of 6.0 and later; by
+// default the form of the Open MPI version the runs used.
+enum class OpenMpiRulesForm { kFromVersion, kClassic, kJson };
 std::string to_string(TuneLibrary library);
 
 // One setting to try. The library's default is no candidate: it is every comparison's side A.
@@ -105,6 +109,7 @@ struct TuneOptions {
   std::vector<std::string> bench;
   std::string verify_file;      // --verify FILE
   std::string tuner_plugin;     // --nccl-tuner-plugin LIB: for verifying an NCCL file
+  OpenMpiRulesForm rules_form = OpenMpiRulesForm::kFromVersion;  // --rules-format
 };
 
 struct TuneOutcome {

@@ -3,12 +3,15 @@
 // a file of another machine, world size or library version.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/algorithm_ranges.h"
+#include "core/input_file.h"
 #include "core/error.h"
 #include "summarize/input_error.h"
 #include "summarize/tune.h"
@@ -100,11 +103,13 @@ TEST(Tune, ALoneBetterEstimateDoesNotSplitARange) {
 TEST(Tune, TheOpenMpiRulesFileRoundTrips) {
   const TuneDecision decision = decide_tuning(all_fixture_runs(), CompareOptions{});
   const std::string text = tuning_file_text(decision, TuneLibrary::kOpenMpi);
-  // Open MPI's classic format: one collective (allreduce is 2), three communicator sizes (2 and 3
-  // ranks: these rules; 4: Open MPI's own), rules from 0 bytes, ring (4) from 16 KiB to 64 KiB.
-  EXPECT_NE(text.find("\n1\n2\n"), std::string::npos) << text;
-  const std::string rules = "3\n0 0 0 0\n16384 4 4 0\n65537 0 0 0\n";
-  EXPECT_NE(text.find("\n3\n2\n" + rules + "3\n" + rules + "4\n1\n0 0 0 0\n"), std::string::npos) << text;
+  // Open MPI's classic format (fixture versions.mpi names no version): one collective (allreduce
+  // is 2), three communicator sizes: 1 rank with Open MPI's own choice alone, 2 ranks with the
+  // rules from 0 bytes (ring (4) from 16 KiB to 64 KiB), 3 ranks with Open MPI's own choice, so
+  // that 4.1 and 5.0 apply the rules at 2 ranks only.
+  std::string numbers;
+  for_each_csv_row(text, "", [&](int, const std::vector<std::string>&, const std::string& line) { numbers += line + " "; });
+  EXPECT_EQ(numbers, "1 2 3 1 1 0 0 0 0 2 3 0 0 0 0 16384 4 4 0 65537 0 0 0 3 1 0 0 0 0 ") << text;
   for (std::size_t start = 0, end; start < text.size(); start = end + 1) {
     end = text.find('\n', start);
     EXPECT_LT(end - start, 255u) << "longer than a tuner's line: " << text.substr(start, end - start);
@@ -216,6 +221,117 @@ TEST(Tune, MalformedFilesAreOneLineErrors) {
   EXPECT_THROW(read_tuning_file("/nonexistent/rules.conf"), InputError);
 }
 
+TEST(Tune, OpenMpiSixReadsTheJsonFormAtTheMeasuredSizeOnly) {
+  TuneDecision decision = decide_tuning(all_fixture_runs(), CompareOptions{});
+  EXPECT_EQ(resolved_rules_form(decision, OpenMpiRulesForm::kFromVersion), OpenMpiRulesForm::kClassic);  // "fixture"
+  EXPECT_EQ(open_mpi_rules_form_of("Open MPI v4.1.4"), OpenMpiRulesForm::kClassic);
+  EXPECT_EQ(open_mpi_rules_form_of("Open MPI v5.0.10"), OpenMpiRulesForm::kClassic);
+  EXPECT_EQ(open_mpi_rules_form_of("Open MPI v6.0.0rc1"), OpenMpiRulesForm::kJson);
+  decision.provenance["versions.mpi"] = "Open MPI v6.1.0";
+  EXPECT_EQ(tuning_file_name(TuneLibrary::kOpenMpi, resolved_rules_form(decision, OpenMpiRulesForm::kFromVersion)), "ompi-rules.json");
+  const std::string text = tuning_file_text(decision, TuneLibrary::kOpenMpi);
+  const auto json = nlohmann::json::parse(text);
+  // coll_tuned_dynamic_file.c on 6.0+: the collective by name, comm_size_min..max inclusive, and a
+  // message size no rule matches takes Open MPI's fixed decision.
+  EXPECT_EQ(json["collectives"]["allreduce"],
+            nlohmann::json::parse(R"([{"comm_size_min": 2, "comm_size_max": 2, "rules": [{"msg_size_min": 16384, "msg_size_max": 65536, "alg": 4, "faninout": 4}]}])"));
+  EXPECT_EQ(json["collbench_tune"]["versions.mpi"], "Open MPI v6.1.0");
+  const TuningFile file = parse_tuning_file(text, "rules.json");
+  EXPECT_EQ(file.form, OpenMpiRulesForm::kJson);
+  ASSERT_EQ(file.ranges.size(), 1u);
+  EXPECT_EQ(file.ranges[0].last_bytes, 65536u);
+  // Asked for, the other form; a 4.1 file names the same range.
+  EXPECT_EQ(parse_tuning_file(tuning_file_text(decision, TuneLibrary::kOpenMpi, OpenMpiRulesForm::kClassic), "r.conf").ranges[0].first_bytes, 16384u);
+  // Other sizes or collectives than the measured one, and overlapping rules, are refused.
+  const auto refused = [&](const std::string& from, const std::string& to) {
+    std::string changed = text;
+    const auto at = changed.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    changed.replace(at, from.size(), to);
+    try {
+      parse_tuning_file(changed, "r.json");
+      return std::string("accepted");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_NE(refused("\"comm_size_min\": 2", "\"comm_size_min\": 1").find("must both be 2"), std::string::npos);
+  EXPECT_NE(refused("\"msg_size_max\": 65536", "\"msg_size_max\": 8").find("the range 16384-8 ends before it starts"), std::string::npos);
+  EXPECT_NE(refused("\"faninout\": 4\n", "\"faninout\": 4},{\"msg_size_min\": 0, \"msg_size_max\": 20000, \"alg\": 1\n")
+                .find("rules[1]: the range 0-20000 overlaps 16384-65536 (rules[0])"),
+            std::string::npos);
+  EXPECT_NE(refused("\"allreduce\"", "\"bcast\"").find("rules for bcast"), std::string::npos);
+  EXPECT_NE(refused("\"rules\": [", "\"rules\": [[").find("not valid JSON"), std::string::npos);
+}
+
+TEST(Tune, OpenMpiOffersTheCollectivesItSizesAsCollbenchDoes) {
+  TuneDecision decision = hand_decision({mpi_candidate(2, "pairwise"), mpi_candidate(3, "modified_bruck")});
+  decision.collective = "alltoall";
+  EXPECT_NE(tuning_file_text(decision, TuneLibrary::kOpenMpi).find("\n1\n3\n3\n"), std::string::npos);  // COLLTYPE ALLTOALL 3
+  decision.collective = "reduce_scatter";  // MPI_Reduce_scatter_block: REDUCESCATTERBLOCK 13
+  EXPECT_NE(tuning_file_text(decision, TuneLibrary::kOpenMpi).find("\n1\n13\n3\n"), std::string::npos);
+  EXPECT_EQ(open_mpi_parameter("reduce_scatter"), "reduce_scatter_block");
+  EXPECT_EQ(open_mpi_parameter("broadcast"), "bcast");
+  decision.collective = "scatter";
+  EXPECT_THROW(tuning_file_text(decision, TuneLibrary::kOpenMpi), InputError);
+}
+
+// Issue 64: a reader takes ranges only in order and apart, and names the file, the line and both.
+TEST(Tune, RangesOutOfOrderOrOverlappingAreRefusedByEveryReader) {
+  const auto error_of = [](const std::string& text) {
+    try {
+      parse_tuning_file(text, "f");
+      return std::string("accepted");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+  };
+  const std::string mpi = "# tune: library=openmpi\n# tune: collective=all_reduce\n# tune: world_size=2\n1\n2\n";
+  // Message sizes backwards within the measured entry.
+  EXPECT_EQ(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n3\n0 0 0 0\n4096 1 4 0\n1024 0 0 0\n3\n1\n0 0 0 0\n"),
+            "f:14: the rule from 1024 bytes does not follow the rule from 4096 bytes (line 13): message sizes must increase");
+  // One communicator size twice.
+  EXPECT_EQ(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n1\n0 0 0 0\n2\n1\n0 0 0 0\n"),
+            "f:13: communicator size 2 does not follow 2 (line 10): Open MPI 4.1 and 5.0 need them increasing");
+  // Rules at a size that was not measured, and rules at N that 4.1 would also use below N.
+  EXPECT_NE(error_of(mpi + "2\n2\n1\n0 0 0 0\n3\n2\n0 1 4 0\n64 0 0 0\n").find("sets rules at 3 ranks, where nothing was measured"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "2\n2\n2\n0 1 4 0\n64 0 0 0\n3\n1\n0 0 0 0\n").find("below 2 ranks too"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "2\n1\n1\n0 0 0 0\n2\n2\n0 1 4 0\n64 0 0 0\n").find("above 2 ranks too"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n1\n64 1 4 0\n").find("must start at 0 bytes"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n1\n0 0 0 0\n3\n1\n0 0 0 0\n7\n").find("f:16: more numbers after the last rule"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n1\n0,0,0,0\n").find("not commas"), std::string::npos);
+  EXPECT_NE(error_of(mpi + "3\n1\n1\n0 0 0 0\n2\n").find("the rules end early: a rule count expected after line 10"), std::string::npos);
+  // NCCL: min above max, and two rows that can both apply.
+  const std::string nccl = "# tune: library=nccl\n# tune: collective=all_reduce\n# tune: world_size=4\n";
+  EXPECT_EQ(error_of(nccl + "allreduce,64,8,ring,ll,-1,1,4\n"), "f:4: the range 64-8 ends before it starts");
+  EXPECT_EQ(error_of(nccl + "allreduce,0,255,ring,ll,-1,1,4\nallreduce,128,4096,tree,simple,-1,-1,4\n"),
+            "f:5: allreduce 128-4096 overlaps 0-255 at line 4");
+  EXPECT_EQ(error_of(nccl + "allreduce,0,255,ring,ll,-1,1,4\nallreduce,128,4096,tree,simple,-1,2,4\n"), "accepted");  // other node counts
+  EXPECT_NE(error_of(nccl + "allreduce,0,255,warp,ll,-1,1,4\n").find("algorithm 'warp'"), std::string::npos);
+  EXPECT_NE(error_of(nccl + "allreduce,0,255,ring,ll,0,1,4\n").find("channels 0"), std::string::npos);
+  // gloo: both ranges and the earlier line named.
+  const std::string gloo = "# tune: library=gloo\n# tune: collective=all_reduce\n# tune: world_size=2\n";
+  EXPECT_EQ(error_of(gloo + "all_reduce 8 64 ring\nall_reduce 64 128 bcube\n"), "f:5: all_reduce 64-128 overlaps 8-64 at line 4");
+}
+
+TEST(Tune, HostileProvenanceAndEndlessFiles) {
+  TuneDecision decision = hand_decision({mpi_candidate(1, "basic_linear"), mpi_candidate(4, "ring")});
+  decision.provenance["machine.cpu_model"] = "Evil\x1b]0;owned\x07 CPU\nallreduce,0,99,ring,ll,1,1,4";
+  // A newline would start a rule line in the file; an escape would reach whoever reads it.
+  for (OpenMpiRulesForm form : {OpenMpiRulesForm::kClassic, OpenMpiRulesForm::kJson}) {
+    const std::string text = tuning_file_text(decision, TuneLibrary::kOpenMpi, form);
+    EXPECT_EQ(text.find('\x1b'), std::string::npos);
+    EXPECT_EQ(parse_tuning_file(text, "f").provenance.at("machine.cpu_model"), "Evil?]0;owned? CPU?allreduce,0,99,ring,ll,1,1,4");
+  }
+  // An endless file ends at the reader's cap with one line.
+  try {
+    read_tuning_file("/dev/zero");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Tune, CandidatesAndBadInput) {
   TuneLibrary library = TuneLibrary::kGloo;
   TuneRequest request;
@@ -265,7 +381,12 @@ TEST(Tune, CandidatesAndBadInput) {
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "warp", "--out", out, "--", "all_reduce_perf", "--placement=out"}, &err), 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "alltoallv_perf", "--placement", "out"}, &err), 2);
-  EXPECT_NE(err.find("covers all_reduce, broadcast, reduce and all_gather, not alltoallv"), std::string::npos) << err;
+  EXPECT_NE(err.find("covers all_reduce, broadcast, reduce, all_gather, alltoall, gather and reduce_scatter, not alltoallv"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "scatter_perf", "--placement", "out"}, &err), 2);
+  EXPECT_NE(err.find("only at its root"), std::string::npos) << err;
+  // In place, Open MPI sizes all_gather, alltoall and gather by send arguments the call leaves out.
+  EXPECT_EQ(run_cli({"tune", "--np", "2", "--mpi-algorithms", "all", "--out", out, "--", "all_gather_perf", "--placement", "in"}, &err), 2);
+  EXPECT_NE(err.find("in-place all_gather as 0 bytes"), std::string::npos) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out}, &err), 2);
   EXPECT_EQ(run_cli({"tune", "--verify", data("tune/none.conf"), "--mpi-algorithms", "all", "--out", out, "--", "all_reduce_perf", "--placement", "in"}, &err), 2);
   EXPECT_NE(err.find("give no candidates"), std::string::npos) << err;
@@ -325,15 +446,25 @@ TEST(Tune, VerifyRefusesAFileOfAnotherMachineWorldOrVersion) {
   EXPECT_NE(refusal("verify_cpu", "machine.cpu_model=Fixture CPU", "machine.cpu_model=Other CPU").find("machine.cpu_model is 'Other CPU' in the file, 'Fixture CPU' here"),
             std::string::npos);
   EXPECT_NE(refusal("verify_mpi", "versions.mpi=fixture", "versions.mpi=Open MPI 5.0.3").find("versions.mpi"), std::string::npos);
-  EXPECT_NE(refusal("verify_np", "world_size=2", "world_size=4").find("(world_size)"), std::string::npos);
+  TuneOptions other_np = verify_options("verify_np", text);
+  other_np.ab.world_size = 4;
+  try {
+    run_verify(other_np, stderr);
+    ADD_FAILURE() << "a file for 2 ranks verified at 4";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is for 2 ranks (world_size), not 4"), std::string::npos) << e.what();
+  }
 
   // The file of this machine runs: the same reports on both sides, so every size is SAME, and
   // the ring range is reported as not faster.
   TuneOptions options = verify_options("verify_same", text);
   const TuneOutcome outcome = run_verify(options, stderr);
   EXPECT_EQ(outcome.exit_code, 0);
-  ASSERT_EQ(outcome.document.tables.size(), 1u);
+  // At 2 ranks, and at 1 rank, below the file's world size, where it must change nothing.
+  ASSERT_EQ(outcome.document.tables.size(), 2u);
   EXPECT_EQ(outcome.document.tables[0].groups[0].rows.size(), 4u);
+  EXPECT_EQ(outcome.document.tables[1].title, "Below the file's world size: 1 ranks, where it must change nothing");
+  EXPECT_TRUE(std::filesystem::exists(options.ab.out_dir + "/verify-below/A/run-1.json"));
   bool said = false;
   for (const auto& note : outcome.document.notes) said = said || note == "range 16384-65536 ring (4): not faster; SAME at 2";
   EXPECT_TRUE(said) << ::testing::PrintToString(outcome.document.notes);
