@@ -15,7 +15,8 @@
 #                     so each phase's OUT holds everything done so far on that machine
 #   --quick           a small measure phase: 2 collectives, 3 sizes, bf16 GEMM, d2d copy (meant for < 3 min)
 #   --steps LIST      measure steps, comma list (default all, in this order): collectives,compute,
-#                     copy,capture,timeout,tflag,graph,registered
+#                     copy,capture,timeout,tflag,graph,registered; asked for by name only: tune, and
+#                     this wave's paths explain,replay (one GPU), split,tuner_plugin (two or more)
 #   --budget SECONDS  start no new run after this many seconds of the phase (default 500)
 #   --bundle DIR      use a build made elsewhere (scripts/gpu-bundle.sh pack) instead of building:
 #                     unpacked once, its libraries restored on every later call; --phase all is
@@ -44,9 +45,13 @@ usage_error() { echo "$program: error: $1" >&2; exit 2; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 nccl_tests="" out="" phase=all quick=0 budget=500 bundle="" sizes="" test_sizes=8,64M,2 repetitions=""
-# tune is optional (asked for with --steps): on one GPU NCCL has no algorithm worth tuning.
+# tune is optional (asked for with --steps): on one GPU NCCL has no algorithm worth tuning. So are
+# the steps of paths newer than the last lease (issue 66), in the order that gives one GPU the most
+# checks first: explain and replay run on one GPU, split and tuner_plugin need two or more. Each is
+# recorded as skipped, with the reason, where this build lacks the program or flag it runs.
 default_steps="collectives,compute,copy,capture,timeout,tflag,graph,registered"
-all_steps="$default_steps,tune"
+optional_steps="explain,replay,split,tuner_plugin"
+all_steps="$default_steps,tune,$optional_steps"
 steps=$default_steps
 # The collectives whose GPU rows were never data-checked in a committed report come first, then
 # all_reduce (checked only by older code), then the two fixed on 2026-11-27.
@@ -67,7 +72,7 @@ while [ $# -gt 0 ]; do
     --test-sizes) test_sizes=$2; shift 2 ;;
     --repetitions) repetitions=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h|--help) sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^# Exit codes/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage_error "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -504,6 +509,64 @@ step_tflag() {
   [ $failed = 0 ] || status=1
 }
 
+# The optional steps of this wave's paths (issue 66). Each says why it did not run where this build
+# or this machine lacks what it needs, so a lease's summary tells a missing feature from a failure.
+# has_flag PROGRAM FLAG: whether PROGRAM's --help names FLAG.
+has_flag() { [ -x "$bin/$1" ] && "$bin/$1" --help 2>/dev/null | grep -q -- "$2"; }
+# optional_run STEP LOG LIMIT COMMAND...: runs it, records ok or FAILED with the log's first error.
+optional_run() {
+  local step=$1 logfile=$2 limit=$3 start=$(date +%s); shift 3
+  if run_logged "$(limit_for "$limit")" "$logfile" "$@"; then
+    record measure "$step" ok $(( $(date +%s) - start )) "${logfile#"$work"/}"
+  else
+    record measure "$step" FAILED $(( $(date +%s) - start )) "${logfile#"$work"/}: $(grep -m1 -i 'error' "$logfile" | cut -c1-160)"; status=1
+  fi
+}
+
+# collbench explain on this lease's own reports: each collective's peak bus bandwidth against the
+# expected-peak table's entry for this GPU, with the copy and memory ceilings measured here.
+step_explain() {
+  local dir="$work/explain" reports=() ceilings=()
+  "$bin/collbench" explain --help > /dev/null 2>&1 || { record measure explain skipped 0 "this build has no collbench explain"; return; }
+  mapfile -t reports < <(find "$work/collectives" "$work/test" -name '*.json' 2>/dev/null | sort)
+  [ ${#reports[@]} -gt 0 ] || { record measure explain skipped 0 "no collective report yet (run collectives or the test phase first)"; return; }
+  for ceiling in "$work/copy/membw.json" "$work/copy/copy_perf.json"; do [ -s "$ceiling" ] && ceilings+=(--ceilings "$ceiling"); done
+  mkdir -p "$dir"
+  optional_run explain "$dir/explain.txt" 120 "$bin/collbench" explain "${ceilings[@]}" "${reports[@]}" &&
+    run_logged 60 "$dir/explain.json" "$bin/collbench" explain --json "${ceilings[@]}" "${reports[@]}"
+}
+
+# replay_perf on NCCL with the committed fixture trace, at as many ranks as GPUs (at most the trace's).
+step_replay() {
+  local dir="$work/replay" trace="$root/tests/replay/data/gpu-verify.trace.json"
+  [ -x "$bin/replay_perf" ] || { record measure replay skipped 0 "this build has no replay_perf"; return; }
+  [ -f "$trace" ] || { record measure replay skipped 0 "no fixture trace ${trace#"$root"/}"; return; }
+  mkdir -p "$dir"; rm -f "$dir/replay.json"
+  optional_run replay "$dir/replay.log" 180 "${collbench_prefix[@]}" "$bin/replay_perf" --trace "$trace" -N 3 -c 1 -J "$dir/replay.json"
+}
+
+# Concurrent groups: all_reduce in two groups at once (nccl-tests' NCCL_TESTS_SPLIT "MOD 2"), checked.
+step_split() {
+  local dir="$work/split"
+  [ "$gpus" -ge 2 ] || { record measure split skipped 0 "one GPU: a group needs two ranks of their own"; return; }
+  has_flag all_reduce_perf --split || { record measure split skipped 0 "this build's all_reduce_perf has no --split"; return; }
+  mkdir -p "$dir"; rm -f "$dir/all_reduce.json"
+  optional_run split "$dir/all_reduce.log" 180 "${collbench_prefix[@]}" "$bin/all_reduce_perf" --split "MOD 2" -b 8 -e 64M -f 8 -n 20 -w 5 -c 1 \
+    -J "$dir/all_reduce.json"
+}
+
+# collbench's own NCCL tuner plugin, loaded by NCCL: tune writes its CSV, --verify runs with it.
+step_tuner_plugin() {
+  local dir="$work/tuner_plugin" plugin
+  [ "$gpus" -ge 2 ] || { record measure tuner_plugin skipped 0 "one GPU: NCCL has no algorithm worth tuning"; return; }
+  plugin=$(find "$build" -maxdepth 2 -name 'libnccl-tuner-collbench*.so' 2>/dev/null | head -1)
+  [ -n "$plugin" ] || { record measure tuner_plugin skipped 0 "this build has no collbench NCCL tuner plugin"; return; }
+  rm -rf "$dir"
+  optional_run tuner_plugin "$work/tuner_plugin.log" 300 env NCCL_TUNER_PLUGIN="$plugin" "$bin/collbench" tune --np "$gpus" \
+    --launcher "${collbench_prefix[0]}" --nccl-algos Ring,Tree --nccl-protos LL,Simple --runs 3 --max-runs 5 --verify --out "$dir" -- \
+    "$bin/all_reduce_perf" -b 8 -e 64M -f 8 --placement out -n 20 -w 5 -c 1
+}
+
 phase_measure() {
   local step
   set_launchers
@@ -521,6 +584,10 @@ phase_measure() {
       timeout) step_timeout ;;
       tflag) step_tflag ;;
       tune) step_tune ;;
+      explain) step_explain ;;
+      replay) step_replay ;;
+      split) step_split ;;
+      tuner_plugin) step_tuner_plugin ;;
     esac
   done
 }

@@ -118,7 +118,37 @@ done
 grep -q $'^measure\tplain' "$build/verify/steps.tsv" && fail "the sweep was not stopped before its end"
 rm -rf "$build/verify"
 
-# 4. Missing pieces stop it at once: one line on stderr, exit 2.
+# 4. This wave's optional steps (issue 66), after a test phase whose report explain reads: one GPU
+# runs explain and replay, two add split and tuner_plugin. A step this build lacks is skipped with
+# its reason, never failed, so a lease's summary tells a missing feature from a broken one.
+"${machine[@]}" "${test_phase[@]}" --out "$work/out6" --collectives all_reduce --budget 120 > "$work/run6.out" 2>&1
+for gpus in 1 2; do
+  "${machine[@]}" GPU_VERIFY_ASSUME_GPUS=$gpus bash "$script" --nccl-tests "$work/nccl-tests" --phase measure \
+    --steps explain,replay,split,tuner_plugin --budget 120 --out "$work/out7-$gpus" > "$work/run7-$gpus.out" 2>&1
+  for step in explain replay split tuner_plugin; do
+    line=$(grep -P "^measure\t$step\t" "$build/verify/steps.tsv" | tail -n 1 | cut -f3,5)
+    case $step:$gpus in
+      explain:*) has=$("$real_build/bin/collbench" explain --help > /dev/null 2>&1 && echo yes) want="this build has no collbench explain" ;;
+      replay:*) has=$([ -x "$real_build/bin/replay_perf" ] && echo yes) want="this build has no replay_perf" ;;
+      split:1|tuner_plugin:1) has="" want="one GPU" ;;
+      split:2) has=$("$real_build/bin/all_reduce_perf" --help 2>/dev/null | grep -q -- --split && echo yes) want="has no --split" ;;
+      tuner_plugin:2) has=$(find "$real_build" -maxdepth 2 -name 'libnccl-tuner-collbench*.so' | grep -q . && echo yes)
+                      want="no collbench NCCL tuner plugin" ;;
+    esac
+    if [ -n "$has" ]; then
+      # Runs here on the CPU, except the plugin's tune, which needs NCCL's algorithms: ran, not skipped.
+      case $line in ok*) ;; FAILED*) [ "$step" = tuner_plugin ] || fail "$step at $gpus GPU(s) failed: $line" ;;
+                    *) fail "$step at $gpus GPU(s) did not run: $line" ;; esac
+    else
+      [[ $line == skipped*"$want"* ]] || fail "$step at $gpus GPU(s): want skipped ($want), got '$line'"
+    fi
+  done
+  tar -tzf "$work/out7-$gpus/gpu-verify.tar.gz" > "$work/list7" || fail "no archive: $(tail -n 3 "$work/run7-$gpus.out")"
+  grep -qx "verify/steps.tsv" "$work/list7" || fail "the optional steps' archive lacks steps.tsv: $(head -n 5 "$work/list7")"
+done
+rm -rf "$build/verify"
+
+# 5. Missing pieces stop it at once: one line on stderr, exit 2.
 expect_stop() {
   local pattern=$1; shift
   "$@" > "$work/stdout" 2> "$work/stderr"
@@ -137,4 +167,4 @@ rm -f "$work/libgone.so" "$build/bin/all_reduce_perf"
 cp "$work/needs_gone" "$build/bin/all_reduce_perf"
 expect_stop "libgone.so, which .*all_reduce_perf needs" env PATH="$work/fakebin:$PATH" PYTHONPATH="$work/site" \
   COLLBENCH_LOCAL_LAUNCHER=env BUILD_DIR="$build" bash "$script" --nccl-tests "$work/nccl-tests" --out "$work/out4" --phase test
-echo "ok: preflight on the H200 layout, steps in order and packed as each ends, plain one-rank runs, one-line stops"
+echo "ok: preflight on the H200 layout, steps in order and packed as each ends, plain one-rank runs, optional steps run or skipped with their reason, one-line stops"

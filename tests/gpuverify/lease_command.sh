@@ -2,7 +2,8 @@
 # The prepared lease command of docs/gpu-verify.md: the text block after the line naming this
 # script is under the 2,000 characters a lease's command may have, as long as the page says, parses
 # as bash, and runs the parts in the page's order (what is there, the test phase, the sweep, the
-# ceilings, -G/-R, two ranks on one GPU, --nccl-estimate, ab A/A, the DDP script).
+# ceilings, -G/-R, two ranks on one GPU, --nccl-estimate, ab A/A, the DDP script, this wave's
+# optional steps).
 # usage: lease_command.sh SOURCE_DIR
 set -uo pipefail
 page="$1/docs/gpu-verify.md"
@@ -20,7 +21,8 @@ stated=$(grep -o 'It is [0-9,]* characters' "$page" | tr -dc '0-9')
 bash -n <<<"$command" || fail "the command does not parse"
 position=0
 for part in 'nvidia-smi -q' '--phase test' '--steps collectives' '--steps compute,copy' '--steps graph,registered' \
-            '$l 2 $b/all_reduce_perf --backend nccl' '--nccl-estimate' 'collbench ab' 'ddp_gpu_vs_torch.py'; do
+            '$l 2 $b/all_reduce_perf --backend nccl' '--nccl-estimate' 'collbench ab' 'ddp_gpu_vs_torch.py' \
+            '--steps explain,replay,split,tuner_plugin'; do
   rest=${command:$position}
   [[ $rest == *"$part"* ]] || fail "'$part' is missing or out of order"
   before=${rest%%"$part"*}
