@@ -12,7 +12,7 @@
 #include "backends/backend.h"
 #include "backends/registry.h"
 #include "core/world.h"
-#include "harness/program_shell.h"
+#include "harness/program_spec.h"
 #include "report/report.h"
 
 namespace collbench {

@@ -124,90 +124,116 @@ int measure(const ProgramSpec& program, RunContext& run) {
   return workload->measure(run);
 }
 
-int Workload::measure(RunContext& run) {
+namespace {
+
+// The machine's state before the first row, between each two cycles and after the last row, in
+// the report's context, so that history and compare can tell a run (or a cycle of one) made in a
+// slow state of the machine from a slow code. The state changes within a run of a few seconds
+// too (results/summarize/history-length-2026-12-02): a probe between cycles places each cycle.
+class RunStateProbes {
+ public:
+  enum class When { kBeforeFirstRow, kBetweenCycles, kAfterLastRow };
+
+  RunStateProbes(RunContext& run, int cycles) : run_(run), state_(state_probe_of(run.world)) {
+    // Past kMostCyclesProbed cycles the probes between them would cost more than the run's own
+    // probes (about 4 ms each): none are made, and the run is judged as a whole, as before 2.6.
+    constexpr int kMostCyclesProbed = 64;
+    if (cycles <= kMostCyclesProbed) state_.between_cycles_ns.emplace();
+  }
+
+  // Every rank; rank 0 records the probe in the report's context.
+  void probe(When when) {
+    World& world = run_.world;
+    if (when == When::kBeforeFirstRow) state_.before_ns = probe_machine_state(world, state_, kAroundRunProbe);
+    if (when == When::kAfterLastRow) state_.after_ns = probe_machine_state(world, state_, kAroundRunProbe);
+    if (when == When::kBetweenCycles) {
+      if (!state_.between_cycles_ns) return;
+      state_.between_cycles_ns->push_back(probe_machine_state(world, state_, kBetweenCyclesProbe));
+    }
+    if (world.rank() != 0) return;
+    run_.report.update([&](nlohmann::json& document) { document["context"]["state_probe"] = report::to_json(state_); });
+  }
+
+ private:
+  RunContext& run_;
+  report::StateProbeRecord state_;
+};
+
+}  // namespace
+
+void Workload::start_report(RunContext& run) {
+  nlohmann::json report = std::move(report_without_rows_);
+  report["status"] = "partial";
+  report["results"] = nlohmann::json::array();
+  if (report::row_kind_spec(row_kind_).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_.to_json();
+  if (run.world.rank() == 0) {
+    std::fputs(header(report).c_str(), stdout);
+    print_columns();
+  }
+  // A partial report exists from the start, so even an early failure leaves one. The writer
+  // holds it from here on, rows and all; the driver keeps no second copy.
+  run.report.save(std::move(report));
+}
+
+void Workload::record_skipped(RunContext& run, const SkippedCase& skipped) {
+  // Recorded and shown once: the same reason for every size and cycle says nothing new.
+  bool first = false;
+  run.report.update([&](nlohmann::json& document) {
+    if (!document.contains("skipped")) return;
+    auto& records = document["skipped"];
+    first = std::find(records.begin(), records.end(), skipped.record) == records.end();
+    if (first) records.push_back(skipped.record);
+  });
+  if (first) print_skipped(skipped);
+}
+
+std::int64_t Workload::run_case(RunContext& run, std::size_t index, int cycle, const LoopSettings& settings) {
   World& world = run.world;
   const bool leader = world.rank() == 0;
-  {
-    nlohmann::json report = std::move(report_without_rows_);
-    report["status"] = "partial";
-    report["results"] = nlohmann::json::array();
-    if (report::row_kind_spec(row_kind_).summary != report::SummaryForm::kByWorkload) report["summary"] = row_summary_.to_json();
-    if (leader) {
-      std::fputs(header(report).c_str(), stdout);
-      print_columns();
-    }
-    // A partial report exists from the start, so even an early failure leaves one. The writer
-    // holds it from here on, rows and all; the driver keeps no second copy.
-    run.report.save(std::move(report));
+  CasePlan plan = prepare(index);
+  if (plan.vanished) return 0;
+  if (const std::optional<SkippedCase> skipped = skip_agreed(world, plan)) {
+    if (leader) record_skipped(run, *skipped);
+    return 0;
   }
-  // The machine's state before the first row, between each two cycles and after the last row, in
-  // the report's context, so that history and compare can tell a run (or a cycle of one) made in a
-  // slow state of the machine from a slow code. The state changes within a run of a few seconds
-  // too (results/summarize/history-length-2026-12-02): a probe between cycles places each cycle.
-  report::StateProbeRecord state = state_probe_of(world);
-  // Past kMostCyclesProbed cycles the probes between them would cost more than the run's own
-  // probes (about 4 ms each): none are made, and the run is judged as a whole, as before 2.6.
-  constexpr int kMostCyclesProbed = 64;
-  if (flags_.cycles <= kMostCyclesProbed) state.between_cycles_ns.emplace();
-  const auto record_state = [&] {
-    if (leader) run.report.update([&](nlohmann::json& document) { document["context"]["state_probe"] = report::to_json(state); });
-  };
-  state.before_ns = probe_machine_state(world, state, kAroundRunProbe);
-  record_state();
+  PreparedCase& prepared = *plan.prepared;
+  const LoopSettings& case_settings = prepared.settings ? *prepared.settings : settings;
+  LoopResult timed = time_iterations(world, case_settings, *prepared.operation, run.watchdog, prepared.step,
+                                     prepared.check ? &*prepared.check : nullptr);
+  timed.method += run_warmup_timing_;
+  nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
+  plan.prepared.reset();  // its buffers go before the next case's
+  if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
+    row_summary_.add(row);
+    const nlohmann::json summary = row_summary_.to_json();
+    print_row(row);
+    run.report.update([&](nlohmann::json& document) {
+      document["results"].push_back(std::move(row));
+      document["summary"] = summary;
+    });
+  }
+  return timed.wrong.value_or(0);
+}
+
+int Workload::measure(RunContext& run) {
+  start_report(run);
+  RunStateProbes probes(run, flags_.cycles);
+  probes.probe(RunStateProbes::When::kBeforeFirstRow);
 
   LoopSettings settings = loop_settings();
-  if (flags_.inject_slowdown_rank >= 0 && flags_.inject_slowdown_rank != world.rank()) settings.inject_slowdown_percent = 0;
+  if (flags_.inject_slowdown_rank >= 0 && flags_.inject_slowdown_rank != run.world.rank()) settings.inject_slowdown_percent = 0;
   run_warmup_timing_ = warm_up_before_first_row(run, settings);
   std::int64_t wrong_total = 0;
-  const std::size_t cases = case_count();
   for (int cycle = 1; cycle <= flags_.cycles; ++cycle) {
-    for (std::size_t index = 0; index < cases; ++index) {
-      CasePlan plan = prepare(index);
-      if (plan.vanished) {
-        case_done(index);
-        continue;
-      }
-      if (const std::optional<SkippedCase> skipped = skip_agreed(world, plan)) {
-        if (leader) {
-          // Recorded and shown once: the same reason for every size and cycle says nothing new.
-          bool first = false;
-          run.report.update([&](nlohmann::json& document) {
-            if (!document.contains("skipped")) return;
-            auto& records = document["skipped"];
-            first = std::find(records.begin(), records.end(), skipped->record) == records.end();
-            if (first) records.push_back(skipped->record);
-          });
-          if (first) print_skipped(*skipped);
-        }
-        case_done(index);
-        continue;
-      }
-      PreparedCase& prepared = *plan.prepared;
-      const LoopSettings& case_settings = prepared.settings ? *prepared.settings : settings;
-      LoopResult timed = time_iterations(world, case_settings, *prepared.operation, run.watchdog, prepared.step,
-                                         prepared.check ? &*prepared.check : nullptr);
-      timed.method += run_warmup_timing_;
-      wrong_total += timed.wrong.value_or(0);
-      nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
-      plan.prepared.reset();  // its buffers go before the next case's
-      if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
-        row_summary_.add(row);
-        const nlohmann::json summary = row_summary_.to_json();
-        print_row(row);
-        run.report.update([&](nlohmann::json& document) {
-          document["results"].push_back(std::move(row));
-          document["summary"] = summary;
-        });
-      }
+    for (std::size_t index = 0; index < case_count(); ++index) {
+      wrong_total += run_case(run, index, cycle, settings);
       case_done(index);
     }
-    if (cycle < flags_.cycles && state.between_cycles_ns) {
-      state.between_cycles_ns->push_back(probe_machine_state(world, state, kBetweenCyclesProbe));
-      record_state();
-    }
+    if (cycle < flags_.cycles) probes.probe(RunStateProbes::When::kBetweenCycles);
   }
-  state.after_ns = probe_machine_state(world, state, kAroundRunProbe);
-  record_state();
+  probes.probe(RunStateProbes::When::kAfterLastRow);
+
+  const bool leader = run.world.rank() == 0;
   nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
   const int code = finish(run, report, wrong_total);
   if (leader) {

@@ -2,11 +2,11 @@
 // driver runs the sweep. It owns the cycles (-N), the cases in order, skips (a case one rank cannot
 // run is skipped on every rank, with that rank's reason), warm-up, timing and checks through
 // harness/measurement_loop.h, the rows into the report as they complete, the running summary, the
-// live table's calls and the exit code for wrong results. The shell (harness/program_shell.h)
-// owns the rest: launch, agreement, -T, the report file and "complete".
+// live table's calls and the exit code for wrong results. The shell (harness/program_shell.h, the
+// layer above the driver) owns the rest: launch, agreement, -T, the report file and "complete".
 //
 // Modelled on nccl-tests' testColl and nvbench's state, without their globals: the program
-// (harness/program_shell.h's ProgramSpec) starts a Workload for one run, once the world exists, and
+// (harness/program_spec.h's ProgramSpec) starts a Workload for one run, once the world exists, and
 // the driver sweeps its cases and drops it, releasing its libraries, however the run ends.
 #pragma once
 
@@ -22,7 +22,7 @@
 
 #include "core/timed_operation.h"
 #include "harness/measurement_loop.h"
-#include "harness/program_shell.h"
+#include "harness/program_spec.h"
 #include "report/report.h"
 
 namespace collbench {
@@ -140,6 +140,11 @@ class Workload {
  private:
   friend int measure(const ProgramSpec& program, RunContext& run);
   int measure(RunContext& run);
+  // measure()'s phases: the report without rows saved as partial, the header and columns printed;
+  // one case of a cycle, returning its wrong elements; a skipped case recorded once.
+  void start_report(RunContext& run);
+  std::int64_t run_case(RunContext& run, std::size_t index, int cycle, const LoopSettings& settings);
+  void record_skipped(RunContext& run, const SkippedCase& skipped);
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
   // Runs the run's warm-up (warmup_size) and returns what the rows' timing says of it.
   std::string warm_up_before_first_row(RunContext& run, const LoopSettings& settings);

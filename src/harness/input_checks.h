@@ -5,7 +5,7 @@
 #include <string>
 
 #include "core/world.h"
-#include "harness/program_shell.h"
+#include "harness/program_spec.h"
 
 namespace collbench {
 

@@ -17,6 +17,7 @@
 #include "core/printable.h"
 #include "harness/backend_choice.h"
 #include "harness/driver.h"
+#include "harness/program_shell.h"
 #include "report/report_json.h"
 #include "workloads/comm_init/comm_init_options.h"
 #include "workloads/comm_init/programs.h"

@@ -136,7 +136,11 @@ class DdpStepWorkload final : public WorkloadOver<DdpCase> {
                      static_cast<long long>(wrong_total)) +
            report_line(report_path);
   }
+  // A case's row, by phase: this rank's figures over its timed steps, gathered to rank 0, which
+  // makes the row's fields from every rank's.
   nlohmann::json make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured, const LoopResult& timed);
+  nlohmann::json row_fields(const DdpCase& one_case, const StepConfig& config, const report::Measurement& measured,
+                            nlohmann::json per_rank) const;
   ComputeAlone measure_compute_alone(StepConfig config);
 
   // Released in reverse: the step, then the communication thread, then the backend.
@@ -247,35 +251,47 @@ ComputeAlone DdpStepWorkload::measure_compute_alone(StepConfig config) {
   return alone;
 }
 
+// This rank's means over the timed steps of a row (none: zeros). Exposed communication against
+// the loop's own sample of the step, so that step = compute + exposed holds for the figures the
+// row reports.
+struct TimedStepMeans {
+  double forward_us = 0, backward_compute_us = 0, comm_us = 0, elementwise_us = 0, gradient_copy_us = 0,
+         exposed_inside_step_us = 0;
+};
+
+TimedStepMeans timed_step_means(const std::vector<StepTimes>& issued, int warmup_iterations, const LoopResult& timed) {
+  const auto first_timed = static_cast<std::ptrdiff_t>(warmup_iterations);
+  if (issued.size() < static_cast<std::size_t>(first_timed) + timed.mine_us.size()) {
+    throw Error("ddp_step_perf: the loop timed steps it did not issue");
+  }
+  const std::vector<StepTimes> timed_steps(issued.begin() + first_timed,
+                                           issued.begin() + first_timed + static_cast<std::ptrdiff_t>(timed.mine_us.size()));
+  TimedStepMeans means;
+  for (std::size_t i = 0; i < timed_steps.size(); ++i) {
+    const StepTimes& times = timed_steps[i];
+    means.forward_us += times.forward_us;
+    means.backward_compute_us += times.backward_us;
+    means.comm_us += times.comm_us;
+    means.elementwise_us += times.elementwise_us;
+    means.gradient_copy_us += times.gradient_copy_us;
+    means.exposed_inside_step_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
+  }
+  const double steps = static_cast<double>(std::max<std::size_t>(timed_steps.size(), 1));
+  for (double* figure : {&means.forward_us, &means.backward_compute_us, &means.comm_us, &means.exposed_inside_step_us,
+                         &means.elementwise_us, &means.gradient_copy_us}) {
+    *figure /= steps;
+  }
+  return means;
+}
+
 nlohmann::json DdpStepWorkload::make_row(const DdpCase& one_case, const StepConfig& config, report::Measurement measured,
                                         const LoopResult& timed) {
   World& world = world_;
-  const auto first_timed = static_cast<std::ptrdiff_t>(options_.warmup_iterations);
-  if (issued_.size() < static_cast<std::size_t>(first_timed) + timed.mine_us.size()) {
-    throw Error("ddp_step_perf: the loop timed steps it did not issue");
-  }
-  const std::vector<StepTimes> timed_steps(issued_.begin() + first_timed,
-                                           issued_.begin() + first_timed + static_cast<std::ptrdiff_t>(timed.mine_us.size()));
-  // Means over the timed steps (none: zeros). Exposed communication against the loop's own sample
-  // of the step, so that step = compute + exposed holds for the figures the row reports.
-  double forward_us = 0, backward_compute_us = 0, comm_us = 0, elementwise_us = 0, gradient_copy_us = 0, exposed_inside_step_us = 0;
-  for (std::size_t i = 0; i < timed_steps.size(); ++i) {
-    const StepTimes& times = timed_steps[i];
-    forward_us += times.forward_us;
-    backward_compute_us += times.backward_us;
-    comm_us += times.comm_us;
-    elementwise_us += times.elementwise_us;
-    gradient_copy_us += times.gradient_copy_us;
-    exposed_inside_step_us += std::max(0.0, timed.mine_us[i] - times.forward_us - times.backward_us);
-  }
-  const double steps = static_cast<double>(std::max<std::size_t>(timed_steps.size(), 1));
-  for (double* figure : {&forward_us, &backward_compute_us, &comm_us, &exposed_inside_step_us, &elementwise_us, &gradient_copy_us}) {
-    *figure /= steps;
-  }
+  const TimedStepMeans means = timed_step_means(issued_, options_.warmup_iterations, timed);
   // The model's compute: DDP's gradient copies are communication's (exposure.h).
-  const double model_compute_us = forward_us + backward_compute_us - gradient_copy_us;
+  const double model_compute_us = means.forward_us + means.backward_compute_us - means.gradient_copy_us;
   if (config.overlap == Overlap::kOff) {
-    compute_alone_ = {model_compute_us, comm_us + gradient_copy_us};
+    compute_alone_ = {model_compute_us, means.comm_us + means.gradient_copy_us};
     compute_alone_of_setting_[{one_case.bucket_mb, one_case.grad_dtype, one_case.accumulate}] = compute_alone_;
   }
   // This rank's figures as the row's per_rank holds them; they travel to rank 0 so.
@@ -283,26 +299,30 @@ nlohmann::json DdpStepWorkload::make_row(const DdpCase& one_case, const StepConf
       {"rank", world.rank()},
       {"batch", config.batch},
       {"step_us", report::stats_to_json(timed.mine)},
-      {"forward_us", forward_us},
-      {"backward_compute_us", backward_compute_us},
-      {"comm_us", comm_us},
+      {"forward_us", means.forward_us},
+      {"backward_compute_us", means.backward_compute_us},
+      {"comm_us", means.comm_us},
       {"compute_alone_us", compute_alone_.compute_us},
       {"comm_alone_us", compute_alone_.comm_us},
       {"exposed_us", exposure_against_compute_alone(timed.mine.mean, model_compute_us, compute_alone_).exposed_us},
-      {"exposed_inside_step_us", exposed_inside_step_us},
-      {"exposed_comm_us", exposed_inside_step_us},  // its name before 2.4, as in the row
-      {"elementwise_us", elementwise_us},
-      {"gradient_copy_us", gradient_copy_us},
+      {"exposed_inside_step_us", means.exposed_inside_step_us},
+      {"exposed_comm_us", means.exposed_inside_step_us},  // its name before 2.4, as in the row
+      {"elementwise_us", means.elementwise_us},
+      {"gradient_copy_us", means.gradient_copy_us},
       {"memory_gbps", memory_gbps_},
       {"wrong", options_.check_iterations > 0 ? nlohmann::json(checked_.wrong) : nlohmann::json(nullptr)},
       {"max_error", options_.check_iterations > 0 ? nlohmann::json(checked_.max_error) : nlohmann::json(nullptr)},
       {"threads", census_threads(step_->issuing_thread(), step_->issuing_cpus())}};
   const std::vector<std::string> gathered = world.gather_strings(mine.dump());
   if (world.rank() != 0) return nlohmann::json::object();
-
-  // The row's figures: means over ranks (wrong: the ranks' checks, summed by the loop).
   nlohmann::json per_rank = nlohmann::json::array();
   for (const auto& text : gathered) per_rank.push_back(nlohmann::json::parse(text));
+  return report::row_json(report::RowKind::kDdpStep, row_fields(one_case, config, measured, std::move(per_rank)), measured);
+}
+
+nlohmann::json DdpStepWorkload::row_fields(const DdpCase& one_case, const StepConfig& config, const report::Measurement& measured,
+                                           nlohmann::json per_rank) const {
+  // The row's figures: means over ranks (wrong: the ranks' checks, summed by the loop).
   const auto ranks = static_cast<double>(per_rank.size());
   const auto mean_over_ranks = [&](const char* key) {
     double mean = 0;
@@ -378,9 +398,9 @@ nlohmann::json DdpStepWorkload::make_row(const DdpCase& one_case, const StepConf
       {"gradient_copy_us", mean_over_ranks("gradient_copy_us")},
       {"gradient_copy_bytes", step_->gradient_copy_bytes_per_step()},
       {"max_error", report::json_or_null(max_error)},
-      {"error_bound", gradient_error_bound(config.grad_dtype, world.size(), config.accumulate)},
+      {"error_bound", gradient_error_bound(config.grad_dtype, world_.size(), config.accumulate)},
       {"per_rank", std::move(per_rank)}};
-  return report::row_json(report::RowKind::kDdpStep, std::move(fields), measured);
+  return fields;
 }
 
 DdpStepWorkload::DdpStepWorkload(RunContext& run, const DdpProgram& program)
