@@ -511,9 +511,9 @@ const Command kCommands[] = {
                  list(o.request.gloo_algorithms));
        add_value(command, "--nccl-algos", "LIST", "NCCL_ALGO values, e.g. Ring,Tree (with --nccl-protos)", list(o.request.nccl_algorithms));
        add_value(command, "--nccl-protos", "LIST", "NCCL_PROTO values, e.g. LL,LL128,Simple", list(o.request.nccl_protocols));
-       add_value(command, "--nccl-channels", "LIST", "also NCCL_MIN/MAX_NCHANNELS, e.g. 2,4 (default: NCCL's own)", list(o.request.nccl_channels));
+       add_value(command, "--nccl-channels", "LIST", "also channel counts, e.g. 2,4, run through --nccl-tuner-plugin (default: NCCL's own)", list(o.request.nccl_channels));
        add_text(command, "--verify", "FILE", "run this tuning file against the default instead of tuning", o.verify_file);
-       add_text(command, "--nccl-tuner-plugin", "LIB", "--verify of an NCCL file: the tuner plugin to load (NCCL_TUNER_PLUGIN)",
+       add_text(command, "--nccl-tuner-plugin", "LIB", "NCCL's tuner plugin for --verify and --nccl-channels (NCCL_TUNER_PLUGIN)",
                 o.tuner_plugin);
        add_value(command, "--rules-format", "classic|json",
                  "Open MPI's rules file: classic (4.1, 5.0) or json (6.0 and later); default: the runs' Open MPI version's",

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 
 #include "core/printable.h"
@@ -123,7 +124,6 @@ std::vector<TuneCandidate> nccl_candidates(const TuneRequest& request) {
         candidate.name = algorithm + "/" + protocol + (count > 0 ? "/ch" + std::to_string(count) : "");
         candidate.folder = file_safe("nccl-" + algorithm + "-" + protocol + (count > 0 ? "-ch" + std::to_string(count) : ""));
         candidate.arguments = {"--algo", algorithm, "--proto", protocol};
-        if (count > 0) candidate.env = {{"NCCL_MIN_NCHANNELS", std::to_string(count)}, {"NCCL_MAX_NCHANNELS", std::to_string(count)}};
         candidate.nccl_algorithm = algorithm_name;
         candidate.nccl_protocol = protocol_name;
         candidate.nccl_channels = count;
@@ -187,6 +187,26 @@ std::string unusable_reason(const std::vector<LoadedReport>& runs) {
     if (loaded.report.rows.empty() && !loaded.report.skipped.empty()) return "skipped by the backend: " + loaded.report.skipped.front().reason;
   }
   return "";
+}
+
+// A channel count through the tuner plugin that deploys the file, as it will apply it: exactly k
+// channels at every size of the range (NCCL_MIN/MAX_NCHANNELS=k would let NCCL trim small messages
+// below k, which no tuner file can say). The candidate's CSV: one row over every size.
+std::vector<std::pair<std::string, std::string>> channel_candidate_env(const TuneOptions& options, const TuneCandidate& candidate,
+                                                                     const std::string& collective) {
+  if (options.tuner_plugin.empty()) {
+    throw InputError("tune: --nccl-channels candidates run through the tuner plugin that will apply the file: give --nccl-tuner-plugin LIB");
+  }
+  TuneDecision one_row;
+  one_row.collective = collective;
+  one_row.world_size = options.ab.world_size;
+  one_row.candidates = {candidate};
+  one_row.hosts = -1;  // any node count: the candidate's runs are the file's
+  one_row.ranges = {{0, std::numeric_limits<std::int64_t>::max(), 0}};
+  fs::create_directories(options.ab.out_dir);
+  const std::string csv = fs::absolute(fs::path(options.ab.out_dir) / (candidate.folder + ".csv")).string();
+  write_text_file(csv, tuning_file_text(one_row, TuneLibrary::kNccl));
+  return {{"NCCL_TUNER_PLUGIN", options.tuner_plugin}, {"NCCL_TUNER_CONFIG_FILE", csv}};
 }
 
 AbOptions ab_for(const TuneOptions& options, const std::string& folder, std::vector<std::string> a, std::vector<std::string> b) {
@@ -537,7 +557,9 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
   std::vector<CandidateRuns> runs;
   for (const auto& candidate : candidates) {
     CandidateRuns entry{candidate, {}, {}, ""};
-    const AbOptions ab = ab_for(options, candidate.folder, default_command, candidate_command(options.bench, &candidate));
+    TuneCandidate runnable = candidate;
+    if (candidate.nccl_channels > 0) runnable.env = channel_candidate_env(options, candidate, collective);
+    const AbOptions ab = ab_for(options, candidate.folder, default_command, candidate_command(options.bench, &runnable));
     std::fprintf(progress, "[tune] %s against the default, in %s\n", candidate.name.c_str(), ab.out_dir.c_str());
     std::fflush(progress);
     try {
@@ -598,7 +620,7 @@ TuneOutcome run_verify(const TuneOptions& options, std::FILE* progress) {
       break;
     case TuneLibrary::kNccl:
       if (options.tuner_plugin.empty()) {
-        throw InputError("tune --verify: an NCCL file needs the example tuner plugin (build NVIDIA/nccl ext-tuner/example): --nccl-tuner-plugin LIB");
+        throw InputError("tune --verify: an NCCL file needs a tuner plugin: --nccl-tuner-plugin LIB (collbench's: build/lib/libcollbench-nccl-tuner.so)");
       }
       tuned.env = {{"NCCL_TUNER_PLUGIN", options.tuner_plugin}, {"NCCL_TUNER_CONFIG_FILE", path}};
       break;

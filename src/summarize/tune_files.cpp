@@ -158,7 +158,7 @@ std::string nccl_text(const TuneDecision& decision, const std::vector<TunedRange
       << "# collective,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks\n" << provenance_lines(decision, TuneLibrary::kNccl);
   for (const auto& range : ranges) {
     out << name << "," << range.first_bytes << "," << range.last_bytes << "," << range.candidate.nccl_algorithm << ","
-        << range.candidate.nccl_protocol << "," << range.candidate.nccl_channels << "," << decision.hosts << "," << decision.world_size
+        << range.candidate.nccl_protocol << "," << range.candidate.nccl_channels << "," << (decision.hosts > 0 ? std::to_string(decision.hosts) : "-1") << "," << decision.world_size
         << "\n";
   }
   return out.str();

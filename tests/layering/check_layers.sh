@@ -20,6 +20,7 @@ declare -A may_include=(
   [harness]="core report backends engines harness"
   [workloads]="core report cuda backends engines harness workloads"
   [summarize]="core report summarize"
+  [tuner_plugin]="core tuner_plugin"
 )
 
 violations=0

@@ -368,7 +368,8 @@ TEST(Tune, CandidatesAndBadInput) {
   EXPECT_EQ(nccl_candidates[1].name, "Ring/LL/ch4");
   EXPECT_EQ(nccl_candidates[1].nccl_protocol, "ll");
   EXPECT_EQ(candidate_command({"all_reduce_perf"}, &nccl_candidates[1]),
-            (std::vector<std::string>{"env", "NCCL_MIN_NCHANNELS=4", "NCCL_MAX_NCHANNELS=4", "all_reduce_perf", "--algo", "Ring", "--proto", "LL"}));
+            (std::vector<std::string>{"all_reduce_perf", "--algo", "Ring", "--proto", "LL"}));
+
   EXPECT_EQ(collective_of_program("/opt/bin/all_gather_perf"), "all_gather");
 
   // On the command line: one line on stderr, exit 2.
@@ -378,6 +379,10 @@ TEST(Tune, CandidatesAndBadInput) {
   EXPECT_NE(err.find("give the benchmark --placement out"), std::string::npos) << err;  // in and out: two rows a size
   EXPECT_EQ(run_cli({"tune", "--np", "2", "--out", out, "--", "all_reduce_perf", "--placement", "out"}, &err), 2);
   EXPECT_NE(err.find("no candidates"), std::string::npos) << err;
+  // Channel counts run through the plugin that applies the file, so tune wants it before any run.
+  EXPECT_EQ(run_cli({"tune", "--np", "2", "--nccl-algos", "ring", "--nccl-protos", "ll", "--nccl-channels", "4", "--out", out, "--",
+                     "all_reduce_perf", "--placement", "out"}, &err), 2);
+  EXPECT_NE(err.find("give --nccl-tuner-plugin LIB"), std::string::npos) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "warp", "--out", out, "--", "all_reduce_perf", "--placement=out"}, &err), 2);
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_EQ(run_cli({"tune", "--mpi-algorithms", "all", "--out", out, "--", "alltoallv_perf", "--placement", "out"}, &err), 2);
