@@ -34,7 +34,7 @@ struct TuneCandidate {
   std::string name;    // for the table: "ring (4)", "ring_chunked", "Ring/LL128/ch4"
   std::string folder;  // its ab folder under tune's DIR: "mpi-4", "gloo-ring", "nccl-Ring-LL128-ch4"
   std::vector<std::string> arguments;                       // added to the benchmark's (gloo, NCCL: --algo, --proto)
-X
+  std::vector<std::pair<std::string, std::string>> env;     // set for its runs (Open MPI's forced algorithm; NCCL's tuner plugin and its CSV)
   // What the file says for it.
   int mpi_algorithm = 0;
   std::string gloo_algorithm;
