@@ -112,8 +112,8 @@ ncclResult_t finalize(void* context) {
 }  // namespace
 }  // namespace collbench::tuner_plugin
 
-// The versioned symbols NCCL looks up (the newest it knows first): 2.30's v6, 2.27-2.29's v5,
-// 2.23-2.26's v4. Only these leave the library (the build hides the rest).
+// The versioned symbols NCCL looks up (the newest it knows first): 2.30's v6, 2.28-2.29's v5,
+// 2.24-2.27's v4. Only these leave the library (the build hides the rest).
 extern "C" {
 extern __attribute__((visibility("default"))) const collbench::tuner_abi::TunerV6 ncclTunerPlugin_v6 = {
     collbench::tuner_plugin::kPluginName, collbench::tuner_plugin::init_v5, collbench::tuner_plugin::get_coll_info,

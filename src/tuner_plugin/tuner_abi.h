@@ -33,7 +33,7 @@ using GetCollInfo = ncclResult_t (*)(void* context, CollectiveType collective, s
                                      float** cost_table, int algorithms, int protocols, int registered_buffers, int* channels);
 using Finalize = ncclResult_t (*)(void* context);
 
-// v4 (NCCL 2.23-2.26): init(nRanks, nNodes, logger, context out).
+// v4 (NCCL 2.24-2.27): init(nRanks, nNodes, logger, context out).
 struct TunerV4 {
   const char* name;
   ncclResult_t (*init)(std::size_t ranks, std::size_t nodes, DebugLogger logger, void** context);
@@ -41,7 +41,7 @@ struct TunerV4 {
   Finalize finalize;
 };
 
-// v5 (NCCL 2.27-2.29): init(context out, commId, nRanks, nNodes, logger, NVLink domains, constants in/out).
+// v5 (NCCL 2.28-2.29): init(context out, commId, nRanks, nNodes, logger, NVLink domains, constants in/out).
 using InitV5 = ncclResult_t (*)(void** context, std::uint64_t communicator_id, std::size_t ranks, std::size_t nodes, DebugLogger logger,
                                 NvlDomainInfo* domains, TunerConstants* constants);
 struct TunerV5 {
