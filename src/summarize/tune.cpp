@@ -620,7 +620,7 @@ TuneOutcome run_verify(const TuneOptions& options, std::FILE* progress) {
       break;
     case TuneLibrary::kNccl:
       if (options.tuner_plugin.empty()) {
-        throw InputError("tune --verify: an NCCL file needs a tuner plugin: --nccl-tuner-plugin LIB (collbench's: build/lib/libcollbench-nccl-tuner.so)");
+        throw InputError("tune --verify: an NCCL file needs a tuner plugin: --nccl-tuner-plugin LIB (collbench's: build/lib/libnccl-tuner-collbench.so)");
       }
       tuned.env = {{"NCCL_TUNER_PLUGIN", options.tuner_plugin}, {"NCCL_TUNER_CONFIG_FILE", path}};
       break;
