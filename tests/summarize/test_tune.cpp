@@ -475,5 +475,32 @@ TEST(Tune, VerifyRefusesAFileOfAnotherMachineWorldOrVersion) {
   EXPECT_TRUE(said) << ::testing::PrintToString(outcome.document.notes);
 }
 
+// --verify fails when the file makes anything SLOWER where it should change nothing: at N - 1 ranks
+// this fake benchmark answers with the fixture's slower runs when the rules file is set (its ring
+// runs are 20 % faster from 16 KiB, so the default's runs are 25 % slower than them), and at N
+// ranks alike on both sides.
+TEST(Tune, VerifyFailsOnASlowerSizeBelowTheFilesWorldSize) {
+  const std::string text = tuning_file_text(decide_tuning(all_fixture_runs(), CompareOptions{}), TuneLibrary::kOpenMpi);
+  TuneOptions options = verify_options("verify_below", text);
+  const std::string fixture = data("tune/mpi-4");
+  std::ofstream script(options.bench.front());
+  script << "#!/bin/sh\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = -J ]; then\n    run=$(basename \"$2\")\n"
+         << "    side=A\n    [ \"$NP\" = 1 ] && [ -z \"$OMPI_MCA_coll_tuned_dynamic_rules_filename\" ] && side=B\n"
+         << "    cp '" << fixture << "'/$side/$run \"$2\"; exit 0\n  fi\n  shift\ndone\nexit 1\n";
+  script.close();
+  options.ab.launcher = {"sh", "-c", "NP=$2; export NP; shift 2; exec \"$@\"", "fake-launcher"};
+  options.ab.runs = options.ab.max_runs = 8;  // enough pairs for a verdict past Holm's correction over 4 sizes
+  const TuneOutcome outcome = run_verify(options, stderr);
+  EXPECT_EQ(outcome.exit_code, 1);
+  ASSERT_EQ(outcome.document.tables.size(), 2u);
+  for (const auto& row : outcome.document.tables[0].groups[0].rows) EXPECT_EQ(row.back(), "SAME") << row.front();  // at 2 ranks
+  int slower = 0;
+  for (const auto& row : outcome.document.tables[1].groups[0].rows) slower += row.back() == "SLOWER";
+  EXPECT_EQ(slower, 2) << ::testing::PrintToString(outcome.document.notes);  // 16 KiB and 64 KiB at 1 rank
+  bool said = false;
+  for (const auto& note : outcome.document.notes) said = said || note.find("SLOWER where the file should change nothing: it fails") != std::string::npos;
+  EXPECT_TRUE(said) << ::testing::PrintToString(outcome.document.notes);
+}
+
 }  // namespace
 }  // namespace collbench::summarize
