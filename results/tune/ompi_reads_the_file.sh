@@ -19,7 +19,11 @@ trap 'rm -rf "$work"' EXIT
   done
   echo run
 } >"$work/gdb.cmds"
-awk '/^0 0 0 0$/ && !done { print "0 1 0 0"; done = 1; next } { print }' "$rules" >"$work/forced.conf"
+# The first rule of the measured entry (tune's files since issue 59 hold an entry at 1 rank with Open
+# MPI's own choice before it; earlier files begin with the measured entry).
+awk -v measured="$(grep -c '^# the measured rules' "$rules")" \
+  '/^# the measured rules/ { seen = 1 } /^0 0 0 0$/ && !done && (seen || !measured) { print "0 1 0 0"; done = 1; next } { print }' \
+  "$rules" >"$work/forced.conf"
 for file in "$rules" "$work/forced.conf"; do
   case $file in "$rules") echo "== the file as tune wrote it ($1)" ;; *) echo "== the same file, its first rule set to algorithm 1 (basic linear)" ;; esac
   rm -f "$work/r.json"
