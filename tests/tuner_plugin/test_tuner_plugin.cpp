@@ -40,20 +40,21 @@ struct CostTable {
 // The file tune writes for all_reduce at 4 ranks on 1 node: tree/ll measured at 1 KiB-64 KiB (the
 // row runs to the byte before the default's 256 KiB; NCCL's own channels), ring/simple/ch4 at
 // 1 MiB-16 MiB.
+summarize::TuneCandidate nccl_candidate(const std::string& algorithm, const std::string& protocol, int channels) {
+  summarize::TuneCandidate candidate;
+  candidate.name = algorithm + "/" + protocol;
+  candidate.nccl_algorithm = algorithm;
+  candidate.nccl_protocol = protocol;
+  candidate.nccl_channels = channels;
+  return candidate;
+}
+
 std::string tune_csv() {
-  summarize::TuneCandidate tree, ring;
-  tree.name = "tree/ll";
-  tree.nccl_algorithm = "tree";
-  tree.nccl_protocol = "ll";
-  ring.name = "ring/simple/ch4";
-  ring.nccl_algorithm = "ring";
-  ring.nccl_protocol = "simple";
-  ring.nccl_channels = 4;
   summarize::TuneDecision decision;
   decision.collective = "all_reduce";
   decision.world_size = 4;
   decision.hosts = 1;
-  decision.candidates = {tree, ring};
+  decision.candidates = {nccl_candidate("tree", "ll", -1), nccl_candidate("ring", "simple", 4)};
   decision.ranges = {{1024, 65536, 0}, {262144, 262144, std::nullopt}, {1048576, 16777216, 1}};
   return summarize::tuning_file_text(decision, summarize::TuneLibrary::kNccl);
 }
