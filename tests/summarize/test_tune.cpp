@@ -451,6 +451,18 @@ TEST(Tune, VerifyRefusesAFileOfAnotherMachineWorldOrVersion) {
   EXPECT_NE(refusal("verify_cpu", "machine.cpu_model=Fixture CPU", "machine.cpu_model=Other CPU").find("machine.cpu_model is 'Other CPU' in the file, 'Fixture CPU' here"),
             std::string::npos);
   EXPECT_NE(refusal("verify_mpi", "versions.mpi=fixture", "versions.mpi=Open MPI 5.0.3").find("versions.mpi"), std::string::npos);
+  // A form the Open MPI of the runs would misread: the JSON form where the runs' version reads the
+  // classic one (the fixture names no version: classic).
+  TuneOptions json = verify_options("verify_json", tuning_file_text(decide_tuning(all_fixture_runs(), CompareOptions{}), TuneLibrary::kOpenMpi,
+                                                                    OpenMpiRulesForm::kJson));
+  try {
+    run_verify(json, stderr);
+    ADD_FAILURE() << "a JSON file verified with a classic-form Open MPI";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("is in Open MPI's JSON form, which 'fixture' does not read as meant: write it with --rules-format classic"),
+              std::string::npos)
+        << e.what();
+  }
   TuneOptions other_np = verify_options("verify_np", text);
   other_np.ab.world_size = 4;
   try {
