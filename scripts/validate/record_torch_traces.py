@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Real torch.distributed jobs on the CPU (gloo), recorded with PyTorch's profiler (Kineto
+chrome-trace JSON) and its execution-trace observer (Chakra host ET JSON) on every rank (issue 61).
+Run by scripts/validate/record_torch_traces.sh; usable alone:
+
+    PYTHON record_torch_traces.py --job ddp|tp|pipeline|gpu-verify --world-size 2 --out DIR
+
+Jobs (each: warm-up steps outside the profiler, then --steps steps inside it):
+  ddp       DistributedDataParallel on a small CNN (2 conv + 2 linear layers), bucket_cap_mb 0.05
+            so that the gradients fill several buckets; DIR/ddp.expected.json records the bucket
+            sizes DDP itself reports (_get_ddp_logging_data()["rebuilt_bucket_sizes"], bytes, in
+            the order DDP all-reduces them) and the model's parameter count.
+  tp        a tensor-parallel MLP written with torch.distributed: the input all-gathered
+            (all_gather_into_tensor) before a column-parallel layer, the output reduce-scattered
+            (reduce_scatter_tensor) after a row-parallel one, forward and backward.
+  pipeline  two stages, one per rank: stage 0 sends its activations (send), stage 1 returns the
+            gradient (recv on stage 0), 2 micro-batches a step.
+  gpu-verify one rank: all_reduce, all_gather_into_tensor and broadcast of a few sizes.
+Files: DIR/<job>.rank<R>.kineto.json and DIR/<job>.rank<R>.et.json.
+"""
+import argparse
+import json
+import os
+import socket
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+import torch.nn as nn
+from torch.profiler import ExecutionTraceObserver, ProfilerActivity, profile
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, 3, padding=1)
+        self.fc1 = nn.Linear(16 * 8 * 8, 64)
+        self.fc2 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.conv1(x))
+        x = torch.max_pool2d(torch.relu(self.conv2(x)), 2)
+        return self.fc2(torch.relu(self.fc1(x.flatten(1))))
+
+
+def ddp_job(rank, world, args):
+    torch.manual_seed(0)
+    model = nn.parallel.DistributedDataParallel(SmallCnn(), bucket_cap_mb=0.05)
+    data = torch.randn(4, 3, 16, 16, generator=torch.Generator().manual_seed(rank))
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        model(data).sum().backward()
+
+    return step, model
+
+
+def tp_job(rank, world, args):
+    # Sequence-parallel in, tensor-parallel MLP, sequence-parallel out (Megatron's pattern).
+    torch.manual_seed(rank)
+    hidden, tokens = 64, 16
+    up = nn.Linear(hidden, 4 * hidden // world)
+    down = nn.Linear(4 * hidden // world, hidden, bias=False)
+    local = torch.randn(tokens // world, hidden, requires_grad=True)
+
+    class GatherTokens(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = torch.empty(x.shape[0] * world, x.shape[1])
+            dist.all_gather_into_tensor(out, x.contiguous())
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            out = torch.empty(grad.shape[0] // world, grad.shape[1])
+            dist.reduce_scatter_tensor(out, grad.contiguous())
+            return out
+
+    class ScatterTokens(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            out = torch.empty(x.shape[0] // world, x.shape[1])
+            dist.reduce_scatter_tensor(out, x.contiguous())
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            out = torch.empty(grad.shape[0] * world, grad.shape[1])
+            dist.all_gather_into_tensor(out, grad.contiguous())
+            return out
+
+    def step():
+        for p in (up.weight, up.bias, down.weight, local):
+            p.grad = None
+        y = ScatterTokens.apply(down(torch.relu(up(GatherTokens.apply(local)))))
+        y.sum().backward()
+
+    return step, None
+
+
+def pipeline_job(rank, world, args):
+    torch.manual_seed(rank)
+    stage = nn.Sequential(nn.Linear(32, 32), nn.ReLU()) if rank == 0 else nn.Linear(32, 1)
+    micro_batches, batch = 2, 8
+
+    def step():
+        stage.zero_grad(set_to_none=True)
+        for _ in range(micro_batches):
+            if rank == 0:
+                out = stage(torch.randn(batch, 32))
+                dist.send(out.detach(), dst=1)
+                grad = torch.empty_like(out)
+                dist.recv(grad, src=1)
+                out.backward(grad)
+            else:
+                x = torch.empty(batch, 32)
+                dist.recv(x, src=0)
+                x.requires_grad_(True)
+                stage(x).sum().backward()
+                dist.send(x.grad, dst=0)
+
+    return step, None
+
+
+def gpu_verify_job(rank, world, args):
+    tensors = [torch.ones(n) for n in (1024, 65536, 262144)]
+
+    def step():
+        for t in tensors:
+            dist.all_reduce(t)
+            out = torch.empty(t.numel() * world)
+            dist.all_gather_into_tensor(out, t)
+            dist.broadcast(t, src=0)
+
+    return step, None
+
+
+JOBS = {"ddp": ddp_job, "tp": tp_job, "pipeline": pipeline_job, "gpu-verify": gpu_verify_job}
+
+
+def run(rank, world, port, args):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    step, ddp = JOBS[args.job](rank, world, args)
+    for _ in range(args.warmup):
+        step()
+    dist.barrier()
+    # Relative names: the profiler records the path it exports to ("traceName"), and committed
+    # traces must not carry this machine's folders.
+    os.chdir(args.out)
+    prefix = f"{args.job}.rank{rank}"
+    et = ExecutionTraceObserver().register_callback(prefix + ".et.json")
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True, execution_trace_observer=et) as prof:
+        for _ in range(args.steps):
+            step()
+    prof.export_chrome_trace(prefix + ".kineto.json")
+    et.unregister_callback()
+    if ddp is not None and rank == 0:
+        logging = ddp._get_ddp_logging_data()
+        expected = {
+            "rebuilt_bucket_sizes": [int(x) for x in str(logging.get("rebuilt_bucket_sizes", "")).split(", ") if x],
+            "parameters": sum(p.numel() for p in ddp.module.parameters()),
+            "steps": args.steps,
+        }
+        with open(f"{args.job}.expected.json", "w") as f:
+            json.dump(expected, f, indent=1)
+    dist.destroy_process_group()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--job", choices=sorted(JOBS), required=True)
+    parser.add_argument("--world-size", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    args.out = os.path.abspath(args.out)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    mp.spawn(run, args=(args.world_size, port, args), nprocs=args.world_size, join=True)
+
+
+if __name__ == "__main__":
+    main()
