@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "core/error.h"
@@ -131,6 +132,10 @@ class NcclLogReader {
       std::string_view line(file.text.data() + at, end - at);
       at = end + 1;
       ++line_number;
+      // Most lines of a log are neither communicators nor calls: skip them before anything is made.
+      if (line.find("NCCL INFO ") == std::string_view::npos && line.find(": opCount ") == std::string_view::npos &&
+          line.size() <= kMaxNcclLineBytes)
+        continue;
       const std::string where = printable(file.name) + ":" + std::to_string(line_number);
       if (line.size() > kMaxNcclLineBytes)
         throw UsageError(where + ": line longer than " + describe_cap(kMaxNcclLineBytes) + " (not an NCCL log?)");
@@ -152,7 +157,7 @@ class NcclLogReader {
     }
   }
 
-  Trace finish() {
+  Trace finish() {  // once, after every file: the calls move into the trace
     if (comms_.empty() && calls_.empty())
       throw UsageError(files_ + ": no NCCL communicator or collective lines (record with NCCL_DEBUG=INFO "
                                 "NCCL_DEBUG_SUBSYS=INIT,COLL)");
@@ -187,23 +192,26 @@ class NcclLogReader {
       member = comm.actor;
     }
     for (const auto& [actor, rank] : world_rank) trace.sequences[rank];
-    for (const auto& logged : calls_) {
+    std::vector<std::optional<std::size_t>> group_of_comm(comms_.size());
+    for (auto& logged : calls_) {
       const LoggedComm& comm = comms_[logged.comm];
-      const auto& actors = members[identity(comm)];
-      std::vector<int> ranks;
-      for (std::size_t index = 0; index < actors.size(); ++index) {
-        if (actors[index].empty())
-          throw UsageError(logged.call.source + ": " + printable(identity(comm)) + " of " +
-                           std::to_string(comm.nranks) + " ranks: rank " + std::to_string(index) +
-                           "'s log is missing (give every rank's log)");
-        ranks.push_back(world_rank.at(actors[index]));
+      // Each communicator's group once, not once a call: a log holds millions of calls on a few.
+      if (!group_of_comm[logged.comm]) {
+        const auto& actors = members[identity(comm)];
+        std::vector<int> ranks;
+        for (std::size_t index = 0; index < actors.size(); ++index) {
+          if (actors[index].empty())
+            throw UsageError(logged.call.source + ": " + printable(identity(comm)) + " of " +
+                             std::to_string(comm.nranks) + " ranks: rank " + std::to_string(index) +
+                             "'s log is missing (give every rank's log)");
+          ranks.push_back(world_rank.at(actors[index]));
+        }
+        group_of_comm[logged.comm] = detail::group_index(trace, ranks, identity(comm));
       }
-      TraceCall call = logged.call;
-      if (call.root >= comm.nranks)
-        throw UsageError(call.source + ": root " + std::to_string(call.root) + " is outside the communicator's " +
-                         std::to_string(comm.nranks) + " ranks");
-      call.root = (has_root(call.collective) || is_point_to_point(call.collective)) ? ranks[call.root] : -1;
-      call.group = detail::group_index(trace, ranks, identity(comm));
+      TraceCall call = std::move(logged.call);
+      call.group = *group_of_comm[logged.comm];
+      const auto& ranks = trace.groups[call.group].ranks;
+      call.root = (has_root(call.collective) || is_point_to_point(call.collective)) ? ranks[static_cast<std::size_t>(call.root)] : -1;
       trace.sequences[world_rank.at(comm.actor)].push_back(std::move(call));
     }
     return trace;
@@ -311,12 +319,11 @@ NcclLogLine parse_nccl_log_line(std::string_view line, const std::string& where)
     std::string_view name = rest.substr(0, opcount);
     if (const auto space = name.rfind(' '); space != std::string_view::npos) name = name.substr(space + 1);
     parsed.name = std::string(name);
-    std::map<std::string_view, std::string_view> values;
-    for (std::size_t index = 0; index + 1 < fields.size(); ++index) values.emplace(fields[index], fields[index + 1]);
+    // The value after a key's first appearance (a line has some twenty fields: a scan beats a map).
     const auto field = [&](std::string_view key) -> std::string_view {
-      const auto found = values.find(key);
-      if (found == values.end()) throw UsageError(where + ": NCCL call line without '" + std::string(key) + "'");
-      return found->second;
+      for (std::size_t index = 0; index + 1 < fields.size(); ++index)
+        if (fields[index] == key) return fields[index + 1];
+      throw UsageError(where + ": NCCL call line without '" + std::string(key) + "'");
     };
     if (!parse_int(field("datatype"), parsed.datatype) || !parse_int(field("op"), parsed.op) ||
         !parse_int(field("root"), parsed.root))

@@ -1,0 +1,45 @@
+// replay_read_trace FILE...: reads a trace set as replay_perf will (src/workloads/replay), checks
+// it for its own world size, and prints what it holds: ranks, calls, skipped calls with their
+// share of the bytes, and the time and peak memory the reading took. The readers' command-line
+// face until replay_perf exists: the bad-trace tests (exit 2, one line) and
+// scripts/validate/replay_read_scale.sh run it.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/printable.h"
+#include "workloads/replay/trace_readers.h"
+
+int main(int argc, char** argv) {
+  using namespace collbench;
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: replay_read_trace FILE...\n");
+    return 2;
+  }
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    const replay::Trace trace = replay::read_trace(std::vector<std::string>(argv + 1, argv + argc));
+    const auto read = std::chrono::steady_clock::now();
+    replay::check_trace(trace, trace.world_size, argv[1]);
+    const auto checked = std::chrono::steady_clock::now();
+    std::size_t calls = 0;
+    for (const auto& [rank, sequence] : trace.sequences) calls += sequence.size();
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("format %s ranks %d groups %zu calls %zu bytes %llu\n", trace.format.c_str(), trace.world_size,
+                trace.groups.size(), calls, static_cast<unsigned long long>(replay::replayed_bytes(trace)));
+    for (const auto& skipped : trace.skipped)
+      std::printf("skipped %s: %llu calls, %llu bytes\n", printable(skipped.name).c_str(),
+                  static_cast<unsigned long long>(skipped.calls), static_cast<unsigned long long>(skipped.bytes));
+    std::printf("read_s %.3f check_s %.3f max_rss_mib %ld\n", std::chrono::duration<double>(read - start).count(),
+                std::chrono::duration<double>(checked - read).count(), usage.ru_maxrss / 1024);
+    return 0;
+  } catch (const UsageError& error) {
+    std::fprintf(stderr, "replay_read_trace: %s\n", printable(error.what()).c_str());
+    return 2;
+  }
+}
