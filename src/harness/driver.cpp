@@ -14,13 +14,16 @@ namespace {
 
 // A case one rank cannot run is skipped on every rank: the ranks would otherwise wait for each
 // other in different cases. The first rank with a reason gives it.
-std::optional<SkippedCase> skip_agreed(World& world, const CasePlan& plan) {
-  const std::string mine =
-      plan.prepared ? std::string() : nlohmann::json::array({plan.skipped.text, plan.skipped.record}).dump();
+std::optional<report::SkippedCase> skip_agreed(World& world, const CasePlan& plan) {
+  const std::string mine = plan.prepared ? std::string() : report::to_json(plan.skipped).dump();
   for (const std::string& theirs : world.gather_strings(mine)) {
     if (theirs.empty()) continue;
-    const nlohmann::json reason = nlohmann::json::parse(theirs);
-    return SkippedCase{reason.at(1), reason.at(0).get<std::string>()};
+    nlohmann::json record = nlohmann::json::parse(theirs);
+    report::SkippedCase skipped{record.at("what").get<std::string>(), record.at("reason").get<std::string>()};
+    record.erase("what");
+    record.erase("reason");
+    skipped.fields = std::move(record);
+    return skipped;
   }
   return std::nullopt;
 }
@@ -49,8 +52,8 @@ void Workload::print_row(const nlohmann::json& row) {
   report::KindTableWriter(stdout, report::row_kind_spec(row_kind_)).line(report::row_from_json(row, row_kind_));
 }
 
-void Workload::print_skipped(const SkippedCase& skipped) {
-  std::printf("# skipped %s\n", skipped.text.c_str());
+void Workload::print_skipped(const report::SkippedCase& skipped) {
+  std::printf("# skipped %s\n", skipped.text().c_str());
   std::fflush(stdout);
 }
 
@@ -175,14 +178,15 @@ void Workload::start_report(RunContext& run) {
   run.report.save(std::move(report));
 }
 
-void Workload::record_skipped(RunContext& run, const SkippedCase& skipped) {
+void Workload::record_skipped(RunContext& run, const report::SkippedCase& skipped) {
   // Recorded and shown once: the same reason for every size and cycle says nothing new.
   bool first = false;
   run.report.update([&](nlohmann::json& document) {
     if (!document.contains("skipped")) return;
     auto& records = document["skipped"];
-    first = std::find(records.begin(), records.end(), skipped.record) == records.end();
-    if (first) records.push_back(skipped.record);
+    const nlohmann::json record = report::to_json(skipped);
+    first = std::find(records.begin(), records.end(), record) == records.end();
+    if (first) records.push_back(record);
   });
   if (first) print_skipped(skipped);
 }
@@ -192,7 +196,7 @@ std::int64_t Workload::run_case(RunContext& run, std::size_t index, int cycle, c
   const bool leader = world.rank() == 0;
   CasePlan plan = prepare(index);
   if (plan.vanished) return 0;
-  if (const std::optional<SkippedCase> skipped = skip_agreed(world, plan)) {
+  if (const std::optional<report::SkippedCase> skipped = skip_agreed(world, plan)) {
     if (leader) record_skipped(run, *skipped);
     return 0;
   }
@@ -203,16 +207,18 @@ std::int64_t Workload::run_case(RunContext& run, std::size_t index, int cycle, c
   timed.method += run_warmup_timing_;
   nlohmann::json row = prepared.row(timed, measurement_of(timed, case_settings, cycle, prepared.check.has_value()));
   plan.prepared.reset();  // its buffers go before the next case's
-  if (leader && !row.is_null()) {  // a workload whose rows are not per case returns none
-    row_summary_.add(row);
-    const nlohmann::json summary = row_summary_.to_json();
-    print_row(row);
-    run.report.update([&](nlohmann::json& document) {
-      document["results"].push_back(std::move(row));
-      document["summary"] = summary;
-    });
-  }
+  if (leader && !row.is_null()) add_row(run, std::move(row));  // a workload whose rows are not per case returns none
   return timed.wrong.value_or(0);
+}
+
+void Workload::add_row(RunContext& run, nlohmann::json row) {
+  row_summary_.add(row);
+  const nlohmann::json summary = row_summary_.to_json();
+  print_row(row);
+  run.report.update([&](nlohmann::json& document) {
+    document["results"].push_back(std::move(row));
+    document["summary"] = summary;
+  });
 }
 
 int Workload::measure(RunContext& run) {
@@ -231,9 +237,13 @@ int Workload::measure(RunContext& run) {
     }
     if (cycle < flags_.cycles) probes.probe(RunStateProbes::When::kBetweenCycles);
   }
+  const bool leader = run.world.rank() == 0;
+  std::vector<nlohmann::json> closing = closing_rows(run);
+  if (leader) {
+    for (nlohmann::json& row : closing) add_row(run, std::move(row));
+  }
   probes.probe(RunStateProbes::When::kAfterLastRow);
 
-  const bool leader = run.world.rank() == 0;
   nlohmann::json report = leader ? run.report.snapshot() : nlohmann::json::object();
   const int code = finish(run, report, wrong_total);
   if (leader) {

@@ -27,6 +27,8 @@
 
 namespace collbench {
 
+using report::SkippedCase;  // the one skipped case, as the report records it
+
 // One case, ready to time: made by Workload::prepare on every rank, used once.
 struct PreparedCase {
   std::string step;  // what the watchdog and error messages name: "matmul 64x64x64 float32"
@@ -43,25 +45,19 @@ struct PreparedCase {
   std::function<nlohmann::json(LoopResult& timed, report::Measurement measured)> row;
 };
 
-// A case this rank cannot run: `record` goes into the report's "skipped", `text` into the table.
-struct SkippedCase {
-  nlohmann::json record;
-  std::string text;
-};
-
 // What prepare() gives: a case to time, or why it is skipped.
 struct CasePlan {
   std::optional<PreparedCase> prepared;
-  SkippedCase skipped;  // when nothing is prepared
+  // When nothing is prepared: the case the report's "skipped" records (report.h: one shape for
+  // every kind) and the table shows.
+  SkippedCase skipped;
   // A case that is no case at all (rounding made it the row before): no row, no skip.
   bool vanished = false;
 
   static CasePlan run(PreparedCase prepared) { return {std::move(prepared), {}, false}; }
-  static CasePlan skip(nlohmann::json record, std::string text) { return {std::nullopt, {std::move(record), std::move(text)}, false}; }
-  // The skip of every kind but the collectives': {"what", "reason"}, printed "what: reason".
-  static CasePlan skip_what(const std::string& what, const std::string& reason) {
-    return skip({{"what", what}, {"reason", reason}}, what + ": " + reason);
-  }
+  static CasePlan skip(SkippedCase skipped) { return {std::nullopt, std::move(skipped), false}; }
+  // A skip with nothing of the kind's own beside what and why.
+  static CasePlan skip_what(const std::string& what, const std::string& reason) { return skip({what, reason}); }
   static CasePlan none() { return {std::nullopt, {}, true}; }
 };
 
@@ -123,6 +119,11 @@ class Workload {
   // it into the report from the report without rows on and after every row; finish() reads it for
   // the footer.
   const report::RowSummary& row_summary() const { return row_summary_; }
+  // Every rank, after the last case of the last cycle: rows made from every case's figures at once
+  // (envcheck's, one per rank, each rank judged against the others), which the driver adds as it
+  // adds every row (printed by print_row, summarised, written). May exchange with the other ranks;
+  // only rank 0's are used. None by default.
+  virtual std::vector<nlohmann::json> closing_rows(RunContext& /*run*/) { return {}; }
   // Every rank, after the last case, with the report as rank 0 holds it (its rows are rank 0's
   // only): the kind's closing fields go into `report`, and the exit code other than wrong results
   // is returned (0; 1 for a gate such as --min-busbw; 3 for envcheck's slow ranks). Collective
@@ -145,6 +146,7 @@ class Workload {
   void start_report(RunContext& run);
   std::int64_t run_case(RunContext& run, std::size_t index, int cycle, const LoopSettings& settings);
   void record_skipped(RunContext& run, const SkippedCase& skipped);
+  void add_row(RunContext& run, nlohmann::json row);  // rank 0
   report::Measurement measurement_of(const LoopResult& timed, const LoopSettings& settings, int cycle, bool checked) const;
   // Runs the run's warm-up (warmup_size) and returns what the rows' timing says of it.
   std::string warm_up_before_first_row(RunContext& run, const LoopSettings& settings);

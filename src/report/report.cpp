@@ -1,5 +1,7 @@
 #include "report/report.h"
 
+#include "report/pt2pt_view.h"
+
 namespace collbench::report {
 
 std::vector<double> StateProbeRecord::values() const {
@@ -136,7 +138,8 @@ const std::vector<RowKindSpec>& row_kind_table() {
        {{"link", "link", Style::kText, 0, 17}, {"mode", "mode", Style::kText, 0, 8}, {"bytes", "size", Style::kInteger, 0, 12},
         {"iterations", "iters", Style::kInteger, 0, 8}, {"time_us.mean", "time(us)", Style::kFixed, 2, 12},
         {"latency_us", "lat(us)", Style::kFixed, 2, 12},
-        {"gbps", "GB/s", Style::kFixed, 4, 12}, {"messages_per_s", "messages/s", Style::kFixed, 0, 14}, kWrong}},
+        {"gbps", "GB/s", Style::kFixed, 4, 12}, {"messages_per_s", "messages/s", Style::kFixed, 0, 14}, kWrong},
+       {}, SummaryForm::kRate, [](const Report& report) { link_matrix_of(report); }},
   };
   return table;
 }

@@ -33,7 +33,9 @@ constexpr int kSchemaMajor = 2;
 //      which now count with communication (in exposed_us and comm_alone_us), as a torch step
 //      against its no_sync step counts them. No key changes; three figures mean that.
 // 2.6: context.state_probe.between_cycles_ns, the machine state between each two -N cycles.
-constexpr int kSchemaMinor = 6;
+// 2.7: every kind's skipped cases hold {what, reason}: the collectives' gained "what" beside their
+//      dtype, op and placement.
+constexpr int kSchemaMinor = 7;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 
@@ -51,6 +53,8 @@ inline nlohmann::json finite_or_null(double value) { return std::isfinite(value)
 enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit, kPointToPoint };
 // Rows in the collectives' layout, which nccl-tests' table reads: the collectives and alltoallv, whose rows add the traffic.
 bool has_collective_rows(RowKind kind);
+
+struct Report;
 
 struct FigureSpec {
   const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
@@ -97,6 +101,10 @@ struct RowKindSpec {
   // at the path before, by every reader (figures, table cells, the kind's own reader).
   std::vector<std::pair<const char*, const char*>> former_names = {};
   SummaryForm summary = SummaryForm::kRate;
+  // The kind's reader view of what it writes beside the envelope (Report::kind_fields), run by
+  // the reader so that a malformed report is refused when read; throws ReportFormatError. None:
+  // nothing of its own to check.
+  void (*check_kind_fields)(const Report& report) = nullptr;
 };
 
 const RowKindSpec& row_kind_spec(RowKind kind);
@@ -196,15 +204,19 @@ struct Measurement {
   std::vector<double> samples_us;     // only with --samples
 };
 
-// A combination the backend cannot run: reported, never faked.
+// A case a run could not run: reported, never faked. Every kind's "skipped" holds this one shape:
+// what was not run and why ({what, reason}), with the kind's own keys beside them (a collective's
+// dtype, op and placement). Printed "what: reason" under every kind's table.
 struct SkippedCase {
-  std::string dtype;
-  std::string op;
-  std::string placement;
+  std::string what;    // "float16", "float16 sum out" (a collective's dtype, op and placement)
   std::string reason;
+  nlohmann::json fields = nlohmann::json::object();  // the kind's own keys
+  std::string text() const { return what + ": " + reason; }
 };
 
-struct Summary {
+// A collective report's summary (SummaryForm::kBusBandwidth) as nccl-tests' footer and the
+// --min-busbw gate read it: a typed view of the report's summary, not part of the envelope.
+struct BusBandwidthSummary {
   std::optional<double> avg_busbw_gbps;  // mean over rows, as nccl-tests' footer
   std::optional<double> max_busbw_gbps;
   std::int64_t wrong_total = 0;
@@ -212,21 +224,10 @@ struct Summary {
   int rows_checked = 0;
 };
 
-// pt2pt_perf --matrix: each measured ordered link's figure per message size, [first rank][peer];
-// null where a link was not measured (the diagonal, peers not sampled).
-struct LinkMatrixSize {
-  std::uint64_t bytes = 0;
-  std::vector<std::vector<std::optional<double>>> time_us;  // per message (latency: half the round trip)
-  std::vector<std::vector<std::optional<double>>> gbps;
-};
-struct LinkMatrix {
-  int ranks = 0;
-  std::vector<std::string> hosts;  // every rank's host
-  std::vector<LinkMatrixSize> sizes;
-};
-
 // The envelope: what every reader returns, and (envelope_json) what every writer starts from;
-// `rows` holds every kind's rows in the generic form, filled by the reader.
+// `rows` holds every kind's rows in the generic form, filled by the reader. It knows no kind: what
+// one kind writes beside it is in `kind_fields`, read through that kind's reader view (pt2pt's
+// link matrix: report/pt2pt_view.h).
 struct Report {
   std::string schema_version_text = schema_version();
   std::string benchmark;         // "all_reduce", ...
@@ -234,11 +235,14 @@ struct Report {
   std::string error;             // why a partial run stopped, when it did
   Context context;
   std::vector<SkippedCase> skipped;
-  Summary summary;
+  // In the kind's form (RowKindSpec::summary), made from the rows as read, so that it never
+  // disagrees with them; a kind whose workload writes its own (kByWorkload) keeps the report's.
+  nlohmann::json summary;
   RowKind kind = RowKind::kCollective;
   std::vector<Row> rows;
   std::vector<std::string> warnings;
-  std::optional<LinkMatrix> link_matrix;  // pt2pt reports of --matrix runs
+  // The document's keys outside the envelope, as written: "link_matrix", "platform", "slow_ranks", ...
+  nlohmann::json kind_fields = nlohmann::json::object();
 };
 
 // ===== Compute and memory throughput rows (matmul_perf, membw_perf; envcheck's spreads) =======

@@ -22,7 +22,8 @@ class ReportFormatError : public std::runtime_error {
 // A row's time statistics, as every kind writes them under "time_us".
 nlohmann::json stats_to_json(const TimeStats& stats);
 // The one envelope every report kind starts from: schema_version, benchmark, status "partial",
-// context and no results yet. A kind adds its own fields beside them (platform, model, skipped).
+// context and no results yet. A kind adds its own fields beside them (platform, link_matrix), and
+// "skipped" where it has cases it may skip.
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context);
 // A report as read, written again: its rows as they were read, the summary made from them.
 nlohmann::json to_json(const Report& report);
@@ -31,7 +32,7 @@ nlohmann::json to_json(const Report& report);
 // time_path: envcheck's probes) writes no measurement. Every workload builds its row's fields and
 // calls it.
 nlohmann::json row_json(RowKind kind, nlohmann::json fields, const Measurement& measured);
-// A collective report's skipped case, as the driver appends it.
+// A skipped case as every kind's "skipped" holds it: {what, reason} and the kind's own keys.
 nlohmann::json to_json(const SkippedCase& skipped);
 // context.state_probe: the driver writes it before the first row and again after the last.
 nlohmann::json to_json(const StateProbeRecord& probe);
@@ -43,8 +44,9 @@ Report report_from_json(const nlohmann::json& document);
 Report read_report_file(const std::string& path);
 // One row as the summarizer sees it, read through its kind's spec (a live table's row).
 Row row_from_json(const nlohmann::json& row, RowKind kind);
-// A collective report's summary (SummaryForm::kBusBandwidth) as its footer and gates read it.
-Summary summary_from_json(const nlohmann::json& summary);
+// A collective report's summary (SummaryForm::kBusBandwidth: Report::summary, or the one a run
+// keeps) as nccl-tests' footer and the --min-busbw gate read it.
+BusBandwidthSummary bus_bandwidth_summary_of(const nlohmann::json& summary);
 // A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
 // split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
 // their defaults.

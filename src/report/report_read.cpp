@@ -7,86 +7,13 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "report/json_reader.h"
 
 namespace collbench::report {
 
 using nlohmann::json;
 
 namespace {
-
-// Reading: every accessor names the key path it failed on, so a bad file gets one precise sentence.
-class Reader {
- public:
-  explicit Reader(std::string where) : where_(std::move(where)) {}
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw ReportFormatError(where_ + key + ": " + what);
-  }
-
-  const json& field(const json& object, const std::string& key) const {
-    if (!object.is_object()) fail("", "expected an object");
-    const auto it = object.find(key);
-    if (it == object.end()) fail("." + key, "missing");
-    return *it;
-  }
-
-  std::string string(const json& object, const std::string& key) const {
-    const json& value = field(object, key);
-    if (!value.is_string()) fail("." + key, "expected a string");
-    return value.get<std::string>();
-  }
-
-  double number(const json& object, const std::string& key) const {
-    const json& value = field(object, key);
-    if (!value.is_number()) fail("." + key, "expected a number");
-    const double number = value.get<double>();
-    if (!std::isfinite(number)) fail("." + key, "not a finite number");
-    return number;
-  }
-
-  double non_negative(const json& object, const std::string& key) const {
-    const double value = number(object, key);
-    if (value < 0) fail("." + key, "must not be negative");
-    return value;
-  }
-
-  std::int64_t integer(const json& object, const std::string& key) const {
-    const json& value = field(object, key);
-    if (!value.is_number_integer()) fail("." + key, "expected an integer");
-    return value.get<std::int64_t>();
-  }
-
-  std::uint64_t unsigned_integer(const json& object, const std::string& key) const {
-    const json& value = field(object, key);
-    if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0)) {
-      fail("." + key, "expected a non-negative integer");
-    }
-    return value.get<std::uint64_t>();
-  }
-
-  std::optional<double> optional_number(const json& object, const std::string& key) const {
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return std::nullopt;
-    return number(object, key);
-  }
-
-  std::map<std::string, std::string> string_map(const json& object, const std::string& key) const {
-    std::map<std::string, std::string> out;
-    const auto it = object.find(key);
-    if (it == object.end()) return out;
-    if (!it->is_object()) fail("." + key, "expected an object of strings");
-    for (const auto& [name, value] : it->items()) {
-      if (!value.is_string()) fail("." + key + "." + name, "expected a string");
-      out[name] = value.get<std::string>();
-    }
-    return out;
-  }
-
-  Reader at(const std::string& key) const { return Reader(where_ + key); }
-
- private:
-  std::string where_;
-};
 
 TimeStats stats_from_json(const Reader& reader, const json& object) {
   TimeStats stats;
@@ -390,40 +317,28 @@ int readable_major(const std::string& version) {
 
 namespace {
 
-// A pt2pt report's link matrix: every size's matrices square over the ranks, cells numbers or null.
-LinkMatrix link_matrix_from_json(const Reader& reader, const json& object) {
-  LinkMatrix matrix;
-  const json& hosts = reader.field(object, "hosts");
-  if (!hosts.is_array() || hosts.empty()) reader.fail(".hosts", "expected a non-empty array");
-  for (const auto& host : hosts) {
-    if (!host.is_string()) reader.fail(".hosts", "expected strings");
-    matrix.hosts.push_back(host.get<std::string>());
+// One skipped case: {what, reason} and the kind's own keys. Before 2.7 a collective's had no
+// "what" ({dtype, op, placement, reason}): it is made from those three as the table printed them.
+SkippedCase skipped_case_from_json(const Reader& reader, const json& entry) {
+  SkippedCase skipped;
+  skipped.reason = reader.string(entry, "reason");
+  if (entry.contains("what")) {
+    skipped.what = reader.string(entry, "what");
+  } else {
+    skipped.what = reader.string(entry, "dtype") + " " + reader.string(entry, "op") + " " + reader.string(entry, "placement");
   }
-  matrix.ranks = static_cast<int>(matrix.hosts.size());
-  const json& sizes = reader.field(object, "sizes");
-  if (!sizes.is_array()) reader.fail(".sizes", "expected an array");
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    const Reader size_reader = reader.at(".sizes[" + std::to_string(i) + "]");
-    LinkMatrixSize size;
-    size.bytes = static_cast<std::uint64_t>(size_reader.integer(sizes[i], "bytes"));
-    for (const char* key : {"time_us", "gbps"}) {
-      const json& rows = size_reader.field(sizes[i], key);
-      if (!rows.is_array() || rows.size() != matrix.hosts.size()) size_reader.fail(std::string(".") + key, "expected a row per rank");
-      auto& cells = std::string(key) == "time_us" ? size.time_us : size.gbps;
-      for (const auto& row : rows) {
-        if (!row.is_array() || row.size() != matrix.hosts.size()) size_reader.fail(std::string(".") + key, "expected a column per rank");
-        std::vector<std::optional<double>> line;
-        for (const auto& cell : row) {
-          if (cell.is_null()) line.emplace_back();
-          else if (cell.is_number() && std::isfinite(cell.get<double>()) && cell.get<double>() >= 0) line.emplace_back(cell.get<double>());
-          else size_reader.fail(std::string(".") + key, "expected non-negative numbers or null");
-        }
-        cells.push_back(std::move(line));
-      }
-    }
-    matrix.sizes.push_back(std::move(size));
+  for (const auto& [key, value] : entry.items()) {
+    if (key != "what" && key != "reason") skipped.fields[key] = value;
   }
-  return matrix;
+  return skipped;
+}
+
+// The envelope's own keys; every other key of a report is its kind's (Report::kind_fields).
+bool is_envelope_key(const std::string& key) {
+  for (const char* envelope : {"schema_version", "benchmark", "status", "error", "context", "results", "skipped", "summary", "warnings"}) {
+    if (key == envelope) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -456,30 +371,26 @@ Report report_from_json(const nlohmann::json& document) {
   if (document.contains("error") && document["error"].is_string()) report.error = document["error"].get<std::string>();
   report.context = context_from_json(reader.at(".context"), reader.field(document, "context"), collective);
   const RowKindSpec& spec = row_kind_spec(report.kind);
-  RowSummary summary(RowKind::kCollective);  // nccl-tests' footer, over the collective rows as written
+  RowSummary summary(report.kind);  // the kind's summary, over the rows as written
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
     if (collective) check_collective_row(row_reader, results[i]);
     report.rows.push_back(generic_row(row_reader, results[i], spec));
-    if (collective) summary.add(results[i]);
+    summary.add(results[i]);
   }
   if (const auto it = document.find("warnings"); it != document.end() && it->is_array()) {
     for (const auto& warning : *it) {
       if (warning.is_string()) report.warnings.push_back(warning.get<std::string>());
     }
   }
-  if (const auto it = document.find("skipped"); collective && it != document.end() && it->is_array()) {
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const Reader entry_reader = reader.at(".skipped[" + std::to_string(i) + "]");
-      const json& entry = (*it)[i];
-      report.skipped.push_back({entry_reader.string(entry, "dtype"), entry_reader.string(entry, "op"),
-                                entry_reader.string(entry, "placement"), entry_reader.string(entry, "reason")});
-    }
+  if (const auto it = document.find("skipped"); it != document.end() && it->is_array()) {
+    for (std::size_t i = 0; i < it->size(); ++i) report.skipped.push_back(skipped_case_from_json(reader.at(".skipped[" + std::to_string(i) + "]"), (*it)[i]));
   }
-  if (const auto it = document.find("link_matrix"); report.kind == RowKind::kPointToPoint && it != document.end() && !it->is_null()) {
-    report.link_matrix = link_matrix_from_json(reader.at(".link_matrix"), *it);
+  report.summary = spec.summary == SummaryForm::kByWorkload ? document.value("summary", json()) : summary.to_json();
+  for (const auto& [key, value] : document.items()) {
+    if (!is_envelope_key(key)) report.kind_fields[key] = value;
   }
-  report.summary = summary_from_json(summary.to_json());
+  if (spec.check_kind_fields) spec.check_kind_fields(report);
   return report;
 }
 
@@ -540,9 +451,9 @@ Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("ro
 
 Report read_report_file(const std::string& path) { return read_from_file(path, report_from_json); }
 
-Summary summary_from_json(const json& summary) {
+BusBandwidthSummary bus_bandwidth_summary_of(const json& summary) {
   const Reader reader("summary");
-  Summary out;
+  BusBandwidthSummary out;
   out.avg_busbw_gbps = reader.optional_number(summary, "avg_busbw_gbps");
   out.max_busbw_gbps = reader.optional_number(summary, "max_busbw_gbps");
   out.wrong_total = reader.integer(summary, "wrong_total");

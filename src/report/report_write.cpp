@@ -85,7 +85,10 @@ json context_json(const Context& context) {
 }  // namespace
 
 nlohmann::json to_json(const SkippedCase& skipped) {
-  return {{"dtype", skipped.dtype}, {"op", skipped.op}, {"placement", skipped.placement}, {"reason", skipped.reason}};
+  json out = skipped.fields.is_object() ? skipped.fields : json::object();
+  out["what"] = skipped.what;
+  out["reason"] = skipped.reason;
+  return out;
 }
 
 nlohmann::json envelope_json(const std::string& benchmark, const Context& context) {
@@ -93,21 +96,23 @@ nlohmann::json envelope_json(const std::string& benchmark, const Context& contex
           {"context", context_json(context)}, {"results", json::array()}};
 }
 
-// nccl-tests' summary is made from the collective rows being written, so a report can never
-// disagree with itself whatever the caller kept in report.summary.
+// The summary is made from the rows being written, in the kind's form, so a report can never
+// disagree with itself whatever the caller kept in report.summary (a kind whose workload writes its
+// own keeps it). The kind's own fields go back beside the envelope.
 nlohmann::json to_json(const Report& report) {
   json out = envelope_json(report.benchmark, report.context);
   out["schema_version"] = report.schema_version_text;
   out["status"] = report.status;
-  RowSummary summary(RowKind::kCollective);
+  RowSummary summary(report.kind);
   for (const Row& row : report.rows) {
     out["results"].push_back(row.fields);
-    if (has_collective_rows(report.kind)) summary.add(row.fields);
+    summary.add(row.fields);
   }
   out["skipped"] = json::array();
   for (const auto& entry : report.skipped) out["skipped"].push_back(to_json(entry));
-  out["summary"] = summary.to_json();
+  out["summary"] = row_kind_spec(report.kind).summary == SummaryForm::kByWorkload ? report.summary : summary.to_json();
   if (!report.error.empty()) out["error"] = report.error;
+  for (const auto& [key, value] : report.kind_fields.items()) out[key] = value;
   return out;
 }
 
@@ -127,33 +132,49 @@ RowSummary::RowSummary(RowKind kind)
   }
 }
 
+// Rows as a run writes them always hold what their form reads; a row read from an older report
+// may lack a figure, which then counts as a row without it.
 void RowSummary::add(const nlohmann::json& row) {
   ++rows_;
-  if (const auto wrong = row.find("wrong"); wrong != row.end() && !wrong->is_null()) {
+  const auto number_at = [&row](const char* key) -> const nlohmann::json* {
+    const auto it = row.find(key);
+    return it != row.end() && it->is_number() ? &*it : nullptr;
+  };
+  if (const auto wrong = row.find("wrong"); wrong != row.end() && wrong->is_number_integer()) {
     ++rows_checked_;
     wrong_total_ += wrong->get<std::int64_t>();
   }
   switch (form_) {
     case SummaryForm::kRate:
-      max_rate_ = std::max(max_rate_.value_or(0.0), row[rate_key_].get<double>());
-      if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && (*spread)["ratio"].is_number()) {
-        worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), (*spread)["ratio"].get<double>());
+      if (const auto* rate = number_at(rate_key_.c_str())) max_rate_ = std::max(max_rate_.value_or(0.0), rate->get<double>());
+      if (const auto spread = row.find("spread"); with_spread_ && spread != row.end() && spread->is_object()) {
+        if (const auto ratio = spread->find("ratio"); ratio != spread->end() && ratio->is_number()) {
+          worst_spread_ratio_ = std::max(worst_spread_ratio_.value_or(1.0), ratio->get<double>());
+        }
       }
       break;
     case SummaryForm::kBusBandwidth:
       // One rank moves no data: its rows' bus bandwidth is null, and so stay the average and the best.
-      if (const auto busbw = row.find("busbw_gbps"); busbw != row.end() && busbw->is_number()) {
+      if (const auto* busbw = number_at("busbw_gbps")) {
         busbw_total_ += busbw->get<double>();
         ++busbw_rows_;
         max_rate_ = std::max(max_rate_.value_or(0.0), busbw->get<double>());
       }
       break;
-    case SummaryForm::kSlowestCommunicator:
-      if (const double mean = row["time_us"]["mean"].get<double>(); mean > slowest_mean_us_) {
+    case SummaryForm::kSlowestCommunicator: {
+      const auto time = row.find("time_us");
+      const auto method = row.find("method");
+      const auto size = row.find("comm_size");
+      if (time == row.end() || !time->is_object() || method == row.end() || !method->is_string() || size == row.end() ||
+          !size->is_number_integer()) {
+        break;
+      }
+      if (const double mean = time->value("mean", 0.0); mean > slowest_mean_us_) {
         slowest_mean_us_ = mean;
-        slowest_ = row["method"].get<std::string>() + " at " + std::to_string(row["comm_size"].get<int>()) + " ranks";
+        slowest_ = method->get<std::string>() + " at " + std::to_string(size->get<int>()) + " ranks";
       }
       break;
+    }
     case SummaryForm::kByWorkload:
       break;
   }

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "report/report_json.h"
+
 namespace collbench::report {
 namespace {
 
@@ -42,11 +44,13 @@ std::string centered_over_half(const std::string& label, bool bitdiff_column) {
 
 }  // namespace
 
-void TableWriter::header(const Report& report, const std::string& sweep_description) {
-  const Context& context = report.context;
+void TableWriter::header(const nlohmann::json& envelope, const std::string& sweep_description) {
+  const nlohmann::json& context = envelope.at("context");
+  const nlohmann::json& versions = context.value("versions", nlohmann::json::object());
   std::fprintf(out_, "# collbench %s: %s_perf, backend %s, %d rank(s) on %zu host(s)\n",
-               printable(context.versions.count("collbench") ? context.versions.at("collbench") : "?").c_str(),
-               printable(report.benchmark).c_str(), printable(context.backend).c_str(), context.world_size, context.hosts.size());
+               printable(versions.value("collbench", "?")).c_str(), printable(envelope.value("benchmark", "")).c_str(),
+               printable(context.value("backend", "")).c_str(), context.value("world_size", 1),
+               context.value("hosts", nlohmann::json::array()).size());
   // One "# " line per line of the description (sweep, then the estimator).
   std::size_t start = 0;
   for (;;) {
@@ -56,9 +60,9 @@ void TableWriter::header(const Report& report, const std::string& sweep_descript
     start = end + 1;
   }
   std::fprintf(out_, "#\n# Using devices\n");
-  for (const RankInfo& rank : context.ranks) {
-    std::fprintf(out_, "#  Rank %2d Pid %7lld on %10s device %s\n", rank.rank, static_cast<long long>(rank.pid),
-                 printable(rank.host).c_str(), printable(rank.device).c_str());
+  for (const nlohmann::json& rank : context.value("ranks", nlohmann::json::array())) {
+    std::fprintf(out_, "#  Rank %2d Pid %7lld on %10s device %s\n", rank.value("rank", 0), rank.value("pid", 0LL),
+                 printable(rank.value("host", "")).c_str(), printable(rank.value("device", "")).c_str());
   }
   std::fprintf(out_, "#\n");
   if (columns_.issue_time) {
@@ -95,13 +99,13 @@ void TableWriter::line(const nlohmann::json* out_of_place, const nlohmann::json*
   std::fflush(out_);
 }
 
+// A collective's "what" is its dtype, op and placement, as nccl-tests' skipped lines name them.
 void TableWriter::skipped(const SkippedCase& skipped_case) {
-  std::fprintf(out_, "# skipped: %s %s %s placement: %s\n", printable(skipped_case.dtype).c_str(), printable(skipped_case.op).c_str(),
-               printable(skipped_case.placement).c_str(), printable(skipped_case.reason).c_str());
+  std::fprintf(out_, "# skipped: %s placement: %s\n", printable(skipped_case.what).c_str(), printable(skipped_case.reason).c_str());
 }
 
-void TableWriter::footer(const Report& report, const std::string& report_path) {
-  const Summary& summary = report.summary;
+void TableWriter::footer(const nlohmann::json& envelope, const std::string& report_path) {
+  const BusBandwidthSummary summary = bus_bandwidth_summary_of(envelope.at("summary"));
   if (summary.rows_checked > 0) {
     std::fprintf(out_, "# Out of bounds values : %lld %s\n", static_cast<long long>(summary.wrong_total),
                  summary.wrong_total == 0 ? "OK" : "FAILED");
@@ -110,7 +114,7 @@ void TableWriter::footer(const Report& report, const std::string& report_path) {
   }
   if (summary.avg_busbw_gbps) {
     std::fprintf(out_, "# Avg bus bandwidth    : %g GB/s (mean over %d rows)\n", *summary.avg_busbw_gbps, summary.rows);
-  } else if (report.context.world_size == 1) {
+  } else if (envelope.at("context").value("world_size", 1) == 1) {
     std::fprintf(out_, "# Avg bus bandwidth    : not defined for 1 rank (no data crosses ranks; see algbw)\n");
   } else {
     std::fprintf(out_, "# Avg bus bandwidth    : no rows measured\n");

@@ -33,11 +33,13 @@ struct TableColumns {
 class TableWriter {
  public:
   explicit TableWriter(std::FILE* out, TableColumns columns = {}) : out_(out), columns_(columns) {}
-  void header(const Report& report, const std::string& sweep_description);
+  // The header and footer read the one envelope as written (report_json.h's envelope_json): the
+  // live run's report as the driver holds it, or one `collbench table` read; the footer its summary.
+  void header(const nlohmann::json& envelope, const std::string& sweep_description);
   // One size's collective rows as the report holds them; either side may be nullptr (not run or skipped).
   void line(const nlohmann::json* out_of_place, const nlohmann::json* in_place);
   void skipped(const SkippedCase& skipped_case);
-  void footer(const Report& report, const std::string& report_path);
+  void footer(const nlohmann::json& envelope, const std::string& report_path);
 
  private:
   std::FILE* out_;

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/printable.h"
+#include "report/report_json.h"
 #include "report/table.h"
 #include "summarize/plot.h"
 #include "summarize/series.h"
@@ -210,7 +211,12 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
     report::TableWriter writer(stream);
     for (const auto& loaded : reports) {
       const auto& rows = loaded.report.rows;
-      writer.header(loaded.report, describe_run(loaded.report));
+      // The one envelope the live table prints from; nccl-tests' footer reads its bus-bandwidth
+      // summary, which only the collectives' rows make.
+      nlohmann::json envelope = report::envelope_json(loaded.report.benchmark, loaded.report.context);
+      envelope["summary"] = report::has_collective_rows(loaded.report.kind) ? loaded.report.summary
+                                                                           : report::RowSummary(report::RowKind::kCollective).to_json();
+      writer.header(envelope, describe_run(loaded.report));
       // Only collective rows have nccl-tests' fields.
       for (std::size_t i = 0; i < rows.size() && report::has_collective_rows(loaded.report.kind); ++i) {
         const auto placed = [&rows](std::size_t at, const char* placement) {
@@ -224,7 +230,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
         writer.line(out_of_place, in_place);
       }
       for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
-      writer.footer(loaded.report, loaded.path);
+      writer.footer(envelope, loaded.path);
       if (loaded.partial()) {
         print_partial(stream, loaded);
         std::fprintf(stream, "#\n");

@@ -376,12 +376,13 @@ std::string heat_map_script_text(const report::LinkMatrix& matrix, bool time, co
 
 PlotFiles write_heat_map(const LoadedReport& loaded, const std::string& metric, const std::string& image_path,
                          const std::string& gnuplot_program) {
-  if (!loaded.report.link_matrix) throw InputError(loaded.path + ": no link matrix to draw (a pt2pt_perf --matrix report has one)");
+  const std::optional<report::LinkMatrix> link_matrix = report::link_matrix_of(loaded.report);  // checked when read
+  if (!link_matrix) throw InputError(loaded.path + ": no link matrix to draw (a pt2pt_perf --matrix report has one)");
   const bool time = metric == "time" || metric == "latency_us";
   if (!time && metric != "gbps") {
     throw InputError("--metric expects gbps, latency_us or time for a link matrix, not '" + metric + "'");
   }
-  const report::LinkMatrix& matrix = *loaded.report.link_matrix;
+  const report::LinkMatrix& matrix = *link_matrix;
   if (matrix.sizes.empty()) throw InputError(loaded.path + ": the link matrix has no sizes (the run stopped before its first link)");
   const std::string title = "pt2pt link matrix np=" + std::to_string(matrix.ranks) + ": " +
                             (time ? "time per message (us)" : "bandwidth (GB/s)") + "  " + tags_text(loaded.report.context);
@@ -402,7 +403,7 @@ std::vector<PlotFiles> write_plots(const std::vector<LoadedReport>& reports, con
     require_single_kind(group);
     std::vector<const LoadedReport*> matrices;
     for (const auto& loaded : group) {
-      if (loaded.report.link_matrix) matrices.push_back(&loaded);
+      if (report::link_matrix_of(loaded.report)) matrices.push_back(&loaded);
     }
     if (!matrices.empty()) {
       const std::string chosen = metric.empty() ? "gbps" : metric;

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "report/pt2pt_view.h"
 #include "summarize/compare.h"
 #include "summarize/history.h"
 #include "summarize/load.h"

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "report/pt2pt_view.h"
 #include "report/report_json.h"
 #include "summarize/plot.h"
 
@@ -25,11 +26,12 @@ const nlohmann::json kMatrix = {{"hosts", {"a", "b"}},
 TEST(Pt2ptReport, LinkMatrixIsReadTyped) {
   const report::Report report = report::report_from_json(pt2pt_report(kMatrix));
   EXPECT_EQ(report.kind, report::RowKind::kPointToPoint);
-  ASSERT_TRUE(report.link_matrix);
-  EXPECT_EQ(report.link_matrix->ranks, 2);
-  ASSERT_EQ(report.link_matrix->sizes.size(), 1u);
-  EXPECT_FALSE(report.link_matrix->sizes[0].time_us[0][0]);
-  EXPECT_DOUBLE_EQ(*report.link_matrix->sizes[0].time_us[1][0], 2.5);
+  const std::optional<report::LinkMatrix> link_matrix = report::link_matrix_of(report);
+  ASSERT_TRUE(link_matrix);
+  EXPECT_EQ(link_matrix->ranks, 2);
+  ASSERT_EQ(link_matrix->sizes.size(), 1u);
+  EXPECT_FALSE(link_matrix->sizes[0].time_us[0][0]);
+  EXPECT_DOUBLE_EQ(*link_matrix->sizes[0].time_us[1][0], 2.5);
   ASSERT_EQ(report.rows.size(), 1u);
   EXPECT_EQ(report.rows[0].keys.at(2).second, "0->1");
 }
@@ -44,10 +46,10 @@ TEST(Pt2ptReport, AMalformedMatrixIsOneSentence) {
 }
 
 TEST(Pt2ptReport, HeatMapDataHasARowPerRankAndNaNWhereUnmeasured) {
-  const report::Report report = report::report_from_json(pt2pt_report(kMatrix));
-  EXPECT_EQ(summarize::heat_map_data_text(*report.link_matrix, true), "NaN 1.5\n2.5 NaN\n");
-  EXPECT_EQ(summarize::heat_map_data_text(*report.link_matrix, false), "NaN 0.1\n0.2 NaN\n");
-  const std::string script = summarize::heat_map_script_text(*report.link_matrix, true, "t", "d.dat", "m.svg");
+  const std::optional<report::LinkMatrix> link_matrix = report::link_matrix_of(report::report_from_json(pt2pt_report(kMatrix)));
+  EXPECT_EQ(summarize::heat_map_data_text(*link_matrix, true), "NaN 1.5\n2.5 NaN\n");
+  EXPECT_EQ(summarize::heat_map_data_text(*link_matrix, false), "NaN 0.1\n0.2 NaN\n");
+  const std::string script = summarize::heat_map_script_text(*link_matrix, true, "t", "d.dat", "m.svg");
   EXPECT_NE(script.find("matrix with image"), std::string::npos);
   EXPECT_NE(script.find("set yrange [1.5:-0.5]"), std::string::npos);  // rank 0 at the top
 }

@@ -29,6 +29,8 @@
 #include "summarize/figure.h"
 #include "summarize/input_error.h"
 #include "summarize/load.h"
+#include "summarize/nccl_table.h"
+#include "report/report_json.h"
 #include "summarize/plot.h"
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
@@ -1459,6 +1461,45 @@ TEST(ReportKinds, OldLayoutsReadAsTheirKind) {
   EXPECT_EQ(reports[0].report.rows.at(2).size, 100u * 60u * 300u);
   EXPECT_EQ(reports[2].report.context.world_size, 1);  // copy-1.0 had no world size
   EXPECT_DOUBLE_EQ(*reports[3].report.rows.at(1).figures.at(0), 20.0);  // probe headline: GEMM GFLOP/s
+}
+
+// Committed reports of schema 2.2 (trimmed from results/gpu/2026-11-27-h100/after-fix/verify/test):
+// before 2.7 a collective's skipped case was {dtype, op, placement, reason} and every other
+// kind's {what, reason}; both read in the one shape, and the summary is the kind's, from its rows.
+TEST(ReportKinds, SkippedCasesOfOlderReportsReadInTheOneShape) {
+  const auto reports = load_reports({kinds("alltoallv_v2_2_skipped.json"), kinds("comm_init_v2_2_skipped.json")});
+  const report::Report& alltoallv = reports[0].report;
+  ASSERT_EQ(alltoallv.skipped.size(), 12u);
+  EXPECT_EQ(alltoallv.skipped[0].what, "int8 none in");  // its dtype, op and placement, as the table named them
+  EXPECT_EQ(alltoallv.skipped[0].fields, nlohmann::json::parse(R"({"dtype": "int8", "op": "none", "placement": "in"})"));
+  EXPECT_EQ(alltoallv.skipped[0].reason.rfind("alltoallv runs out of place only", 0), 0u) << alltoallv.skipped[0].reason;
+  // Written again in the one shape: what and reason, the kind's own keys beside them.
+  const nlohmann::json again = report::to_json(alltoallv);
+  EXPECT_EQ(again["skipped"][0]["what"], "int8 none in");
+  EXPECT_EQ(again["skipped"][0]["dtype"], "int8");
+  EXPECT_EQ(report::report_from_json(again).skipped[1].what, alltoallv.skipped[1].what);
+  const report::Report& comm_init = reports[1].report;
+  ASSERT_EQ(comm_init.skipped.size(), 1u);
+  EXPECT_EQ(comm_init.skipped[0].what, "ncclCommShrink of 1 rank(s)");
+  EXPECT_TRUE(comm_init.skipped[0].fields.empty());
+  // The summary as the run wrote it, made again from the rows in the kind's form.
+  std::ifstream file(kinds("comm_init_v2_2_skipped.json"));
+  EXPECT_EQ(comm_init.summary, nlohmann::json::parse(file)["summary"]);
+  EXPECT_EQ(alltoallv.summary["rows"], 2);  // the fixture keeps two of its rows
+  EXPECT_EQ(comm_init.kind_fields.count("startup"), 1u);  // comm_init's own key, beside the envelope
+  for (const char* name : {"alltoallv_v2_2_skipped.json", "comm_init_v2_2_skipped.json"}) {
+    EXPECT_EQ(run_cli({"table", kinds(name)}), 0) << name;
+  }
+}
+
+// nccl-tests' table of an older collective report names each skipped case as the live table did.
+TEST(ReportKinds, AnOlderCollectivesSkippedCaseIsPrintedAsBefore) {
+  std::ifstream file(data("compare/base.json"));
+  nlohmann::json document = nlohmann::json::parse(file);
+  document["skipped"] = nlohmann::json::parse(R"([{"dtype": "float16", "op": "sum", "placement": "out", "reason": "why not"}])");
+  const std::string text = nccl_table_text({LoadedReport{"base.json", report::report_from_json(document)}});
+  EXPECT_NE(text.find("\n# skipped: float16 sum out placement: why not\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("# Avg bus bandwidth"), std::string::npos) << text;
 }
 
 TEST(ReportKinds, CompareGivesAVerdictPerShape) {

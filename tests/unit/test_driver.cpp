@@ -80,7 +80,7 @@ class ScriptedWorkload final : public Workload {
   }
   void print_columns() override { program_.events.push_back("columns"); }
   void print_row(const nlohmann::json& row) override { program_.events.push_back("row " + row.at("mode").get<std::string>()); }
-  void print_skipped(const SkippedCase& skipped) override { program_.events.push_back("skipped " + skipped.text); }
+  void print_skipped(const SkippedCase& skipped) override { program_.events.push_back("skipped " + skipped.text()); }
   void case_done(std::size_t index) override { program_.events.push_back("done " + cases_[index].name); }
   std::size_t case_count() const override { return cases_.size(); }
   LoopSettings loop_settings() const override { return loop_settings_from(program_.flags, TimeAggregation::kMean); }

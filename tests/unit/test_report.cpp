@@ -47,7 +47,7 @@ Report sample_report() {
   measured.wrong.reset();
   measured.samples_us.clear();
   report.rows.push_back(row_from_json(row_json(RowKind::kCollective, fields, measured), RowKind::kCollective));
-  report.skipped.push_back({"float16", "sum", "out", "why not"});
+  report.skipped.push_back({"float16 sum out", "why not", {{"dtype", "float16"}, {"op", "sum"}, {"placement", "out"}}});
   return report;
 }
 
@@ -157,7 +157,7 @@ TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "2.6");
+  EXPECT_EQ(document["schema_version"], "2.7");
   EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());

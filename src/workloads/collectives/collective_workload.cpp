@@ -78,7 +78,7 @@ std::string peak_memory_text(World& world) {
 
 // --min-busbw / NCCL_TESTS_MIN_BW: nccl-tests' gate on the average bus bandwidth.
 // Rank 0 only: it holds the rows.
-bool below_min_busbw(const report::Summary& summary, const std::optional<double>& minimum_gbps) {
+bool below_min_busbw(const report::BusBandwidthSummary& summary, const std::optional<double>& minimum_gbps) {
   if (!minimum_gbps) return false;
   const double average = summary.avg_busbw_gbps.value_or(0.0);
   if (average >= *minimum_gbps) return false;
@@ -171,14 +171,16 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
     return static_cast<double>(cases_[index].size.row_count * dtype_info(cases_[index].dtype).size_bytes);
   }
   LoopSettings loop_settings() const override;
-  void print_columns() override {  // nccl-tests' header, with the sweep's description
-    table_.header(report_, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
+  // nccl-tests' header, with the sweep's description, from the report's envelope; its column
+  // header is part of it.
+  std::string header(const nlohmann::json& report) const override {
+    return report::written_text([&](std::FILE* out) {
+      report::TableWriter(out, table_columns_).header(report, sweep_description(options_) + (collective_.traffic_layout ? traffic_.description() : ""));
+    });
   }
+  void print_columns() override {}
   void print_row(const nlohmann::json&) override {}  // one line per size, both placements: case_done
-  void print_skipped(const SkippedCase& skipped) override {
-    const nlohmann::json& record = skipped.record;
-    table_.skipped({record["dtype"], record["op"], record["placement"], record["reason"]});
-  }
+  void print_skipped(const report::SkippedCase& skipped) override { table_.skipped(skipped); }
   void case_done(std::size_t index) override;
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
@@ -192,8 +194,8 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
   std::unique_ptr<CollectiveBuffers> buffers_;  // released before the backend that made them
   std::unique_ptr<BitwiseRepeats> bitwise_;  // -B
+  report::TableColumns table_columns_;
   report::TableWriter table_;
-  report::Report report_;  // the envelope the table's header and footer read
   std::optional<nlohmann::json> out_of_place_, in_place_;  // the current size's rows
   std::int64_t bitdiff_total_ = 0;  // -B: over every row, the same on every rank
   int bitwise_rows_ = 0;
@@ -230,7 +232,8 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
       collective_(program.collective),
       options_(program.options),
       traffic_(program.traffic),
-      table_(stdout, {options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0}) {
+      table_columns_{options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0},
+      table_(stdout, table_columns_) {
   World& world = run.world;
   backend_ = program.make_backend ? program.make_backend(world, options_) : make_run_backend(world, options_, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
@@ -238,9 +241,7 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
     throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
   }
   entry_ = backend_->entry_for(collective_.name);
-  report_.benchmark = std::string(collective_.name);
-  report_.context = backend_context(run, *backend_, options_, options_as_json(options_));
-  report_without_rows_ = report::envelope_json(report_.benchmark, report_.context);
+  report_without_rows_ = report::envelope_json(std::string(collective_.name), backend_context(run, *backend_, options_, options_as_json(options_)));
   report_without_rows_["skipped"] = nlohmann::json::array();
 
   const int ranks = world.size();
@@ -292,10 +293,9 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   const std::string unsupported =
       backend_->unsupported_reason({collective_.name, one_case.dtype, op, in_place, one_case.size.layout.call_count});
   if (!unsupported.empty()) {
-    return CasePlan::skip(report::to_json(report::SkippedCase{std::string(to_string(one_case.dtype)),
-                                                              op ? std::string(to_string(*op)) : "none",
-                                                              std::string(to_string(one_case.placement)), unsupported}),
-                          unsupported);
+    const std::string dtype(to_string(one_case.dtype)), op_name = op ? std::string(to_string(*op)) : "none",
+        placement(to_string(one_case.placement));
+    return CasePlan::skip({dtype + " " + op_name + " " + placement, unsupported, {{"dtype", dtype}, {"op", op_name}, {"placement", placement}}});
   }
   buffers_->fill_inputs(one_case);
   const std::size_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
@@ -388,25 +388,26 @@ nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, repo
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {
   World& world = run.world;
   const bool leader = world.rank() == 0;
+  std::optional<report::BusBandwidthSummary> summary;  // rank 0's: the driver's, kept row by row
   if (leader) {
-    report_.summary = report::summary_from_json(report["summary"]);  // the driver's, kept row by row
+    summary = report::bus_bandwidth_summary_of(report["summary"]);
     if (options_.bitwise_repeats > 0) report["summary"]["bitdiff_total"] = bitdiff_total_;
   }
   if (options_.memory_report) peak_memory_ = peak_memory_text(world);
   if (wrong_total > 0 || bitdiff_total_ > 0) return static_cast<int>(ExitCode::kWrongResults);
   // Rank 0 holds the rows and judges; every rank exits the same way.
-  const bool below = world.sum(leader && below_min_busbw(report_.summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
+  const bool below = world.sum(summary && below_min_busbw(*summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
   return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
 }
 
-std::string CollectiveWorkload::footer(const nlohmann::json&, std::int64_t, const std::string&) const {
+std::string CollectiveWorkload::footer(const nlohmann::json& report, std::int64_t, const std::string&) const {
   std::string text;
   if (options_.bitwise_repeats > 0) {
     text = formatted("# Bitwise differences : %lld %s (-B %d: %d row(s) repeated, compared across repeats%s)\n",
                      static_cast<long long>(bitdiff_total_), bitdiff_total_ == 0 ? "OK" : "FAILED", options_.bitwise_repeats,
                      bitwise_rows_, collective_.same_output_on_every_rank ? " and ranks" : "");
   }
-  return text + report::written_text([this](std::FILE* out) { report::TableWriter(out).footer(report_, options_.report_path); }) +
+  return text + report::written_text([&](std::FILE* out) { report::TableWriter(out).footer(report, options_.report_path); }) +
          peak_memory_;
 }
 

@@ -57,11 +57,12 @@ class EnvcheckWorkload final : public Workload {
   EnvcheckWorkload(RunContext& run, const EnvcheckOptions& options);
 
  private:
-  // The table is one row per rank, printed once every rank has measured (finish).
-  void print_columns() override {}
+  std::string header(const nlohmann::json& report) const override;
   std::size_t case_count() const override { return 2; }
   CasePlan prepare(std::size_t index) override;
-  void print_row(const nlohmann::json&) override {}
+  // The table is one row per rank, made once every rank has measured: each rank's speed is
+  // judged against the others'.
+  std::vector<nlohmann::json> closing_rows(RunContext& run) override;
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
   const EnvcheckOptions& options_;
@@ -76,6 +77,10 @@ class EnvcheckWorkload final : public Workload {
   std::vector<double> reference_;
   std::vector<double> gemm_samples_, triad_samples_;  // this rank's rates over every cycle
   std::int64_t wrong_ = 0;                              // this rank's wrong probe outputs
+  // Rank 0's verdict, made with the rows, written by finish().
+  std::vector<int> slow_;
+  std::vector<std::string> warnings_;
+  nlohmann::json summary_;
 };
 
 // This rank's fields of its row; rank 0 adds the verdict (relative_speed, slow) and writes the row.
@@ -183,49 +188,47 @@ CasePlan EnvcheckWorkload::prepare(std::size_t index) {
   return CasePlan::run(std::move(prepared));
 }
 
-int EnvcheckWorkload::finish(RunContext&, nlohmann::json& document, std::int64_t) {
+std::vector<nlohmann::json> EnvcheckWorkload::closing_rows(RunContext&) {
   World& world = world_;
-  const bool leader = world.rank() == 0;
-  // Rank 0's verdict, as the report writes it.
-  std::vector<nlohmann::json> results;
-  std::vector<int> slow;
-  std::vector<std::string> warnings;
   nlohmann::json mine = my_fields(world, host_, blas_, gpu_, gemm_->device(), gemm_samples_, triad_samples_);
   if (options_.check_iterations > 0) mine["probes"]["wrong"] = wrong_;
   const auto everyone = world.gather_strings(mine.dump());
+  if (world.rank() != 0) return {};
+  std::vector<nlohmann::json> results;
+  std::vector<double> gemm_rates, triad_rates;
+  for (const auto& text : everyone) {
+    results.push_back(nlohmann::json::parse(text));
+    gemm_rates.push_back(results.back()["probes"]["gemm_gflops"].get<double>());
+    triad_rates.push_back(results.back()["probes"]["triad_gbps"].get<double>());
+  }
+  const auto relative = relative_speeds({gemm_rates, triad_rates});
+  slow_ = slow_ranks(relative, options_.slow_factor);
+  const Recommendation advice = recommend(relative, options_.slow_factor);
+  for (auto& row : results) {
+    const int rank = row["rank"].get<int>();
+    row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
+    row["slow"] = std::find(slow_.begin(), slow_.end(), rank) != slow_.end();
+    const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
+    if (!warning.empty()) warnings_.push_back("rank " + std::to_string(rank) + ": " + warning);
+    row = report::row_json(report::RowKind::kProbe, std::move(row), report::Measurement{});  // untimed: no measurement
+  }
+  summary_ = {{"ranks", world.size()}, {"slow", slow_.size()}, {"slow_factor", options_.slow_factor},
+              {"repeats", options_.iterations * options_.cycles}, {"probe_ms", options_.probe_ms},
+              {"recommendation", to_string(advice.advice)}, {"recommendation_text", advice.text},
+              {"spread_ratio", std::isfinite(advice.spread_ratio) ? nlohmann::json(advice.spread_ratio) : nlohmann::json()},
+              {"weights", advice.weights}, {"exclude", advice.exclude},
+              {"gemm_spread", report::to_json(spread_of(gemm_rates), "gflops")},
+              {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}};
+  return results;
+}
+
+int EnvcheckWorkload::finish(RunContext&, nlohmann::json& document, std::int64_t) {
+  World& world = world_;
   int exit_code = 0;
-  if (leader) {
-    std::vector<double> gemm_rates, triad_rates;
-    for (const auto& text : everyone) {
-      results.push_back(nlohmann::json::parse(text));
-      gemm_rates.push_back(results.back()["probes"]["gemm_gflops"].get<double>());
-      triad_rates.push_back(results.back()["probes"]["triad_gbps"].get<double>());
-    }
-    const auto relative = relative_speeds({gemm_rates, triad_rates});
-    slow = slow_ranks(relative, options_.slow_factor);
-    const Recommendation advice = recommend(relative, options_.slow_factor);
-    for (auto& row : results) {
-      const int rank = row["rank"].get<int>();
-      row["relative_speed"] = relative[static_cast<std::size_t>(rank)];
-      row["slow"] = std::find(slow.begin(), slow.end(), rank) != slow.end();
-      const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
-      if (!warning.empty()) warnings.push_back("rank " + std::to_string(rank) + ": " + warning);
-      row = report::row_json(report::RowKind::kProbe, std::move(row), report::Measurement{});  // untimed: no measurement
-    }
-    document.update(
-        {{"slow_ranks", slow},
-         {"warnings", warnings},
-         {"results", results},
-         {"summary",
-          {{"ranks", world.size()}, {"slow", slow.size()}, {"slow_factor", options_.slow_factor},
-           {"repeats", options_.iterations * options_.cycles}, {"probe_ms", options_.probe_ms},
-           {"recommendation", to_string(advice.advice)}, {"recommendation_text", advice.text},
-           {"spread_ratio", std::isfinite(advice.spread_ratio) ? nlohmann::json(advice.spread_ratio) : nlohmann::json()},
-           {"weights", advice.weights}, {"exclude", advice.exclude},
-           {"gemm_spread", report::to_json(spread_of(gemm_rates), "gflops")},
-           {"triad_spread", report::to_json(spread_of(triad_rates), "gbps")}}}});
-    for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
-    exit_code = slow.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
+  if (world.rank() == 0) {
+    document.update({{"slow_ranks", slow_}, {"warnings", warnings_}, {"summary", summary_}});
+    for (const auto& warning : warnings_) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
+    exit_code = slow_.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
   // Rank 0's exit code, sent as text: anything else is not from rank 0.
@@ -233,19 +236,16 @@ int EnvcheckWorkload::finish(RunContext&, nlohmann::json& document, std::int64_t
   return decided[0] - '0';
 }
 
-// The table of every rank's probes, with the verdict under it.
+std::string EnvcheckWorkload::header(const nlohmann::json&) const {
+  return formatted("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n", world_.size(),
+                   static_cast<long long>(options_.probe_matrix_n), static_cast<unsigned long long>(options_.probe_bytes),
+                   options_.iterations, options_.probe_ms);
+}
+
+// The verdict under the table of every rank's probes.
 std::string EnvcheckWorkload::footer(const nlohmann::json& report, std::int64_t, const std::string& report_path) const {
   const auto& summary = report["summary"];
-  std::string text =
-      formatted("# envcheck: %d rank(s); probes: sgemm %lld^3 and triad %llu B/array, %d samples of >= %g ms, medians\n", world_.size(),
-                static_cast<long long>(options_.probe_matrix_n), static_cast<unsigned long long>(options_.probe_bytes),
-                options_.iterations, options_.probe_ms) +
-      report::written_text([&](std::FILE* out) {
-        report::KindTableWriter table(out, report::row_kind_spec(report::RowKind::kProbe));
-        table.header();
-        for (const auto& row : report["results"]) table.line(report::row_from_json(row, report::RowKind::kProbe));
-      }) +
-      formatted("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
+  std::string text = formatted("# slow ranks (slower than the fastest by more than %gx):", options_.slow_factor);
   const auto listed = [](const nlohmann::json& ranks) {
     std::string list;
     for (const auto& rank : ranks) list += " " + rank.dump();
