@@ -39,6 +39,13 @@ pack() {
     case $(basename "$file") in *_unit_tests|*_tests) continue ;; esac
     strip -o "$dest/build-gpu/bin/$(basename "$file")" "$file" 2>/dev/null || cp "$file" "$dest/build-gpu/bin/"
   done
+  # collbench's NCCL tuner plugin (src/tuner_plugin/), which NCCL dlopens by path: the lease's
+  # tuner_plugin step loads it from build-gpu/lib.
+  if [ -f "$build/lib/libnccl-tuner-collbench.so" ]; then
+    mkdir -p "$dest/build-gpu/lib"
+    strip -o "$dest/build-gpu/lib/libnccl-tuner-collbench.so" "$build/lib/libnccl-tuner-collbench.so" 2>/dev/null ||
+      cp "$build/lib/libnccl-tuner-collbench.so" "$dest/build-gpu/lib/"
+  fi
   if [ -d "$build/nccl-tests" ]; then
     mkdir -p "$dest/build-gpu/nccl-tests"
     for file in "$build"/nccl-tests/*_perf; do strip -o "$dest/build-gpu/nccl-tests/$(basename "$file")" "$file"; done

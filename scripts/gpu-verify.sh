@@ -555,16 +555,27 @@ step_split() {
     -J "$dir/all_reduce.json"
 }
 
-# collbench's own NCCL tuner plugin, loaded by NCCL: tune writes its CSV, --verify runs with it.
+# collbench's own NCCL tuner plugin (docs/tune.md): first that NCCL loads it (its INFO line names
+# the plugin and the ABI version), then tune over Ring/Tree x LL/Simple writes the CSV and --verify
+# runs it through the plugin at N ranks and at N-1 (where nothing may change).
 step_tuner_plugin() {
-  local dir="$work/tuner_plugin" plugin
+  local dir="$work/tuner_plugin" plugin="$build/lib/libnccl-tuner-collbench.so" start=$(date +%s) code=0
   [ "$gpus" -ge 2 ] || { record measure tuner_plugin skipped 0 "one GPU: NCCL has no algorithm worth tuning"; return; }
-  plugin=$(find "$build" -maxdepth 2 -name 'libnccl-tuner-collbench*.so' 2>/dev/null | head -1)
-  [ -n "$plugin" ] || { record measure tuner_plugin skipped 0 "this build has no collbench NCCL tuner plugin"; return; }
-  rm -rf "$dir"
-  optional_run tuner_plugin "$work/tuner_plugin.log" 300 env NCCL_TUNER_PLUGIN="$plugin" "$bin/collbench" tune --np "$gpus" \
-    --launcher "${collbench_prefix[0]}" --nccl-algos Ring,Tree --nccl-protos LL,Simple --runs 3 --max-runs 5 --verify --out "$dir" -- \
-    "$bin/all_reduce_perf" -b 8 -e 64M -f 8 --placement out -n 20 -w 5 -c 1
+  [ -f "$plugin" ] || { record measure tuner_plugin skipped 0 "this build has no collbench NCCL tuner plugin"; return; }
+  rm -rf "$dir"; mkdir -p "$dir"
+  local bench=("$bin/all_reduce_perf" -b 8 -e 64M -f 8 --placement out -n 20 -w 5 -c 1)
+  run_logged "$(limit_for 60)" "$dir/load.log" env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,TUNING NCCL_TUNER_PLUGIN="$plugin" \
+    NCCL_TUNER_CONFIG_FILE=/dev/null "${collbench_prefix[@]}" "$bin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 || code=1
+  grep -qE 'Using collbench \(v[456]\)' "$dir/load.log" || code=1
+  run_logged "$(limit_for 300)" "$dir/tune.log" "$bin/collbench" tune --np "$gpus" --launcher "${collbench_prefix[0]}" \
+    --nccl-algos Ring,Tree --nccl-protos LL,Simple --runs 3 --max-runs 5 --out "$dir/t" -- "${bench[@]}" || code=1
+  run_logged "$(limit_for 300)" "$dir/verify.log" "$bin/collbench" tune --verify "$dir/t/nccl_tuner.conf" --nccl-tuner-plugin "$plugin" \
+    --np "$gpus" --launcher "${collbench_prefix[0]}" --runs 3 --max-runs 5 --out "$dir/v" -- "${bench[@]}" || code=1
+  if [ $code = 0 ]; then
+    record measure tuner_plugin ok $(( $(date +%s) - start )) "loaded by NCCL; tune and --verify (N and N-1 ranks) passed"
+  else
+    record measure tuner_plugin FAILED $(( $(date +%s) - start )) "$(grep -h -m1 -iE 'error|Using collbench' "$dir"/*.log | cut -c1-160)"; status=1
+  fi
 }
 
 phase_measure() {

@@ -41,6 +41,8 @@ gcc -shared -fPIC -o "$work/site/nvidia/nccl/lib/libnccl.so.2" "$work/nccl.c" ||
 build="$work/build-gpu"
 mkdir -p "$build/bin" "$build/nccl-tests"
 for program in "$real_build"/bin/*; do ln -s "$program" "$build/bin/"; done
+# The NCCL tuner plugin a CUDA build makes, where this build has it (the tuner_plugin step's).
+[ -f "$real_build/lib/libnccl-tuner-collbench.so" ] && mkdir -p "$build/lib" && ln -s "$real_build/lib/libnccl-tuner-collbench.so" "$build/lib/"
 # The program the preflight asks the loader about, behind a script: a bundle's programs find no
 # NCCL in the H200 image's system, while this build's may find this machine's.
 rm "$build/bin/all_reduce_perf"
@@ -132,7 +134,7 @@ for gpus in 1 2; do
       replay:*) has=$([ -x "$real_build/bin/replay_perf" ] && echo yes) want="this build has no replay_perf" ;;
       split:1|tuner_plugin:1) has="" want="one GPU" ;;
       split:2) has=$("$real_build/bin/all_reduce_perf" --help 2>/dev/null | grep -q -- --split && echo yes) want="has no --split" ;;
-      tuner_plugin:2) has=$(find "$real_build" -maxdepth 2 -name 'libnccl-tuner-collbench*.so' | grep -q . && echo yes)
+      tuner_plugin:2) has=$([ -f "$real_build/lib/libnccl-tuner-collbench.so" ] && echo yes)
                       want="no collbench NCCL tuner plugin" ;;
     esac
     if [ -n "$has" ]; then
