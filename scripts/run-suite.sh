@@ -47,6 +47,14 @@ for collective in "${collectives[@]}"; do
   fi
 done
 
+# The memory ceiling the summary judges a run on CPUs by (collbench explain): one rank's STREAM copy
+# past the caches, in its own folder so that the collectives' reports stay one kind.
+ceilings=()
+if [ "${gpus:-0}" -eq 0 ] && mkdir -p "$out/ceilings" &&
+   "$bin/membw_perf" -b 256M -e 256M -k copy -n 10 -w 2 -J "$out/ceilings/membw.json" > "$out/ceilings/membw.txt"; then
+  ceilings=(--ceilings "$out/ceilings/membw.json")
+fi
+
 echo
 echo "Summary ($np ranks, reports in $out)"
 # One line per report from `collbench table --summary` (avg/peak bus bandwidth, #wrong, status).
@@ -55,7 +63,8 @@ for collective in "${collectives[@]}"; do
   if [ -s "$out/$collective.json" ]; then reports+=("$out/$collective.json"); else echo "$collective: failed, no report"; fi
 done
 if [ ${#reports[@]} -gt 0 ]; then
-  "$bin/collbench" table --summary yes "${reports[@]}" || echo "(collbench could not summarize the reports)"
+  "$bin/collbench" table --summary yes "${reports[@]}" "${ceilings[@]}" || echo "(collbench could not summarize the reports)"
+  echo "why: $bin/collbench explain $out"
   # Beside the reports: one bus-bandwidth and one time plot per collective (PNG), and summary.md,
   # the same summary in Markdown with the plots inline.
   "$bin/collbench" plot "${reports[@]}" --overview --out "$out/overview.png" > /dev/null || echo "(no overview plot: see above)"
@@ -83,10 +92,12 @@ if [ ${#reports[@]} -gt 0 ]; then
     echo
     echo "Per collective: peak bus bandwidth and where, rows checked and wrong, and a health verdict. \`check:\`"
     echo "marks what to look at (wrong elements, a partial report, one size far slower than its neighbours, a"
-    echo "rank far slower than the others, bandwidth falling where no cache explains it); a fall past a CPU"
-    echo "cache is expected and said as a note (docs/summarizer.md)."
+    echo "rank far slower than the others, bandwidth falling where no cache explains it, busbw below 70 % of"
+    echo "what the path should give); a fall past a CPU cache is expected and said as a note. \`of_expected\`:"
+    echo "busbw at the largest sizes as a fraction of the expected figure (\`collbench explain $out\` says"
+    echo "which figure, from where, and why; docs/summarizer.md)."
     echo
-    "$bin/collbench" table --summary yes "${reports[@]}" --format markdown || echo "(collbench could not summarize the reports)"
+    "$bin/collbench" table --summary yes "${reports[@]}" "${ceilings[@]}" --format markdown || echo "(collbench could not summarize the reports)"
     echo
     echo "## Per collective"
     echo

@@ -1,6 +1,7 @@
 #include "harness/context.h"
 
 #include "engines/host_info.h"
+#include "engines/nic_info.h"
 #include "harness/source_state.h"
 
 #include "core/printable.h"
@@ -109,13 +110,23 @@ std::optional<compute::HostInfo> probe_this_host() {
   }
 }
 
+// Each NIC as the report records it: its speed null where the driver gives none.
+nlohmann::json nics_json(const std::vector<compute::NicInfo>& nics) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const auto& nic : nics) {
+    array.push_back({{"name", nic.name}, {"kind", nic.kind}, {"speed_mbit", nic.speed_mbit ? nlohmann::json(*nic.speed_mbit) : nlohmann::json(nullptr)},
+                     {"physical", nic.physical}});
+  }
+  return array;
+}
+
 }  // namespace
 
 std::string host_facts_line(const std::optional<compute::HostInfo>& host) {
   if (!host) return "";
   // Tabs: a CPU model may hold spaces, never a tab.
   return host->cpu_model + '\t' + std::to_string(host->physical_cores) + '\t' + std::to_string(host->online_cores) + '\t' +
-         std::to_string(host->memory_bytes);
+         std::to_string(host->memory_bytes) + '\t' + compute::nics_facts(compute::probe_nics());
 }
 
 nlohmann::json per_host_machines(const report::Context& context, const std::vector<std::string>& facts_by_rank) {
@@ -134,12 +145,14 @@ nlohmann::json per_host_machines(const report::Context& context, const std::vect
     std::size_t start = 0;
     for (std::size_t end; (end = facts.find('\t', start)) != std::string::npos; start = end + 1) fields.push_back(facts.substr(start, end - start));
     fields.push_back(facts.substr(start));
-    if (fields.size() == 4) {
+    if (fields.size() >= 4) {
       entry["cpu_model"] = fields[0];
       if (const int cores = std::stoi(fields[1]); cores > 0) entry["cores"] = cores;
       entry["threads"] = std::stoi(fields[2]);
       entry["memory_bytes"] = std::stoull(fields[3]);
     }
+    // The host's NICs (physical interfaces, active InfiniBand ports): collbench explain counts them.
+    if (fields.size() >= 5) entry["nics"] = nics_json(compute::nics_from_facts(fields[4]));
     per_host.push_back(std::move(entry));
   }
   return per_host;
@@ -160,6 +173,7 @@ nlohmann::json machine_of(const report::Context& context, const std::optional<co
       machine["caches"].push_back({{"level", cache.level}, {"bytes", cache.bytes}, {"shared_by_cores", cache.shared_by_cores}});
     }
   }
+  machine["nics"] = nics_json(compute::probe_nics());
   utsname names{};
   if (::uname(&names) == 0) machine["kernel"] = std::string(names.sysname) + " " + names.release;
   // GPU models from the ranks' devices ("NVIDIA H100 80GB HBM3 [0]"), without the index.

@@ -35,7 +35,8 @@ constexpr int kSchemaMajor = 2;
 // 2.6: context.state_probe.between_cycles_ns, the machine state between each two -N cycles.
 // 2.7: every kind's skipped cases hold {what, reason}: the collectives' gained "what" beside their
 //      dtype, op and placement.
-constexpr int kSchemaMinor = 7;
+// 2.8: context.machine.nics and per_host[].nics, each host's network interfaces and their speed.
+constexpr int kSchemaMinor = 8;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 

@@ -19,6 +19,7 @@
 #include "report/report_json.h"
 #include "summarize/ab.h"
 #include "summarize/compare.h"
+#include "summarize/explain.h"
 #include "summarize/fingerprint.h"
 #include "summarize/history.h"
 #include "summarize/input_error.h"
@@ -57,6 +58,9 @@ struct Arguments {
   PredictOptions predict;  // model predict, model ddp (the link)
   DdpWhatIfOptions ddp;    // model ddp (the settings)
   bool overview = false;   // plot --overview
+  std::string expect_file;    // explain, table --summary: entries over the built-in expected peaks
+  std::vector<std::string> ceilings_files;  // explain, table --summary: membw/copy/envcheck reports: the memory ceiling
+  bool json = false;                        // explain --json: --format json
 };
 
 using Text = const std::string;
@@ -100,15 +104,52 @@ int print_with_notes(Document document, const std::vector<LoadedReport>& reports
   return 0;
 }
 
+// The expected peaks (built in, then --expect) and the memory ceiling (--ceilings, else the
+// membw/copy/envcheck reports among `reports`) of explain and table --summary.
+std::pair<ExpectedPeaks, std::optional<MemoryCeiling>> expectations(const Arguments& arguments, const std::vector<LoadedReport>& reports) {
+  ExpectedPeaks peaks = ExpectedPeaks::built_in();
+  if (!arguments.expect_file.empty()) peaks.add_file(arguments.expect_file);
+  std::optional<MemoryCeiling> ceiling = memory_ceiling_of(reports);
+  for (const auto& file : arguments.ceilings_files) {
+    const auto given = memory_ceiling_of(load_reports({file}));
+    if (!given) throw InputError("--ceilings " + file + ": not a membw_perf, copy_perf or envcheck report");
+    if (!ceiling || given->traffic_gbps > ceiling->traffic_gbps) ceiling = given;
+  }
+  return {std::move(peaks), ceiling};
+}
+
 int table_command(const Arguments& arguments) {
   const auto reports = load_with_rows(arguments);
-  if (arguments.summary) return print_with_notes(report_summary_document(reports), reports, arguments.format);
+  if (arguments.summary) {
+    Document summary = report_summary_document(reports);
+    const auto [peaks, ceiling] = expectations(arguments, reports);
+    add_expected_to_summary(summary, reports, peaks, ceiling);
+    return print_with_notes(std::move(summary), reports, arguments.format);
+  }
   if (arguments.format == Format::kText) {
     const bool collective = reports.front().report.kind == report::RowKind::kCollective;
     std::fputs((collective ? nccl_table_text(reports) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
   return print_with_notes(nccl_table_document(reports), reports, arguments.format);
+}
+
+int explain_command(const Arguments& arguments) {
+  if (arguments.inputs.empty()) throw InputError("explain: no report given");
+  const auto reports = load_reports(arguments.inputs);
+  require_rows(reports);
+  const auto [peaks, ceiling] = expectations(arguments, reports);
+  return print_with_notes(explain_document(reports, peaks, ceiling), reports, arguments.json ? Format::kJson : arguments.format);
+}
+
+// --expect and --ceilings, the same for explain and table.
+void add_expectation_flags(CLI::App& command, Arguments& a) {
+  add_text(command, "--expect", "FILE", "expected peaks replacing or adding to the built-in table's (its form: docs/summarizer.md)", a.expect_file);
+  add_value(command, "--ceilings", "FILE", "a membw_perf, copy_perf or envcheck report: the host's memory ceiling for runs on CPUs\n"
+            "(repeatable: the highest counts)", [&a](Text& v, Text& f) {
+              if (v.empty()) throw UsageError(f + " expects a report file");
+              a.ceilings_files.push_back(v);
+            });
 }
 
 int scaling_command(const Arguments& arguments) {
@@ -371,8 +412,19 @@ const Command kCommands[] = {
     {"table", "REPORT|DIR... [options]", "the nccl-tests table again, from reports (or one line each)",
      [](CLI::App& command, Arguments& a) {
        add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text& f) { a.summary = parse_yes_no(v, f); });
+       add_expectation_flags(command, a);
      },
      table_command},
+    {"explain", "REPORT|DIR... [--expect FILE] [--ceilings FILE] [options]",
+     "is this number right? per collective: latency- or bandwidth-bound size ranges (the report's own\n"
+     "alpha-beta fit), busbw at the largest sizes as a fraction of what the path should give (a sourced\n"
+     "table of links, the NICs in the report's inventory, or the host's measured memory ceiling),\n"
+     "a verdict (ok, low, cannot say) and the known reasons for a gap",
+     [](CLI::App& command, Arguments& a) {
+       add_expectation_flags(command, a);
+       add_flag(command, "--json", "the same as --format json", a.json);
+     },
+     explain_command},
     {"scaling", "REPORT|DIR... [options]", "time, busbw, speedup and efficiency across world sizes",
      [](CLI::App& command, Arguments& a) {
        add_value(command, "--at", "SIZE", "only this message size", [&a](Text& v, Text& f) { a.at = parse_size(v, f); });

@@ -125,6 +125,11 @@ std::optional<std::string> slow_rank_finding(const std::vector<const report::Row
 
 }  // namespace
 
+bool row_fits_in_a_cache(const report::Report& report, const report::Row& row) {
+  const std::vector<CacheShare> caches = host_cache_shares(report);
+  return std::any_of(caches.begin(), caches.end(), [&row](const CacheShare& cache) { return cache_holds(cache, row); });
+}
+
 std::string health_of(const LoadedReport& loaded) {
   std::vector<std::string> checks, notes;
   if (loaded.partial()) checks.push_back("partial report");

@@ -28,4 +28,8 @@ Document report_summary_document(const std::vector<LoadedReport>& reports);
 // twice the time of both its neighbours. A reader's first look, not a verdict on the machine.
 std::string health_of(const LoadedReport& loaded);
 
+// A CPU row whose buffers one of the caches the report names (context.machine.caches) holds, by
+// the rule health_of judges a fall with; false on GPUs and where the report names no caches.
+bool row_fits_in_a_cache(const report::Report& report, const report::Row& row);
+
 }  // namespace collbench::summarize

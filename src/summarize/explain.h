@@ -1,0 +1,84 @@
+// collbench explain: "is this number right?" Each collective report beside what its hardware
+// should give: the path its bytes crossed (within a host: the GPUs' link or host memory; between
+// hosts: the NICs), the expected bus bandwidth there (src/summarize/expected_peaks.txt, an
+// --expect file, or the host's measured memory ceiling), the fraction reached at the largest
+// sizes, a verdict, the known reasons for a gap, and which sizes are latency- or bandwidth-bound
+// by the report's own alpha-beta fit (collbench model's).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "summarize/document.h"
+#include "summarize/expected_peaks.h"
+#include "summarize/load.h"
+
+namespace collbench::summarize {
+
+// A host's memory ceiling as memory traffic (bytes read plus written a second), from a membw_perf
+// (STREAM's copy, which counts both), copy_perf (a host memcpy, counted once: doubled) or envcheck
+// (the triad probe) report.
+struct MemoryCeiling {
+  double traffic_gbps = 0;
+  std::string what;  // "membw_perf copy at 64M (r.json)"
+};
+// nullopt when no report is of those kinds; throws InputError when one is but holds no figure.
+std::optional<MemoryCeiling> memory_ceiling_of(const std::vector<LoadedReport>& reports);
+
+// The verdict's line: below this fraction of the expected figure a collective is `low`.
+constexpr double kLowFraction = 0.7;
+
+// What one collective report should reach, from its inventory (context.machine).
+struct Expectation {
+  std::string path;                        // "inter-host: 4 NICs of 200 Gbit/s a host", "intra-host: nvlink4"
+  std::optional<double> expected_gbps;     // busbw; none: cannot say
+  bool line_rate_only = false;             // the entry gives no practical figure: compared with the line rate
+  std::optional<double> line_gbps;         // the link's line rate (per host between hosts)
+  int nics_per_host = 0;                   // between hosts: the NICs that count
+  std::string basis;                       // how the figure was made and its source
+  std::string missing;                     // when expected_gbps is none: what is missing
+};
+
+struct Reason {
+  std::string code;  // nvls, tree, cache, one_nic, cpu_fallback, tcp, channels
+  std::string text;
+};
+
+struct SizeRange {
+  std::uint64_t from_bytes = 0, to_bytes = 0;
+  std::string bound;  // "latency", "bandwidth" or "latency, then bandwidth"
+  double alpha_us = 0, beta_gbps = 0;
+  std::optional<std::uint64_t> crossover_bytes;  // where alpha equals m / beta, inside the range
+};
+
+struct Explanation {
+  std::string report_path, benchmark, backend;
+  int world_size = 0, hosts = 1;
+  std::vector<SizeRange> ranges;
+  std::string fit_note;                    // why there are no ranges (one size, ...)
+  std::optional<double> busbw_gbps;        // the best of the two largest sizes
+  std::uint64_t busbw_at_bytes = 0;
+  std::optional<double> busbw_per_nic_gbps;
+  Expectation expectation;
+  std::optional<double> fraction;
+  std::string verdict;                     // "ok", "low", "cannot say"
+  std::vector<Reason> reasons;
+};
+
+// Throws InputError only for reports it cannot read as collectives. Without fit_ranges the
+// alpha-beta fit (a bootstrap: the slow part) is skipped and `ranges` stays empty.
+Explanation explain_report(const LoadedReport& loaded, const ExpectedPeaks& peaks, const std::optional<MemoryCeiling>& ceiling,
+                           bool fit_ranges = true);
+Expectation expectation_of(const report::Report& report, const ExpectedPeaks& peaks, const std::optional<MemoryCeiling>& ceiling);
+
+// The reports split: collective reports are explained, membw/copy/envcheck reports give the
+// ceiling, others are left out with a note; InputError when no collective report is among them.
+Document explain_document(const std::vector<LoadedReport>& reports, const ExpectedPeaks& peaks, const std::optional<MemoryCeiling>& ceiling);
+
+// table --summary: an `of_expected` column beside the peak, and `check:` in the health column of
+// a collective below kLowFraction of its expected figure, with the path and the reasons.
+void add_expected_to_summary(Document& summary, const std::vector<LoadedReport>& reports, const ExpectedPeaks& peaks,
+                             const std::optional<MemoryCeiling>& ceiling);
+
+}  // namespace collbench::summarize
