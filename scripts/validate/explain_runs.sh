@@ -30,9 +30,10 @@ fresh() {  # a folder this script makes; one that exists holds someone's results
   mkdir -p "$1"
 }
 if [ "$short" -eq 1 ]; then
-  local_sizes=(-b 8 -e 1M -f 8 -n 3 -w 1 -c 1) membw_size=64M membw_iterations=3 cluster_mode=(--short)
+  local_sizes=(-b 8 -e 1M -f 8 -n 3 -w 1 -c 1) membw_size=64M membw_iterations=3 cluster_mode=(--short) cluster_sizes=()
 else
-  local_sizes=(-b 8 -e 256M -f 4 -c 1) membw_size=256M membw_iterations=20 cluster_mode=()
+  # Up to 32M between the hosts: at 250 Mbit/s a second an iteration, past the link's latency.
+  local_sizes=(-b 8 -e 256M -f 4 -c 1) membw_size=256M membw_iterations=20 cluster_mode=() cluster_sizes=(-- -e 32M -n 10 -w 2)
 fi
 explain() {  # FOLDER [collbench explain flags]: explain.txt and explain.json beside its reports
   local folder=$1
@@ -57,7 +58,7 @@ for rate in ${rates//,/ }; do
   printf 'link inter-host | %s | - | scripts/cluster/run.sh --rate %s: the tbf rate each direction of the link between the hosts is shaped to | the simulated cluster'"'"'s shaped link, one a host\n' \
     "$rate" "$rate" > "$folder/shaped.peaks"
   "$root/scripts/cluster/run.sh" "${cluster_mode[@]}" --links shaped --rate "$rate" --delay-ms 1 --loss 0 --benchmarks all_reduce,sendrecv \
-    --bin-dir "$bin_dir" --out "$folder/reports"
+    --bin-dir "$bin_dir" --out "$folder/reports" --timeout 900 "${cluster_sizes[@]}"
   explain "$folder" --expect "$folder/shaped.peaks"
 done
 echo "explain_runs.sh: explanations in $out"

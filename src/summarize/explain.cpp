@@ -314,7 +314,16 @@ Explanation explain_report(const LoadedReport& loaded, const ExpectedPeaks& peak
       (algorithms.find("tree") != std::string::npos || (expected.line_gbps && busbw > *expected.line_gbps))) {
     reasons.push_back({"tree", "a tree (or NVLS tree) all_reduce sends fewer bytes between hosts than busbw's ring factor counts, so busbw at a few hosts can pass the NICs' rate (NVIDIA/nccl#812)"});
   }
-  if (!gpu && best && row_fits_in_a_cache(report, *best)) {
+  // The latency term still at or above the bandwidth term at the largest size: busbw there says
+  // little of the link (nccl-tests#212: "256M is too small to reach peak bandwidth").
+  if (best && !explanation.ranges.empty()) {
+    const SizeRange& last = explanation.ranges.back();
+    if (last.beta_gbps > 0 && last.alpha_us >= static_cast<double>(best->size) / (last.beta_gbps * 1e3)) {
+      reasons.push_back({"small", formatted("latency-bound at the largest size: alpha %.3g us is at least the bandwidth term of %s (%.3g us); sweep larger sizes (-e) to see the link",
+                                            last.alpha_us, size_tick_label(best->size).c_str(), static_cast<double>(best->size) / (last.beta_gbps * 1e3))});
+    }
+  }
+  if (!gpu && explanation.hosts == 1 && best && row_fits_in_a_cache(report, *best)) {
     reasons.push_back({"cache", "cache-resident rows: the largest size's buffers (about 2x " + size_tick_label(best->size) +
                                     " a rank) fit in a cache the report names, so busbw measures the cache, not memory; sweep past the last-level cache (-e) to measure memory"});
   }

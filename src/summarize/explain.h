@@ -41,7 +41,7 @@ struct Expectation {
 };
 
 struct Reason {
-  std::string code;  // nvls, tree, cache, one_nic, cpu_fallback, tcp, channels
+  std::string code;  // nvls, tree, cache, small, one_nic, cpu_fallback, tcp, channels
   std::string text;
 };
 

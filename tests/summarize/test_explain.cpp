@@ -189,6 +189,7 @@ TEST(Explain, ReasonsAboveTheLinkRate) {
   const Explanation cached = explain_report(on_cpu(curve({{8, 5, 0.001}, {512u << 10, 100, 5}})), peaks, MemoryCeiling{8, "m"});
   EXPECT_TRUE(has_reason(cached, "cache"));
   EXPECT_FALSE(has_reason(explain_report(on_cpu(reaching(8)), peaks, MemoryCeiling{8, "m"}), "cache"));
+  EXPECT_FALSE(has_reason(explain_report(across_hosts(on_cpu(curve({{8, 5, 0.001}, {512u << 10, 100, 5}})), 1, 200000), peaks, std::nullopt), "cache"));
 }
 
 TEST(Explain, ReasonsBelowIt) {
@@ -235,6 +236,16 @@ TEST(Explain, RangesComeFromTheReportsOwnFit) {
   EXPECT_NEAR(range.alpha_us, 10, 0.5);
   EXPECT_NEAR(range.beta_gbps, 1, 0.05);
   EXPECT_NEAR(static_cast<double>(*range.crossover_bytes), 10000, 1000);
+  EXPECT_FALSE(has_reason(e, "small"));  // 16M: 16 ms of bandwidth term against 10 us
+  // Swept only to 4K: the largest size is still latency-bound, and busbw there says little.
+  points.resize(4);
+  LoadedReport short_sweep = curve(points);
+  for (auto& row : short_sweep.report.rows) {
+    row = changed(row, [&](nlohmann::json& fields) {
+      for (const char* name : {"min", "p10", "max"}) fields["time_us"][name] = fields["time_us"]["mean"];
+    });
+  }
+  EXPECT_TRUE(has_reason(explain_report(short_sweep, ExpectedPeaks::built_in(), std::nullopt), "small"));
   const Explanation one_size = explain_report(curve({{1024, 10, 0.1}}), ExpectedPeaks::built_in(), std::nullopt);
   EXPECT_TRUE(one_size.ranges.empty());
   EXPECT_NE(one_size.fit_note.find("no alpha-beta fit"), std::string::npos);
