@@ -528,7 +528,8 @@ optional_run() {
 step_explain() {
   local dir="$work/explain" reports=() ceilings=()
   "$bin/collbench" explain --help > /dev/null 2>&1 || { record measure explain skipped 0 "this build has no collbench explain"; return; }
-  mapfile -t reports < <(find "$work/collectives" "$work/test" -name '*.json' 2>/dev/null | sort)
+  # The collective reports only: explain refuses a file of another kind named on its command line.
+  mapfile -t reports < <({ find "$work/collectives" -name 'collbench-*.json'; find "$work/test" -name '*.json' ! -name 'comm_init.json'; } 2>/dev/null | sort)
   [ ${#reports[@]} -gt 0 ] || { record measure explain skipped 0 "no collective report yet (run collectives or the test phase first)"; return; }
   for ceiling in "$work/copy/membw.json" "$work/copy/copy_perf.json"; do [ -s "$ceiling" ] && ceilings+=(--ceilings "$ceiling"); done
   mkdir -p "$dir"
