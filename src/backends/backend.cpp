@@ -38,7 +38,7 @@ std::string Backend::unsupported_reason(const CallShape& shape) const {
   return "";
 }
 
-std::string Backend::point_to_point_unsupported(std::size_t bytes) const {
+std::string Backend::point_to_point_unsupported(std::size_t bytes, std::size_t peers) const {
   const PointToPointEntry& entry = support().point_to_point;
   if (!entry.exchange) {
     return entry.unsupported.empty() ? "the " + name() + " backend has no point-to-point transfers" : entry.unsupported;
@@ -46,6 +46,9 @@ std::string Backend::point_to_point_unsupported(std::size_t bytes) const {
   if (bytes > entry.max_transfer_bytes) {
     return "the " + name() + " backend takes at most " + std::to_string(entry.max_transfer_bytes) + " bytes per message, not " +
            std::to_string(bytes);
+  }
+  if (peers > 1 && !entry.many_peers) {
+    return "the " + name() + " backend exchanges with one peer at a time, not " + std::to_string(peers) + " at once";
   }
   return "";
 }

@@ -146,6 +146,9 @@ struct PointToPointEntry {
   std::function<void(const std::vector<Transfer>&)> exchange;
   std::string unsupported;
   std::size_t max_transfer_bytes = SIZE_MAX;  // MPI takes counts as int
+  // One exchange may hold transfers to and from several peers at once (pt2pt_perf's fan-in and
+  // fan-out); without it a case with more than one peer is skipped with the reason.
+  bool many_peers = false;
 };
 
 // Everything a backend can run; anything else is a skipped row with the reason.
@@ -236,7 +239,8 @@ class Backend {
   // only on the case, so every rank gets the same answer and none is left waiting.
   std::string unsupported_reason(const CallShape& shape) const;
   // "" when this backend can exchange point-to-point messages of `bytes`, otherwise why not.
-  std::string point_to_point_unsupported(std::size_t bytes) const;
+  // Why pt2pt_perf cannot run messages of `bytes` with `peers` peers in one exchange ("" if it can).
+  std::string point_to_point_unsupported(std::size_t bytes, std::size_t peers = 1) const;
 };
 
 // The default operation: calls issued one after another on the host, completed by synchronize().

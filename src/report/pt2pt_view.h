@@ -1,5 +1,6 @@
 // pt2pt's reader view: the link matrix a pt2pt_perf --matrix report writes beside the envelope,
-// typed for `collbench plot`'s heat map. The envelope (report.h) holds it untyped in kind_fields.
+// typed for `collbench plot`'s heat map (the envelope, report.h, holds it untyped in
+// kind_fields), and a fan row's own fields (--pattern fan-in|fan-out: Row::fields["fan"]).
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,24 @@ struct LinkMatrix {
 // cells numbers or null); none for another kind or a run without --matrix. Throws
 // ReportFormatError naming the key path.
 std::optional<LinkMatrix> link_matrix_of(const Report& report);
+
+// A fan row's root and peers (in the row's link order) and the peers' shares: each peer's bytes
+// over its own elapsed time; the root's aggregate is the row's gbps.
+struct FanShares {
+  std::string pattern;  // "fan-in" or "fan-out"
+  int root = 0;
+  std::string root_host;
+  std::vector<int> peers;
+  std::vector<std::string> peer_hosts;
+  std::vector<double> peer_gbps;
+  double share_min_gbps = 0, share_median_gbps = 0, share_max_gbps = 0;
+};
+
+// A pt2pt row's fan, checked as read (one host and share per peer, the spread agreeing with the
+// shares); none for a row of another mode. Throws ReportFormatError naming the key path.
+std::optional<FanShares> fan_of(const Row& row);
+
+// The kind table's check when a pt2pt report is read: the link matrix and every fan row.
+void check_pt2pt_fields(const Report& report);
 
 }  // namespace collbench::report

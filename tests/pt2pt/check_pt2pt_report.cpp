@@ -1,10 +1,13 @@
 // Checks a pt2pt_perf report: the envelope, every row's figures against its own time (closed
 // forms: bytes x messages / time), the checks, and for --matrix the matrices, the hosts and the
 // verdict recomputed from the matrix (every flagged link above factor x its class's median, every
-// other one not).
+// other one not); for a fan (--mode fan-in|fan-out) its root and peers, the bytes in closed form
+// (K x window x size x iterations), each peer's share from its own time and their spread.
 // usage: check_pt2pt_report REPORT --world-size N --mode M --rows N --wrong zero|positive
 //                           [--matrix] [--slow none|some] [--expect-slow A-B,C-D,...] [--hosts N]
-//   --expect-slow: at every size exactly these ordered links are flagged; --hosts: distinct hosts.
+//                           [--root R] [--senders K]
+//   --expect-slow: at every size exactly these ordered links are flagged; --hosts: distinct hosts;
+//   --root, --senders: a fan's root (default 0) and peer count (default every other rank).
 // Prints one line per failure; exit 1 on any.
 #include <algorithm>
 #include <cmath>
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
   bool matrix = false;
   std::string expect_slow;
   int distinct_hosts = -1;
+  int fan_root = 0, fan_peers = -1;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--world-size" && i + 1 < argc) world_size = std::stoi(argv[++i]);
@@ -57,6 +61,8 @@ int main(int argc, char** argv) {
     else if (arg == "--matrix") matrix = true;
     else if (arg == "--expect-slow" && i + 1 < argc) expect_slow = argv[++i];
     else if (arg == "--hosts" && i + 1 < argc) distinct_hosts = std::stoi(argv[++i]);
+    else if (arg == "--root" && i + 1 < argc) fan_root = std::stoi(argv[++i]);
+    else if (arg == "--senders" && i + 1 < argc) fan_peers = std::stoi(argv[++i]);
     else {
       std::fprintf(stderr, "check_pt2pt_report: unknown argument %s\n", arg.c_str());
       return 2;
@@ -80,6 +86,12 @@ int main(int argc, char** argv) {
   const auto& results = report["results"];
   expect(results.is_array() && static_cast<int>(results.size()) == rows,
          "rows: " + std::to_string(results.size()) + ", want " + std::to_string(rows));
+  const bool fan = mode == "fan-in" || mode == "fan-out";
+  if (fan_peers < 0) fan_peers = world_size - 1;
+  std::vector<int> expected_peers;  // the first K ranks other than the root, in rank order
+  for (int rank = 0; rank < world_size && static_cast<int>(expected_peers.size()) < fan_peers; ++rank) {
+    if (rank != fan_root) expected_peers.push_back(rank);
+  }
   std::int64_t wrong_total = 0;
   for (const auto& row : results) {
     const std::string where = "row " + row.value("link", "?") + " at " + std::to_string(row.value("bytes", 0ull)) + " B: ";
@@ -94,7 +106,37 @@ int main(int argc, char** argv) {
     expect(mode == "latency" ? (row["latency_us"].is_number() && close(row["latency_us"].get<double>(), mean)) : row["latency_us"].is_null(),
            where + "latency_us is the mean time in latency mode only");
     expect(mode == "latency" ? row["window"] == 1 : row["window"].get<int>() >= 1, where + "window");
-    expect(mode == "mbw_mr" ? pairs == world_size / 2 : pairs == 1, where + "pairs");
+    expect(mode == "mbw_mr" ? pairs == world_size / 2 : pairs == (fan ? fan_peers : 1), where + "pairs");
+    expect(row.contains("fan") == fan, where + "a fan object exactly in a fan's rows");
+    if (fan && row["fan"].is_object()) {
+      const auto& f = row["fan"];
+      const double iterations = row["iterations"].get<double>(), bytes = row["bytes"].get<double>();
+      expect(f["pattern"] == mode && f["root"] == fan_root, where + "fan pattern and root");
+      expect(f["peers"].get<std::vector<int>>() == expected_peers, where + "fan peers: the first K ranks other than the root");
+      expect(f["peer_hosts"].size() == expected_peers.size() && f["root_host"].is_string(), where + "a host for the root and every peer");
+      // Closed forms: every peer moves window x size per iteration; the root all K of them.
+      expect(close(f["peer_bytes"].get<double>(), window * bytes * iterations), where + "peer bytes = window x size x iterations");
+      expect(close(f["total_bytes"].get<double>(), fan_peers * window * bytes * iterations),
+             where + "root's bytes = K x window x size x iterations");
+      expect(close(f["elapsed_us"].get<double>(), mean * iterations), where + "root's elapsed = its mean time x iterations");
+      expect(close(f["root_gbps"].get<double>(), f["total_bytes"].get<double>() / (f["elapsed_us"].get<double>() * 1e3)) &&
+             close(f["root_gbps"].get<double>(), row["gbps"].get<double>()),
+             where + "root's GB/s = its bytes / its elapsed = the row's gbps");
+      std::vector<double> shares;
+      for (std::size_t k = 0; k < f["peer_gbps"].size(); ++k) {
+        const double elapsed = f["peer_elapsed_us"][k].get<double>();
+        expect(elapsed > 0, where + "every peer timed its own iterations");
+        shares.push_back(f["peer_gbps"][k].get<double>());
+        expect(close(shares.back(), f["peer_bytes"].get<double>() / (elapsed * 1e3)), where + "a peer's share = its bytes / its elapsed");
+      }
+      expect(shares.size() == expected_peers.size(), where + "a share per peer");
+      if (!shares.empty()) {
+        expect(f["share_min_gbps"] == *std::min_element(shares.begin(), shares.end()) &&
+               f["share_max_gbps"] == *std::max_element(shares.begin(), shares.end()) &&
+               close(f["share_median_gbps"].get<double>(), median(shares)),
+               where + "share min/median/max of the peers' shares");
+      }
+    }
     if (row["wrong"].is_number()) wrong_total += row["wrong"].get<std::int64_t>();
     else expect(false, where + "no check ran");
   }

@@ -69,6 +69,45 @@ TEST(Pt2ptSchedule, WhoReceivesData) {
   EXPECT_FALSE(receives_data(Mode::kLatency, 2, pair));
 }
 
+TEST(Pt2ptSchedule, AFanRootHasEveryPeerAndTheOthersOne) {
+  const std::vector<LinkPair> fan_in{{0, 2}, {1, 2}, {3, 2}};
+  const Part root = part_of(2, fan_in);
+  EXPECT_EQ(root.role, Role::kResponder);
+  EXPECT_EQ(root.fan_peers, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(part_of(3, fan_in).role, Role::kInitiator);
+  EXPECT_EQ(part_of(3, fan_in).peer, 2);
+  EXPECT_TRUE(part_of(3, fan_in).fan_peers.empty());
+  EXPECT_EQ(part_of(4, fan_in).role, Role::kIdle);
+  // The root's clock is the row's, and only the root (or a fan-out leaf) receives data.
+  EXPECT_TRUE(times_the_row(Mode::kFanIn, 2, fan_in));
+  EXPECT_FALSE(times_the_row(Mode::kFanIn, 0, fan_in));
+  EXPECT_TRUE(times_the_row(Mode::kFanOut, 2, {{2, 0}, {2, 1}}));
+  EXPECT_FALSE(times_the_row(Mode::kFanOut, 0, {{2, 0}, {2, 1}}));
+  EXPECT_TRUE(times_the_row(Mode::kBandwidth, 0, {{0, 1}}));
+  EXPECT_TRUE(receives_data(Mode::kFanIn, 2, fan_in));
+  EXPECT_FALSE(receives_data(Mode::kFanIn, 0, fan_in));
+  EXPECT_TRUE(receives_data(Mode::kFanOut, 1, {{2, 0}, {2, 1}}));
+  EXPECT_FALSE(receives_data(Mode::kFanOut, 2, {{2, 0}, {2, 1}}));
+}
+
+TEST(Pt2ptSchedule, AFanIsTheWindowToEveryPeerThenAOneByteAcknowledgementEach) {
+  Part root{Role::kInitiator, 1, {1, 3}};  // fan-out from this rank to ranks 1 and 3
+  EXPECT_EQ(describe(iteration_steps(Mode::kFanOut, root, 2, 16, kBuffers)), "[S1s16 S3s16 S1s16 S3s16 ][R1a1 R3a1 ]");
+  EXPECT_EQ(describe(iteration_steps(Mode::kFanOut, {Role::kResponder, 0}, 2, 16, kBuffers)), "[R0r16 R0r16 ][S0a1 ]");
+  EXPECT_EQ(describe(iteration_steps(Mode::kFanIn, {Role::kInitiator, 2}, 2, 16, kBuffers)), "[S2s16 S2s16 ][R2a1 ]");
+  // A fan-in root: each sender's window into its own slice, the acknowledgements at offsets 0, 1.
+  PairBuffers sliced = kBuffers;
+  sliced.recv_slice = 32;
+  const auto steps = iteration_steps(Mode::kFanIn, {Role::kResponder, 0, {0, 1}}, 2, 16, sliced);
+  EXPECT_EQ(describe(steps), "[R0r16 R1r16 R0r16 R1r16 ][S0a1 S1a1 ]");
+  std::vector<std::size_t> data_offsets, ack_offsets;
+  for (const Transfer& t : steps[0]) data_offsets.push_back(t.offset_bytes);
+  EXPECT_EQ(data_offsets, (std::vector<std::size_t>{0, 32, 0, 32}));
+  const auto root_out = iteration_steps(Mode::kFanOut, root, 1, 16, kBuffers);
+  for (const Transfer& t : root_out[1]) ack_offsets.push_back(t.offset_bytes);
+  EXPECT_EQ(ack_offsets, (std::vector<std::size_t>{0, 1}));  // K acknowledgements never share a byte
+}
+
 class RecordingWorld final : public World {
  public:
   explicit RecordingWorld(Log& log) : log_(log) {}

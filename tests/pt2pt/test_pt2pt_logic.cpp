@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "workloads/pt2pt/fan_figures.h"
 #include "workloads/pt2pt/link_matrix.h"
 #include "workloads/pt2pt/pt2pt_options.h"
 
@@ -149,6 +150,71 @@ TEST(Pt2ptOptions, TheWorldBoundsPairsAndPeers) {
   EXPECT_THROW(check_against_world(parse_options({"--matrix", "--sample-peers", "4"}), 4), UsageError);
   EXPECT_NO_THROW(check_against_world(parse_options({"--matrix", "--sample-peers", "3"}), 4));
   EXPECT_THROW(check_against_world(parse_options({}), 1), UsageError);
+}
+
+TEST(Pt2ptFan, PatternsParseAndKeepTheirFlags) {
+  const Pt2ptOptions fan_in = parse_options({"--pattern", "fan-in", "--root", "2", "--senders", "3"});
+  EXPECT_EQ(fan_in.mode, Mode::kFanIn);
+  EXPECT_EQ(fan_in.fan_root, 2);
+  EXPECT_EQ(fan_in.fan_peers, 3);
+  EXPECT_EQ(parse_options({"--pattern", "fan-out"}).mode, Mode::kFanOut);
+  EXPECT_EQ(parse_options({"--pattern", "fan-out"}).fan_peers, 0);  // every other rank
+  EXPECT_EQ(to_string(Mode::kFanIn), "fan-in");
+  EXPECT_FALSE(parse_mode("fan-in"));  // --mode keeps OSU's four; the fans come through --pattern
+  // OSU's bandwidth counts: 100 + 10 up to 8 KiB, 20 + 2 above.
+  EXPECT_EQ(osu_iteration_counts(Mode::kFanOut, 8192).iterations, 100);
+  EXPECT_EQ(osu_iteration_counts(Mode::kFanIn, 8193).warmup, 2);
+  const nlohmann::json recorded = options_as_json(fan_in);
+  EXPECT_EQ(recorded["pattern"], "fan-in");
+  EXPECT_EQ(recorded["root"], 2);
+  EXPECT_EQ(recorded["senders"], 3);
+  EXPECT_FALSE(recorded.contains("pair"));
+}
+
+TEST(Pt2ptFan, BadFanInputIsAUsageError) {
+  EXPECT_THROW(parse_options({"--pattern", "bogus"}), UsageError);
+  EXPECT_THROW(parse_options({"--pattern", "fan-in", "--senders", "0"}), UsageError);
+  EXPECT_THROW(parse_options({"--pattern", "fan-in", "--root", "-1"}), UsageError);
+  EXPECT_THROW(parse_options({"--senders", "2"}), UsageError);  // without --pattern
+  EXPECT_THROW(parse_options({"--root", "1"}), UsageError);
+  EXPECT_THROW(parse_options({"--pattern", "fan-in", "--mode", "bw"}), UsageError);
+  EXPECT_THROW(parse_options({"--pattern", "fan-out", "--matrix"}), UsageError);
+  EXPECT_THROW(parse_options({"--pattern", "fan-in", "--pair", "0,1"}), UsageError);
+}
+
+TEST(Pt2ptFan, TheWorldBoundsTheRootAndTheSenders) {
+  EXPECT_NO_THROW(check_against_world(parse_options({"--pattern", "fan-in", "--root", "3", "--senders", "3"}), 4));
+  EXPECT_THROW(check_against_world(parse_options({"--pattern", "fan-in", "--root", "4"}), 4), UsageError);
+  EXPECT_THROW(check_against_world(parse_options({"--pattern", "fan-out", "--senders", "4"}), 4), UsageError);
+  EXPECT_NO_THROW(check_against_world(parse_options({"--pattern", "fan-out"}), 2));  // one peer: a fan of one
+}
+
+TEST(Pt2ptFan, PairsRunFromTheSendersToTheReceiver) {
+  // Fan-in to rank 2 of 5: every other rank sends; fan-out: rank 2 sends to each.
+  EXPECT_EQ(fan_pairs(Mode::kFanIn, 5, 2, 0), (std::vector<LinkPair>{{0, 2}, {1, 2}, {3, 2}, {4, 2}}));
+  EXPECT_EQ(fan_pairs(Mode::kFanOut, 5, 2, 0), (std::vector<LinkPair>{{2, 0}, {2, 1}, {2, 3}, {2, 4}}));
+  // --senders K: the first K ranks other than the root.
+  EXPECT_EQ(fan_pairs(Mode::kFanIn, 5, 0, 2), (std::vector<LinkPair>{{1, 0}, {2, 0}}));
+  EXPECT_EQ(fan_pairs(Mode::kFanOut, 2, 1, 1), (std::vector<LinkPair>{{1, 0}}));
+}
+
+TEST(Pt2ptFan, FiguresAreBytesOverEachEndsOwnTime) {
+  // 3 peers, 1 KiB x window 4 x 10 iterations each: 40960 B a peer, 122880 B at the root.
+  const FanFigures figures = fan_figures(1024, 4, 10, 100.0, {50.0, 100.0, 200.0});
+  EXPECT_DOUBLE_EQ(figures.peer_bytes, 40960.0);
+  EXPECT_DOUBLE_EQ(figures.total_bytes, 3 * 40960.0);
+  EXPECT_DOUBLE_EQ(figures.root_gbps, 3 * 40960.0 / 100e3);  // bytes / (us x 1e3) = GB/s
+  ASSERT_EQ(figures.peer_gbps.size(), 3u);
+  EXPECT_DOUBLE_EQ(figures.peer_gbps[0], 40960.0 / 50e3);
+  EXPECT_DOUBLE_EQ(figures.peer_gbps[2], 40960.0 / 200e3);
+  EXPECT_DOUBLE_EQ(figures.share_min_gbps, figures.peer_gbps[2]);
+  EXPECT_DOUBLE_EQ(figures.share_median_gbps, figures.peer_gbps[1]);
+  EXPECT_DOUBLE_EQ(figures.share_max_gbps, figures.peer_gbps[0]);
+  // An even count's median is the mean of the middle two; a peer that timed nothing has 0, not inf.
+  const FanFigures even = fan_figures(8, 1, 1, 0.0, {1.0, 2.0, 0.0, 4.0});
+  EXPECT_DOUBLE_EQ(even.root_gbps, 0.0);
+  EXPECT_DOUBLE_EQ(even.share_min_gbps, 0.0);
+  EXPECT_DOUBLE_EQ(even.share_median_gbps, (8.0 / 4e3 + 8.0 / 2e3) / 2);
 }
 
 }  // namespace

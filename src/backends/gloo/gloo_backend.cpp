@@ -233,6 +233,7 @@ GlooBackend::GlooBackend(World& world, const BackendConfig& config) : rank_(worl
       {"gloo context + connectFullMesh", [this](const std::vector<int>& members) { connect_members(members); }, "", {}, ""}};
   support_.dtype_reasons = fp8_reasons("the gloo backend has no 8-bit float type");
   support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
+  support_.point_to_point.many_peers = true;  // an unbound buffer per transfer, any peer
   if (allreduce_algorithm_ != AllreduceAlgorithm::kDefault) {
     for (CollectiveEntry& entry : support_.collectives) {
       if (entry.name == "all_reduce") continue;

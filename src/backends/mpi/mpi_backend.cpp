@@ -151,6 +151,7 @@ MpiBackend::MpiBackend(MPI_Comm parent) {
       {"MPI_Comm_split", [this](const std::vector<int>& members) { split_members(members); }, "", {}, ""}};
   support_.dtype_reasons = fp8_reasons("the mpi backend has no 8-bit float reductions (MPI has no fp8 type)");
   support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
+  support_.point_to_point.many_peers = true;  // MPI_Isend/MPI_Irecv to any peers, one MPI_Waitall
   support_.point_to_point.max_transfer_bytes = static_cast<std::size_t>(INT_MAX);
   tuned_algorithms_ = forced_tuned_algorithms(rank_);
 }

@@ -71,6 +71,7 @@ void NcclBackend::declare_support() {
   // under nccl-tests' (results/gpu/2026-11-26-h100).
   support_.moves_buffers_each_call = true;
   support_.point_to_point.exchange = [this](const std::vector<Transfer>& transfers) { exchange(transfers); };
+  support_.point_to_point.many_peers = true;  // ncclSend/ncclRecv to any peers in one group
 }
 
 void NcclBackend::offer_fp8_where_the_device_has_it() {

@@ -1,14 +1,43 @@
 #include "workloads/pt2pt/pair_schedule.h"
 
+#include <algorithm>
+
 namespace collbench::pt2pt {
 
 Part part_of(int rank, const std::vector<LinkPair>& pairs) {
+  Part part;
   for (const LinkPair& pair : pairs) {
-    if (pair.src == rank) return {Role::kInitiator, pair.dst};
-    if (pair.dst == rank) return {Role::kResponder, pair.src};
+    if (pair.src != rank && pair.dst != rank) continue;
+    part.role = pair.src == rank ? Role::kInitiator : Role::kResponder;
+    part.fan_peers.push_back(pair.src == rank ? pair.dst : pair.src);
   }
-  return {};
+  if (!part.fan_peers.empty()) part.peer = part.fan_peers.front();
+  if (part.fan_peers.size() == 1) part.fan_peers.clear();  // one peer: no fan root
+  return part;
 }
+
+namespace {
+
+// A fan's iteration from one end: the window to or from every peer, then the acknowledgements.
+std::vector<std::vector<Transfer>> fan_steps(const Part& part, int window, std::size_t bytes, const PairBuffers& buffers) {
+  using Direction = Transfer::Direction;
+  const std::vector<int> peers = part.fan_peers.empty() ? std::vector<int>{part.peer} : part.fan_peers;
+  const bool sends_data = part.role == Role::kInitiator;
+  std::vector<Transfer> data, acks;
+  for (int message = 0; message < window; ++message) {
+    for (std::size_t k = 0; k < peers.size(); ++k) {
+      if (sends_data) data.push_back({Direction::kSend, peers[k], buffers.send, 0, bytes});
+      else data.push_back({Direction::kRecv, peers[k], buffers.recv, k * buffers.recv_slice, bytes});
+    }
+  }
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    if (sends_data) acks.push_back({Direction::kRecv, peers[k], buffers.ack, k, kMultiPairAckBytes});
+    else acks.push_back({Direction::kSend, peers[k], buffers.ack, 0, kMultiPairAckBytes});
+  }
+  return {data, acks};
+}
+
+}  // namespace
 
 std::vector<std::vector<Transfer>> iteration_steps(Mode mode, const Part& part, int window, std::size_t bytes,
                                                    const PairBuffers& buffers) {
@@ -30,6 +59,9 @@ std::vector<std::vector<Transfer>> iteration_steps(Mode mode, const Part& part, 
       if (initiator) return {many(Direction::kSend, buffers.send), {{Direction::kRecv, part.peer, buffers.ack, 0, ack}}};
       return {many(Direction::kRecv, buffers.recv), {{Direction::kSend, part.peer, buffers.ack, 0, ack}}};
     }
+    case Mode::kFanIn:
+    case Mode::kFanOut:
+      return fan_steps(part, window, bytes, buffers);
     case Mode::kBidirectional: {
       // osu_bibw posts the window's receives, then its sends, and completes them all.
       std::vector<Transfer> both = many(Direction::kRecv, buffers.recv);
@@ -47,6 +79,12 @@ bool receives_data(Mode mode, int rank, const std::vector<LinkPair>& pairs) {
     if (pair.src == rank) return mode == Mode::kLatency || mode == Mode::kBidirectional;
   }
   return false;
+}
+
+bool times_the_row(Mode mode, int rank, const std::vector<LinkPair>& pairs) {
+  // Every link of a fan has the root at the same end: fan-in's receiver, fan-out's sender.
+  if (is_fan(mode)) return !pairs.empty() && rank == (mode == Mode::kFanIn ? pairs.front().dst : pairs.front().src);
+  return std::any_of(pairs.begin(), pairs.end(), [rank](const LinkPair& pair) { return pair.src == rank; });
 }
 
 void PairOperation::prepare_marks(int marks) {

@@ -40,7 +40,25 @@ void declare_options(CLI::App& app, Pt2ptOptions& o) {
               o.mode = *mode;
             });
   record(app, {mode}, [&o](nlohmann::json& out) { out["mode"] = to_string(o.mode); });
-  add_integer(app, "-W,--window", "messages in flight per iteration for bw, bibw and mbw_mr (default 64, OSU's)", o.window, 1, 4096);
+  auto* pattern = add_value(app, "--pattern", "PATTERN",
+            "fan-in: K senders to one receiver at once, each osu_bw's window (osu_bw_fan_in)\n"
+            "fan-out: one sender to K receivers at once (osu_bw_fan_out); instead of --mode",
+            [&o](Text& v, Text& f) {
+              const auto pattern = parse_pattern(v);
+              if (!pattern) throw UsageError("unknown pattern '" + v + "' for " + f + " (use fan-in or fan-out)");
+              o.mode = *pattern;
+            });
+  auto* root = add_integer(app, "--root", "with --pattern, the one rank: fan-in's receiver, fan-out's sender (default 0)", o.fan_root, 0, 1 << 30);
+  auto* senders = add_integer(app, "--senders", "with --pattern, K: the ranks at the other end, the first K other than --root\n"
+              "(fan-in's senders, fan-out's receivers; default: every other rank)", o.fan_peers, 1, 1 << 30);
+  record(app, {pattern, root, senders}, [&o](nlohmann::json& out) {
+    if (!is_fan(o.mode)) return;
+    out["pattern"] = to_string(o.mode);
+    out["root"] = o.fan_root;
+    out["senders"] = o.fan_peers == 0 ? nlohmann::json("all") : nlohmann::json(o.fan_peers);
+  });
+  add_integer(app, "-W,--window", "messages in flight per iteration (and per peer with --pattern) for bw, bibw, mbw_mr\n"
+              "and the fans (default 64, OSU's)", o.window, 1, 4096);
   auto* pair = add_value(app, "--pair", "A,B", "the two ranks of latency, bw and bibw (default 0,1; the others wait)", [&o](Text& v, Text& f) {
     const std::vector<std::string> ranks = split_list(v);
     if (ranks.size() != 2) throw UsageError(f + " expects two ranks A,B, got '" + v + "'");
@@ -49,7 +67,7 @@ void declare_options(CLI::App& app, Pt2ptOptions& o) {
     if (o.pair_src == o.pair_dst) throw UsageError(f + " needs two different ranks, got " + v);
   });
   record(app, {pair}, [&o](nlohmann::json& out) {
-    if (!o.matrix && o.mode != Mode::kMultiPair) out["pair"] = {o.pair_src, o.pair_dst};
+    if (!o.matrix && o.mode != Mode::kMultiPair && !is_fan(o.mode)) out["pair"] = {o.pair_src, o.pair_dst};
   });
   add_flag(app, "--matrix", "every ordered pair of ranks, one pair at a time, the others waiting: a rank x rank\n"
            "time and bandwidth matrix per size, slow links flagged (exit 3)", o.matrix);
@@ -83,7 +101,7 @@ void declare_options(CLI::App& app, Pt2ptOptions& o) {
   add_report_flags(app, o);
   add_help_flags(app, o);
   app.footer("OSU's counts (timed + warm-up): latency 10000+100 up to 8 KiB and 1000+10 above; bw, bibw and\n"
-             "mbw_mr 100+10 up to 8 KiB and 20+2 above. -n or -w replaces them for every size, as OSU's -i and -x do.\n"
+             "mbw_mr and the fans 100+10 up to 8 KiB and 20+2 above. -n or -w replaces them for every size, as OSU's -i and -x do.\n"
              "Exit codes: 0 ok, 1 runtime error, 2 bad usage, 3 wrong bytes or a slow link (--matrix), 4 timeout.");
 }
 
@@ -104,12 +122,21 @@ std::string to_string(Mode mode) {
     case Mode::kBandwidth: return "bw";
     case Mode::kBidirectional: return "bibw";
     case Mode::kMultiPair: return "mbw_mr";
+    case Mode::kFanIn: return "fan-in";
+    case Mode::kFanOut: return "fan-out";
   }
   return "latency";
 }
 
 std::optional<Mode> parse_mode(const std::string& text) {
   for (Mode mode : {Mode::kLatency, Mode::kBandwidth, Mode::kBidirectional, Mode::kMultiPair}) {
+    if (text == to_string(mode)) return mode;
+  }
+  return std::nullopt;
+}
+
+std::optional<Mode> parse_pattern(const std::string& text) {
+  for (Mode mode : {Mode::kFanIn, Mode::kFanOut}) {
     if (text == to_string(mode)) return mode;
   }
   return std::nullopt;
@@ -135,6 +162,16 @@ Pt2ptOptions parse_options(const std::vector<std::string>& args) {
   if (given(options, "--slow-link-factor") && !options.matrix) throw UsageError("--slow-link-factor needs --matrix");
   if (given(options, "--pair") && (options.matrix || options.mode == Mode::kMultiPair)) {
     throw UsageError("--pair names the one pair of latency, bw and bibw; --matrix and mbw_mr choose their own pairs");
+  }
+  if (given(options, "--pattern") && given(options, "--mode")) {
+    throw UsageError("--pattern runs osu_bw's window from or to K ranks; it replaces --mode");
+  }
+  if (is_fan(options.mode)) {
+    if (options.matrix) throw UsageError("--matrix measures one pair at a time; --pattern runs K links at once");
+    if (given(options, "--pair")) throw UsageError("--pair names the one pair of latency, bw and bibw; --pattern takes --root and --senders");
+  } else {
+    if (given(options, "--root")) throw UsageError("--root needs --pattern fan-in or fan-out");
+    if (given(options, "--senders")) throw UsageError("--senders needs --pattern fan-in or fan-out");
   }
   if (options.explicit_sizes.empty()) options.requested_sizes();  // validates the sweep now, on every rank at once
   return options;
@@ -169,6 +206,15 @@ std::vector<LinkPair> multi_pairs(int ranks) {
   return pairs;
 }
 
+std::vector<LinkPair> fan_pairs(Mode mode, int ranks, int root, int peers) {
+  std::vector<LinkPair> pairs;
+  for (int rank = 0; rank < ranks && (peers == 0 || static_cast<int>(pairs.size()) < peers); ++rank) {
+    if (rank == root) continue;
+    pairs.push_back(mode == Mode::kFanIn ? LinkPair{rank, root} : LinkPair{root, rank});
+  }
+  return pairs;
+}
+
 std::vector<LinkPair> matrix_pairs(int ranks, int sample_peers, std::uint64_t seed) {
   std::vector<LinkPair> pairs;
   std::uint64_t state = seed;
@@ -197,7 +243,14 @@ void check_against_world(const Pt2ptOptions& options, int ranks) {
                      " (launch with mpirun -np 2 or more, or WORLD_SIZE >= 2)");
   }
   const std::string world = " is outside the world of " + std::to_string(ranks) + " ranks (use 0.." + std::to_string(ranks - 1) + ")";
-  if (!options.matrix && options.mode != Mode::kMultiPair) {
+  if (is_fan(options.mode)) {
+    if (options.fan_root >= ranks) throw UsageError("--root: rank " + std::to_string(options.fan_root) + world);
+    if (options.fan_peers > ranks - 1) {
+      throw UsageError("--senders " + std::to_string(options.fan_peers) + ": the root has only " + std::to_string(ranks - 1) +
+                       " other ranks in a world of " + std::to_string(ranks));
+    }
+  }
+  if (!options.matrix && options.mode != Mode::kMultiPair && !is_fan(options.mode)) {
     if (options.pair_src >= ranks) throw UsageError("--pair: rank " + std::to_string(options.pair_src) + world);
     if (options.pair_dst >= ranks) throw UsageError("--pair: rank " + std::to_string(options.pair_dst) + world);
   }

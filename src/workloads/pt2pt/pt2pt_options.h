@@ -15,10 +15,14 @@
 
 namespace collbench::pt2pt {
 
-// OSU's point-to-point tests: osu_latency, osu_bw, osu_bibw, osu_mbw_mr.
-enum class Mode { kLatency, kBandwidth, kBidirectional, kMultiPair };
-std::string to_string(Mode mode);                 // "latency", "bw", "bibw", "mbw_mr"
-std::optional<Mode> parse_mode(const std::string& text);
+// OSU's point-to-point tests: osu_latency, osu_bw, osu_bibw, osu_mbw_mr, and OSU 7's congestion
+// tests osu_bw_fan_in and osu_bw_fan_out (chosen with --pattern, not --mode).
+enum class Mode { kLatency, kBandwidth, kBidirectional, kMultiPair, kFanIn, kFanOut };
+std::string to_string(Mode mode);                 // "latency", "bw", "bibw", "mbw_mr", "fan-in", "fan-out"
+std::optional<Mode> parse_mode(const std::string& text);     // --mode's four
+std::optional<Mode> parse_pattern(const std::string& text);  // --pattern's two
+// K ranks to one (fan-in) or one to K (fan-out): the one rank is the fan's root.
+inline bool is_fan(Mode mode) { return mode == Mode::kFanIn || mode == Mode::kFanOut; }
 
 // OSU's window of non-blocking messages per iteration (osu_bw, osu_bibw, osu_mbw_mr: 64).
 constexpr int kOsuWindow = 64;
@@ -37,6 +41,8 @@ struct Pt2ptOptions : RunFlags, BackendFlags {
   bool matrix = false;             // --matrix: every ordered pair, one at a time
   int sample_peers = 0;            // --sample-peers K: K peers per rank (0: every peer)
   double slow_link_factor = 1.5;   // --slow-link-factor: flag links slower than this x their class's median
+  int fan_root = 0;                // --root: the receiver of fan-in, the sender of fan-out
+  int fan_peers = 0;               // --senders K: the fan's other end (0: every other rank)
   bool iterations_given = false, warmup_given = false;  // -n / -w given: they replace OSU's counts
 
   // The sizes the run measures: --sizes, the sweep, or for --matrix without sizes 8 B and 1 MiB.
@@ -69,13 +75,19 @@ struct LinkPair {
 // mbw_mr's pairs, as OSU makes them: rank i with rank i + N/2 for i < N/2 (an odd last rank idles).
 std::vector<LinkPair> multi_pairs(int ranks);
 
+// A fan's links, one per peer, from the data's sender to its receiver: fan-in `peer -> root`,
+// fan-out `root -> peer`. The peers are the first `peers` ranks other than the root, in rank
+// order (0: all of them).
+std::vector<LinkPair> fan_pairs(Mode mode, int ranks, int root, int peers);
+
 // The link matrix's schedule: for every rank in order, its peers in order; all N-1 of them, or
 // `sample_peers` of them drawn with `seed` (the same draw on every rank and every run with that
 // seed, whatever the standard library: a splitmix64 stream and a partial Fisher-Yates shuffle).
 std::vector<LinkPair> matrix_pairs(int ranks, int sample_peers, std::uint64_t seed);
 
 // Checks against the world, the same on every rank: --pair inside it and distinct, at least two
-// ranks, --sample-peers below the world. Throws UsageError.
+// ranks, --sample-peers below the world, --root inside it and --senders at most the other ranks.
+// Throws UsageError.
 void check_against_world(const Pt2ptOptions& options, int ranks);
 
 }  // namespace collbench::pt2pt

@@ -19,6 +19,7 @@
 #include "harness/program_shell.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "workloads/pt2pt/fan_figures.h"
 #include "workloads/pt2pt/link_matrix.h"
 #include "workloads/pt2pt/pair_schedule.h"
 #include "workloads/pt2pt/pt2pt_options.h"
@@ -37,7 +38,10 @@ unsigned char pattern_byte(int sender, int check, std::size_t index) {
                                      static_cast<std::size_t>(check + 1) * 7u + 1u) & 0xffu);
 }
 
-std::string link_text(const std::vector<LinkPair>& pairs) {
+std::string link_text(Mode mode, const std::vector<LinkPair>& pairs) {
+  const std::string peers = std::to_string(pairs.size());
+  if (mode == Mode::kFanIn) return peers + " senders->" + std::to_string(pairs.front().dst);
+  if (mode == Mode::kFanOut) return std::to_string(pairs.front().src) + "->" + peers + " receivers";
   if (pairs.size() == 1) return std::to_string(pairs.front().src) + "->" + std::to_string(pairs.front().dst);
   return std::to_string(pairs.size()) + " pairs (i->i+" + std::to_string(pairs.size()) + ")";
 }
@@ -57,24 +61,45 @@ std::string timing_text(Mode mode, int window) {
     case Mode::kMultiPair:
       return "a barrier before each iteration; each sender times " + std::to_string(window) +
              " non-blocking sends and a 1-byte acknowledgement; time per iteration, mean over the senders (osu_mbw_mr)";
+    case Mode::kFanIn:
+      return "one barrier, then each iteration timed on the receiver: " + std::to_string(window) +
+             " messages from every sender at once, then a 1-byte acknowledgement to each; time per iteration "
+             "(osu_bw_fan_in); each sender's share from its own clock over its own iterations";
+    case Mode::kFanOut:
+      return "one barrier, then each iteration timed on the sender: " + std::to_string(window) +
+             " messages to every receiver at once, then a 1-byte acknowledgement from each; time per iteration "
+             "(osu_bw_fan_out); each receiver's share from its own clock over its own iterations";
   }
   return "";
 }
 
-MemoryNeed memory_need(const Pt2ptOptions& options) {
+// K: the fan's peers, --senders or every rank but the root.
+int fan_peer_count(const Pt2ptOptions& options, int world_size) {
+  return options.fan_peers > 0 ? options.fan_peers : world_size - 1;
+}
+
+MemoryNeed memory_need(const Pt2ptOptions& options, int world_size) {
   // A send and a receive buffer of the largest message; the checks' staging beside them. A GPU
   // backend's buffers are on the device.
   const auto sizes = options.requested_sizes();
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
   const std::uint64_t staging = std::min<std::uint64_t>(largest, kStagingBytes);
   if (options.backend == "nccl") return {staging};
-  return {largest > (UINT64_MAX - staging) / 2 ? UINT64_MAX : 2 * largest + staging, "the largest message needs",
+  // A fan-in root receives every sender's messages apart: one receive buffer per sender.
+  const std::uint64_t buffers = 1 + (options.mode == Mode::kFanIn ? static_cast<std::uint64_t>(fan_peer_count(options, world_size)) : 1);
+  return {largest > (UINT64_MAX - staging) / buffers ? UINT64_MAX : buffers * largest + staging, "the largest message needs",
           "lower -e or use fewer ranks per host"};
 }
 
 struct Pt2ptCase {
   std::uint64_t bytes = 0;
-  std::vector<LinkPair> pairs;  // one, or mbw_mr's N/2
+  std::vector<LinkPair> pairs;  // one, mbw_mr's N/2, or a fan's K links
+};
+
+// A place in this rank's receive buffer and the rank whose bytes arrive there.
+struct ReceiveRegion {
+  std::size_t offset = 0;
+  int sender = 0;
 };
 
 // One run of pt2pt_perf: the backend, its buffers and the cases.
@@ -99,12 +124,15 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
   std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
 
   RowCheck make_check(const Pt2ptCase& one_case, const Part& part);
+  std::vector<ReceiveRegion> receive_regions(const Part& part) const;
   nlohmann::json make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed);
+  nlohmann::json fan_json(const Pt2ptCase& one_case, const std::vector<double>& elapsed_by_rank, std::size_t iterations) const;
   nlohmann::json link_matrix_json() const;
 
   const Pt2ptOptions& options_;
   std::unique_ptr<Backend> backend_;
   std::unique_ptr<Buffer> send_, recv_, ack_;  // released before the backend that made them
+  std::size_t recv_slice_ = 0;  // a fan-in root's receive buffer per sender (the largest message); 0 elsewhere
   std::vector<std::string> hosts_;  // every rank's host, in rank order
   std::vector<unsigned char> staging_;
   std::map<std::uint64_t, std::map<std::pair<int, int>, LinkSamples>> matrix_;  // rank 0, --matrix
@@ -121,26 +149,35 @@ Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options)
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
   // One send and one receive buffer for every size and every message of a window (OSU's single
   // buffer), filled before anything is timed: never zeros, never untouched pages.
+  const int ranks = world.size();
+  // A fan's root takes K acknowledgements at once, one byte each at its own offset; a fan-in root
+  // receives each sender's messages into its own slice of the receive buffer.
+  const std::size_t fan_peers = is_fan(options_.mode) ? static_cast<std::size_t>(fan_peer_count(options_, ranks)) : 1;
+  const bool fan_in_root = options_.mode == Mode::kFanIn && world.rank() == options_.fan_root;
+  if (fan_in_root) recv_slice_ = static_cast<std::size_t>(largest);
+  const std::uint64_t recv_bytes = fan_in_root ? largest * fan_peers : largest;
+  const std::size_t ack_size = std::max(kAckBytes, fan_peers);
   send_ = backend_->allocate(largest);
-  recv_ = backend_->allocate(largest);
-  ack_ = backend_->allocate(kAckBytes);
+  recv_ = backend_->allocate(recv_bytes);
+  ack_ = backend_->allocate(ack_size);
   staging_.resize(static_cast<std::size_t>(std::min<std::uint64_t>(largest, kStagingBytes)));
-  for (std::size_t first = 0; first < largest; first += staging_.size()) {
-    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(staging_.size(), largest - first));
+  for (std::size_t first = 0; first < recv_bytes; first += staging_.size()) {
+    const std::size_t count = static_cast<std::size_t>(std::min<std::uint64_t>(staging_.size(), recv_bytes - first));
     for (std::size_t i = 0; i < count; ++i) staging_[i] = pattern_byte(world.rank(), -1, first + i);
-    send_->copy_from_host(staging_.data(), first, count);
+    if (first < largest) send_->copy_from_host(staging_.data(), first, static_cast<std::size_t>(std::min<std::uint64_t>(count, largest - first)));
     for (std::size_t i = 0; i < count; ++i) staging_[i] = static_cast<unsigned char>(~staging_[i]);
     recv_->copy_from_host(staging_.data(), first, count);
   }
-  const unsigned char ack_bytes[kAckBytes] = {1, 2, 3, 4};
-  ack_->copy_from_host(ack_bytes, 0, kAckBytes);
+  const std::vector<unsigned char> ack_bytes(ack_size, 1);
+  ack_->copy_from_host(ack_bytes.data(), 0, ack_size);
 
-  const int ranks = world.size();
   std::vector<std::vector<LinkPair>> schedules;
   if (options_.matrix) {
     for (const LinkPair& pair : matrix_pairs(ranks, options_.sample_peers, options_.seed)) schedules.push_back({pair});
   } else if (options_.mode == Mode::kMultiPair) {
     schedules.push_back(multi_pairs(ranks));
+  } else if (is_fan(options_.mode)) {
+    schedules.push_back(fan_pairs(options_.mode, ranks, options_.fan_root, options_.fan_peers));
   } else {
     schedules.push_back({{options_.pair_src, options_.pair_dst}});
   }
@@ -161,6 +198,10 @@ std::string Pt2ptWorkload::header(const nlohmann::json& report) const {
            " one at a time, " + to_string(options_.mode) + " per pair";
   } else if (options_.mode == Mode::kMultiPair) {
     what = std::to_string(ranks / 2) + " pairs at once (rank i with i+" + std::to_string(ranks / 2) + ")";
+  } else if (is_fan(options_.mode)) {
+    const std::string peers = std::to_string(fan_peer_count(options_, ranks));
+    what = options_.mode == Mode::kFanIn ? peers + " senders to rank " + std::to_string(options_.fan_root) + " at once"
+                                         : "rank " + std::to_string(options_.fan_root) + " to " + peers + " receivers at once";
   } else {
     what = "ranks " + std::to_string(options_.pair_src) + " and " + std::to_string(options_.pair_dst) + " of " +
            std::to_string(ranks) + " (the others wait)";
@@ -185,47 +226,62 @@ RowCheck Pt2ptWorkload::make_check(const Pt2ptCase& one_case, const Part& part) 
     if (receives_data(options_.mode, each, one_case.pairs)) last_receiver = each;
   }
   const bool corrupt = options_.inject_corrupt_output && rank == last_receiver;
+  const std::vector<ReceiveRegion> regions = receives ? receive_regions(part) : std::vector<ReceiveRegion>{};
   RowCheck check;
-  check.prepare = [this, bytes, part, receives](int c) {
+  check.prepare = [this, bytes, part, regions](int c) {
     if (part.role == Role::kIdle) return;
     for (std::size_t first = 0; first < bytes; first += staging_.size()) {
       const std::size_t count = std::min(staging_.size(), bytes - first);
       for (std::size_t i = 0; i < count; ++i) staging_[i] = pattern_byte(world_.rank(), c, first + i);
       send_->copy_from_host(staging_.data(), first, count);
-      if (!receives) continue;
-      for (std::size_t i = 0; i < count; ++i) staging_[i] = static_cast<unsigned char>(~pattern_byte(part.peer, c, first + i));
-      recv_->copy_from_host(staging_.data(), first, count);
+      for (const ReceiveRegion& region : regions) {
+        for (std::size_t i = 0; i < count; ++i) staging_[i] = static_cast<unsigned char>(~pattern_byte(region.sender, c, first + i));
+        recv_->copy_from_host(staging_.data(), region.offset + first, count);
+      }
     }
   };
-  check.count_wrong = [this, bytes, part, receives, corrupt](int c) -> std::int64_t {
-    if (!receives) return 0;
+  check.count_wrong = [this, bytes, regions, corrupt](int c) -> std::int64_t {
     std::int64_t wrong = 0;
     bool corrupt_next = corrupt;
-    for (std::size_t first = 0; first < bytes; first += staging_.size()) {
-      const std::size_t count = std::min(staging_.size(), bytes - first);
-      recv_->copy_to_host(staging_.data(), first, count);
-      if (corrupt_next) {
-        staging_[0] = static_cast<unsigned char>(~staging_[0]);
-        corrupt_next = false;
+    for (const ReceiveRegion& region : regions) {
+      for (std::size_t first = 0; first < bytes; first += staging_.size()) {
+        const std::size_t count = std::min(staging_.size(), bytes - first);
+        recv_->copy_to_host(staging_.data(), region.offset + first, count);
+        if (corrupt_next) {
+          staging_[0] = static_cast<unsigned char>(~staging_[0]);
+          corrupt_next = false;
+        }
+        for (std::size_t i = 0; i < count; ++i) wrong += staging_[i] != pattern_byte(region.sender, c, first + i) ? 1 : 0;
       }
-      for (std::size_t i = 0; i < count; ++i) wrong += staging_[i] != pattern_byte(part.peer, c, first + i) ? 1 : 0;
     }
     return wrong;
   };
   return check;
 }
 
+// Where this receiving rank's bytes arrive: from its one peer at the start of the buffer, or, on
+// a fan-in root, from each sender into that sender's own slice.
+std::vector<ReceiveRegion> Pt2ptWorkload::receive_regions(const Part& part) const {
+  if (part.fan_peers.empty()) return {{0, part.peer}};
+  std::vector<ReceiveRegion> regions;
+  for (std::size_t k = 0; k < part.fan_peers.size(); ++k) regions.push_back({k * recv_slice_, part.fan_peers[k]});
+  return regions;
+}
+
 CasePlan Pt2ptWorkload::prepare(std::size_t index) {
   const Pt2ptCase& one_case = cases_[index];
-  const std::string reason = backend_->point_to_point_unsupported(static_cast<std::size_t>(one_case.bytes));
-  const std::string what = "pt2pt " + to_string(options_.mode) + " " + link_text(one_case.pairs) + " at " +
+  // A fan posts to or from its K peers in one exchange; the other modes have one peer a rank.
+  const std::size_t peers_at_once = is_fan(options_.mode) ? one_case.pairs.size() : 1;
+  const std::string reason = backend_->point_to_point_unsupported(static_cast<std::size_t>(one_case.bytes), peers_at_once);
+  const std::string what = "pt2pt " + to_string(options_.mode) + " " + link_text(options_.mode, one_case.pairs) + " at " +
                            std::to_string(one_case.bytes) + " B";
   if (!reason.empty()) return CasePlan::skip_what(what, reason);
 
   const Part part = part_of(world_.rank(), one_case.pairs);
   // Built once per case, so an iteration only walks them: no allocation inside the timed loop.
   auto steps = std::make_shared<const std::vector<std::vector<Transfer>>>(
-      iteration_steps(options_.mode, part, options_.window, static_cast<std::size_t>(one_case.bytes), {send_.get(), recv_.get(), ack_.get()}));
+      iteration_steps(options_.mode, part, options_.window, static_cast<std::size_t>(one_case.bytes),
+                      {send_.get(), recv_.get(), ack_.get(), recv_slice_}));
   const PointToPointEntry& entry = backend_->support().point_to_point;
   auto issue = [steps, &entry] {
     for (const std::vector<Transfer>& step : *steps) entry.exchange(step);
@@ -248,15 +304,24 @@ CasePlan Pt2ptWorkload::prepare(std::size_t index) {
 }
 
 // Every rank: the measuring ranks' samples (the first rank of each pair, as OSU reports the
-// sender's time), their mean per iteration, and the row's figures from it.
+// sender's time; a fan's root), their mean per iteration, and the row's figures from it; for a
+// fan, every rank's own elapsed time too, for the peers' shares.
 nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measurement measured, const LoopResult& timed) {
   const int rank = world_.rank();
-  const bool measuring = std::any_of(one_case.pairs.begin(), one_case.pairs.end(), [rank](const LinkPair& p) { return p.src == rank; });
+  const bool measuring = times_the_row(options_.mode, rank, one_case.pairs);
   std::vector<double> samples = measuring ? timed.mine_us : std::vector<double>(timed.mine_us.size(), 0.0);
   world_.combine(samples, Combine::kSum);
+  const bool fan = is_fan(options_.mode);
   const double pairs = static_cast<double>(one_case.pairs.size());
+  const double timers = fan ? 1.0 : pairs;  // a fan has one clock, its root's
   const bool latency = options_.mode == Mode::kLatency;
-  for (double& sample : samples) sample = sample / pairs / (latency ? 2.0 : 1.0);
+  for (double& sample : samples) sample = sample / timers / (latency ? 2.0 : 1.0);
+  std::vector<double> elapsed_by_rank;  // each rank's timed iterations on its own clock, summed
+  if (fan) {
+    elapsed_by_rank.assign(static_cast<std::size_t>(world_.size()), 0.0);
+    for (double sample : timed.mine_us) elapsed_by_rank[static_cast<std::size_t>(rank)] += sample;
+    world_.combine(elapsed_by_rank, Combine::kSum);
+  }
   if (rank != 0) return nlohmann::json();
 
   const TimeStats time = summarize_samples(samples);
@@ -278,7 +343,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measur
   const std::string& dst_host = hosts_[static_cast<std::size_t>(first.dst)];
   nlohmann::json row = {{"mode", to_string(options_.mode)},
                         {"backend", backend_->name()},
-                        {"link", link_text(one_case.pairs)},
+                        {"link", link_text(options_.mode, one_case.pairs)},
                         {"matrix", options_.matrix},
                         {"pairs", one_case.pairs.size()},
                         {"src_rank", single ? nlohmann::json(first.src) : nlohmann::json(nullptr)},
@@ -291,12 +356,45 @@ nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measur
                         {"latency_us", latency ? nlohmann::json(time.mean) : nlohmann::json(nullptr)},
                         {"gbps", gbps},
                         {"messages_per_s", messages_per_s}};
+  if (fan) row["fan"] = fan_json(one_case, elapsed_by_rank, samples.size());
   if (options_.matrix) {
     LinkSamples& kept = matrix_[one_case.bytes][{first.src, first.dst}];
     kept.time_us.push_back(time.mean);
     kept.gbps.push_back(gbps);
   }
   return report::row_json(report::RowKind::kPointToPoint, std::move(row), measured);
+}
+
+// Rank 0: a fan row's own fields. The root's bytes over the root's elapsed time is the row's gbps;
+// each peer's share is its own bytes over its own elapsed time, with their spread.
+nlohmann::json Pt2ptWorkload::fan_json(const Pt2ptCase& one_case, const std::vector<double>& elapsed_by_rank, std::size_t iterations) const {
+  const bool fan_in = options_.mode == Mode::kFanIn;
+  const int root = fan_in ? one_case.pairs.front().dst : one_case.pairs.front().src;
+  std::vector<int> peers;
+  std::vector<std::string> peer_hosts;
+  std::vector<double> peer_elapsed;
+  for (const LinkPair& pair : one_case.pairs) {
+    const int peer = fan_in ? pair.src : pair.dst;
+    peers.push_back(peer);
+    peer_hosts.push_back(hosts_[static_cast<std::size_t>(peer)]);
+    peer_elapsed.push_back(elapsed_by_rank[static_cast<std::size_t>(peer)]);
+  }
+  const double root_elapsed = elapsed_by_rank[static_cast<std::size_t>(root)];
+  const FanFigures figures = fan_figures(one_case.bytes, options_.window, iterations, root_elapsed, peer_elapsed);
+  return {{"pattern", to_string(options_.mode)},
+          {"root", root},
+          {"root_host", hosts_[static_cast<std::size_t>(root)]},
+          {"peers", peers},
+          {"peer_hosts", peer_hosts},
+          {"total_bytes", figures.total_bytes},
+          {"elapsed_us", root_elapsed},
+          {"root_gbps", figures.root_gbps},
+          {"peer_bytes", figures.peer_bytes},
+          {"peer_elapsed_us", peer_elapsed},
+          {"peer_gbps", figures.peer_gbps},
+          {"share_min_gbps", figures.share_min_gbps},
+          {"share_median_gbps", figures.share_median_gbps},
+          {"share_max_gbps", figures.share_max_gbps}};
 }
 
 // Rank 0: the matrices per size (rows: the rank that starts; columns: its peer; null where not
@@ -394,7 +492,7 @@ int run_pt2pt_perf(int argc, char** argv) {
       check_against_world(*options, world.size());
       return settle_backend(world, options->backend);
     };
-    program.memory_need = [options](int) { return memory_need(*options); };
+    program.memory_need = [options](int world_size) { return memory_need(*options, world_size); };
     return program;
   });
 }
