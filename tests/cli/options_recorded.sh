@@ -28,6 +28,7 @@ cases=(
   "ddp_global|1|ddp_step_perf --global-batch 4 --first-bucket-mb 2 --ddp-version 1 --grad-dtype float16 --accumulate 1,2 -w 0 -n 1 --memory-gbps 5"
   "pt2pt|2|pt2pt_perf --mode bw -b 8 -e 64 -W 4 --pair 1,0 --seed 3"
   "pt2pt_matrix|2|pt2pt_perf --matrix --sizes 8 --slow-link-factor 3 -n 2 -w 1"
+  "pt2pt_fan|4|pt2pt_perf --pattern fan-out --root 1 --senders 2 --sizes 8 -W 4 -n 2 -w 1"
   "comm_init|1|comm_init_perf --comm-sizes 1 -w 0 -n 2"
   "comm_init_default|1|comm_init_perf -w 0 -n 1"
 )

@@ -48,9 +48,12 @@ void declare_options(CLI::App& app, Pt2ptOptions& o) {
               if (!pattern) throw UsageError("unknown pattern '" + v + "' for " + f + " (use fan-in or fan-out)");
               o.mode = *pattern;
             });
-  auto* root = add_integer(app, "--root", "with --pattern, the one rank: fan-in's receiver, fan-out's sender (default 0)", o.fan_root, 0, 1 << 30);
-  auto* senders = add_integer(app, "--senders", "with --pattern, K: the ranks at the other end, the first K other than --root\n"
-              "(fan-in's senders, fan-out's receivers; default: every other rank)", o.fan_peers, 1, 1 << 30);
+  // Read by handlers, so that a run without --pattern records neither.
+  auto* root = add_value(app, "--root", "R", "with --pattern, the one rank: fan-in's receiver, fan-out's sender (default 0)",
+                         [&o](Text& v, Text& f) { o.fan_root = static_cast<int>(parse_integer(v, f, 0, 1 << 30)); });
+  auto* senders = add_value(app, "--senders", "K", "with --pattern, the ranks at the other end, the first K other than --root\n"
+                            "(fan-in's senders, fan-out's receivers; default: every other rank)",
+                            [&o](Text& v, Text& f) { o.fan_peers = static_cast<int>(parse_integer(v, f, 1, 1 << 30)); });
   record(app, {pattern, root, senders}, [&o](nlohmann::json& out) {
     if (!is_fan(o.mode)) return;
     out["pattern"] = to_string(o.mode);
