@@ -36,7 +36,9 @@ constexpr int kSchemaMajor = 2;
 // 2.7: every kind's skipped cases hold {what, reason}: the collectives' gained "what" beside their
 //      dtype, op and placement.
 // 2.8: context.machine.nics and per_host[].nics, each host's network interfaces and their speed.
-constexpr int kSchemaMinor = 8;
+// 2.9: concurrent groups (issue 62): a grouped collective row holds `groups` (each group's figures)
+//      and `aggregate`, its headline the slowest group's; context.options records the rule.
+constexpr int kSchemaMinor = 9;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 

@@ -67,6 +67,34 @@ void read_measurement(const Reader& reader, const json& object, Measurement& mea
   measured.samples_us = samples_from_json(reader, object);
 }
 
+// A grouped row's groups and aggregate, checked as read: `collbench table` prints them.
+void check_groups(const Reader& reader, const json& object) {
+  const json& groups = reader.field(object, "groups");
+  if (!groups.is_array() || groups.empty()) reader.fail(".groups", "expected an array of groups");
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const Reader inner = reader.at(".groups[" + std::to_string(i) + "]");
+    const json& group = groups[i];
+    if (!group.is_object()) inner.fail("", "expected an object");
+    inner.integer(group, "id");
+    for (const char* list : {"ranks", "hosts"}) {
+      const json& items = inner.field(group, list);
+      if (!items.is_array() || items.empty()) inner.fail(std::string(".") + list, "expected a non-empty array");
+      for (const json& item : items) {
+        if (list == std::string("ranks") ? !item.is_number_integer() : !item.is_string()) inner.fail(std::string(".") + list, "expected rank numbers and host names");
+      }
+    }
+    inner.unsigned_integer(group, "bytes");
+    inner.at(".time_us").non_negative(inner.field(group, "time_us"), "mean");
+    inner.non_negative(group, "algbw_gbps");
+    inner.non_negative(group, "busbw_gbps");
+  }
+  const json& aggregate = reader.field(object, "aggregate");
+  const Reader inner = reader.at(".aggregate");
+  if (!aggregate.is_object()) inner.fail("", "expected an object");
+  inner.unsigned_integer(aggregate, "bytes_total");
+  for (const char* key : {"time_us", "algbw_gbps", "busbw_sum_gbps"}) inner.non_negative(aggregate, key);
+}
+
 // What a collective row holds beyond the generic row, checked as read: nccl-tests' table, the
 // model and health then read its fields without checks of their own.
 void check_collective_row(const Reader& reader, const json& object) {
@@ -90,6 +118,8 @@ void check_collective_row(const Reader& reader, const json& object) {
   if (object.contains("bitdiff") && !object["bitdiff"].is_null()) reader.integer(object, "bitdiff");
   if (object.contains("bitwise_hash")) reader.string(object, "bitwise_hash");
   if (object.contains("bitwise_repeats")) reader.integer(object, "bitwise_repeats");
+  // 2.8: concurrent groups (issue 62), each group's figures and the aggregate beside the headline.
+  if (object.contains("groups")) check_groups(reader, object);
   if (object.contains("first_bitdiff")) {
     const json& differences = reader.field(object, "first_bitdiff");
     if (!differences.is_array()) reader.fail(".first_bitdiff", "expected an array of differences");

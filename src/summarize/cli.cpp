@@ -43,6 +43,7 @@ struct Arguments {
   std::vector<std::string> inputs;        // REPORT|DIR... (compare: BASE NEW)
   std::vector<std::string> after_dashes;  // sweep: the benchmark and its arguments
   bool summary = false;                   // table --summary
+  GroupsView groups_view = GroupsView::kEach;  // table --groups
   std::optional<std::uint64_t> at;        // scaling --at
   std::string by;                         // speedup --by
   std::optional<std::string> baseline;    // speedup --baseline
@@ -128,7 +129,7 @@ int table_command(const Arguments& arguments) {
   }
   if (arguments.format == Format::kText) {
     const bool collective = reports.front().report.kind == report::RowKind::kCollective;
-    std::fputs((collective ? nccl_table_text(reports) : kind_table_text(reports)).c_str(), stdout);
+    std::fputs((collective ? nccl_table_text(reports, arguments.groups_view) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
   return print_with_notes(nccl_table_document(reports), reports, arguments.format);
@@ -413,6 +414,11 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text& f) { a.summary = parse_yes_no(v, f); });
        add_expectation_flags(command, a);
+       add_value(command, "--groups", "each|aggregate", "a report of concurrent groups: one block per group (each, the default) or\n"
+                 "the aggregate's (every group's bytes over the slowest group's time, busbw summed)", [&a](Text& v, Text& f) {
+                   if (v != "each" && v != "aggregate") throw UsageError("unknown value '" + v + "' for " + f + " (use each or aggregate)");
+                   a.groups_view = v == "each" ? GroupsView::kEach : GroupsView::kAggregate;
+                 });
      },
      table_command},
     {"explain", "REPORT|DIR... [--expect FILE] [--ceilings FILE] [options]",

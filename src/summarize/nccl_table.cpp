@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <optional>
 
 #include "core/printable.h"
+#include "report/group_view.h"
 #include "report/report_json.h"
 #include "report/table.h"
 #include "summarize/plot.h"
@@ -211,7 +213,17 @@ void print_partial(std::FILE* stream, const LoadedReport& loaded) {
 
 }  // namespace
 
-std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
+namespace {
+// "# group 1: ranks 1,3; hosts a,b" above a group's block.
+void print_group_heading(std::FILE* stream, const nlohmann::json& group) {
+  std::string ranks, hosts;
+  for (const auto& rank : group["ranks"]) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank.get<int>());
+  for (const auto& host : group["hosts"]) hosts += (hosts.empty() ? "" : ",") + report::printable(host.get<std::string>());
+  std::fprintf(stream, "# group %d: ranks %s; hosts %s\n", group["id"].get<int>(), ranks.c_str(), hosts.c_str());
+}
+}  // namespace
+
+std::string nccl_table_text(const std::vector<LoadedReport>& reports, GroupsView groups_view) {
   return report::written_text([&](std::FILE* stream) {
     report::TableWriter writer(stream);
     for (const auto& loaded : reports) {
@@ -222,17 +234,33 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports) {
       envelope["summary"] = report::has_collective_rows(loaded.report.kind) ? loaded.report.summary
                                                                            : report::RowSummary(report::RowKind::kCollective).to_json();
       writer.header(envelope, describe_run(loaded.report));
-      // Only collective rows have nccl-tests' fields.
-      for (std::size_t i = 0; i < rows.size() && report::has_collective_rows(loaded.report.kind); ++i) {
-        const auto placed = [&rows](std::size_t at, const char* placement) {
-          return rows[at].fields.at("placement") == placement ? &rows[at].fields : nullptr;
-        };
-        const nlohmann::json* out_of_place = placed(i, "out");
-        const nlohmann::json* in_place = placed(i, "in");
-        if (out_of_place && i + 1 < rows.size() && placed(i + 1, "in") && same_case(rows[i].fields, rows[i + 1].fields)) {
-          in_place = &rows[++i].fields;
+      // Only collective rows have nccl-tests' fields. A grouped report: one block per group (each
+      // row's view of it), or the aggregate's; any other: its rows as written.
+      const bool grouped = report::has_collective_rows(loaded.report.kind) && !rows.empty() && report::is_grouped(rows.front().fields);
+      std::vector<std::function<nlohmann::json(const nlohmann::json&)>> views{[](const nlohmann::json& row) { return row; }};
+      if (grouped && groups_view == GroupsView::kAggregate) {
+        views = {report::aggregate_row_view};
+        std::fprintf(stream, "# all %zu groups: size every group's bytes, time the slowest group's, busbw the groups' sum\n",
+                     rows.front().fields["groups"].size());
+      } else if (grouped) {
+        views.clear();
+        for (std::size_t g = 0; g < rows.front().fields["groups"].size(); ++g) views.push_back([g](const nlohmann::json& row) { return report::group_row_view(row, g); });
+      }
+      for (std::size_t v = 0; v < views.size(); ++v) {
+        if (grouped && groups_view == GroupsView::kEach) print_group_heading(stream, rows.front().fields["groups"][v]);
+        for (std::size_t i = 0; i < rows.size() && report::has_collective_rows(loaded.report.kind); ++i) {
+          const auto placed = [&rows](std::size_t at, const char* placement) {
+            return rows[at].fields.at("placement") == placement ? &rows[at].fields : nullptr;
+          };
+          const nlohmann::json* out_of_place = placed(i, "out");
+          const nlohmann::json* in_place = placed(i, "in");
+          if (out_of_place && i + 1 < rows.size() && placed(i + 1, "in") && same_case(rows[i].fields, rows[i + 1].fields)) {
+            in_place = &rows[++i].fields;
+          }
+          const std::optional<nlohmann::json> out = out_of_place ? std::optional(views[v](*out_of_place)) : std::nullopt;
+          const std::optional<nlohmann::json> in = in_place ? std::optional(views[v](*in_place)) : std::nullopt;
+          writer.line(out ? &*out : nullptr, in ? &*in : nullptr);
         }
-        writer.line(out_of_place, in_place);
       }
       for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
       writer.footer(envelope, loaded.path);

@@ -9,8 +9,12 @@
 
 namespace collbench::summarize {
 
-// The text form is exactly what the *_perf executable printed (same writer), one block per report.
-std::string nccl_table_text(const std::vector<LoadedReport>& reports);
+// A grouped report's table (concurrent groups): one block per group, or the aggregate's.
+enum class GroupsView { kEach, kAggregate };
+
+// The text form is exactly what the *_perf executable printed (same writer), one block per report;
+// a grouped report's, one block per group (or the aggregate) in the same columns.
+std::string nccl_table_text(const std::vector<LoadedReport>& reports, GroupsView groups_view = GroupsView::kEach);
 // Any other kind's text table, as its program printed it live (report::KindTableWriter).
 std::string kind_table_text(const std::vector<LoadedReport>& reports);
 

@@ -3,7 +3,10 @@
 //
 // usage: check_report REPORT --benchmark NAME --world-size N [--wrong zero|positive|per-row:K]
 //                     [--status complete|partial] [--dtypes a,b] [--ops a,b] [--placements out,in]
-//                     [--roots every|N] [--samples]
+//                     [--roots every|N] [--samples] [--groups 0,2/1,3]
+// --groups: the run's concurrent groups (issue 62), each group's ranks, groups separated by '/':
+// every row carries them with their own figures (busbw from the group's size), the headline is
+// the slowest group's, and the aggregate adds them up.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +39,8 @@ double expected_factor(const std::string& benchmark, int n) {
   return static_cast<double>(n - 1) / n;
 }
 
+bool near(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max(1.0, std::fabs(b)); }
+
 struct Checker {
   std::vector<std::string> problems;
   void expect(bool ok, const std::string& what) {
@@ -55,6 +60,7 @@ int main(int argc, char** argv) {
   int world_size = -1;
   std::set<std::string> dtypes, ops, placements{"out", "in"};
   bool samples = false;
+  std::vector<std::vector<int>> groups;
   for (int i = 2; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -67,6 +73,13 @@ int main(int argc, char** argv) {
     else if (flag == "--placements") { placements.clear(); for (auto& p : split(value())) placements.insert(p); }
     else if (flag == "--roots") roots = value();
     else if (flag == "--samples") samples = true;
+    else if (flag == "--groups") {
+      std::stringstream stream(value());
+      for (std::string one; std::getline(stream, one, '/');) {
+        groups.emplace_back();
+        for (const auto& rank : split(one)) groups.back().push_back(std::stoi(rank));
+      }
+    }
     else { std::fprintf(stderr, "check_report: unknown flag %s\n", flag.c_str()); return 2; }
   }
 
@@ -140,7 +153,11 @@ int main(int argc, char** argv) {
 
   const json& results = document["results"];
   check.expect(results.is_array() && !results.empty(), "results has rows");
-  const double factor = expected_factor(benchmark, world_size);
+  double factor = expected_factor(benchmark, world_size);
+  if (!groups.empty()) {
+    const json& options = document["context"]["options"];
+    check.expect(options.contains("split") || options.contains("groups"), "context.options records the groups' rule");
+  }
   std::set<std::string> seen_dtypes, seen_ops, seen_placements;
   std::set<int> seen_roots;
   std::int64_t wrong_total = 0;
@@ -162,6 +179,39 @@ int main(int argc, char** argv) {
                             "time_us", "algbw_gbps", "busbw_gbps", "wrong"}) {
       check.expect(row.contains(key), where + ": has " + key);
     }
+    if (!groups.empty()) {
+      const json& each = row.value("groups", json::array());
+      check.expect(each.size() == groups.size(), where + ": one entry per group");
+      double slowest = 0, busbw_sum = 0;
+      std::uint64_t total = 0, slowest_bytes = 0;
+      std::size_t slowest_size = 0;
+      for (std::size_t g = 0; g < std::min(each.size(), groups.size()); ++g) {
+        const json& group = each[g];
+        const std::string at = where + " group " + std::to_string(g);
+        check.expect(group["ranks"].get<std::vector<int>>() == groups[g], at + ": its ranks");
+        check.expect(group["hosts"].size() == groups[g].size(), at + ": a host per rank");
+        const double group_mean = group["time_us"]["mean"], group_algbw = group["algbw_gbps"], group_busbw = group["busbw_gbps"];
+        const auto group_bytes = group["bytes"].get<std::uint64_t>();
+        check.expect(group_mean > 0 && group_bytes > 0, at + ": positive time and bytes");
+        check.expect(near(group_algbw, group_bytes / (group_mean * 1e3)), at + ": algbw = bytes / mean time");
+        const int n = static_cast<int>(groups[g].size());
+        check.expect(near(group_busbw, n > 1 ? group_algbw * expected_factor(benchmark, n) : 0.0), at + ": busbw = algbw * the factor at the group's size");
+        total += group_bytes;
+        busbw_sum += group_busbw;
+        if (group_mean > slowest) {
+          slowest = group_mean;
+          slowest_bytes = group_bytes;
+          slowest_size = groups[g].size();
+        }
+      }
+      const json& aggregate = row.value("aggregate", json::object());
+      check.expect(aggregate.value("bytes_total", std::uint64_t{0}) == total, where + ": aggregate.bytes_total adds up the groups'");
+      check.expect(near(aggregate.value("time_us", 0.0), slowest), where + ": aggregate.time_us is the slowest group's");
+      check.expect(near(aggregate.value("algbw_gbps", 0.0), total / (slowest * 1e3)), where + ": aggregate.algbw_gbps = total bytes / slowest time");
+      check.expect(near(aggregate.value("busbw_sum_gbps", 0.0), busbw_sum), where + ": aggregate.busbw_sum_gbps adds up the groups'");
+      check.expect(near(row["time_us"]["mean"].get<double>(), slowest) && row["bytes"] == slowest_bytes, where + ": the headline is the slowest group's");
+      factor = expected_factor(benchmark, static_cast<int>(slowest_size));
+    }
     const double mean = row["time_us"]["mean"];
     const double algbw = row["algbw_gbps"];
     const auto bytes = row["bytes"].get<std::uint64_t>();
@@ -170,6 +220,8 @@ int main(int argc, char** argv) {
     check.expect(std::fabs(algbw - bytes / (mean * 1e3)) <= 1e-9 * std::max(1.0, algbw), where + ": algbw = bytes / mean time");
     if (world_size == 1) {
       check.expect(row["busbw_gbps"].is_null(), where + ": busbw is null on one rank");
+    } else if (row["busbw_gbps"].is_null()) {
+      check.expect(!groups.empty(), where + ": busbw is a number");
     } else {
       const double busbw = row["busbw_gbps"];
       check.expect(std::fabs(busbw - algbw * factor) <= 1e-9 * std::max(1.0, busbw), where + ": busbw = algbw * nccl-tests factor");
@@ -198,7 +250,9 @@ int main(int argc, char** argv) {
   if (!ops.empty()) check.expect(seen_ops == ops, "every requested op has rows");
   check.expect(seen_placements == placements, "every requested placement has rows");
   if (roots == "every") {
-    check.expect(static_cast<int>(seen_roots.size()) == world_size, "a row for every root");
+    std::size_t smallest = static_cast<std::size_t>(world_size);
+    for (const auto& group : groups) smallest = std::min(smallest, group.size());
+    check.expect(seen_roots.size() == smallest, "a row for every root");
   } else if (!roots.empty()) {
     check.expect(seen_roots == std::set<int>{std::stoi(roots)}, "rows for root " + roots);
   }

@@ -9,6 +9,7 @@
 
 #include "backends/mpi/mpi_check.h"
 #include "backends/mpi/mpi_world.h"
+#include "core/group_world.h"
 #include "backends/registry.h"
 #include "core/error.h"
 #include "core/host_reduce.h"
@@ -127,7 +128,12 @@ std::map<std::string, std::string> forced_tuned_algorithms(int rank) {
 
 }  // namespace
 
-MpiBackend::MpiBackend(MPI_Comm parent) {
+void MpiBackend::barrier(World& world) {
+  if (group_) CB_MPI_CHECK(MPI_Barrier(communicator_));
+  else world.barrier();
+}
+
+MpiBackend::MpiBackend(MPI_Comm parent, bool group) : group_(group) {
   CB_MPI_CHECK(MPI_Comm_dup(parent, &communicator_));
   CB_MPI_CHECK(MPI_Comm_set_errhandler(communicator_, MPI_ERRORS_RETURN));
   CB_MPI_CHECK(MPI_Comm_rank(communicator_, &rank_));
@@ -354,9 +360,17 @@ namespace collbench::backend_entry {
 namespace {
 
 std::unique_ptr<Backend> make_mpi_backend(World& world, const BackendConfig& /*nothing for MPI*/) {
-  const auto* mpi_world = dynamic_cast<const mpi::MpiWorld*>(&world);
+  // A group's world (concurrent groups, issue 62): its communicator is split from the parent's,
+  // coloured by group, ordered as the group lists its ranks (by world rank).
+  auto* group_world = dynamic_cast<GroupWorld*>(&world);
+  const auto* mpi_world = dynamic_cast<const mpi::MpiWorld*>(group_world ? &group_world->parent() : &world);
   if (!mpi_world) throw Error("the mpi backend needs the MPI control plane (launch with mpirun or srun)");
-  return std::make_unique<mpi::MpiBackend>(mpi_world->communicator());
+  if (!group_world) return std::make_unique<mpi::MpiBackend>(mpi_world->communicator());
+  MPI_Comm split = MPI_COMM_NULL;
+  CB_MPI_CHECK(MPI_Comm_split(mpi_world->communicator(), static_cast<int>(group_world->group_index()), group_world->rank(), &split));
+  auto backend = std::make_unique<mpi::MpiBackend>(split, true);  // keeps its own duplicate
+  MPI_Comm_free(&split);
+  return backend;
 }
 
 }  // namespace

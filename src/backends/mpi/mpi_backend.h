@@ -14,10 +14,14 @@ namespace collbench::mpi {
 
 class MpiBackend final : public HostBackend {
  public:
-  explicit MpiBackend(MPI_Comm parent);
+  // `group`: the communicator is one concurrent group's (issue 62), which starts each iteration on
+  // its own barrier, so that each group times itself; otherwise the control plane's barrier.
+  explicit MpiBackend(MPI_Comm parent, bool group = false);
   ~MpiBackend() override;
 
   std::string name() const override { return "mpi"; }
+  void barrier(World& world) override;
+  std::string own_barrier() const override { return group_ ? "MPI_Barrier on the group's communicator" : ""; }
   std::string algorithm(const std::string& collective) const override;
   const BackendSupport& support() const override { return support_; }
 
@@ -42,6 +46,7 @@ class MpiBackend final : public HostBackend {
   MPI_Op mpi_op(DType dtype, ReduceOp op) const;
 
   MPI_Comm communicator_ = MPI_COMM_NULL;
+  bool group_ = false;
   int rank_ = 0;
   int size_ = 1;
   // MPI has no 16-bit floating types: user-defined ops over MPI_UINT16_T, [half|bf16][sum..max].

@@ -161,6 +161,33 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
   record(app, {min_busbw}, [&o](nlohmann::json& out) {
     if (o.min_busbw_gbps) out["min_busbw_gbps"] = *o.min_busbw_gbps;  // the flag's, or NCCL_TESTS_MIN_BW's
   });
+  start_section(app, "Concurrent groups (issue 62; docs/groups.md)");
+  auto* split = add_value(app, "--split", "EXPR", "nccl-tests' NCCL_TESTS_SPLIT rule: rank AND|OR|MOD|DIV N (also & | % /, e.g.\n"
+            "\"MOD 2\", \"AND 0x3\"); equal colours form a group, every group runs the sweep at once;\n"
+            "without this flag NCCL_TESTS_SPLIT_MASK (hex, AND), else NCCL_TESTS_SPLIT is read; the flag wins",
+            [&o](Text& v, Text&) {
+              o.split = parse_split_rule(v);
+              o.split_source = "--split";
+            });
+  auto* groups = add_value(app, "--groups", "NAME", "named groups instead of --split: host (one per host), rail (one per local rank\n"
+            "index across hosts), pairs (rank r with r + N/2), batch:K (random disjoint groups of K)",
+            [&o](Text& v, Text&) { o.group_pattern = parse_group_pattern(v); });
+  split->excludes(groups);
+  auto* group_seed = add_integer(app, "--group-seed", "batch:K's draw (default 1; recorded)", o.group_seed, 0,
+                                 std::numeric_limits<long long>::max());
+  auto* slow_factor = add_real(app, "--slow-group-factor", "F", "a group is SLOW when its busbw at the largest size is below F times the\n"
+           "median same-size group's: exit 3 (default 0.9)", o.slow_group_factor, 0.0, 1.0);
+  record(app, {split, groups, group_seed, slow_factor}, [&o](nlohmann::json& out) {
+    if (!o.grouped()) return;  // absent: one group, as reports before groups
+    if (o.split) {
+      out["split"] = o.split->text;
+      out["split_source"] = o.split_source;
+    } else {
+      out["groups"] = o.group_pattern->text;
+      if (o.group_pattern->kind == GroupPattern::Kind::kBatch) out["group_seed"] = o.group_seed;
+    }
+    out["slow_group_factor"] = o.slow_group_factor;
+  });
   add_run_flags(app, o);
   add_seed_flag(app, o);
   start_section(app, "Report");
@@ -176,6 +203,12 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
 }  // namespace
 
 std::string_view to_string(Placement placement) { return placement == Placement::kInPlace ? "in" : "out"; }
+
+std::string CollectiveOptions::grouping_text() const {
+  if (split) return "split " + split->text + " (" + split_source + ")";
+  if (group_pattern) return "groups " + group_pattern->text + (group_pattern->kind == GroupPattern::Kind::kBatch ? " seed " + std::to_string(group_seed) : "");
+  return "";
+}
 
 std::vector<std::uint64_t> CollectiveOptions::requested_sizes() const {
   if (!explicit_sizes.empty()) return explicit_sizes;
@@ -209,6 +242,19 @@ CollectiveOptions parse_options(const std::vector<std::string>& args) {
   if (!options.min_busbw_gbps) {  // nccl-tests' variable; the flag wins when both are given
     if (const char* from_environment = std::getenv("NCCL_TESTS_MIN_BW")) {
       options.min_busbw_gbps = parse_real(from_environment, "NCCL_TESTS_MIN_BW", 0.0);
+    }
+  }
+  // nccl-tests' variables, as its main reads them: the mask wins over the rule; a flag wins over both.
+  if (!options.grouped()) {
+    const char* mask = std::getenv("NCCL_TESTS_SPLIT_MASK");
+    const char* rule = std::getenv("NCCL_TESTS_SPLIT");
+    const bool from_mask = mask && *mask;
+    options.split_source = from_mask ? "NCCL_TESTS_SPLIT_MASK" : "NCCL_TESTS_SPLIT";
+    try {
+      if (from_mask) options.split = parse_split_mask(mask);
+      else if (rule && *rule) options.split = parse_split_rule(rule);
+    } catch (const UsageError& e) {
+      throw UsageError(options.split_source + ": " + e.what());
     }
   }
   if (options.per_iteration_marks && options.graph_launches > 0) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/dtype.h"
+#include "core/rank_groups.h"
 #include "harness/flag_groups.h"
 #include "core/sizes.h"
 #include "core/stats.h"
@@ -68,6 +69,17 @@ struct CollectiveOptions : RunFlags, BackendFlags {
   // pair's bytes, the sweep unused); uniform when neither is given.
   TrafficSpec traffic;
   bool traffic_given = false;
+
+  // Concurrent groups (issue 62): --split EXPR (or nccl-tests' NCCL_TESTS_SPLIT_MASK, then
+  // NCCL_TESTS_SPLIT, when no flag is given) or --groups PATTERN; neither: one group, the world.
+  std::optional<SplitRule> split;
+  std::string split_source;  // where the rule came from: "--split", "NCCL_TESTS_SPLIT", "NCCL_TESTS_SPLIT_MASK"
+  std::optional<GroupPattern> group_pattern;
+  std::uint64_t group_seed = 1;     // --group-seed: batch:K's draw
+  double slow_group_factor = 0.9;   // --slow-group-factor: SLOW below this share of the median group's busbw
+  bool grouped() const { return split.has_value() || group_pattern.has_value(); }
+  // The rule as every rank must agree on it ("split MOD 2 (NCCL_TESTS_SPLIT)", "groups batch:2 seed 7"); "" when not grouped.
+  std::string grouping_text() const;
 
   std::vector<std::uint64_t> requested_sizes() const;
   // The GPU-only flags this run sets, as the user wrote them ("-G 4", "-I 1"); empty if none.

@@ -12,16 +12,19 @@
 #include "core/algorithm_ranges.h"
 #include "backends/registry.h"
 #include "core/error.h"
+#include "core/group_world.h"
 #include "core/input_file.h"
 #include "core/printable.h"
 #include "core/values.h"
 #include "harness/backend_choice.h"
 #include "harness/build_features.h"
 #include "harness/watchdog.h"
+#include "report/group_view.h"
 #include "report/report_json.h"
 #include "report/table.h"
 #include "workloads/collectives/bitwise_repeats.h"
 #include "workloads/collectives/collective_buffers.h"
+#include "workloads/collectives/concurrent_groups.h"
 #include "workloads/collectives/traffic_run.h"
 
 namespace collbench {
@@ -140,6 +143,7 @@ struct CollectiveProgram {
       : collective(collective), options(std::move(parsed)), make_backend(std::move(maker)) {}
 
   std::string check_for_world(World& world);
+  void settle_groups(World& world);
   MemoryNeed memory_need(int world_size) const {
     // Send and receive buffers sized for the largest row plus the host staging copy: only the mpi
     // backend keeps its buffers in host memory; GPU backends need the staging only.
@@ -157,6 +161,10 @@ struct CollectiveProgram {
   CollectiveOptions options;
   RunTraffic traffic{options};  // alltoallv's traffic; unused by the other collectives
   BackendMaker make_backend;    // empty: the registry's, by --backend
+  // --split / --groups over this world (settled by the world's checks); empty: one group, the world.
+  std::vector<RankGroup> groups;
+  std::vector<std::string> hosts;  // each rank's, in rank order, where groups are
+  int smallest_group = 0;          // ranks in the smallest group: the roots every group has
 };
 
 // One run of a collective: the backend, its buffers, the cases and nccl-tests' table.
@@ -186,10 +194,20 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
   // The row as the report holds it; the live table reads it too.
   nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
+  // A grouped row: every group's figures from every rank's samples (a collective call), the
+  // row's headline the slowest group's, with the groups and the aggregate beside it.
+  std::vector<GroupFigures> group_figures(const CollectiveCase& one_case, const LoopResult& timed);
+  // The live table's lines of a grouped size: one per group, then the aggregate's.
+  void print_group_lines(const nlohmann::json* out_of_place, const nlohmann::json* in_place);
 
   const Collective& collective_;
   const CollectiveOptions& options_;
   const RunTraffic& traffic_;
+  // A grouped run's world for the data plane: this rank's group (its backend, buffers and checks
+  // see the group's rank and size); the driver's world stays the whole one.
+  std::unique_ptr<GroupWorld> group_world_;
+  World& data_world() const { return group_world_ ? static_cast<World&>(*group_world_) : world_; }
+  const std::vector<std::string>& hosts_;
   std::unique_ptr<Backend> backend_;
   const CollectiveEntry* entry_ = nullptr;  // the backend's entry for this collective; nullptr: every case skips
   std::unique_ptr<CollectiveBuffers> buffers_;  // released before the backend that made them
@@ -202,12 +220,26 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   std::string peak_memory_;  // -M 1's lines, under the table
 };
 
+// The groups of this world, the same on every rank (the rule is part of the options every rank
+// agreed on before this); what cannot run grouped is refused here, on every rank alike.
+void CollectiveProgram::settle_groups(World& world) {
+  const std::string rule = options.grouping_text();
+  if (collective.traffic_layout) throw UsageError(rule + ": alltoallv_perf's traffic is per world rank; run it without groups");
+  if (options.bitwise_repeats > 0) throw UsageError(rule + ": -B compares ranks of one communicator; run it without groups");
+  hosts = world.gather_strings(world.host());
+  groups = options.split ? groups_by_rule(*options.split, world.size())
+                         : groups_by_pattern(*options.group_pattern, hosts, options.group_seed);
+  for (const RankGroup& group : groups) smallest_group = std::min(smallest_group, static_cast<int>(group.ranks.size()));
+}
+
 // A valid root and backend, and a backend every host can run: a built one that some host cannot
 // run (no GPU visible) is named with the first such rank's reason, exit 1 before any library init.
 std::string CollectiveProgram::check_for_world(World& world) {
-  if (collective.takes_root && options.root != kEveryRoot && options.root >= world.size()) {
-    throw UsageError("root " + std::to_string(options.root) + " is outside the world of " + std::to_string(world.size()) +
-                     " rank(s) (use 0.." + std::to_string(world.size() - 1) + " or -1 for every root)");
+  smallest_group = world.size();
+  if (options.grouped()) settle_groups(world);
+  if (collective.takes_root && options.root != kEveryRoot && options.root >= smallest_group) {
+    throw UsageError("root " + std::to_string(options.root) + " is outside the " + (groups.empty() ? "world" : "smallest group") + " of " +
+                     std::to_string(smallest_group) + " rank(s) (use 0.." + std::to_string(smallest_group - 1) + " or -1 for every root)");
   }
   if (collective.traffic_layout) traffic.check_for_world(world);
   settle_backend_name(options.backend, world.control_plane());
@@ -232,10 +264,13 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
       collective_(program.collective),
       options_(program.options),
       traffic_(program.traffic),
+      hosts_(program.hosts),
       table_columns_{options_.report_issue_time, options_.report_timestamps, options_.bitwise_repeats > 0},
       table_(stdout, table_columns_) {
   World& world = run.world;
-  backend_ = program.make_backend ? program.make_backend(world, options_) : make_run_backend(world, options_, backend_config(options_));
+  if (!program.groups.empty()) group_world_ = std::make_unique<GroupWorld>(world, program.groups);
+  backend_ = program.make_backend ? program.make_backend(data_world(), options_)
+                                  : make_run_backend(data_world(), options_, backend_config(options_));
   // Every rank reaches this with the same backend, so every rank stops with the same line.
   if (!options_.algorithm_file.empty() && backend_->name() != "gloo") {
     throw UsageError("--algo-file sets gloo's all_reduce algorithms; this run's backend is " + backend_->name());
@@ -244,15 +279,15 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
   report_without_rows_ = report::envelope_json(std::string(collective_.name), backend_context(run, *backend_, options_, options_as_json(options_)));
   report_without_rows_["skipped"] = nlohmann::json::array();
 
-  const int ranks = world.size();
-  buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, world, options_, program.buffers_for(ranks));
+  const int ranks = data_world().size();
+  buffers_ = std::make_unique<CollectiveBuffers>(collective_, *backend_, entry_, data_world(), options_, program.buffers_for(ranks));
   if (options_.bitwise_repeats > 0) bitwise_ = std::make_unique<BitwiseRepeats>(collective_, world, options_, run.watchdog);
 
   const std::vector<ReduceOp> ops = collective_.takes_op ? options_.ops : std::vector<ReduceOp>{ReduceOp::kSum};
   std::vector<int> roots{-1};
   if (collective_.takes_root) {
     roots.clear();
-    for (int r = 0; r < ranks; ++r) {
+    for (int r = 0; r < program.smallest_group; ++r) {  // every group has these roots
       if (options_.root == kEveryRoot || options_.root == r) roots.push_back(r);
     }
   }
@@ -267,7 +302,9 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
         std::size_t previous_row_count = 0;
         for (std::uint64_t requested : options_.requested_sizes()) {
           const RowSize size = row_size_for(collective_, requested, dtype, ranks);
-          if (size.row_count == previous_row_count) continue;  // rounding made it the same row as the last
+          // Rounding made it the same row as the last; grouped, every group keeps every size, so
+          // that groups of different sizes run the same cases in step.
+          if (size.row_count == previous_row_count && !group_world_) continue;
           previous_row_count = size.row_count;
           for (Placement placement : placements) {
             cases_.push_back({dtype, op, root, requested, size, placement, placement == placements.back(), nullptr});
@@ -297,6 +334,8 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
         placement(to_string(one_case.placement));
     return CasePlan::skip({dtype + " " + op_name + " " + placement, unsupported, {{"dtype", dtype}, {"op", op_name}, {"placement", placement}}});
   }
+  // Grouped: every group starts the row together (each iteration then starts on its group's own barrier).
+  if (group_world_) world_.barrier();
   buffers_->fill_inputs(one_case);
   const std::size_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
   PreparedCase prepared;
@@ -343,7 +382,10 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
 
 void CollectiveWorkload::case_done(std::size_t index) {
   if (!cases_[index].last_of_size) return;
-  if (world_.rank() == 0) table_.line(out_of_place_ ? &*out_of_place_ : nullptr, in_place_ ? &*in_place_ : nullptr);
+  const nlohmann::json* out_of_place = out_of_place_ ? &*out_of_place_ : nullptr;
+  const nlohmann::json* in_place = in_place_ ? &*in_place_ : nullptr;
+  if (world_.rank() == 0 && group_world_) print_group_lines(out_of_place, in_place);
+  else if (world_.rank() == 0) table_.line(out_of_place, in_place);
   out_of_place_.reset();
   in_place_.reset();
 }
@@ -355,17 +397,29 @@ nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, repo
     measured.timing += "; each call on the next of " + std::to_string(slices.count) + " buffer slices " +
                        std::to_string(slices.stride) + " B apart, as nccl-tests (no call finds the last one's data in cache)";
   }
+  // Grouped: the headline is the slowest group's (its size, time and factor), the groups and the
+  // aggregate beside it.
+  std::optional<std::vector<GroupFigures>> groups;
+  std::uint64_t row_bytes = bytes;
+  int ranks = world_.size();
+  if (group_world_) {
+    groups = group_figures(one_case, timed);
+    const GroupFigures& slowest = (*groups)[slowest_group(*groups)];
+    measured.time_us = slowest.time_us;
+    row_bytes = slowest.bytes;
+    ranks = static_cast<int>(slowest.group->ranks.size());
+  }
   const double mean_us = measured.time_us.mean;
-  const double algbw_gbps = mean_us > 0 ? static_cast<double>(bytes) / (mean_us * 1e3) : 0.0;
-  const double bus_bandwidth_factor = collective_.bus_factor.at(world_.size());
+  const double algbw_gbps = mean_us > 0 ? static_cast<double>(row_bytes) / (mean_us * 1e3) : 0.0;
+  const double bus_bandwidth_factor = collective_.bus_factor.at(ranks);
   std::optional<double> busbw_gbps;  // null on one rank: no data crosses ranks
-  if (world_.size() > 1) busbw_gbps = algbw_gbps * bus_bandwidth_factor;
+  if (ranks > 1) busbw_gbps = algbw_gbps * bus_bandwidth_factor;
   // nccl-tests' alltoallv figures: the size is the busiest rank's bytes (sent or received).
   if (one_case.traffic && world_.size() > 1 && mean_us > 0) busbw_gbps = alltoallv_bus_bandwidth_gbps(bytes, mean_us, world_.size());
   nlohmann::json row = {
-      {"bytes", bytes},
+      {"bytes", row_bytes},
       {"requested_bytes", one_case.requested_bytes},
-      {"count", one_case.size.row_count},
+      {"count", row_bytes / dtype_info(one_case.dtype).size_bytes},
       {"dtype", std::string(to_string(one_case.dtype))},
       {"op", collective_.takes_op ? std::string(to_string(one_case.op)) : "none"},
       {"root", collective_.takes_root ? one_case.root : -1},
@@ -382,7 +436,58 @@ nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, repo
   // Batch schedules: the host's time to issue one call (nccl-tests -C).
   if (timed.issue_us) row["issue_us"] = *timed.issue_us;
   if (one_case.traffic) row["traffic"] = traffic_.row(one_case);
+  if (groups) {
+    row["groups"] = groups_json(*groups);
+    row["aggregate"] = aggregate_json(*groups);
+  }
   return report::row_json(row_kind(), std::move(row), measured);
+}
+
+std::vector<GroupFigures> CollectiveWorkload::group_figures(const CollectiveCase& one_case, const LoopResult& timed) {
+  // Each sample combined over its group's ranks as -a says (the mean: the sum over the group, divided).
+  const TimeAggregation aggregation = options_.aggregation;
+  const Combine how = aggregation == TimeAggregation::kMax ? Combine::kMax : aggregation == TimeAggregation::kMin ? Combine::kMin : Combine::kSum;
+  std::vector<double> mine = timed.mine_us;
+  if (aggregation == TimeAggregation::kRankZero && group_world_->rank() != 0) std::fill(mine.begin(), mine.end(), 0.0);
+  const std::vector<std::vector<double>> per_group = group_world_->combine_per_group(mine, how);
+  std::vector<GroupFigures> figures;
+  const std::size_t element = dtype_info(one_case.dtype).size_bytes;
+  for (std::size_t g = 0; g < per_group.size(); ++g) {
+    const RankGroup& group = group_world_->groups()[g];
+    const int size = static_cast<int>(group.ranks.size());
+    std::vector<double> samples = per_group[g];
+    if (aggregation == TimeAggregation::kMean) {
+      for (double& sample : samples) sample /= size;
+    }
+    GroupFigures one;
+    one.group = &group;
+    for (int rank : group.ranks) one.hosts.push_back(hosts_[static_cast<std::size_t>(rank)]);
+    one.bytes = row_size_for(collective_, one_case.requested_bytes, one_case.dtype, size).row_count * element;
+    one.time_us = summarize_samples(std::move(samples));
+    one.bus_bandwidth_factor = size > 1 ? collective_.bus_factor.at(size) : 0.0;
+    figures.push_back(std::move(one));
+  }
+  return figures;
+}
+
+void CollectiveWorkload::print_group_lines(const nlohmann::json* out_of_place, const nlohmann::json* in_place) {
+  // A group's line is the row's group view in nccl-tests' columns, tagged at its end; then the aggregate's.
+  const nlohmann::json* any = out_of_place ? out_of_place : in_place;
+  if (!any) return table_.line(nullptr, nullptr);
+  const auto print_tagged = [&](const std::function<nlohmann::json(const nlohmann::json&)>& view, const std::string& tag) {
+    const std::optional<nlohmann::json> out = out_of_place ? std::optional(view(*out_of_place)) : std::nullopt;
+    const std::optional<nlohmann::json> in = in_place ? std::optional(view(*in_place)) : std::nullopt;
+    std::string text = report::written_text([&](std::FILE* file) {
+      report::TableWriter(file, table_columns_).line(out ? &*out : nullptr, in ? &*in : nullptr);
+    });
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    std::printf("%s  %s\n", text.c_str(), tag.c_str());
+  };
+  const nlohmann::json& groups = (*any)["groups"];
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    print_tagged([g](const nlohmann::json& row) { return report::group_row_view(row, g); }, "group " + std::to_string(groups[g]["id"].get<int>()));
+  }
+  print_tagged(report::aggregate_row_view, "all " + std::to_string(groups.size()) + " groups");
 }
 
 int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) {
@@ -395,6 +500,18 @@ int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int
   }
   if (options_.memory_report) peak_memory_ = peak_memory_text(world);
   if (wrong_total > 0 || bitdiff_total_ > 0) return static_cast<int>(ExitCode::kWrongResults);
+  if (group_world_) {  // rank 0 holds the rows and judges; every rank exits the same way
+    std::vector<SlowGroup> slow;
+    if (leader) {
+      slow = slow_groups(report["results"], options_.slow_group_factor);
+      nlohmann::json& named = report["summary"]["slow_groups"] = nlohmann::json::array();
+      for (const SlowGroup& group : slow) {
+        named.push_back(group.id);
+        std::fprintf(stderr, "collbench: %s\n", slow_group_line(group, options_.slow_group_factor).c_str());
+      }
+    }
+    if (world.sum(static_cast<std::int64_t>(slow.size())) > 0) return static_cast<int>(ExitCode::kWrongResults);
+  }
   // Rank 0 holds the rows and judges; every rank exits the same way.
   const bool below = world.sum(summary && below_min_busbw(*summary, options_.min_busbw_gbps) ? 1 : 0) > 0;
   return below ? static_cast<int>(ExitCode::kRuntimeError) : static_cast<int>(ExitCode::kOk);
@@ -432,7 +549,10 @@ ProgramSpec collective_program(const Collective& collective, CollectiveOptions o
   program.help = [name] { return usage_text(name); };
   program.build_features = build_features_text;
   // NCCL_TESTS_MIN_BW can set it without a flag.
-  program.options_identity = {{"min_busbw_gbps", state->options.min_busbw_gbps.value_or(-1)}};
+  // NCCL_TESTS_SPLIT(_MASK) can set the groups without a flag: ranks started with different ones
+  // are found by the start-up agreement, before any group is made.
+  program.options_identity = {{"min_busbw_gbps", state->options.min_busbw_gbps.value_or(-1)},
+                              {"groups", state->options.grouping_text()}};
   program.check_for_world = [state](World& world) { return state->check_for_world(world); };
   program.memory_need = [state](int world_size) { return state->memory_need(world_size); };
   return program;

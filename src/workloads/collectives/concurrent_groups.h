@@ -1,0 +1,53 @@
+// Concurrent groups' figures and verdict (issue 62): every group runs the same sweep on its own
+// communicator at once; a row carries each group's time and bandwidth (busbw from the group's own
+// size) and the aggregate, and a group is SLOW when its busbw at the largest size is below a share
+// of the median same-size group's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/rank_groups.h"
+#include "core/stats.h"
+
+namespace collbench {
+
+// One group's figures in one row, from its per-sample times combined over its ranks.
+struct GroupFigures {
+  const RankGroup* group = nullptr;
+  std::vector<std::string> hosts;  // each rank's, in the group's order
+  std::uint64_t bytes = 0;         // the group's message size (it depends on the group's size)
+  TimeStats time_us;
+  double bus_bandwidth_factor = 0;  // nccl-tests' factor at the group's size
+};
+
+// A row's "groups" (one object per group: id, ranks, hosts, bytes, time_us, algbw_gbps,
+// busbw_gbps, bus_bandwidth_factor) and "aggregate" (bytes_total, time_us: the slowest group's
+// mean, algbw_gbps: total bytes over that time, busbw_sum_gbps: the sum of the groups' busbw).
+nlohmann::json groups_json(const std::vector<GroupFigures>& figures);
+nlohmann::json aggregate_json(const std::vector<GroupFigures>& figures);
+// The index of the slowest group by mean time (the aggregate's time).
+std::size_t slowest_group(const std::vector<GroupFigures>& figures);
+
+struct SlowGroup {
+  int id = 0;
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+  std::uint64_t bytes = 0;        // the largest size, where it was judged
+  double busbw_gbps = 0;          // its mean busbw over the rows at that size
+  double median_busbw_gbps = 0;   // the median of its same-size groups'
+};
+
+// The SLOW groups among `rows` (a report's collective rows; those without "groups" are ignored):
+// at the largest size, each group's busbw averaged over the rows of that size (dtypes, ops,
+// placements), against the median of the groups with as many ranks; below `factor` x it is SLOW.
+// A group with no same-size peer is never judged.
+std::vector<SlowGroup> slow_groups(const nlohmann::json& rows, double factor);
+
+// One line naming the group and its hosts, as the slow-rank verdicts do.
+std::string slow_group_line(const SlowGroup& slow, double factor);
+
+}  // namespace collbench
