@@ -164,7 +164,7 @@ struct CollectiveProgram {
   // --split / --groups over this world (settled by the world's checks); empty: one group, the world.
   std::vector<RankGroup> groups;
   std::vector<std::string> hosts;  // each rank's, in rank order, where groups are
-  int smallest_group = 0;          // ranks in the smallest group: the roots every group has
+  int smallest_group = 0;          // grouped: ranks in the smallest group, the roots every group has
 };
 
 // One run of a collective: the backend, its buffers, the cases and nccl-tests' table.
@@ -287,7 +287,8 @@ CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram&
   std::vector<int> roots{-1};
   if (collective_.takes_root) {
     roots.clear();
-    for (int r = 0; r < program.smallest_group; ++r) {  // every group has these roots
+    const int root_ranks = group_world_ ? program.smallest_group : ranks;  // grouped: the roots every group has
+    for (int r = 0; r < root_ranks; ++r) {
       if (options_.root == kEveryRoot || options_.root == r) roots.push_back(r);
     }
   }
