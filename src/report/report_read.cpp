@@ -118,7 +118,7 @@ void check_collective_row(const Reader& reader, const json& object) {
   if (object.contains("bitdiff") && !object["bitdiff"].is_null()) reader.integer(object, "bitdiff");
   if (object.contains("bitwise_hash")) reader.string(object, "bitwise_hash");
   if (object.contains("bitwise_repeats")) reader.integer(object, "bitwise_repeats");
-  // 2.8: concurrent groups (issue 62), each group's figures and the aggregate beside the headline.
+  // 2.9: concurrent groups (issue 62), each group's figures and the aggregate beside the headline.
   if (object.contains("groups")) check_groups(reader, object);
   if (object.contains("first_bitdiff")) {
     const json& differences = reader.field(object, "first_bitdiff");
