@@ -35,7 +35,8 @@ why=$(cluster_unavailable mpirun unshare timeout tc)
 [ -z "$why" ] || { echo "slow_host_link.sh: error: simulated cluster: $why" >&2; exit 2; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-export CB_CLUSTER_PREFIX="cbg$$"
+export CB_CLUSTER_PREFIX="cbg$$"  # own namespace names: a person's run with the default prefix is left alone
+MTU=9000  # lib.sh reads it (as tests/cluster/slow_link.sh)
 work=$(mktemp -d)
 trap 'star_down >/dev/null 2>&1; rm -rf "$work"' EXIT
 

@@ -76,7 +76,7 @@ case "$scenario" in
       -np 2 env NCCL_TESTS_SPLIT="DIV 2" "$bin_dir/all_reduce_perf" "${sweep[@]}" >"$work/out" 2>"$work/err"
     status=$?
     [ "$status" -eq 2 ] || fail "exit $status (want 2)"
-    grep -q "different options" "$work/err" || fail "no line saying the ranks differ"
+    grep -q "different options.* with {.*\"groups\":\"split DIV 2 (NCCL_TESTS_SPLIT)\".* from its environment" "$work/err" || fail "no line saying the ranks differ in NCCL_TESTS_SPLIT"
     grep -q "^#  *size" "$work/out" && fail "a row was timed"
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
