@@ -44,32 +44,32 @@ const TableColumnSpec kCacheResident{"cache_resident", "cache", Style::kFlag, 0,
 // the bus bandwidth, as in nccl-tests' footer; a probe row (envcheck, one per rank) has no timings.
 const std::vector<RowKindSpec>& row_kind_table() {
   static const std::vector<RowKindSpec> table = {
-      {RowKind::kCollective, "collective", {"backend", "algorithm", "dtype", "op", "root", "placement"}, {"bytes"}, "bytes",
+      {RowKind::kCollective, "collective", nullptr, {"backend", "algorithm", "dtype", "op", "root", "placement"}, {"bytes"}, "bytes",
        "size (bytes)", kLogSizes, "time_us",
        {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", kHigherIsBetter},
         {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", kHigherIsBetter}},
        kThroughputOfRanks, {}, {}, SummaryForm::kBusBandwidth},
-      {RowKind::kGemm, "gemm", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", kLogSizes, "time_us",
+      {RowKind::kGemm, "gemm", "matmul", {"dtype", "device"}, {"m", "n", "k"}, "shape", "m*n*k", kLogSizes, "time_us",
        {{"tflops", "tflops", "TFLOP/s", kHigherIsBetter}},
        kThroughputOfRanks,
        {{"m", "m", Style::kInteger, 0, 7}, {"n", "n", Style::kInteger, 0, 7}, {"k", "k", Style::kInteger, 0, 7},
         {"dtype", "dtype", Style::kText, 0, 9}, kMeanUs, kMinUs, kMaxUs, {"tflops", "TFLOP/s", Style::kFixed, 4, 10},
         {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, {"relative_error", "rel_err", Style::kScientific, 2, 10}, kSpread,
         kWrong}},
-      {RowKind::kStream, "stream", {"kernel", "device"}, {"bytes"}, "bytes", "array size (bytes)", kLogSizes, "time_us",
+      {RowKind::kStream, "stream", "membw", {"kernel", "device"}, {"bytes"}, "bytes", "array size (bytes)", kLogSizes, "time_us",
        {{"gbps", "gbps", "bandwidth (GB/s)", kHigherIsBetter}},
        kThroughputOfRanks,
        {{"bytes", "bytes/array", Style::kInteger, 0, 14}, {"kernel", "kernel", Style::kText, 0, 8}, kMeanUs, kMinUs, kMaxUs,
         {"gbps", "GB/s", Style::kFixed, 2, 10}, {"percent_of_peak", "%peak", Style::kFixed, 1, 8}, kCacheResident, kSpread,
         kWrong}},
-      {RowKind::kCopy, "copy", {"mode", "memory", "engine", "direction", "src_device", "dst_device"}, {"bytes"}, "bytes",
+      {RowKind::kCopy, "copy", "copy", {"mode", "memory", "engine", "direction", "src_device", "dst_device"}, {"bytes"}, "bytes",
        "copy size (bytes)", kLogSizes, "time_us", {{"gbps", "gbps", "bandwidth (GB/s)", kHigherIsBetter}},
        kThroughputOfRanks,
        {{"mode", "mode", Style::kText, 0, 8}, {"memory", "memory", Style::kText, 0, 8}, {"engine", "eng", Style::kText, 0, 4},
         {"direction", "dir", Style::kText, 0, 4}, {"src_device", "src", Style::kInteger, 0, 4},
         {"dst_device", "dst", Style::kInteger, 0, 4}, {"bytes", "bytes", Style::kInteger, 0, 12}, kMeanUs, kMinUs, kMaxUs,
         {"gbps", "GB/s", Style::kFixed, 2, 10}, kCacheResident, kWrong}},
-      {RowKind::kProbe, "probe", {"inventory.host", "probes.device"}, {"rank"}, "rank", "rank", kLinearSizes, nullptr,
+      {RowKind::kProbe, "probe", "envcheck", {"inventory.host", "probes.device"}, {"rank"}, "rank", "rank", kLinearSizes, nullptr,
        {{"probes.gemm_gflops", "gemm_gflops", "GEMM probe (GFLOP/s)", kHigherIsBetter},
         {"probes.triad_gbps", "triad_gbps", "triad probe (GB/s)", kHigherIsBetter},
         {"relative_speed", "relative_speed", "relative speed", kHigherIsBetter}},
@@ -81,7 +81,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"probes.gemm_gflops", "GFLOP/s", Style::kFixed, 2, 10}, {"probes.triad_gbps", "GB/s", Style::kFixed, 2, 9},
         {"relative_speed", "speed", Style::kFixed, 3, 8}, {"slow", "slow", Style::kFlag, 0, 5}},
        {}, SummaryForm::kByWorkload},
-      {RowKind::kDdpStep, "ddp_step",
+      {RowKind::kDdpStep, "ddp_step", "ddp_step",
        {"model", "backend", "scaling", "bucket_mb", "overlap", "grad_dtype", "accumulate", "compute_scale"}, {"batch"}, "batch",
        "batch held fixed (per rank: weak scaling; job: strong)", kLinearSizes, "time_us",
        {{"samples_per_s", "samples_per_s", "samples/s (whole job)", kHigherIsBetter},
@@ -109,7 +109,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
        // Schema 2.3 and before: the figures that leave the compute's slowdown out, under their old names.
        {{"exposed_inside_step_us", "exposed_comm_us"}, {"hidden_inside_step_fraction", "overlap_fraction"}}},
       // Keyed by the traffic pattern too: a uniform row and a zipf row of one size are different rows.
-      {RowKind::kAlltoallv, "alltoallv", {"backend", "algorithm", "dtype", "placement", "traffic.pattern"}, {"bytes"}, "bytes",
+      {RowKind::kAlltoallv, "alltoallv", "alltoallv", {"backend", "algorithm", "dtype", "placement", "traffic.pattern"}, {"bytes"}, "bytes",
        "size (bytes, the busiest rank's)", kLogSizes, "time_us",
        {{"busbw_gbps", "busbw", "bus bandwidth (GB/s)", kHigherIsBetter},
         {"algbw_gbps", "algbw", "algorithm bandwidth (GB/s)", kHigherIsBetter}},
@@ -120,7 +120,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
         {"algbw_gbps", "algbw", Style::kFixed, 2, 8}, {"busbw_gbps", "busbw", Style::kFixed, 2, 8}, kWrong},
        {}, SummaryForm::kBusBandwidth},
       // comm_init_perf: one row per way and communicator size; time_us is one make-and-destroy.
-      {RowKind::kCommInit, "comm_init", {"backend", "method"}, {"comm_size"}, "comm_size", "communicator size (ranks)", kLinearSizes,
+      {RowKind::kCommInit, "comm_init", "comm_init", {"backend", "method"}, {"comm_size"}, "comm_size", "communicator size (ranks)", kLinearSizes,
        "time_us",
        {{"rate_per_s", "rate_per_s", "communicators made and destroyed per second", kHigherIsBetter},
         {"time_over_ranks_us.max", "slowest_rank_us", "slowest rank's mean time (us)", kLowerIsBetter}},
@@ -130,7 +130,7 @@ const std::vector<RowKindSpec>& row_kind_table() {
        {}, SummaryForm::kSlowestCommunicator},
       // pt2pt_perf: OSU's point-to-point tests and the link matrix. time_us is per message for
       // latency (half the round trip) and per window iteration for the bandwidth modes.
-      {RowKind::kPointToPoint, "pt2pt", {"backend", "mode", "link"}, {"bytes"}, "bytes", "message size (bytes)", kLogSizes, "time_us",
+      {RowKind::kPointToPoint, "pt2pt", "pt2pt", {"backend", "mode", "link"}, {"bytes"}, "bytes", "message size (bytes)", kLogSizes, "time_us",
        {{"gbps", "gbps", "bandwidth (GB/s)", kHigherIsBetter},
         {"latency_us", "latency_us", "latency (us)", kLowerIsBetter},
         {"messages_per_s", "messages_per_s", "messages/s", kHigherIsBetter},
@@ -166,15 +166,10 @@ const RowKindSpec* find_row_kind(const std::string& name) {
 bool has_collective_rows(RowKind kind) { return kind == RowKind::kCollective || kind == RowKind::kAlltoallv; }
 
 RowKind row_kind_of_benchmark(const std::string& benchmark) {
-  if (benchmark == "alltoallv") return RowKind::kAlltoallv;
-  if (benchmark == "comm_init") return RowKind::kCommInit;
-  if (benchmark == "matmul") return RowKind::kGemm;
-  if (benchmark == "membw") return RowKind::kStream;
-  if (benchmark == "copy") return RowKind::kCopy;
-  if (benchmark == "envcheck") return RowKind::kProbe;
-  if (benchmark == "ddp_step") return RowKind::kDdpStep;
-  if (benchmark == "pt2pt") return RowKind::kPointToPoint;
-  return RowKind::kCollective;
+  for (const auto& spec : row_kind_table()) {
+    if (spec.benchmark && benchmark == spec.benchmark) return spec.kind;
+  }
+  return RowKind::kCollective;  // every collective's program names its collective
 }
 
 }  // namespace collbench::report

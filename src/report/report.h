@@ -89,6 +89,9 @@ enum class SummaryForm {
 struct RowKindSpec {
   RowKind kind;
   const char* name;                         // the rows' "kind" value
+  // The report's "benchmark" of the one program that writes this kind's rows, by which a 1.x
+  // report (rows without "kind") is read; nullptr for the collectives, each program its own name.
+  const char* benchmark;
   std::vector<const char*> key_fields;      // paths that identify a row besides its size, in display order
   std::vector<const char*> size_fields;     // paths whose product places a row on the size axis
   const char* size_column;                  // "bytes", "shape" (m x n x k), "rank"

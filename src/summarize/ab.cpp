@@ -98,84 +98,114 @@ void split_ab_commands(const std::vector<std::string>& words, AbOptions& options
   if (options.command_a.empty() || options.command_b.empty()) throw InputError("ab: a command on each side of ':::'");
 }
 
-AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
-  if (options.runs < 1 || options.max_runs < options.runs) throw InputError("ab: --runs >= 1 and --max-runs >= --runs");
-  if (options.out_dir.empty()) throw InputError("ab: --out DIR is required");
-  const std::string dir_a = options.out_dir + "/A", dir_b = options.out_dir + "/B";
-  const SweepOptions side_a = side_as_sweep(options, options.command_a, dir_a);
-  const SweepOptions side_b = side_as_sweep(options, options.command_b, dir_b);
-  validate(side_a);
-  validate(side_b);
-  // A folder of the same comparison resumes (a killed ab continues from its complete run pairs);
-  // one of another comparison, or of unknown origin, is refused.
-  const bool resuming = holds_reports(dir_a) || holds_reports(dir_b);
-  if (resuming && read_manifest(manifest_path(options)) != comparison_identity(options)) {
-    throw InputError("ab: " + options.out_dir + " already holds reports of another comparison; use a new --out folder");
-  }
-  std::error_code error;
-  fs::create_directories(dir_a, error);
-  fs::create_directories(dir_b, error);
-  if (!fs::is_directory(dir_a) || !fs::is_directory(dir_b)) throw InputError(options.out_dir + ": cannot create folder");
-  if (!resuming) {
-    std::ofstream manifest(manifest_path(options));
-    manifest << comparison_identity(options).dump(2) << '\n';
-    if (!manifest) throw InputError(manifest_path(options) + ": cannot write");
+namespace {
+
+// One ab comparison as it runs, by phase: its folders, the complete run pairs it resumes from,
+// each new pair (ABBA, with the machine state guard's re-runs), the verdict after each pair, and
+// the document.
+class AbRun {
+ public:
+  AbRun(const AbOptions& options, std::FILE* progress)
+      : options_(options),
+        progress_(progress),
+        dir_a_(options.out_dir + "/A"),
+        dir_b_(options.out_dir + "/B"),
+        side_a_(side_as_sweep(options, options.command_a, dir_a_)),
+        side_b_(side_as_sweep(options, options.command_b, dir_b_)) {}
+
+  AbOutcome run() {
+    prepare_folders();
+    start_ = std::chrono::steady_clock::now();
+    interrupts_.emplace();
+    const int first_run = resume();
+    // Judged after each pair from --runs on, and once before any new run when resuming past it.
+    bool done = first_run - 1 >= options_.runs && decided(first_run - 1);
+    // The machine state guard: a pair whose runs were in two machine states is set aside and run
+    // again, at most --state-reruns times. The states are those the runs' reports recorded (the probe
+    // every timed program makes before its first row and after its last); for reports without one (a
+    // base build from before it), ab makes the same probe itself before, between and after the runs.
+    // The probe runs none of the code under test.
+    own_probe_.emplace(state_probe_for_this_process());
+    probe_place_ = own_probe_->describe() + ", by ab around each run";
+    for (int run = first_run; run <= options_.max_runs && !done; ++run) {
+      run_pair(run);
+      if (run >= options_.runs) done = decided(run);
+    }
+    finish_document();
+    return std::move(outcome_);
   }
 
-  const auto start = std::chrono::steady_clock::now();
-  InterruptGuard interrupts;
-  AbOutcome outcome;
-  std::vector<LoadedReport> reports_a, reports_b;
-  const auto report_of = [](const SweepOptions& side, int run) { return side.out_dir + "/run-" + std::to_string(run) + ".json"; };
-  int first_run = 1;
-  // Complete pairs only: a run whose partner is missing or unreadable is run again, with its partner.
-  for (; resuming && first_run <= options.max_runs; ++first_run) {
-    try {
-      LoadedReport a{report_of(side_a, first_run), report::read_report_file(report_of(side_a, first_run))};
-      LoadedReport b{report_of(side_b, first_run), report::read_report_file(report_of(side_b, first_run))};
-      reports_a.push_back(std::move(a));
-      reports_b.push_back(std::move(b));
-    } catch (const std::exception&) {
-      break;
+ private:
+  // A folder of the same comparison resumes (a killed ab continues from its complete run pairs);
+  // one of another comparison, or of unknown origin, is refused.
+  void prepare_folders() {
+    if (options_.runs < 1 || options_.max_runs < options_.runs) throw InputError("ab: --runs >= 1 and --max-runs >= --runs");
+    if (options_.out_dir.empty()) throw InputError("ab: --out DIR is required");
+    validate(side_a_);
+    validate(side_b_);
+    resuming_ = holds_reports(dir_a_) || holds_reports(dir_b_);
+    if (resuming_ && read_manifest(manifest_path(options_)) != comparison_identity(options_)) {
+      throw InputError("ab: " + options_.out_dir + " already holds reports of another comparison; use a new --out folder");
+    }
+    std::error_code error;
+    fs::create_directories(dir_a_, error);
+    fs::create_directories(dir_b_, error);
+    if (!fs::is_directory(dir_a_) || !fs::is_directory(dir_b_)) throw InputError(options_.out_dir + ": cannot create folder");
+    if (!resuming_) {
+      std::ofstream manifest(manifest_path(options_));
+      manifest << comparison_identity(options_).dump(2) << '\n';
+      if (!manifest) throw InputError(manifest_path(options_) + ": cannot write");
     }
   }
-  if (resuming) {
-    // The half of a pair that finished before the kill is run again: the programs never replace a report.
-    for (int run = first_run; run <= options.max_runs; ++run) {
-      fs::remove(report_of(side_a, run), error);
-      fs::remove(report_of(side_b, run), error);
+
+  std::string report_of(const SweepOptions& side, int run) const { return side.out_dir + "/run-" + std::to_string(run) + ".json"; }
+
+  // Complete pairs only: a run whose partner is missing or unreadable is run again, with its
+  // partner. The first run to make.
+  int resume() {
+    int first_run = 1;
+    for (; resuming_ && first_run <= options_.max_runs; ++first_run) {
+      try {
+        LoadedReport a{report_of(side_a_, first_run), report::read_report_file(report_of(side_a_, first_run))};
+        LoadedReport b{report_of(side_b_, first_run), report::read_report_file(report_of(side_b_, first_run))};
+        reports_a_.push_back(std::move(a));
+        reports_b_.push_back(std::move(b));
+      } catch (const std::exception&) {
+        break;
+      }
     }
-    std::fprintf(progress, "[ab] resuming %s: %d complete run pair(s) kept\n", options.out_dir.c_str(), first_run - 1);
-    std::fflush(progress);
+    if (resuming_) {
+      // The half of a pair that finished before the kill is run again: the programs never replace a report.
+      std::error_code error;
+      for (int run = first_run; run <= options_.max_runs; ++run) {
+        fs::remove(report_of(side_a_, run), error);
+        fs::remove(report_of(side_b_, run), error);
+      }
+      std::fprintf(progress_, "[ab] resuming %s: %d complete run pair(s) kept\n", options_.out_dir.c_str(), first_run - 1);
+      std::fflush(progress_);
+    }
+    return first_run;
   }
-  // Judged after each pair from --runs on, and once before any new run when resuming past it.
-  const auto decided = [&](int runs_a_side) {
-    require_single_kind(reports_a);
-    require_single_kind(reports_b);
-    outcome.result = compare_reports(reports_a, reports_b, options.compare);
-    outcome.runs_a_side = runs_a_side;
-    const std::size_t undecided = outcome.result.count(Verdict::kUnknown);
-    std::fprintf(progress, "[ab] after %d runs a side: %zu of %zu rows undecided\n", runs_a_side, undecided, outcome.result.lines.size());
+
+  bool decided(int runs_a_side) {
+    require_single_kind(reports_a_);
+    require_single_kind(reports_b_);
+    outcome_.result = compare_reports(reports_a_, reports_b_, options_.compare);
+    outcome_.runs_a_side = runs_a_side;
+    const std::size_t undecided = outcome_.result.count(Verdict::kUnknown);
+    std::fprintf(progress_, "[ab] after %d runs a side: %zu of %zu rows undecided\n", runs_a_side, undecided, outcome_.result.lines.size());
     return undecided == 0;
-  };
-  bool done = first_run - 1 >= options.runs && decided(first_run - 1);
-  // The machine state guard: a pair whose runs were in two machine states is set aside and run
-  // again, at most --state-reruns times. The states are those the runs' reports recorded (the probe
-  // every timed program makes before its first row and after its last); for reports without one (a
-  // base build from before it), ab makes the same probe itself before, between and after the runs.
-  // The probe runs none of the code under test.
-  const StateProbe own_probe = state_probe_for_this_process();
-  const bool guarded = options.state_reruns > 0;
-  bool reports_probe = false;  // both sides' reports carry the probe: ab need not probe
-  std::string probe_place = own_probe.describe() + ", by ab around each run";
-  nlohmann::json probes_ns = nlohmann::json::array();
-  int reruns = 0, kept_in_two_states = 0;
-  const auto probe_now = [&]() -> std::optional<double> {
-    if (!guarded || reports_probe) return std::nullopt;
-    return options.state_probe ? options.state_probe() : own_probe.measure();
-  };
+  }
+
+  bool guarded() const { return options_.state_reruns > 0; }
+
+  std::optional<double> probe_now() {
+    if (!guarded() || reports_probe_) return std::nullopt;
+    return options_.state_probe ? options_.state_probe() : own_probe_->measure();
+  }
+
   // The probes a pair's two reports recorded, in the order they were made; none when either lacks them.
-  const auto recorded_probes = [](const LoadedReport& first, const LoadedReport& second) {
+  static std::vector<std::optional<double>> recorded_probes(const LoadedReport& first, const LoadedReport& second) {
     std::vector<std::optional<double>> probes;
     for (const LoadedReport* run : {&first, &second}) {
       const auto& recorded = run->report.context.state_probe;
@@ -183,89 +213,114 @@ AbOutcome run_ab(const AbOptions& options, std::FILE* progress) {
       probes.insert(probes.end(), {recorded->before_ns, recorded->after_ns});
     }
     return probes;
-  };
-  const auto run_side = [&](const SweepOptions& side, int run) {
-    const char* name = &side == &side_a ? "A" : "B";
-    const SweepPoint point{options.world_size, {}, run, "run-" + std::to_string(run)};
+  }
+
+  void run_side(const SweepOptions& side, int run) {
+    const char* name = &side == &side_a_ ? "A" : "B";
+    const SweepPoint point{options_.world_size, {}, run, "run-" + std::to_string(run)};
     const std::string report_path = side.out_dir + "/" + point.name + ".json";
     const std::string log_path = side.out_dir + "/" + point.name + ".log";
-    std::fprintf(progress, "[ab] run %d %s ...\n", run, name);
-    std::fflush(progress);
-    const ProcessOutcome result = run_process({point_command(side, point, report_path), {}, log_path, options.timeout_s, &interrupts});
+    std::fprintf(progress_, "[ab] run %d %s ...\n", run, name);
+    std::fflush(progress_);
+    const ProcessOutcome result = run_process({point_command(side, point, report_path), {}, log_path, options_.timeout_s, &*interrupts_});
     if (!result.ok()) {
       throw RunFailure(std::string("ab: run ") + std::to_string(run) + " of " + name + " " + result.describe() + " (log " + log_path +
                            "); the same command again resumes from the complete run pairs",
                        result.started && result.signal == 0 && !result.timed_out ? result.exit_code : -1, result.interrupted_by != 0,
-                       &side == &side_a, log_path);
+                       &side == &side_a_, log_path);
     }
     try {
-      (&side == &side_a ? reports_a : reports_b).push_back({report_path, report::read_report_file(report_path)});
+      (&side == &side_a_ ? reports_a_ : reports_b_).push_back({report_path, report::read_report_file(report_path)});
     } catch (const report::ReportFormatError& e) {
       throw std::runtime_error(std::string("ab: run ") + std::to_string(run) + " of " + name + " left no readable report: " + e.what());
     }
-  };
-  for (int run = first_run; run <= options.max_runs && !done; ++run) {
-    // ABBA: odd pairs run A first, even pairs B first, so that whatever ties a run's time to its
-    // place in the pair (the machine warming up, a periodic job) falls on both sides alike and
-    // the pairs' ratios stay symmetric about no change, as the signed-rank test assumes.
+  }
+
+  // ABBA: odd pairs run A first, even pairs B first, so that whatever ties a run's time to its
+  // place in the pair (the machine warming up, a periodic job) falls on both sides alike and
+  // the pairs' ratios stay symmetric about no change, as the signed-rank test assumes.
+  void run_pair(int run) {
     const bool a_first = run % 2 == 1;
     for (int attempt = 0;; ++attempt) {
       std::vector<std::optional<double>> probes{probe_now()};
-      run_side(a_first ? side_a : side_b, run);
+      run_side(a_first ? side_a_ : side_b_, run);
       probes.push_back(probe_now());
-      run_side(a_first ? side_b : side_a, run);
+      run_side(a_first ? side_b_ : side_a_, run);
       probes.push_back(probe_now());
-      const auto& first = a_first ? reports_a.back() : reports_b.back();
-      const auto& second = a_first ? reports_b.back() : reports_a.back();
-      if (auto recorded = recorded_probes(first, second); guarded && !recorded.empty()) {
+      const auto& first = a_first ? reports_a_.back() : reports_b_.back();
+      const auto& second = a_first ? reports_b_.back() : reports_a_.back();
+      if (auto recorded = recorded_probes(first, second); guarded() && !recorded.empty()) {
         probes = std::move(recorded);
-        if (!reports_probe) {
-          probe_place = describe_probe_place(*first.report.context.state_probe) + ", recorded by each run before its first row and after its last";
+        if (!reports_probe_) {
+          probe_place_ = describe_probe_place(*first.report.context.state_probe) + ", recorded by each run before its first row and after its last";
         }
-        reports_probe = true;
+        reports_probe_ = true;
       }
       const bool one_state = one_machine_state(probes, kStateFactor);
-      if (one_state || attempt == options.state_reruns) {
+      if (one_state || attempt == options_.state_reruns) {
         nlohmann::json pair = nlohmann::json::array();
         for (const auto& value : probes) pair.push_back(value ? nlohmann::json(std::round(*value * 10) / 10) : nlohmann::json());
-        probes_ns.push_back(pair);
-        if (!one_state) ++kept_in_two_states;
-        break;
+        probes_ns_.push_back(pair);
+        if (!one_state) ++kept_in_two_states_;
+        return;
       }
-      set_aside(reports_a.back().path, options.out_dir, "A", run);
-      set_aside(reports_b.back().path, options.out_dir, "B", run);
-      reports_a.pop_back();
-      reports_b.pop_back();
-      ++reruns;
-      std::fprintf(progress, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe_place.c_str(),
+      set_aside(reports_a_.back().path, options_.out_dir, "A", run);
+      set_aside(reports_b_.back().path, options_.out_dir, "B", run);
+      reports_a_.pop_back();
+      reports_b_.pop_back();
+      ++reruns_;
+      std::fprintf(progress_, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe_place_.c_str(),
                    describe_probes(probes).c_str());
     }
-    if (run >= options.runs) done = decided(run);
   }
-  outcome.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  outcome.document = compare_document(outcome.result, options.compare);
-  const std::string seconds = formatted("%.1f s", outcome.wall_s);
-  const std::string line = "ab: A = BASE (" + options.command_a.front() + "), B = NEW (" + options.command_b.front() + "); " +
-                           std::to_string(outcome.runs_a_side) + " runs a side, interleaved (ABBA), " + seconds + "; reports in " + dir_a +
-                           " and " + dir_b;
-  outcome.document.notes.push_back(line);
-  if (guarded && (reruns > 0 || kept_in_two_states > 0)) {
-    const std::string factor = formatted("%g", kStateFactor);
-    std::string note = "ab: " + std::to_string(reruns) + " run pair(s) set aside and run again, their runs in two machine states (" +
-                       probe_place + " more than " + factor + "x apart around them); set-aside reports in " + options.out_dir + "/set-aside";
-    if (kept_in_two_states > 0) note += "; " + std::to_string(kept_in_two_states) + " pair(s) kept after " + std::to_string(options.state_reruns) + " re-run(s) still in two states";
-    outcome.document.notes.push_back(note);
+
+  void finish_document() {
+    outcome_.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    outcome_.document = compare_document(outcome_.result, options_.compare);
+    const std::string seconds = formatted("%.1f s", outcome_.wall_s);
+    const std::string line = "ab: A = BASE (" + options_.command_a.front() + "), B = NEW (" + options_.command_b.front() + "); " +
+                             std::to_string(outcome_.runs_a_side) + " runs a side, interleaved (ABBA), " + seconds + "; reports in " + dir_a_ +
+                             " and " + dir_b_;
+    outcome_.document.notes.push_back(line);
+    if (guarded() && (reruns_ > 0 || kept_in_two_states_ > 0)) {
+      const std::string factor = formatted("%g", kStateFactor);
+      std::string note = "ab: " + std::to_string(reruns_) + " run pair(s) set aside and run again, their runs in two machine states (" +
+                         probe_place_ + " more than " + factor + "x apart around them); set-aside reports in " + options_.out_dir + "/set-aside";
+      if (kept_in_two_states_ > 0) {
+        note += "; " + std::to_string(kept_in_two_states_) + " pair(s) kept after " + std::to_string(options_.state_reruns) +
+                " re-run(s) still in two states";
+      }
+      outcome_.document.notes.push_back(note);
+    }
+    outcome_.document.extra["state_guard"] = {{"probe", probe_place_},
+                                              {"on", guarded()},
+                                              {"factor", kStateFactor},
+                                              {"rerun_limit", options_.state_reruns},
+                                              {"pairs_run_again", reruns_},
+                                              {"pairs_kept_in_two_states", kept_in_two_states_},
+                                              {"probes_ns", probes_ns_}};
+    outcome_.document.extra["runs_a_side"] = outcome_.runs_a_side;
+    outcome_.document.extra["wall_s"] = outcome_.wall_s;
   }
-  outcome.document.extra["state_guard"] = {{"probe", probe_place},
-                                           {"on", guarded},
-                                           {"factor", kStateFactor},
-                                           {"rerun_limit", options.state_reruns},
-                                           {"pairs_run_again", reruns},
-                                           {"pairs_kept_in_two_states", kept_in_two_states},
-                                           {"probes_ns", probes_ns}};
-  outcome.document.extra["runs_a_side"] = outcome.runs_a_side;
-  outcome.document.extra["wall_s"] = outcome.wall_s;
-  return outcome;
-}
+
+  const AbOptions& options_;
+  std::FILE* progress_;
+  const std::string dir_a_, dir_b_;
+  const SweepOptions side_a_, side_b_;
+  bool resuming_ = false;
+  std::chrono::steady_clock::time_point start_;
+  std::optional<InterruptGuard> interrupts_;  // from the first run on
+  AbOutcome outcome_;
+  std::vector<LoadedReport> reports_a_, reports_b_;
+  std::optional<StateProbe> own_probe_;
+  bool reports_probe_ = false;  // both sides' reports carry the probe: ab need not probe
+  std::string probe_place_;
+  nlohmann::json probes_ns_ = nlohmann::json::array();
+  int reruns_ = 0, kept_in_two_states_ = 0;
+};
+
+}  // namespace
+
+AbOutcome run_ab(const AbOptions& options, std::FILE* progress) { return AbRun(options, progress).run(); }
 
 }  // namespace collbench::summarize

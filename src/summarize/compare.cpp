@@ -324,35 +324,41 @@ void mark_machine_mismatch(CompareResult& result, const std::string& reason) {
   }
 }
 
-CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
-                              const CompareOptions& options) {
-  if (options.state_guard && !options.paired) {
-    // Both sides judged together: a run made in another state than most runs of either side is set
-    // aside, so a baseline made in the usual state and a NEW run in the slow one is no regression.
-    std::vector<const LoadedReport*> runs;
-    for (const auto* side : {&base, &candidate}) {
-      for (const auto& loaded : *side) runs.push_back(&loaded);
-    }
-    const StateGuard guard = judge_machine_states(runs, true);
-    if (!guard.set_aside.empty() || !guard.cycles_set_aside.empty()) {
-      const std::vector<LoadedReport> kept_base = kept_by_guard(base, guard), kept_new = kept_by_guard(candidate, guard);
-      CompareOptions unguarded = options;
-      unguarded.state_guard = false;
-      const bool side_emptied = kept_base.empty() || kept_new.empty();
-      CompareResult result = side_emptied ? compare_reports(base, candidate, unguarded) : compare_reports(kept_base, kept_new, unguarded);
-      if (side_emptied) {
-        // Nothing is left to judge one side by: the runs say how the two states differ, not the code.
-        const std::string sides = kept_base.empty() && kept_new.empty() ? "BASE and NEW were made in two machine states"
-                                  : std::string("every run of ") + (kept_base.empty() ? "BASE" : "NEW") +
-                                        " was made in another machine state than the others";
-        mark_machine_mismatch(result, sides + " (their state probe); run again");
-        return result;
-      }
-      for (const auto& run : guard.set_aside) result.state_set_aside.push_back(run.path);
-      result.notes.push_back(set_aside_note(guard, runs));
+namespace {
+
+// compare_reports' phases. With the state guard and unpaired: both sides judged together, and a
+// run made in another state than most runs of either side set aside, so a baseline made in the
+// usual state and a NEW run in the slow one is no regression. None when nothing is set aside.
+std::optional<CompareResult> compared_after_state_guard(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
+                                                        const CompareOptions& options) {
+  std::vector<const LoadedReport*> runs;
+  for (const auto* side : {&base, &candidate}) {
+    for (const auto& loaded : *side) runs.push_back(&loaded);
+  }
+  const StateGuard guard = judge_machine_states(runs, true);
+  if (!guard.set_aside.empty() || !guard.cycles_set_aside.empty()) {
+    const std::vector<LoadedReport> kept_base = kept_by_guard(base, guard), kept_new = kept_by_guard(candidate, guard);
+    CompareOptions unguarded = options;
+    unguarded.state_guard = false;
+    const bool side_emptied = kept_base.empty() || kept_new.empty();
+    CompareResult result = side_emptied ? compare_reports(base, candidate, unguarded) : compare_reports(kept_base, kept_new, unguarded);
+    if (side_emptied) {
+      // Nothing is left to judge one side by: the runs say how the two states differ, not the code.
+      const std::string sides = kept_base.empty() && kept_new.empty() ? "BASE and NEW were made in two machine states"
+                                : std::string("every run of ") + (kept_base.empty() ? "BASE" : "NEW") +
+                                      " was made in another machine state than the others";
+      mark_machine_mismatch(result, sides + " (their state probe); run again");
       return result;
     }
+    for (const auto& run : guard.set_aside) result.state_set_aside.push_back(run.path);
+    result.notes.push_back(set_aside_note(guard, runs));
+    return result;
   }
+  return std::nullopt;
+}
+
+// The two sides can be compared: an unaltered baseline, one kind, a benchmark in common.
+void check_comparable(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate) {
   for (const auto& loaded : base) {
     if (const auto percent = injected_slowdown_percent(loaded.report)) {
       throw InputError("BASE " + loaded.path + " ran with --inject-slowdown " + formatted("%g", *percent) + "%; a baseline must be an unaltered run");
@@ -362,8 +368,6 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     throw InputError(std::string("BASE has ") + kind_of(base).name + " rows and NEW has " + kind_of(candidate).name +
                      " rows; compare expects the same kind of report on both sides");
   }
-  const bool timed = kind_of(base).time_path != nullptr;
-  const bool higher_is_better = !timed;  // a rate (the headline figure) when rows carry no timings
   std::set<std::string> base_benchmarks, new_benchmarks;
   for (const auto& loaded : base) base_benchmarks.insert(loaded.report.benchmark);
   for (const auto& loaded : candidate) new_benchmarks.insert(loaded.report.benchmark);
@@ -374,20 +378,11 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
                      (new_benchmarks.empty() ? std::string("?") : *new_benchmarks.begin()) +
                      ") have no benchmark in common; compare expects the same benchmark on both sides");
   }
-  const auto base_collected = collect(base, options.figure, options.ignored_keys);
-  const auto new_collected = collect(candidate, options.figure, options.ignored_keys);
-  const auto& base_sides = base_collected.sides;
-  const auto& new_sides = new_collected.sides;
-  // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
-  bool paired = options.paired;
-  for (const auto& [key, side] : base_sides) {
-    const auto it = new_sides.find(key);
-    if (paired && it != new_sides.end()) paired = pairs_line_up(side, it->second);
-  }
-  CompareResult result;
-  result.paired = paired;
-  if (options.paired && !paired) result.notes.push_back("runs do not pair up by file name on every row: unpaired intervals");
-  result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, base_collected.rows_fallen_back + new_collected.rows_fallen_back);
+}
+
+// One line per row both sides have, then the benchmark as a whole, in the order a reader wants.
+void add_compare_lines(CompareResult& result, const std::map<SeriesKey, Side>& base_sides, const std::map<SeriesKey, Side>& new_sides,
+                       const CompareOptions& options, bool higher_is_better, bool paired) {
   for (const auto& [key, side] : base_sides) {
     const auto it = new_sides.find(key);
     if (it == new_sides.end()) {
@@ -421,13 +416,10 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     if (a_rest != b_rest) return a_rest < b_rest;
     return a.size < b.size;
   });
-  result.measure = timed ? "us" : kind_of(base).figures.front().path;
-  if (result.lines.empty()) {
-    std::string fields;
-    for (const char* field : kind_of(base).key_fields) fields += std::string(", ") + field;
-    throw InputError("BASE and NEW have no row in common (same benchmark, world size" + fields + " and " + kind_of(base).size_column + ")");
-  }
-  // One note per injected share, not one per run: a folder of ten injected runs is one fact.
+}
+
+// One note per injected share, not one per run: a folder of ten injected runs is one fact.
+void note_injected_slowdowns(CompareResult& result, const std::vector<LoadedReport>& candidate) {
   std::map<double, std::vector<std::string>> injected_runs;
   for (const auto& loaded : candidate) {
     if (const auto percent = injected_slowdown_percent(loaded.report)) injected_runs[*percent].push_back(loaded.path);
@@ -436,6 +428,40 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     result.notes.push_back("NEW " + (paths.size() == 1 ? paths.front() : std::to_string(paths.size()) + " runs (" + paths.front() + ", ...)") +
                            " ran with --inject-slowdown " + formatted("%g%% (a synthetic slowdown)", percent));
   }
+}
+
+}  // namespace
+
+CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
+                              const CompareOptions& options) {
+  if (options.state_guard && !options.paired) {
+    if (std::optional<CompareResult> guarded = compared_after_state_guard(base, candidate, options)) return std::move(*guarded);
+  }
+  check_comparable(base, candidate);
+  const bool timed = kind_of(base).time_path != nullptr;
+  const bool higher_is_better = !timed;  // a rate (the headline figure) when rows carry no timings
+  const auto base_collected = collect(base, options.figure, options.ignored_keys);
+  const auto new_collected = collect(candidate, options.figure, options.ignored_keys);
+  const auto& base_sides = base_collected.sides;
+  const auto& new_sides = new_collected.sides;
+  // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
+  bool paired = options.paired;
+  for (const auto& [key, side] : base_sides) {
+    const auto it = new_sides.find(key);
+    if (paired && it != new_sides.end()) paired = pairs_line_up(side, it->second);
+  }
+  CompareResult result;
+  result.paired = paired;
+  if (options.paired && !paired) result.notes.push_back("runs do not pair up by file name on every row: unpaired intervals");
+  result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, base_collected.rows_fallen_back + new_collected.rows_fallen_back);
+  add_compare_lines(result, base_sides, new_sides, options, higher_is_better, paired);
+  result.measure = timed ? "us" : kind_of(base).figures.front().path;
+  if (result.lines.empty()) {
+    std::string fields;
+    for (const char* field : kind_of(base).key_fields) fields += std::string(", ") + field;
+    throw InputError("BASE and NEW have no row in common (same benchmark, world size" + fields + " and " + kind_of(base).size_column + ")");
+  }
+  note_injected_slowdowns(result, candidate);
   return result;
 }
 

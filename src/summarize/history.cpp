@@ -336,8 +336,10 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   return result;
 }
 
-Document history_document(const HistoryResult& result, const HistoryOptions& options) {
-  Document document;
+namespace {
+
+// history_document's parts. The changes of every series, one table row each; their number.
+std::size_t add_changes_table(const HistoryResult& result, Document& document) {
   Table table;
   table.title = "Changes";
   Table::Group group;
@@ -364,6 +366,11 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
     table.groups.push_back(std::move(group));
     document.tables.push_back(std::move(table));
   }
+  return changes;
+}
+
+// The verdicts: the span judged, each series' latest slowdown and the rows pooled.
+void add_verdict_notes(const HistoryResult& result, const HistoryOptions& options, std::size_t changes, Document& document) {
   std::string first, last;
   for (const auto& series : result.series) {
     for (const auto& point : series.points) {
@@ -406,6 +413,10 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
     document.notes.push_back("the latest " + std::to_string(options.min_segment) + " runs were all made in another machine state than the earlier ones "
                              "(their state probe): it lasts, so no run is set aside, and a change since then may be the machine's");
   }
+}
+
+// How the changes were found and judged.
+void add_rule_notes(const HistoryResult& result, const HistoryOptions& options, Document& document) {
   char rule[400];
   std::snprintf(rule, sizeof rule,
                 "%s; E-divisive (energy statistic, exponent %.3g), each change kept when a permutation test (%d permutations) gives p < %.3g and "
@@ -418,6 +429,10 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
                              percent_text(kSetAsideFactor - 1) + " slower than the faster half set aside; one split, slowdowns only, by the energy "
                              "statistic and a permutation test at " + (options.holm ? "alpha / 2 (the rows' Holm family takes the other half)" : "alpha"));
   }
+}
+
+// What scripts read: counts, where each regression starts, the pooled rows, the state guard.
+void add_history_extra(const HistoryResult& result, std::size_t changes, Document& document) {
   document.extra["changes"] = changes;
   document.extra["regressions"] = result.regressions();
   // Where each regression starts (its first slower run's report), for scripts that check the place.
@@ -455,6 +470,16 @@ Document history_document(const HistoryResult& result, const HistoryOptions& opt
   document.extra["series_judged"] = result.series_judged;
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);
+}
+
+}  // namespace
+
+Document history_document(const HistoryResult& result, const HistoryOptions& options) {
+  Document document;
+  const std::size_t changes = add_changes_table(result, document);
+  add_verdict_notes(result, options, changes, document);
+  add_rule_notes(result, options, document);
+  add_history_extra(result, changes, document);
   return document;
 }
 

@@ -421,12 +421,20 @@ ProtocolSegment segment_parameters(const FormPoints& points, const SegmentedFit&
   return out;
 }
 
-}  // namespace
+// fit_model's phases. The rows of every report, grouped for the fits: series key -> (world size,
+// hosts) -> size -> times, and where those ranks ran.
+using GroupKey = std::pair<int, int>;
+struct GroupedRows {
+  std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> times, estimates;
+  std::map<GroupKey, std::pair<Placement, std::string>> placements;  // and the report that placed them so first
+  std::map<SeriesKey, std::vector<const BusFactor*>> families;  // the bus factors the rows' factors match
+  std::map<SeriesKey, std::pair<std::string, std::string>> aggregations;  // the rows' -a, and a report that has it
+};
 
-Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
+// Only collective reports of one machine: reports of different machines would fit one line
+// through two machines.
+void check_fittable(const std::vector<LoadedReport>& reports) {
   if (reports.empty()) throw InputError("model fit: no report given");
-  Model model;
-  // Reports of different machines would fit one line through two machines.
   const Fingerprint first = fingerprint_of({reports.front()}, {});
   for (const auto& loaded : reports) {
     if (loaded.report.kind != report::RowKind::kCollective) {
@@ -436,180 +444,233 @@ Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
     if (const auto difference = fingerprint_difference(first, fingerprint_of({loaded}, {}))) {
       throw InputError("model fit: the reports come from different machines (" + *difference + "); fit each machine on its own");
     }
-    model.sources.push_back(loaded.path);
   }
-  model.machine = machine_of(reports);
+}
 
-  // series key -> (world size, hosts) -> size -> times, and where those ranks ran
-  using GroupKey = std::pair<int, int>;
-  std::map<SeriesKey, std::map<GroupKey, std::map<std::uint64_t, std::vector<double>>>> grouped, estimates;
-  std::map<GroupKey, std::pair<Placement, std::string>> placements;
-  std::map<SeriesKey, std::vector<const BusFactor*>> families;  // the bus factors the rows' factors match
-  std::map<SeriesKey, std::pair<std::string, std::string>> aggregations;  // the rows' -a, and a report that has it
+void add_row(GroupedRows& grouped, const LoadedReport& loaded, const GroupKey& group, const report::Row& row) {
+  // Each row's robust figure (summarize/figure.h): its p10 iteration time, or its minimum
+  // when it has too few iterations for the quantile (reports before p10 have only the minimum).
+  const auto& times = row.time_statistics;
+  const bool quantile = static_cast<int>(*row.iterations) >= static_cast<int>(values_needed(RunFigure::kP10)) && times.count("p10");
+  const double time = quantile ? times.at("p10") : times.at("min");
+  if (!(time > 0) || row.size == 0) return;
+  const auto text = [&row](const char* field) { return row.fields.at(field).get<std::string>(); };
+  const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", text("backend")}, {"algorithm", text("algorithm")},
+                      {"dtype", text("dtype")}, {"op", text("op")}, {"root", std::to_string(row.fields.at("root").get<int>())},
+                      {"placement", text("placement")}};
+  grouped.times[key][group][row.size].push_back(time);
+  if (row.library_estimate_us && *row.library_estimate_us > 0) grouped.estimates[key][group][row.size].push_back(*row.library_estimate_us);
+  // A row that does not say is read as the slowest rank's, as read_measurement reads it.
+  const std::string written = row.fields.value("time_aggregation", "max");
+  const std::string aggregation = written.empty() ? "mean" : written;
+  const auto [seen, first_seen] = grouped.aggregations.emplace(key, std::pair{aggregation, loaded.path});
+  if (!first_seen && seen->second.first != aggregation) {
+    // A tree's mean over ranks and its slowest rank are two costs: one fit cannot hold both.
+    throw InputError("model fit: " + seen->second.second + " and " + loaded.path + " combine the ranks' times differently (-a " +
+                     seen->second.first + " and " + aggregation + "); fit one at a time");
+  }
+  auto matching = model_detail::bus_factors_matching(loaded.report.context.world_size, row.fields.value("bus_bandwidth_factor", 0.0));
+  if (!matching.empty() && grouped.families[key].size() != 1) grouped.families[key] = std::move(matching);
+}
+
+GroupedRows group_rows(const std::vector<LoadedReport>& reports) {
+  GroupedRows grouped;
   for (const auto& loaded : reports) {
     const Placement placement = placement_of(loaded);
     const GroupKey group{loaded.report.context.world_size, placement.hosts};
-    const auto [known, added] = placements.emplace(group, std::pair{placement, loaded.path});
+    const auto [known, added] = grouped.placements.emplace(group, std::pair{placement, loaded.path});
     if (!added && known->second.first.host_of_rank != placement.host_of_rank) {
       throw InputError("model fit: " + known->second.second + " and " + loaded.path + " place " + std::to_string(group.first) +
                        " ranks on " + std::to_string(group.second) + " hosts differently; fit one placement at a time");
     }
-    for (const auto& row : loaded.report.rows) {
-      // Each row's robust figure (summarize/figure.h): its p10 iteration time, or its minimum
-      // when it has too few iterations for the quantile (reports before p10 have only the minimum).
-      const auto& times = row.time_statistics;
-      const bool quantile = static_cast<int>(*row.iterations) >= static_cast<int>(values_needed(RunFigure::kP10)) && times.count("p10");
-      const double time = quantile ? times.at("p10") : times.at("min");
-      if (!(time > 0) || row.size == 0) continue;
-      const auto text = [&row](const char* field) { return row.fields.at(field).get<std::string>(); };
-      const SeriesKey key{{"benchmark", loaded.report.benchmark}, {"backend", text("backend")}, {"algorithm", text("algorithm")},
-                          {"dtype", text("dtype")}, {"op", text("op")}, {"root", std::to_string(row.fields.at("root").get<int>())},
-                          {"placement", text("placement")}};
-      grouped[key][group][row.size].push_back(time);
-      if (row.library_estimate_us && *row.library_estimate_us > 0) estimates[key][group][row.size].push_back(*row.library_estimate_us);
-      // A row that does not say is read as the slowest rank's, as read_measurement reads it.
-      const std::string written = row.fields.value("time_aggregation", "max");
-      const std::string aggregation = written.empty() ? "mean" : written;
-      const auto [seen, first_seen] = aggregations.emplace(key, std::pair{aggregation, loaded.path});
-      if (!first_seen && seen->second.first != aggregation) {
-        // A tree's mean over ranks and its slowest rank are two costs: one fit cannot hold both.
-        throw InputError("model fit: " + seen->second.second + " and " + loaded.path + " combine the ranks' times differently (-a " +
-                         seen->second.first + " and " + aggregation + "); fit one at a time");
+    for (const auto& row : loaded.report.rows) add_row(grouped, loaded, group, row);
+  }
+  if (grouped.times.empty()) throw InputError("model fit: no timed row with a size above 0 bytes in the reports");
+  return grouped;
+}
+
+// Hockney pieces per world size (series.per_world_size), and each world size's placement and
+// median times for the fit across world sizes.
+std::vector<Group> fit_per_world_size(SeriesModel& series, const GroupedRows& grouped, std::mt19937& random) {
+  const SeriesKey& key = series.key;
+  std::vector<Group> groups;
+  series.smallest_bytes = UINT64_MAX;
+  const auto estimates = grouped.estimates.find(key);
+  for (const auto& [group_key, by_size] : grouped.times.at(key)) {
+    const auto [world_size, hosts] = group_key;
+    SizeTimes times;
+    for (const auto& [bytes, values] : by_size) times.emplace_back(bytes, median(values));
+    if (times.size() < 2) {
+      throw InputError("model fit: " + describe_key(key) + " at world size " + std::to_string(world_size) +
+                       " has one size only; a latency-bandwidth fit needs a sweep (-b/-e)");
+    }
+    series.smallest_bytes = std::min(series.smallest_bytes, times.front().first);
+    series.largest_bytes = std::max(series.largest_bytes, times.back().first);
+    WorldSizeFit world_fit;
+    world_fit.world_size = world_size;
+    world_fit.hosts = hosts;
+    world_fit.measured = times;
+    if (estimates != grouped.estimates.end()) {
+      if (const auto found = estimates->second.find(group_key); found != estimates->second.end()) {
+        for (const auto& [bytes, values] : found->second) world_fit.library_estimates.emplace_back(bytes, median(values));
       }
-      auto matching = model_detail::bus_factors_matching(loaded.report.context.world_size, row.fields.value("bus_bandwidth_factor", 0.0));
-      if (!matching.empty() && families[key].size() != 1) families[key] = std::move(matching);
+    }
+    for (const auto& [from, to] : choose_pieces(times)) {
+      const auto points = hockney_points(times, from, to);
+      const BootstrappedFit fit = bootstrap_fit(points, random);
+      HockneyPiece piece;
+      piece.from_bytes = times[from].first;
+      piece.to_bytes = times[to - 1].first;
+      piece.alpha_us = fit.alpha_us;
+      piece.beta_gbps = fit.beta_gbps;
+      piece.points = static_cast<int>(points.size());
+      piece.rms_relative_error = std::sqrt(fit.fit.sse / static_cast<double>(points.size()));
+      world_fit.pieces.push_back(piece);
+    }
+    series.per_world_size.push_back(world_fit);
+    groups.push_back({grouped.placements.at(group_key).first, times});
+  }
+  return groups;
+}
+
+// Every world size's points priced by one cost form: t = intra alpha, intra bytes, inter alpha,
+// inter bytes coefficients (one host only: the intra-host columns alone), with the per-world
+// breakpoints as messages per step [low, high).
+struct PricedPoints {
+  FormPoints points;
+  std::vector<std::pair<double, double>> breaks;
+};
+
+PricedPoints price_points(const SeriesModel& series, const std::vector<Group>& groups, const AlgorithmForm& form,
+                          const std::vector<AlgorithmForm>& forms) {
+  const SeriesKey& key = series.key;
+  const int root = std::stoi(key[5].second);
+  const double element = element_bytes_of(key[3].second);
+  const bool mean_over_ranks = series.time_aggregation == "mean";
+  PricedPoints priced;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto& group = groups[g];
+    const int p = group.placement.world_size();
+    for (const auto& [bytes, time] : group.times) {
+      const double m = static_cast<double>(bytes);
+      const AlgorithmForm& run = form_run_at(form, forms, key[2].second, p, element > 0 ? m / element : 0);
+      const StepCoefficients c = step_coefficients(run, group.placement, root, mean_over_ranks);
+      const LevelPoint point{{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time};
+      priced.points.points.push_back(point);
+      priced.points.step_bytes.push_back(step_message_share(run, p) * m);
+      for (std::size_t j = 0; j < 4; ++j) priced.points.used[j] = priced.points.used[j] || point.coefficient[j] > 0;
+    }
+    const auto& pieces = series.per_world_size[g].pieces;
+    const double share = step_message_share(form, p);
+    for (std::size_t i = 0; i + 1 < pieces.size(); ++i) {
+      priced.breaks.emplace_back(share * static_cast<double>(pieces[i].to_bytes), share * static_cast<double>(pieces[i + 1].from_bytes));
     }
   }
-  if (grouped.empty()) throw InputError("model fit: no timed row with a size above 0 bytes in the reports");
+  return priced;
+}
 
+// One form's fit across world sizes, its segments' parameters drawn from `seed`.
+AcrossWorldSizes across_of(const AlgorithmForm& form, bool chosen_by_fit, double rms, const FormPoints& points, const SegmentedFit& fit,
+                           unsigned seed) {
+  std::mt19937 draws(seed);
+  AcrossWorldSizes across;
+  across.form = form.name;
+  across.chosen_by_fit = chosen_by_fit;
+  across.rms_relative_error = rms;
+  across.intra_measured = points.used[0] && points.used[1];
+  for (std::size_t segment = 0; segment < fit.fits.size(); ++segment) {
+    const ProtocolSegment parameters = segment_parameters(points, fit, segment, draws);
+    if (segment == 0) {
+      across.alpha_us = parameters.alpha_us;
+      across.beta_gbps = parameters.beta_gbps;
+      across.inter = parameters.inter;
+      across.bootstrap = parameters.bootstrap;
+    } else {
+      across.larger_messages.push_back(parameters);
+    }
+  }
+  return across;
+}
+
+// What the series' notes say of the best form's fit.
+void note_best_fit(SeriesModel& series, const AcrossWorldSizes& best, const std::string& tried, const std::string& segments_note) {
+  const std::string& algorithm = series.key[2].second;
+  if (best.chosen_by_fit) {
+    series.notes.push_back("algorithm '" + algorithm + "' names no form: " + best.form + " fits best (rms relative error: " + tried + ")");
+  }
+  if (!segments_note.empty()) {
+    series.notes.push_back("protocol breakpoints carried across world sizes: messages per step above " + segments_note +
+                           " bytes have their own alpha and beta");
+  }
+  if (!best.intra_measured) {
+    series.notes.push_back(best.inter && best.alpha_us.value != best.inter->alpha_us.value
+                               ? "no step of these runs sends within a host alone: intra-host bytes are costed with the inter-host "
+                                 "beta (an upper bound); the intra-host alpha is fitted"
+                               : "no report had two ranks on one host: intra-host steps are costed with the inter-host fit (an upper bound)");
+  }
+  if (best.inter && best.inter->beta_gbps.value > best.beta_gbps.value * 1.0001 && best.intra_measured) {
+    series.notes.push_back("the link between hosts fitted faster than within a host: the model assumes the opposite (check the placements)");
+  }
+}
+
+// The cost forms across world sizes and hosts (series.across): the form the algorithm names, or
+// the one that fits best.
+void fit_across_world_sizes(SeriesModel& series, const std::vector<Group>& groups, unsigned seed) {
+  const std::string& benchmark = series.key.front().second;
+  const auto forms = algorithm_forms(benchmark);
+  if (forms.empty()) {
+    series.notes.push_back("no cost form for " + benchmark + ": fitted per world size only");
+    return;
+  }
+  if (groups.size() < 2) {
+    series.notes.push_back("one world size: nothing to extrapolate across world sizes from (measure two or more)");
+    return;
+  }
+  const std::string named = model_detail::form_named_by(benchmark, series.key[2].second);
+  std::optional<AcrossWorldSizes> best;
+  std::string best_segments_note;
+  std::string tried;
+  for (const auto& form : forms) {
+    if (!named.empty() && form.name != named) continue;
+    const PricedPoints priced = price_points(series, groups, form, forms);
+    const SegmentedFit fit = fit_segmented(priced.points, priced.breaks);
+    const double rms = std::sqrt(fit.sse / static_cast<double>(priced.points.points.size()));
+    tried += (tried.empty() ? "" : ", ") + form.name + " " + formatted("%.1f", 100 * rms) + "%";
+    if (best && rms >= best->rms_relative_error) continue;
+    const AcrossWorldSizes across = across_of(form, named.empty(), rms, priced.points, fit, seed);
+    if (!fit.separable) {
+      series.notes.push_back(form.name + ": these placements cannot tell intra-host from inter-host parameters apart (every step "
+                             "count moves together); add a run on one host, or one rank per host");
+    }
+    best_segments_note.clear();
+    for (const double threshold : fit.thresholds) {
+      best_segments_note += (best_segments_note.empty() ? "" : ", ") + formatted("%.0f", threshold);
+    }
+    best = across;
+  }
+  if (!best) return;
+  series.across = best;
+  note_best_fit(series, *best, tried, best_segments_note);
+}
+
+}  // namespace
+
+Model fit_model(const std::vector<LoadedReport>& reports, unsigned seed) {
+  check_fittable(reports);
+  Model model;
+  for (const auto& loaded : reports) model.sources.push_back(loaded.path);
+  model.machine = machine_of(reports);
+  const GroupedRows grouped = group_rows(reports);
   std::mt19937 random(seed);
-  for (const auto& [key, by_group] : grouped) {
+  for (const auto& [key, by_group] : grouped.times) {
     SeriesModel series;
     series.key = key;
-    const std::string& benchmark = key.front().second;
-    const int root = std::stoi(key[5].second);
-    const auto& matching = families[key];
-    series.bus_factor = matching.empty() ? "" : matching.size() == 1 ? matching.front()->formula : model_detail::bus_factor_of(benchmark, matching);
-    series.time_aggregation = aggregations.at(key).first;
-    std::vector<Group> groups;
-    series.smallest_bytes = UINT64_MAX;
-    for (const auto& [group_key, by_size] : by_group) {
-      const auto [world_size, hosts] = group_key;
-      SizeTimes times;
-      for (const auto& [bytes, values] : by_size) times.emplace_back(bytes, median(values));
-      if (times.size() < 2) {
-        throw InputError("model fit: " + describe_key(key) + " at world size " + std::to_string(world_size) +
-                         " has one size only; a latency-bandwidth fit needs a sweep (-b/-e)");
-      }
-      series.smallest_bytes = std::min(series.smallest_bytes, times.front().first);
-      series.largest_bytes = std::max(series.largest_bytes, times.back().first);
-      WorldSizeFit world_fit;
-      world_fit.world_size = world_size;
-      world_fit.hosts = hosts;
-      world_fit.measured = times;
-      for (const auto& [bytes, values] : estimates[key][group_key]) world_fit.library_estimates.emplace_back(bytes, median(values));
-      for (const auto& [from, to] : choose_pieces(times)) {
-        const auto points = hockney_points(times, from, to);
-        const BootstrappedFit fit = bootstrap_fit(points, random);
-        HockneyPiece piece;
-        piece.from_bytes = times[from].first;
-        piece.to_bytes = times[to - 1].first;
-        piece.alpha_us = fit.alpha_us;
-        piece.beta_gbps = fit.beta_gbps;
-        piece.points = static_cast<int>(points.size());
-        piece.rms_relative_error = std::sqrt(fit.fit.sse / static_cast<double>(points.size()));
-        world_fit.pieces.push_back(piece);
-      }
-      series.per_world_size.push_back(world_fit);
-      groups.push_back({placements.at(group_key).first, times});
-    }
-    const auto forms = algorithm_forms(benchmark);
-    if (forms.empty()) {
-      series.notes.push_back("no cost form for " + benchmark + ": fitted per world size only");
-    } else if (groups.size() < 2) {
-      series.notes.push_back("one world size: nothing to extrapolate across world sizes from (measure two or more)");
-    } else {
-      const std::string named = model_detail::form_named_by(benchmark, key[2].second);
-      const double element = element_bytes_of(key[3].second);
-      const bool mean_over_ranks = series.time_aggregation == "mean";
-      std::optional<AcrossWorldSizes> best;
-      std::string best_segments_note;
-      std::string tried;
-      for (const auto& form : forms) {
-        if (!named.empty() && form.name != named) continue;
-        // Each point priced as t = intra alpha, intra bytes, inter alpha, inter bytes coefficients;
-        // one host only: the intra-host columns alone.
-        FormPoints points;
-        std::vector<std::pair<double, double>> breaks;  // per-world breakpoints as messages per step [low, high)
-        for (std::size_t g = 0; g < groups.size(); ++g) {
-          const auto& group = groups[g];
-          const int p = group.placement.world_size();
-          for (const auto& [bytes, time] : group.times) {
-            const double m = static_cast<double>(bytes);
-            const AlgorithmForm& run = form_run_at(form, forms, key[2].second, p, element > 0 ? m / element : 0);
-            const StepCoefficients c = step_coefficients(run, group.placement, root, mean_over_ranks);
-            const LevelPoint point{{c.intra_steps, c.intra_bytes * m, c.inter_steps, c.inter_bytes * m}, time};
-            points.points.push_back(point);
-            points.step_bytes.push_back(step_message_share(run, p) * m);
-            for (std::size_t j = 0; j < 4; ++j) points.used[j] = points.used[j] || point.coefficient[j] > 0;
-          }
-          const auto& pieces = series.per_world_size[g].pieces;
-          const double share = step_message_share(form, p);
-          for (std::size_t i = 0; i + 1 < pieces.size(); ++i) {
-            breaks.emplace_back(share * static_cast<double>(pieces[i].to_bytes), share * static_cast<double>(pieces[i + 1].from_bytes));
-          }
-        }
-        const SegmentedFit fit = fit_segmented(points, breaks);
-        const double rms = std::sqrt(fit.sse / static_cast<double>(points.points.size()));
-        tried += (tried.empty() ? "" : ", ") + form.name + " " + formatted("%.1f", 100 * rms) + "%";
-        if (best && rms >= best->rms_relative_error) continue;
-        std::mt19937 draws(seed);
-        AcrossWorldSizes across;
-        across.form = form.name;
-        across.chosen_by_fit = named.empty();
-        across.rms_relative_error = rms;
-        across.intra_measured = points.used[0] && points.used[1];
-        for (std::size_t segment = 0; segment < fit.fits.size(); ++segment) {
-          const ProtocolSegment parameters = segment_parameters(points, fit, segment, draws);
-          if (segment == 0) {
-            across.alpha_us = parameters.alpha_us;
-            across.beta_gbps = parameters.beta_gbps;
-            across.inter = parameters.inter;
-            across.bootstrap = parameters.bootstrap;
-          } else {
-            across.larger_messages.push_back(parameters);
-          }
-        }
-        if (!fit.separable) {
-          series.notes.push_back(form.name + ": these placements cannot tell intra-host from inter-host parameters apart (every step "
-                                 "count moves together); add a run on one host, or one rank per host");
-        }
-        best_segments_note.clear();
-        for (const double threshold : fit.thresholds) {
-          best_segments_note += (best_segments_note.empty() ? "" : ", ") + formatted("%.0f", threshold);
-        }
-        best = across;
-      }
-      if (best) {
-        series.across = best;
-        if (best->chosen_by_fit) {
-          series.notes.push_back("algorithm '" + key[2].second + "' names no form: " + best->form + " fits best (rms relative error: " + tried + ")");
-        }
-        if (!best_segments_note.empty()) {
-          series.notes.push_back("protocol breakpoints carried across world sizes: messages per step above " + best_segments_note +
-                                 " bytes have their own alpha and beta");
-        }
-        if (!best->intra_measured) {
-          series.notes.push_back(best->inter && best->alpha_us.value != best->inter->alpha_us.value
-                                     ? "no step of these runs sends within a host alone: intra-host bytes are costed with the inter-host "
-                                       "beta (an upper bound); the intra-host alpha is fitted"
-                                     : "no report had two ranks on one host: intra-host steps are costed with the inter-host fit (an upper bound)");
-        }
-        if (best->inter && best->inter->beta_gbps.value > best->beta_gbps.value * 1.0001 && best->intra_measured) {
-          series.notes.push_back("the link between hosts fitted faster than within a host: the model assumes the opposite (check the placements)");
-        }
-      }
-    }
+    const auto found = grouped.families.find(key);
+    const std::vector<const BusFactor*> matching = found == grouped.families.end() ? std::vector<const BusFactor*>{} : found->second;
+    series.bus_factor = matching.empty() ? "" : matching.size() == 1 ? matching.front()->formula : model_detail::bus_factor_of(key.front().second, matching);
+    series.time_aggregation = grouped.aggregations.at(key).first;
+    const std::vector<Group> groups = fit_per_world_size(series, grouped, random);
+    fit_across_world_sizes(series, groups, seed);
     model.series.push_back(std::move(series));
   }
   return model;

@@ -82,132 +82,160 @@ json model_json(const Model& model) {
   return {{"collbench_model", kModelVersion}, {"figure", model.figure}, {"machine", model.machine}, {"sources", model.sources}, {"series", series}};
 }
 
-Model model_from_json(const json& document, const std::string& path) {
-  const auto bad = [&](const std::string& why) { return InputError(path + ": not a collbench model (" + why + ")"); };
+namespace {
+
+// model_from_json's parts, one level of the file each; every error names the file and what is
+// wrong with it.
+class ModelFileReader {
+ public:
+  explicit ModelFileReader(const std::string& path) : path_(path) {}
+
+  InputError bad(const std::string& why) const { return InputError(path_ + ": not a collbench model (" + why + ")"); }
+
   // A byte count must be a whole number of at least 0: nlohmann's get<uint64_t> would wrap -5 into
   // 2^64 - 5 and 1.5 into 1 without a word.
-  const auto bytes_at = [&](const json& value, const char* name) {
+  std::uint64_t bytes_at(const json& value, const char* name) const {
     if (!value.is_number_unsigned()) throw bad(std::string(name) + " is not a byte count");
     return value.get<std::uint64_t>();
-  };
+  }
+
+  SeriesModel series(const json& entry) const {
+    SeriesModel series;
+    for (const char* name : {"benchmark", "backend", "algorithm", "dtype", "op", "root", "placement"}) {
+      series.key.emplace_back(name, entry.at("key").at(name).get<std::string>());
+    }
+    const std::string& root = series.key[5].second;
+    char* end = nullptr;
+    const long root_rank = std::strtol(root.c_str(), &end, 10);
+    if (root.empty() || *end != '\0' || root_rank < -1 || root_rank > std::numeric_limits<int>::max()) throw bad("root must be a rank or -1");
+    series.bus_factor = entry.at("bus_factor").get<std::string>();
+    series.time_aggregation = entry.value("time_aggregation", std::string("mean"));
+    series.smallest_bytes = bytes_at(entry.at("smallest_bytes"), "smallest_bytes");
+    series.largest_bytes = bytes_at(entry.at("largest_bytes"), "largest_bytes");
+    for (const auto& world : entry.at("per_world_size")) series.per_world_size.push_back(world_fit(world));
+    if (entry.contains("across_world_sizes")) series.across = across(entry.at("across_world_sizes"), series.key.front().second);
+    return series;
+  }
+
+ private:
+  WorldSizeFit world_fit(const json& world) const {
+    WorldSizeFit fit;
+    fit.world_size = world.at("world_size").get<int>();
+    if (fit.world_size < 1) throw bad("world_size below 1");
+    fit.hosts = world.value("hosts", 1);
+    if (fit.hosts < 1 || fit.hosts > fit.world_size) throw bad("hosts outside 1 to world_size");
+    for (const auto& piece : world.at("pieces")) {
+      HockneyPiece one;
+      one.from_bytes = bytes_at(piece.at("from_bytes"), "from_bytes");
+      one.to_bytes = bytes_at(piece.at("to_bytes"), "to_bytes");
+      one.alpha_us = interval_from(piece.at("alpha_us"), path_ + ": alpha_us");
+      one.beta_gbps = interval_from(piece.at("beta_gbps"), path_ + ": beta_gbps");
+      if (!(one.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
+      fit.pieces.push_back(one);
+    }
+    if (fit.pieces.empty()) throw bad("a world size without pieces");
+    // [bytes, time above 0] points under `key`, into `points`; `what` names one in the error.
+    const auto read_points = [&](const char* key, const char* what, auto& points) {
+      for (const auto& point : world.value(key, json::array())) {
+        if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() ||
+            !(point[1].get<double>() > 0)) {
+          throw bad(std::string(what) + " is not [bytes, time above 0]");
+        }
+        points.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
+      }
+    };
+    read_points("measured", "a measured point", fit.measured);
+    read_points("library_estimates", "a library estimate", fit.library_estimates);
+    return fit;
+  }
+
+  AcrossWorldSizes across(const json& across, const std::string& benchmark) const {
+    AcrossWorldSizes fit;
+    fit.form = across.at("form").get<std::string>();
+    fit.chosen_by_fit = across.at("chosen_by_fit").get<bool>();
+    fit.alpha_us = interval_from(across.at("alpha_us"), path_ + ": alpha_us");
+    fit.beta_gbps = interval_from(across.at("beta_gbps"), path_ + ": beta_gbps");
+    if (!(fit.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
+    fit.intra_measured = across.value("intra_measured", true);
+    if (across.contains("inter_alpha_us") || across.contains("inter_beta_gbps")) {
+      fit.inter = LinkParameters{interval_from(across.at("inter_alpha_us"), path_ + ": inter_alpha_us"),
+                                 interval_from(across.at("inter_beta_gbps"), path_ + ": inter_beta_gbps")};
+      if (!(fit.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
+    }
+    fit.bootstrap = draws(across.at("bootstrap"), fit.inter.has_value());
+    std::uint64_t previous_above = 0;
+    for (const auto& item : across.value("larger_messages", json::array())) {
+      const std::uint64_t above = bytes_at(item.at("above_step_bytes"), "above_step_bytes");
+      if (above <= previous_above && !fit.larger_messages.empty()) throw bad("larger_messages out of size order");
+      previous_above = above;
+      fit.larger_messages.push_back(larger_messages_segment(item, above, fit.inter.has_value()));
+    }
+    const auto forms = algorithm_forms(benchmark);
+    if (std::none_of(forms.begin(), forms.end(), [&](const AlgorithmForm& form) { return form.name == fit.form; })) {
+      throw bad("unknown form '" + fit.form + "' for " + benchmark);
+    }
+    return fit;
+  }
+
+  ProtocolSegment larger_messages_segment(const json& item, std::uint64_t above_step_bytes, bool inter) const {
+    ProtocolSegment segment;
+    segment.above_step_bytes = above_step_bytes;
+    segment.alpha_us = interval_from(item.at("alpha_us"), path_ + ": alpha_us");
+    segment.beta_gbps = interval_from(item.at("beta_gbps"), path_ + ": beta_gbps");
+    if (!(segment.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
+    // Every segment has the levels the first one has: a prediction picks any of them.
+    if (item.contains("inter_alpha_us") != inter) throw bad("a segment without the first segment's levels");
+    if (inter) {
+      segment.inter = LinkParameters{interval_from(item.at("inter_alpha_us"), path_ + ": inter_alpha_us"),
+                                     interval_from(item.at("inter_beta_gbps"), path_ + ": inter_beta_gbps")};
+      if (!(segment.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
+    }
+    segment.bootstrap = draws(item.at("bootstrap"), inter);
+    return segment;
+  }
+
+  std::vector<BootstrapDraw> draws(const json& list, bool inter) const {
+    const std::size_t width = inter ? 4 : 2;
+    std::vector<BootstrapDraw> out;
+    for (const auto& draw : list) {
+      if (!draw.is_array() || draw.size() != width) throw bad("a bootstrap draw of " + std::to_string(width) + " numbers expected");
+      BootstrapDraw one{draw.at(0).get<double>(), draw.at(1).get<double>(), 0, 0};
+      if (width == 4) {
+        one.inter_alpha_us = draw.at(2).get<double>();
+        one.inter_beta_gbps = draw.at(3).get<double>();
+      }
+      const auto finite = [](double value) { return std::isfinite(value); };
+      if (!(one.beta_gbps > 0) || !(one.alpha_us >= 0) || !finite(one.alpha_us) || !finite(one.beta_gbps) ||
+          (width == 4 && (!(one.inter_beta_gbps > 0) || !(one.inter_alpha_us >= 0) || !finite(one.inter_alpha_us) ||
+                          !finite(one.inter_beta_gbps)))) {
+        throw bad("a bootstrap draw out of range");
+      }
+      out.push_back(one);
+    }
+    return out;
+  }
+
+  const std::string& path_;
+};
+
+}  // namespace
+
+Model model_from_json(const json& document, const std::string& path) {
+  const ModelFileReader reader(path);
   // Version 1 files (one alpha and beta for every size) read as version 2 files without segments.
   if (!document.is_object() || !document.contains("collbench_model") || !document.at("collbench_model").is_number_integer() ||
       document.at("collbench_model").get<int>() < 1 || document.at("collbench_model").get<int>() > kModelVersion) {
-    throw bad("no \"collbench_model\": 1 or " + std::to_string(kModelVersion));
+    throw reader.bad("no \"collbench_model\": 1 or " + std::to_string(kModelVersion));
   }
   Model model;
   try {
     model.figure = document.at("figure").get<std::string>();
     model.machine = document.at("machine").get<std::string>();
-    for (const auto& entry : document.at("series")) {
-      SeriesModel series;
-      for (const char* name : {"benchmark", "backend", "algorithm", "dtype", "op", "root", "placement"}) {
-        series.key.emplace_back(name, entry.at("key").at(name).get<std::string>());
-      }
-      const std::string& root = series.key[5].second;
-      char* end = nullptr;
-      const long root_rank = std::strtol(root.c_str(), &end, 10);
-      if (root.empty() || *end != '\0' || root_rank < -1 || root_rank > std::numeric_limits<int>::max()) throw bad("root must be a rank or -1");
-      series.bus_factor = entry.at("bus_factor").get<std::string>();
-      series.time_aggregation = entry.value("time_aggregation", std::string("mean"));
-      series.smallest_bytes = bytes_at(entry.at("smallest_bytes"), "smallest_bytes");
-      series.largest_bytes = bytes_at(entry.at("largest_bytes"), "largest_bytes");
-      for (const auto& world : entry.at("per_world_size")) {
-        WorldSizeFit fit;
-        fit.world_size = world.at("world_size").get<int>();
-        if (fit.world_size < 1) throw bad("world_size below 1");
-        fit.hosts = world.value("hosts", 1);
-        if (fit.hosts < 1 || fit.hosts > fit.world_size) throw bad("hosts outside 1 to world_size");
-        for (const auto& piece : world.at("pieces")) {
-          HockneyPiece one;
-          one.from_bytes = bytes_at(piece.at("from_bytes"), "from_bytes");
-          one.to_bytes = bytes_at(piece.at("to_bytes"), "to_bytes");
-          one.alpha_us = interval_from(piece.at("alpha_us"), path + ": alpha_us");
-          one.beta_gbps = interval_from(piece.at("beta_gbps"), path + ": beta_gbps");
-          if (!(one.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
-          fit.pieces.push_back(one);
-        }
-        if (fit.pieces.empty()) throw bad("a world size without pieces");
-        // [bytes, time above 0] points under `key`, into `points`; `what` names one in the error.
-        const auto read_points = [&](const char* key, const char* what, auto& points) {
-          for (const auto& point : world.value(key, json::array())) {
-            if (!point.is_array() || point.size() != 2 || !point[0].is_number_unsigned() || !point[1].is_number() ||
-                !(point[1].get<double>() > 0)) {
-              throw bad(std::string(what) + " is not [bytes, time above 0]");
-            }
-            points.emplace_back(point[0].get<std::uint64_t>(), point[1].get<double>());
-          }
-        };
-        read_points("measured", "a measured point", fit.measured);
-        read_points("library_estimates", "a library estimate", fit.library_estimates);
-        series.per_world_size.push_back(fit);
-      }
-      if (entry.contains("across_world_sizes")) {
-        const auto& across = entry.at("across_world_sizes");
-        AcrossWorldSizes fit;
-        fit.form = across.at("form").get<std::string>();
-        fit.chosen_by_fit = across.at("chosen_by_fit").get<bool>();
-        fit.alpha_us = interval_from(across.at("alpha_us"), path + ": alpha_us");
-        fit.beta_gbps = interval_from(across.at("beta_gbps"), path + ": beta_gbps");
-        if (!(fit.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
-        fit.intra_measured = across.value("intra_measured", true);
-        if (across.contains("inter_alpha_us") || across.contains("inter_beta_gbps")) {
-          fit.inter = LinkParameters{interval_from(across.at("inter_alpha_us"), path + ": inter_alpha_us"),
-                                     interval_from(across.at("inter_beta_gbps"), path + ": inter_beta_gbps")};
-          if (!(fit.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
-        }
-        const auto draws_from = [&](const json& list, bool inter) {
-          const std::size_t width = inter ? 4 : 2;
-          std::vector<BootstrapDraw> out;
-          for (const auto& draw : list) {
-            if (!draw.is_array() || draw.size() != width) throw bad("a bootstrap draw of " + std::to_string(width) + " numbers expected");
-            BootstrapDraw one{draw.at(0).get<double>(), draw.at(1).get<double>(), 0, 0};
-            if (width == 4) {
-              one.inter_alpha_us = draw.at(2).get<double>();
-              one.inter_beta_gbps = draw.at(3).get<double>();
-            }
-            const auto finite = [](double value) { return std::isfinite(value); };
-            if (!(one.beta_gbps > 0) || !(one.alpha_us >= 0) || !finite(one.alpha_us) || !finite(one.beta_gbps) ||
-                (width == 4 && (!(one.inter_beta_gbps > 0) || !(one.inter_alpha_us >= 0) || !finite(one.inter_alpha_us) ||
-                                !finite(one.inter_beta_gbps)))) {
-              throw bad("a bootstrap draw out of range");
-            }
-            out.push_back(one);
-          }
-          return out;
-        };
-        fit.bootstrap = draws_from(across.at("bootstrap"), fit.inter.has_value());
-        std::uint64_t previous_above = 0;
-        for (const auto& item : across.value("larger_messages", json::array())) {
-          ProtocolSegment segment;
-          segment.above_step_bytes = bytes_at(item.at("above_step_bytes"), "above_step_bytes");
-          if (segment.above_step_bytes <= previous_above && !fit.larger_messages.empty()) throw bad("larger_messages out of size order");
-          previous_above = segment.above_step_bytes;
-          segment.alpha_us = interval_from(item.at("alpha_us"), path + ": alpha_us");
-          segment.beta_gbps = interval_from(item.at("beta_gbps"), path + ": beta_gbps");
-          if (!(segment.beta_gbps.value > 0)) throw bad("beta_gbps must be above 0");
-          // Every segment has the levels the first one has: a prediction picks any of them.
-          if (item.contains("inter_alpha_us") != fit.inter.has_value()) throw bad("a segment without the first segment's levels");
-          if (fit.inter) {
-            segment.inter = LinkParameters{interval_from(item.at("inter_alpha_us"), path + ": inter_alpha_us"),
-                                           interval_from(item.at("inter_beta_gbps"), path + ": inter_beta_gbps")};
-            if (!(segment.inter->beta_gbps.value > 0)) throw bad("inter_beta_gbps must be above 0");
-          }
-          segment.bootstrap = draws_from(item.at("bootstrap"), fit.inter.has_value());
-          fit.larger_messages.push_back(std::move(segment));
-        }
-        const auto forms = algorithm_forms(series.key.front().second);
-        if (std::none_of(forms.begin(), forms.end(), [&](const AlgorithmForm& form) { return form.name == fit.form; })) {
-          throw bad("unknown form '" + fit.form + "' for " + series.key.front().second);
-        }
-        series.across = fit;
-      }
-      model.series.push_back(std::move(series));
-    }
+    for (const auto& entry : document.at("series")) model.series.push_back(reader.series(entry));
   } catch (const json::exception& e) {
-    throw bad(e.what());
+    throw reader.bad(e.what());
   }
-  if (model.series.empty()) throw bad("no series");
+  if (model.series.empty()) throw reader.bad("no series");
   return model;
 }
 

@@ -561,22 +561,23 @@ std::vector<PlotFiles> write_compare_plots(const CompareResult& result, const re
   });
 }
 
-std::string history_plot_script_text(const HistoryResult& result, const std::string& benchmark, const std::string& data_path,
-                                     const std::string& image_path, std::vector<std::string>* data_text) {
-  // Every series relative to its own level before its first change, so rows of very different
-  // times share one axis; series that changed get a colour and a legend entry, the rest stay grey.
-  std::vector<const HistorySeries*> chosen;
-  for (const auto& series : result.series) {
-    if (series.key.front().second == benchmark) chosen.push_back(&series);
+namespace {
+
+// history_plot_script_text's parts. The change points to mark: each time's largest change.
+struct ChangeMarks {
+  std::set<std::int64_t> times;
+  std::map<std::int64_t, double> sizes;
+  void add(std::int64_t time, double change) {
+    times.insert(time);
+    auto& largest = sizes[time];
+    if (std::fabs(change) > std::fabs(largest)) largest = change;
   }
-  std::vector<std::string> titles;
-  for (const auto* series : chosen) titles.push_back(series_words(series->key) + " " + size_tick_label(series->size));
-  const ShortTitles short_titles = shorten_titles(titles);
-  const bool rate = result.measure != "us";
-  std::ostringstream data;
-  data.precision(9);
-  std::set<std::int64_t> change_times;
-  std::map<std::int64_t, double> change_sizes;
+};
+
+// Every series relative to its own level before its first change, so rows of very different
+// times share one axis: one data block each.
+void write_series_blocks(const std::vector<const HistorySeries*>& chosen, const std::vector<std::string>& titles, bool rate,
+                         std::ostringstream& data, ChangeMarks& marks) {
   for (std::size_t i = 0; i < chosen.size(); ++i) {
     const auto& series = *chosen[i];
     const std::size_t first_level_end = series.changes.empty() ? series.points.size() : series.changes.front().index;
@@ -589,58 +590,31 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
       const double relative = rate ? reference / point.value - 1 : point.value / reference - 1;
       data << point.epoch_s << ' ' << 100 * relative << '\n';
     }
-    for (const auto& change : series.changes) {
-      change_times.insert(series.points[change.index].epoch_s);
-      auto& largest = change_sizes[series.points[change.index].epoch_s];
-      if (std::fabs(change.change) > std::fabs(largest)) largest = change.change;
-    }
+    for (const auto& change : series.changes) marks.add(series.points[change.index].epoch_s, change.change);
   }
-  // The all-rows series history judges beside the rows (history.h), relative to its own level
-  // before its slowdown, with the runs it set aside; only where every row is this benchmark's, as
-  // it pools whole reports.
-  const PooledHistory* pooled = nullptr;
-  if (result.all_rows && !result.all_rows->points.empty() && chosen.size() == result.series.size()) {
-    pooled = &*result.all_rows;
+}
+
+// The all-rows series history judges beside the rows (history.h), relative to its own level
+// before its slowdown, with the runs it set aside; its title.
+std::string write_pooled_blocks(const PooledHistory& pooled, std::ostringstream& data, ChangeMarks& marks) {
+  const std::string title = "all " + std::to_string(pooled.rows) + " rows (median over rows)";
+  const std::size_t level_end = pooled.slowdown ? pooled.slowdown->index : pooled.points.size();
+  std::vector<double> first_level;
+  for (std::size_t p = 0; p < level_end; ++p) first_level.push_back(pooled.points[p].value);
+  const double reference = median(first_level);
+  for (const auto* runs : {&pooled.points, &pooled.set_aside}) {
+    if (runs->empty()) continue;  // no block, and no plot line for it (a NaN time would stretch the axis)
+    data << "\n\n# " << gnuplot_label(runs == &pooled.points ? title : "set aside") << "\n";
+    for (const auto& run : *runs) data << run.epoch_s << ' ' << 100 * (run.value / reference - 1) << '\n';
   }
-  std::string pooled_title;
-  if (pooled) {
-    pooled_title = "all " + std::to_string(pooled->rows) + " rows (median over rows)";
-    const std::size_t level_end = pooled->slowdown ? pooled->slowdown->index : pooled->points.size();
-    std::vector<double> first_level;
-    for (std::size_t p = 0; p < level_end; ++p) first_level.push_back(pooled->points[p].value);
-    const double reference = median(first_level);
-    for (const auto* runs : {&pooled->points, &pooled->set_aside}) {
-      if (runs->empty()) continue;  // no block, and no plot line for it (a NaN time would stretch the axis)
-      data << "\n\n# " << gnuplot_label(runs == &pooled->points ? pooled_title : "set aside") << "\n";
-      for (const auto& run : *runs) data << run.epoch_s << ' ' << 100 * (run.value / reference - 1) << '\n';
-    }
-    if (pooled->regression) {
-      const std::int64_t time = pooled->points[pooled->slowdown->index].epoch_s;
-      change_times.insert(time);
-      auto& largest = change_sizes[time];
-      if (std::fabs(pooled->slowdown->change) > std::fabs(largest)) largest = pooled->slowdown->change;
-    }
-  }
-  if (data_text) data_text->push_back(data.str());
-  std::size_t changed = 0;
-  for (const auto* series : chosen) changed += series->changes.empty() ? 0 : 1;
-  int height = 600;
-  const std::size_t pooled_entries = pooled ? (pooled->set_aside.empty() ? 1 : 2) : 0;
-  const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1 + pooled_entries, height);
-  std::string title = benchmark + ": history, " + std::to_string(change_times.size()) + " change point(s)";
-  if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
-  std::ostringstream out;
-  out << script_head("history plot", image_path, 1100, height, title);
-  out << "set xdata time\nset timefmt '%s'\nset format x \"%m-%d\\n%H:%M\"\nset grid\n";
-  out << "set xlabel 'run start (UTC)'\nset ylabel "
-      << gnuplot_label(std::string(rate ? "rate" : "time") + " change from the first level (%; positive is slower)") << "\n";
-  out << "set xzeroaxis lt -1\n" << key;
-  std::size_t arrow = 0;
-  for (const auto time : change_times) {
-    ++arrow;
-    out << "set arrow " << arrow << " from " << time << ", graph 0 to " << time << ", graph 1 nohead dt 2 lw 2 lc rgb '#d62728'\n";
-    out << "set label " << arrow << " " << gnuplot_label(formatted("%+.1f%%", 100 * change_sizes[time])) << " at " << time << ", graph 0.97 offset 0.5,0 tc rgb '#d62728'\n";
-  }
+  if (pooled.regression) marks.add(pooled.points[pooled.slowdown->index].epoch_s, pooled.slowdown->change);
+  return title;
+}
+
+// The plot command: series that changed get a colour and a legend entry, the rest stay grey; the
+// pooled series in black.
+void write_history_plot_lines(std::ostringstream& out, const std::vector<const HistorySeries*>& chosen, const ShortTitles& short_titles,
+                              const PooledHistory* pooled, const std::string& pooled_title, const std::string& data_path) {
   out << "plot \\\n";
   out << "  NaN with lines lw 1 lc rgb '#bbbbbb' title 'rows without a change', \\\n";
   std::size_t colour_entries = 0;
@@ -664,6 +638,51 @@ std::string history_plot_script_text(const HistoryResult& result, const std::str
     }
     out << "\n";
   }
+}
+
+}  // namespace
+
+std::string history_plot_script_text(const HistoryResult& result, const std::string& benchmark, const std::string& data_path,
+                                     const std::string& image_path, std::vector<std::string>* data_text) {
+  std::vector<const HistorySeries*> chosen;
+  for (const auto& series : result.series) {
+    if (series.key.front().second == benchmark) chosen.push_back(&series);
+  }
+  std::vector<std::string> titles;
+  for (const auto* series : chosen) titles.push_back(series_words(series->key) + " " + size_tick_label(series->size));
+  const ShortTitles short_titles = shorten_titles(titles);
+  const bool rate = result.measure != "us";
+  std::ostringstream data;
+  data.precision(9);
+  ChangeMarks marks;
+  write_series_blocks(chosen, titles, rate, data, marks);
+  // The pooled series only where every row is this benchmark's, as it pools whole reports.
+  const PooledHistory* pooled = nullptr;
+  if (result.all_rows && !result.all_rows->points.empty() && chosen.size() == result.series.size()) {
+    pooled = &*result.all_rows;
+  }
+  const std::string pooled_title = pooled ? write_pooled_blocks(*pooled, data, marks) : std::string();
+  if (data_text) data_text->push_back(data.str());
+  std::size_t changed = 0;
+  for (const auto* series : chosen) changed += series->changes.empty() ? 0 : 1;
+  int height = 600;
+  const std::size_t pooled_entries = pooled ? (pooled->set_aside.empty() ? 1 : 2) : 0;
+  const std::string key = key_below(std::min<std::size_t>(changed, 12) + 1 + pooled_entries, height);
+  std::string title = benchmark + ": history, " + std::to_string(marks.times.size()) + " change point(s)";
+  if (!short_titles.shared.empty()) title += " (" + short_titles.shared + ")";
+  std::ostringstream out;
+  out << script_head("history plot", image_path, 1100, height, title);
+  out << "set xdata time\nset timefmt '%s'\nset format x \"%m-%d\\n%H:%M\"\nset grid\n";
+  out << "set xlabel 'run start (UTC)'\nset ylabel "
+      << gnuplot_label(std::string(rate ? "rate" : "time") + " change from the first level (%; positive is slower)") << "\n";
+  out << "set xzeroaxis lt -1\n" << key;
+  std::size_t arrow = 0;
+  for (const auto time : marks.times) {
+    ++arrow;
+    out << "set arrow " << arrow << " from " << time << ", graph 0 to " << time << ", graph 1 nohead dt 2 lw 2 lc rgb '#d62728'\n";
+    out << "set label " << arrow << " " << gnuplot_label(formatted("%+.1f%%", 100 * marks.sizes[time])) << " at " << time << ", graph 0.97 offset 0.5,0 tc rgb '#d62728'\n";
+  }
+  write_history_plot_lines(out, chosen, short_titles, pooled, pooled_title, data_path);
   return out.str();
 }
 
