@@ -38,7 +38,7 @@ checked() {
 
 case "$scenario" in
   mpi_split)
-    run mpirun-local.sh all_reduce_perf --split "MOD 2" --slow-group-factor 0 -d float32,int32
+    run mpirun-local.sh all_reduce_perf --split "MOD 2" --slow-group-factor 0 -d float32,int32 --alone
     checked all_reduce --groups 0,2/1,3 --dtypes float32,int32
     ;;
   mpi_pairs)  # rank r with r + N/2; every root of the 2-rank groups
@@ -52,8 +52,10 @@ case "$scenario" in
       fail "context.options does not record the mask as the rule"
     ;;
   gloo_split)
-    COLLBENCH_LOCAL_LAUNCHER=env run mpirun-local.sh all_reduce_perf --backend gloo --split "MOD 2" --slow-group-factor 0
+    COLLBENCH_LOCAL_LAUNCHER=env run mpirun-local.sh all_reduce_perf --backend gloo --split "MOD 2" --slow-group-factor 0 --alone
     checked all_reduce --groups 0,2/1,3
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(not all(g["contention"] > 0 for row in r["results"] for g in row["groups"]))' "$work/report.json" ||
+      fail "--alone: a group without its contention"
     ;;
   gloo_pairs)
     COLLBENCH_LOCAL_LAUNCHER=env run mpirun-local.sh reduce_scatter_perf --backend gloo --groups pairs --slow-group-factor 0

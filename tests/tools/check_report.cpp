@@ -196,6 +196,10 @@ int main(int argc, char** argv) {
         check.expect(near(group_algbw, group_bytes / (group_mean * 1e3)), at + ": algbw = bytes / mean time");
         const int n = static_cast<int>(groups[g].size());
         check.expect(near(group_busbw, n > 1 ? group_algbw * expected_factor(benchmark, n) : 0.0), at + ": busbw = algbw * the factor at the group's size");
+        if (group.contains("contention")) {  // --alone
+          check.expect(near(group["contention"].get<double>(), group_mean / group["alone_time_us"]["mean"].get<double>()),
+                       at + ": contention = time beside the others / time alone");
+        }
         total += group_bytes;
         busbw_sum += group_busbw;
         if (group_mean > slowest) {

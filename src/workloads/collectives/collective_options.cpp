@@ -177,7 +177,9 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
                                  std::numeric_limits<long long>::max());
   auto* slow_factor = add_real(app, "--slow-group-factor", "F", "a group is SLOW when its busbw at the largest size is below F times the\n"
            "median same-size group's: exit 3 (default 0.9)", o.slow_group_factor, 0.0, 1.0);
-  record(app, {split, groups, group_seed, slow_factor}, [&o](nlohmann::json& out) {
+  auto* alone = add_flag(app, "--alone", "also time each group by itself (the others waiting) after each row: its\n"
+           "contention = time beside the others / time alone", o.alone);
+  record(app, {split, groups, group_seed, slow_factor, alone}, [&o](nlohmann::json& out) {
     if (!o.grouped()) return;  // absent: one group, as reports before groups
     if (o.split) {
       out["split"] = o.split->text;
@@ -187,6 +189,7 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
       if (o.group_pattern->kind == GroupPattern::Kind::kBatch) out["group_seed"] = o.group_seed;
     }
     out["slow_group_factor"] = o.slow_group_factor;
+    if (o.alone) out["alone"] = true;
   });
   add_run_flags(app, o);
   add_seed_flag(app, o);
@@ -256,6 +259,9 @@ CollectiveOptions parse_options(const std::vector<std::string>& args) {
     } catch (const UsageError& e) {
       throw UsageError(options.split_source + ": " + e.what());
     }
+  }
+  if (options.alone && !options.grouped()) {
+    throw UsageError("--alone times each concurrent group by itself: give --split or --groups (or NCCL_TESTS_SPLIT)");
   }
   if (options.per_iteration_marks && options.graph_launches > 0) {
     throw UsageError("-I 1 and -G cannot be combined: a replayed graph has one set of CUDA events");

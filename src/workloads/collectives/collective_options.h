@@ -77,6 +77,7 @@ struct CollectiveOptions : RunFlags, BackendFlags {
   std::optional<GroupPattern> group_pattern;
   std::uint64_t group_seed = 1;     // --group-seed: batch:K's draw
   double slow_group_factor = 0.9;   // --slow-group-factor: SLOW below this share of the median group's busbw
+  bool alone = false;               // --alone: also time each group by itself, for its contention
   bool grouped() const { return split.has_value() || group_pattern.has_value(); }
   // The rule as every rank must agree on it ("split MOD 2 (NCCL_TESTS_SPLIT)", "groups batch:2 seed 7"); "" when not grouped.
   std::string grouping_text() const;

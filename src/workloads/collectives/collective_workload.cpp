@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <initializer_list>
@@ -193,10 +194,14 @@ class CollectiveWorkload final : public WorkloadOver<CollectiveCase> {
   int finish(RunContext& run, nlohmann::json& report, std::int64_t wrong_total) override;
   std::string footer(const nlohmann::json& report, std::int64_t wrong_total, const std::string& report_path) const override;
   // The row as the report holds it; the live table reads it too.
-  nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed);
+  nlohmann::json make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed,
+                          TimedOperation* operation = nullptr);
   // A grouped row: every group's figures from every rank's samples (a collective call), the
   // row's headline the slowest group's, with the groups and the aggregate beside it.
-  std::vector<GroupFigures> group_figures(const CollectiveCase& one_case, const LoopResult& timed);
+  std::vector<GroupFigures> group_figures(const CollectiveCase& one_case, const LoopResult& timed, TimedOperation* operation);
+  // --alone: each group's -n iterations by itself, in turn, the other groups waiting at the
+  // world's barrier; every group's statistics, on every rank.
+  std::vector<TimeStats> time_groups_alone(TimedOperation& operation);
   // The live table's lines of a grouped size: one per group, then the aggregate's.
   void print_group_lines(const nlohmann::json* out_of_place, const nlohmann::json* in_place);
 
@@ -359,7 +364,7 @@ CasePlan CollectiveWorkload::prepare(std::size_t index) {
   prepared.check = std::move(check);
   TimedOperation* operation = prepared.operation.get();  // lives in `prepared` while its row is made
   prepared.row = [this, &one_case, operation, estimate](LoopResult& timed, report::Measurement measured) {
-    nlohmann::json row = make_row(one_case, std::move(measured), timed);
+    nlohmann::json row = make_row(one_case, std::move(measured), timed, operation);
     // The library's own estimate of one call (us), when it has one: NCCL's ncclGroupSimulateEnd.
     if (estimate) row["library_estimate_us"] = *estimate;
     if (bitwise_) {  // after timing and checks, untimed, every rank
@@ -391,7 +396,8 @@ void CollectiveWorkload::case_done(std::size_t index) {
   in_place_.reset();
 }
 
-nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed) {
+nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, report::Measurement measured, const LoopResult& timed,
+                                            TimedOperation* operation) {
   // nccl-tests' "size" of the row, and the size asked for before rounding to whole elements per rank.
   const std::uint64_t bytes = one_case.size.row_count * dtype_info(one_case.dtype).size_bytes;
   if (const BufferSlices& slices = buffers_->slices(); slices.count > 1) {
@@ -404,7 +410,7 @@ nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, repo
   std::uint64_t row_bytes = bytes;
   int ranks = world_.size();
   if (group_world_) {
-    groups = group_figures(one_case, timed);
+    groups = group_figures(one_case, timed, operation);
     const GroupFigures& slowest = (*groups)[slowest_group(*groups)];
     measured.time_us = slowest.time_us;
     row_bytes = slowest.bytes;
@@ -444,7 +450,32 @@ nlohmann::json CollectiveWorkload::make_row(const CollectiveCase& one_case, repo
   return report::row_json(row_kind(), std::move(row), measured);
 }
 
-std::vector<GroupFigures> CollectiveWorkload::group_figures(const CollectiveCase& one_case, const LoopResult& timed) {
+std::vector<TimeStats> CollectiveWorkload::time_groups_alone(TimedOperation& operation) {
+  std::vector<double> mine;  // this rank's samples while its group ran alone
+  for (std::size_t g = 0; g < group_world_->groups().size(); ++g) {
+    world_.barrier();
+    if (g != group_world_->group_index()) continue;
+    for (int i = -options_.warmup_iterations; i < options_.iterations; ++i) {
+      operation.start_together(world_);  // the group's own barrier (mpi, gloo)
+      const auto start = std::chrono::steady_clock::now();
+      operation.issue(std::max(i, 0));
+      operation.wait();
+      const double elapsed_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+      if (i >= 0) mine.push_back(elapsed_us / operation.calls_per_iteration());
+    }
+  }
+  world_.barrier();
+  std::vector<TimeStats> alone;
+  const auto per_group = group_world_->combine_per_group(mine, Combine::kSum);  // the mean over each group's ranks
+  for (std::size_t g = 0; g < per_group.size(); ++g) {
+    std::vector<double> samples = per_group[g];
+    for (double& sample : samples) sample /= static_cast<double>(group_world_->groups()[g].ranks.size());
+    alone.push_back(summarize_samples(std::move(samples)));
+  }
+  return alone;
+}
+
+std::vector<GroupFigures> CollectiveWorkload::group_figures(const CollectiveCase& one_case, const LoopResult& timed, TimedOperation* operation) {
   // Each sample combined over its group's ranks as -a says (the mean: the sum over the group, divided).
   const TimeAggregation aggregation = options_.aggregation;
   const Combine how = aggregation == TimeAggregation::kMax ? Combine::kMax : aggregation == TimeAggregation::kMin ? Combine::kMin : Combine::kSum;
@@ -467,6 +498,10 @@ std::vector<GroupFigures> CollectiveWorkload::group_figures(const CollectiveCase
     one.time_us = summarize_samples(std::move(samples));
     one.bus_bandwidth_factor = size > 1 ? collective_.bus_factor.at(size) : 0.0;
     figures.push_back(std::move(one));
+  }
+  if (options_.alone && operation) {
+    const std::vector<TimeStats> alone = time_groups_alone(*operation);
+    for (std::size_t g = 0; g < figures.size(); ++g) figures[g].alone_us = alone[g];
   }
   return figures;
 }

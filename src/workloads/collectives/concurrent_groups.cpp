@@ -33,6 +33,10 @@ nlohmann::json groups_json(const std::vector<GroupFigures>& figures) {
                       {"algbw_gbps", algbw},
                       {"bus_bandwidth_factor", one.bus_bandwidth_factor},
                       {"busbw_gbps", algbw * one.bus_bandwidth_factor}});
+    if (one.alone_us) {
+      groups.back()["alone_time_us"] = report::stats_to_json(*one.alone_us);
+      groups.back()["contention"] = one.alone_us->mean > 0 ? nlohmann::json(one.time_us.mean / one.alone_us->mean) : nlohmann::json(nullptr);
+    }
   }
   return groups;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,12 @@ struct GroupFigures {
   std::uint64_t bytes = 0;         // the group's message size (it depends on the group's size)
   TimeStats time_us;
   double bus_bandwidth_factor = 0;  // nccl-tests' factor at the group's size
+  std::optional<TimeStats> alone_us;  // --alone: the group timed by itself, the others waiting
 };
 
 // A row's "groups" (one object per group: id, ranks, hosts, bytes, time_us, algbw_gbps,
-// busbw_gbps, bus_bandwidth_factor) and "aggregate" (bytes_total, time_us: the slowest group's
+// busbw_gbps, bus_bandwidth_factor; with --alone also alone_time_us and contention, its mean time
+// beside the others over its mean time alone) and "aggregate" (bytes_total, time_us: the slowest group's
 // mean, algbw_gbps: total bytes over that time, busbw_sum_gbps: the sum of the groups' busbw).
 nlohmann::json groups_json(const std::vector<GroupFigures>& figures);
 nlohmann::json aggregate_json(const std::vector<GroupFigures>& figures);
