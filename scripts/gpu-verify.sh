@@ -546,13 +546,16 @@ step_replay() {
   optional_run replay "$dir/replay.log" 180 "${collbench_prefix[@]}" "$bin/replay_perf" --trace "$trace" -N 3 -c 1 -J "$dir/replay.json"
 }
 
-# Concurrent groups: all_reduce in two groups at once (nccl-tests' NCCL_TESTS_SPLIT "MOD 2"), checked.
+# Concurrent groups (docs/groups.md): with 4 GPUs or more, neighbouring pairs all-reduce at once
+# (--split "DIV 2", nccl-tests' NCCL_TESTS_SPLIT syntax); with 2 or 3, a group needs every rank, so
+# the grouped path runs with one group ("AND 0": its communicator, rows and aggregate), checked.
 step_split() {
-  local dir="$work/split"
+  local dir="$work/split" rule="AND 0"
   [ "$gpus" -ge 2 ] || { record measure split skipped 0 "one GPU: a group needs two ranks of their own"; return; }
   has_flag all_reduce_perf --split || { record measure split skipped 0 "this build's all_reduce_perf has no --split"; return; }
+  [ "$gpus" -ge 4 ] && rule="DIV 2"
   mkdir -p "$dir"; rm -f "$dir/all_reduce.json"
-  optional_run split "$dir/all_reduce.log" 180 "${collbench_prefix[@]}" "$bin/all_reduce_perf" --split "MOD 2" -b 8 -e 64M -f 8 -n 20 -w 5 -c 1 \
+  optional_run split "$dir/all_reduce.log" 180 "${collbench_prefix[@]}" "$bin/all_reduce_perf" --split "$rule" -b 8 -e 64M -f 8 -n 20 -w 5 -c 1 \
     -J "$dir/all_reduce.json"
 }
 
