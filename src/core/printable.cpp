@@ -61,6 +61,11 @@ std::string printable(const std::string& text) {
   return out;
 }
 
+void print_line(std::FILE* stream, const std::string& line) {
+  std::fputs((printable(line) + "\n").c_str(), stream);
+  std::fflush(stream);
+}
+
 std::string formatted(const char* format, ...) {
   std::va_list arguments, again;
   va_start(arguments, format);

@@ -2,6 +2,7 @@
 // terminal or a one-line message.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 namespace collbench {
@@ -11,6 +12,10 @@ namespace collbench {
 // UTF-8 (a lone 0x9B is a CSI to 8-bit terminals). What remains cannot forge lines, drive the
 // terminal or change its title.
 std::string printable(const std::string& text);
+
+// Writes printable(line) and a newline to `stream` and flushes it: the one way a progress line,
+// warning or error that carries text from outside reaches a terminal.
+void print_line(std::FILE* stream, const std::string& line);
 
 // printf's text as a string: the lines a workload gives its driver to print.
 std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));

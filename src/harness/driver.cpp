@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "harness/context.h"
 #include "report/report_json.h"
 #include "report/table.h"
@@ -53,8 +54,7 @@ void Workload::print_row(const nlohmann::json& row) {
 }
 
 void Workload::print_skipped(const report::SkippedCase& skipped) {
-  std::printf("# skipped %s\n", skipped.text().c_str());
-  std::fflush(stdout);
+  print_line(stdout, "# skipped " + skipped.text());
 }
 
 std::string report_line(const std::string& report_path) {

@@ -41,8 +41,7 @@ JobWatchdog::JobWatchdog(World& world, double timeout_seconds, std::string progr
     std::string problem;
     monitor_ = RankMonitor::connect(world, silence_limit_seconds(timeout_seconds), &problem);
     if (!monitor_ && rank_ == 0) {
-      std::fprintf(stderr, "%s: warning: -T works per rank only (ranks that hang cannot be named): %s\n",
-                   program_.c_str(), problem.c_str());
+      print_line(stderr, program_ + ": warning: -T works per rank only (ranks that hang cannot be named): " + problem);
     }
   }
   watchdog_ = std::make_unique<Watchdog>(
@@ -113,8 +112,7 @@ void JobWatchdog::end_job(const std::string& what_happened, const std::string& s
   if (monitor_ || !late.empty()) line += "; ranks that did not arrive: " + describe(late, rank_hosts_);
   // The report first: once other ranks leave, the launcher may kill this process at any moment.
   if (rank_ == 0) record_error_("timeout: " + line);
-  std::fprintf(stderr, "%s: timeout: %s; ending the job with exit 4\n", program_.c_str(), line.c_str());
-  std::fflush(stderr);
+  print_line(stderr, program_ + ": timeout: " + line + "; ending the job with exit 4");
   if (monitor_ && monitor_->is_root()) monitor_->stop_everyone(std::chrono::seconds(2));
   if (monitor_ && !monitor_->is_root()) monitor_->announce_leaving();
   std::_Exit(static_cast<int>(ExitCode::kTimeout));

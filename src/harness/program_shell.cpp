@@ -175,8 +175,7 @@ int Shell::measure(World& world, std::optional<Watchdog>& start_up_watch) {
     // Possibly this rank alone: keep what was measured, say what happened, end the whole job.
     const auto* error = dynamic_cast<const Error*>(&e);
     const int code = static_cast<int>(error ? error->code() : ExitCode::kRuntimeError);
-    std::fprintf(stderr, "%s: error on rank %d (%s): %s\n", name_.c_str(), world.rank(), world.host().c_str(),
-                 printable(e.what()).c_str());
+    print_line(stderr, name_ + ": error on rank " + std::to_string(world.rank()) + " (" + world.host() + "): " + e.what());
     report_.record_error(e.what());
     world.abort(code);
   }
@@ -188,8 +187,7 @@ void Shell::end_start_up_timeout(int rank, const std::string& host, const std::s
                            " (connecting the ranks, agreeing on options and connecting heartbeats, seen by rank " +
                            std::to_string(rank) + " on " + host + "): another rank stopped answering; ending the job with exit 4";
   report_.record_error(line);
-  std::fprintf(stderr, "%s: %s\n", name_.c_str(), line.c_str());
-  std::fflush(stderr);
+  print_line(stderr, name_ + ": " + line);
   std::_Exit(static_cast<int>(ExitCode::kTimeout));
 }
 
@@ -199,8 +197,7 @@ void Shell::end_interrupted(const std::string& what) {
   // timeout's 4, as its report's error does.
   const bool timed_out = report_.recorded_error().rfind("timeout: ", 0) == 0;
   report_.record_error(what);
-  std::fprintf(stderr, "%s: %s%s\n", name_.c_str(), what.c_str(), timed_out ? " while ending the job on its timeout (exit 4)" : "");
-  std::fflush(stderr);
+  print_line(stderr, name_ + ": " + what + (timed_out ? " while ending the job on its timeout (exit 4)" : ""));
   std::_Exit(static_cast<int>(timed_out ? ExitCode::kTimeout : ExitCode::kRuntimeError));
 }
 

@@ -181,8 +181,7 @@ class AbRun {
         fs::remove(report_of(side_a_, run), error);
         fs::remove(report_of(side_b_, run), error);
       }
-      std::fprintf(progress_, "[ab] resuming %s: %d complete run pair(s) kept\n", options_.out_dir.c_str(), first_run - 1);
-      std::fflush(progress_);
+      print_line(progress_, "[ab] resuming " + options_.out_dir + ": " + std::to_string(first_run - 1) + " complete run pair(s) kept");
     }
     return first_run;
   }
@@ -269,8 +268,9 @@ class AbRun {
       reports_a_.pop_back();
       reports_b_.pop_back();
       ++reruns_;
-      std::fprintf(progress_, "[ab] run pair %d again: its runs were in two machine states (%s: %s ns)\n", run, probe_place_.c_str(),
-                   describe_probes(probes).c_str());
+      // probe_place_ names the host a report recorded: text from a file, escaped like every line.
+      print_line(progress_, "[ab] run pair " + std::to_string(run) + " again: its runs were in two machine states (" + probe_place_ + ": " +
+                                describe_probes(probes) + " ns)");
     }
   }
 

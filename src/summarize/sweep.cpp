@@ -215,8 +215,7 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
       status = "done before";
       ++outcome.resumed;
     } else {
-      std::fprintf(progress, "[%d/%zu] %s ...\n", index, points.size(), describe(point).c_str());
-      std::fflush(progress);
+      print_line(progress, formatted("[%d/%zu] ", index, points.size()) + describe(point) + " ...");
       ProcessSpec spec{command, point.env, log_path, options.timeout_s, &interrupts};
       const auto start = std::chrono::steady_clock::now();
       const ProcessOutcome result = run_process(spec);
@@ -232,8 +231,7 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
         status = "failed";
         detail = result.ok() ? "exit 0 but no complete report" : result.describe();
         ++outcome.failed;
-        std::fprintf(progress, "[%d/%zu] %s failed: %s (log %s)\n", index, points.size(), describe(point).c_str(), detail.c_str(),
-                     log_path.c_str());
+        print_line(progress, formatted("[%d/%zu] ", index, points.size()) + describe(point) + " failed: " + detail + " (log " + log_path + ")");
       }
     }
     std::string settings;
@@ -259,7 +257,7 @@ SweepOutcome run_sweep(const SweepOptions& options, std::FILE* progress) {
     const std::string line = std::string("interrupted by ") + (*interrupted_by == SIGINT ? "SIGINT" : "SIGTERM") + " after " +
                              std::to_string(outcome.ran) + " of " + std::to_string(outcome.points) +
                              " points; run the same sweep again to resume";
-    std::fprintf(progress, "sweep: %s\n", line.c_str());
+    print_line(progress, "sweep: " + line);
     outcome.document.notes.push_back(line);
     manifest["interrupted"] = line;
     if (outcome.failed == 0) ++outcome.failed;  // stopped between points: still not a whole sweep

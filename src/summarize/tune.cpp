@@ -560,8 +560,7 @@ TuneOutcome run_tune(const TuneOptions& options, std::FILE* progress) {
     TuneCandidate runnable = candidate;
     if (candidate.nccl_channels > 0) runnable.env = channel_candidate_env(options, candidate, collective);
     const AbOptions ab = ab_for(options, candidate.folder, default_command, candidate_command(options.bench, &runnable));
-    std::fprintf(progress, "[tune] %s against the default, in %s\n", candidate.name.c_str(), ab.out_dir.c_str());
-    std::fflush(progress);
+    print_line(progress, "[tune] " + candidate.name + " against the default, in " + ab.out_dir);
     try {
       run_ab(ab, progress);
     } catch (const RunFailure& failure) {

@@ -12,6 +12,7 @@
 #include "core/group_world.h"
 #include "backends/registry.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/host_reduce.h"
 
 namespace collbench::mpi {
@@ -117,9 +118,9 @@ std::map<std::string, std::string> forced_tuned_algorithms(int rank) {
     } else {
       labels[ours] = std::string("default (ompi-tuned-") + requested + " requested, rejected by Open MPI)";
       if (rank == 0) {
-        std::fprintf(stderr, "collbench: warning: Open MPI rejected OMPI_MCA_%s=%s and uses %s; rows say \"%s\"\n",
-                     parameter.c_str(), requested, *in_use == 0 ? "its own choice" : std::to_string(*in_use).c_str(),
-                     labels[ours].c_str());
+        print_line(stderr, "collbench: warning: Open MPI rejected OMPI_MCA_" + parameter + "=" + requested + " and uses " +
+                               (*in_use == 0 ? std::string("its own choice") : std::to_string(*in_use)) + "; rows say \"" + labels[ours] +
+                               "\"");
       }
     }
   }

@@ -12,6 +12,7 @@
 
 #include "backends/nccl/nccl_backend_impl.h"
 #include "backends/registry.h"
+#include "core/printable.h"
 #include "core/world.h"
 #include "cuda/check.h"
 #include "cuda/memory.h"
@@ -165,7 +166,10 @@ void echo_non_tuning_lines(const std::string& path) {
   if (!log) return;
   char line[4096];
   while (std::fgets(line, sizeof(line), log)) {
-    if (std::strstr(line, " WARN ") || std::strstr(line, "NCCL WARN")) std::fputs(line, stderr);
+    if (!std::strstr(line, " WARN ") && !std::strstr(line, "NCCL WARN")) continue;
+    std::string text(line);
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    print_line(stderr, text);  // a log file's text: the peers' host names and errors included
   }
   std::fclose(log);
 }

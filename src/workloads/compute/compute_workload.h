@@ -79,7 +79,7 @@ class ThroughputWorkload : public WorkloadOver<Case> {
     const std::vector<std::string> warnings = distinct_warnings(platform);
     if (run.world.rank() == 0) {
       for (const auto& warning : warnings) {
-        std::fprintf(stderr, "%s_perf: warning: %s\n", benchmark.c_str(), warning.c_str());
+        print_line(stderr, benchmark + "_perf: warning: " + warning);  // other ranks' platforms
       }
     }
     report.update({{"platform", platform}, {"warnings", warnings}, {"skipped", nlohmann::json::array()}});

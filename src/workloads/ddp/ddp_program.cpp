@@ -472,7 +472,7 @@ DdpStepWorkload::DdpStepWorkload(RunContext& run, const DdpProgram& program)
                      {"backward_flops_per_sample", model_.backward_flops_per_sample()}, {"layers", model_.layers.size()}}},
                    {"warnings", warnings},
                    {"skipped", nlohmann::json::array()}});  // gradient dtypes the backend cannot all-reduce
-  if (world_.rank() == 0) for (const auto& warning : warnings) std::fprintf(stderr, "%s: warning: %s\n", kProgram, warning.c_str());
+  if (world_.rank() == 0) for (const auto& warning : warnings) print_line(stderr, std::string(kProgram) + ": warning: " + warning);
 }
 
 std::string DdpStepWorkload::header(const nlohmann::json&) const {

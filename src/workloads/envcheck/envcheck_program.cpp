@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "core/stats.h"
 #include "engines/engines.h"
 #include "engines/host_info.h"
@@ -227,7 +228,7 @@ int EnvcheckWorkload::finish(RunContext&, nlohmann::json& document, std::int64_t
   int exit_code = 0;
   if (world.rank() == 0) {
     document.update({{"slow_ranks", slow_}, {"warnings", warnings_}, {"summary", summary_}});
-    for (const auto& warning : warnings_) std::fprintf(stderr, "%s: warning: %s\n", "envcheck", warning.c_str());
+    for (const auto& warning : warnings_) print_line(stderr, "envcheck: warning: " + warning);
     exit_code = slow_.empty() ? 0 : static_cast<int>(ExitCode::kWrongResults);
   }
   const std::string decided = world.broadcast_string(std::to_string(exit_code));
