@@ -92,7 +92,22 @@ std::string record_key(const CLI::Option& option) {
 void set_usage(CLI::App& app, const std::string& usage) { app.formatter(std::make_shared<ProjectFormatter>(usage)); }
 
 void CommandLine::parse(const std::vector<std::string>& args) {
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads from the back
+  // "--name=" gives the flag an empty value: CLI11 would take the next argument as the value
+  // instead (--mpi-algorithms= --np 2 tried "--np" as a list), so the error named another flag.
+  // Split, the empty value reaches the flag's own check, which names the flag. Arguments after
+  // "--" belong to another program and stay as they are.
+  std::vector<std::string> split_args;
+  bool own = true;
+  for (const auto& arg : args) {
+    own = own && arg != "--";
+    if (own && arg.size() > 3 && arg.compare(0, 2, "--") == 0 && arg.back() == '=' && arg.find('=') == arg.size() - 1) {
+      split_args.push_back(arg.substr(0, arg.size() - 1));
+      split_args.emplace_back();
+    } else {
+      split_args.push_back(arg);
+    }
+  }
+  std::vector<std::string> reversed(split_args.rbegin(), split_args.rend());  // CLI11 reads from the back
   try {
     app_->parse(reversed);
   } catch (const CLI::CallForHelp&) {

@@ -89,6 +89,27 @@ TEST(Ab, APairStillInTwoStatesIsKeptAfterItsReruns) {
   EXPECT_FALSE(std::filesystem::exists(off + "/set-aside"));
 }
 
+// Fixture reports for ab's runs: `side`.N.json is `fixture` with the N-th probe pair recorded on `host`.
+void write_probed_runs(const std::string& fixtures, const std::string& side, const std::string& fixture,
+                       const std::vector<std::pair<double, double>>& probes, const std::string& host = "runner") {
+  std::ifstream in(data(fixture));
+  const nlohmann::json document = nlohmann::json::parse(in);
+  for (std::size_t run = 0; run < probes.size(); ++run) {
+    nlohmann::json probed = document;
+    probed["context"]["state_probe"] = {{"host", host}, {"cpus", {0, 1}}, {"before_ns", probes[run].first}, {"after_ns", probes[run].second}};
+    std::ofstream(fixtures + "/" + side + "." + std::to_string(run + 1) + ".json") << probed.dump();
+  }
+}
+
+// ab's commands: the n-th run of a side copies that side's n-th fixture, so a re-run gets new probes.
+AbOptions probed_fixture_ab(const std::string& dir, const std::string& fixtures, int* probe_calls) {
+  AbOptions options = fixture_ab(dir, {100}, probe_calls);
+  const std::string copy_next = "n=$(($(cat \"$0.count\" 2>/dev/null || echo 0) + 1)); echo $n > \"$0.count\"; cp \"$0.$n.json\" \"$2\"";
+  options.command_a = {"sh", "-c", copy_next, fixtures + "/A"};
+  options.command_b = {"sh", "-c", copy_next, fixtures + "/B"};
+  return options;
+}
+
 TEST(Ab, ReadsTheMachineStateFromTheReportsProbe) {
   // Each run's report records the probe around its rows; ab judges a pair by those four values and
   // stops probing on its own once the reports carry them (its own probe is asked for the first pair
@@ -97,24 +118,11 @@ TEST(Ab, ReadsTheMachineStateFromTheReportsProbe) {
   std::filesystem::remove_all(dir);
   std::filesystem::remove_all(fixtures);
   std::filesystem::create_directories(fixtures);
-  const auto write_runs = [&](const std::string& side, const std::string& fixture, const std::vector<std::pair<double, double>>& probes) {
-    std::ifstream in(data(fixture));
-    const nlohmann::json document = nlohmann::json::parse(in);
-    for (std::size_t run = 0; run < probes.size(); ++run) {
-      nlohmann::json probed = document;
-      probed["context"]["state_probe"] = {{"host", "runner"}, {"cpus", {0, 1}}, {"before_ns", probes[run].first}, {"after_ns", probes[run].second}};
-      std::ofstream(fixtures + "/" + side + "." + std::to_string(run + 1) + ".json") << probed.dump();
-    }
-  };
   // Pair 2 (B first) flips to the slow state during B; its re-run is in the slow state throughout.
-  write_runs("A", "compare/base.json", {{160, 158}, {515, 530}, {510, 515}, {160, 160}});
-  write_runs("B", "compare/same.json", {{159, 161}, {160, 520}, {520, 525}, {158, 159}});
+  write_probed_runs(fixtures, "A", "compare/base.json", {{160, 158}, {515, 530}, {510, 515}, {160, 160}});
+  write_probed_runs(fixtures, "B", "compare/same.json", {{159, 161}, {160, 520}, {520, 525}, {158, 159}});
   int calls = 0;
-  AbOptions options = fixture_ab(dir, {100}, &calls);
-  const std::string copy_next = "n=$(($(cat \"$0.count\" 2>/dev/null || echo 0) + 1)); echo $n > \"$0.count\"; cp \"$0.$n.json\" \"$2\"";
-  options.command_a = {"sh", "-c", copy_next, fixtures + "/A"};
-  options.command_b = {"sh", "-c", copy_next, fixtures + "/B"};
-  const auto outcome = run_ab(options, stderr);
+  const auto outcome = run_ab(probed_fixture_ab(dir, fixtures, &calls), stderr);
   EXPECT_EQ(calls, 3);
   const auto& guard = outcome.document.extra.at("state_guard");
   EXPECT_EQ(guard.at("pairs_run_again"), 1);
@@ -124,6 +132,37 @@ TEST(Ab, ReadsTheMachineStateFromTheReportsProbe) {
   EXPECT_NE(guard.at("probe").get<std::string>().find("between CPUs 0 and 1 of runner, recorded by each run"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir + "/set-aside/B/run-2.try-1.json"));
   EXPECT_TRUE(has_note(outcome.document, "1 run pair(s) set aside and run again"));
+}
+
+TEST(Ab, ProgressLinesEscapeTheReportsText) {
+  // The host a report's probe names reaches ab's "run pair N again ... of HOST" line: an escape
+  // sequence in it must not reach the terminal. The out folder's name is escaped alike on resuming.
+  const std::string dir = ::testing::TempDir() + "/ab_escape\x1b[2J", fixtures = ::testing::TempDir() + "/ab_escape_fixtures";
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(fixtures);
+  std::filesystem::create_directories(fixtures);
+  const std::string host = "runner\x1b]0;title\x07\x1b[31m\nforged line\xc2\x9b" "31m";
+  write_probed_runs(fixtures, "A", "compare/base.json", {{160, 158}, {515, 530}, {510, 515}, {160, 160}, {160, 160}}, host);
+  write_probed_runs(fixtures, "B", "compare/same.json", {{159, 161}, {160, 520}, {520, 525}, {158, 159}, {158, 159}}, host);
+  int calls = 0;
+  AbOptions options = probed_fixture_ab(dir, fixtures, &calls);
+  std::FILE* progress = std::tmpfile();
+  ASSERT_NE(progress, nullptr);
+  run_ab(options, progress);
+  std::filesystem::remove(dir + "/B/run-3.json");  // resumed: pair 3 runs again from the fifth fixtures
+  run_ab(options, progress);
+  std::rewind(progress);
+  std::string printed;
+  for (int c; (c = std::fgetc(progress)) != EOF;) printed += static_cast<char>(c);
+  std::fclose(progress);
+  EXPECT_NE(printed.find("run pair 2 again: its runs were in two machine states (a cache-line round trip between CPUs 0 and 1 of "
+                         "runner?]0;title??[31m?forged line?31m"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("[ab] resuming " + ::testing::TempDir() + "/ab_escape?[2J: 2 complete run pair(s) kept"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find('\x1b'), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("\xc2\x9b"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("\nforged"), std::string::npos) << printed;
 }
 
 TEST(Ab, TheStateRuleAndTheRealProbe) {

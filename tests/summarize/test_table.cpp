@@ -77,6 +77,24 @@ TEST(Cli, YesNoFlagsTakeOnlyYesOrNo) {
   EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary", "no"}), 0);
 }
 
+TEST(Cli, AnEmptyValueNamesItsOwnFlag) {
+  // "--NAME=" is an empty value, never the next argument taken as the value (issue 64).
+  const std::string out = ::testing::TempDir() + "/empty_list";
+  for (const std::string flag : {"--mpi-algorithms", "--gloo-algorithms", "--nccl-algos"}) {
+    std::string err;
+    EXPECT_EQ(run_cli({"tune", flag + "=", "--out", out, "--np", "2", "--", "all_reduce_perf"}, &err), 2) << flag;
+    EXPECT_NE(err.find(flag + " expects a list"), std::string::npos) << err;
+    EXPECT_EQ(err.find("--out"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+  std::string err;
+  EXPECT_EQ(run_cli({"table", data("compare/base.json"), "--summary="}, &err), 2);
+  EXPECT_NE(err.find("(use yes or no)"), std::string::npos) << err;
+  // After "--" the arguments are the benchmark's, kept as they are.
+  EXPECT_EQ(run_cli({"sweep", "--out=", "--", "x", "--flag="}, &err), 2);
+  EXPECT_NE(err.find("--out"), std::string::npos) << err;
+}
+
 // Every report kind, in the layouts older builds wrote (tests/data/kinds, made by make_fixtures.py).
 std::string kinds(const std::string& name) { return data("../kinds/" + name); }
 
