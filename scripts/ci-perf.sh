@@ -57,6 +57,15 @@ require_one_of FIGURE "$figure" min p10 p25 p50 mean
 require_folder_or_absent BASELINE "$baseline"
 require_folder_or_absent BUILD_DIR "$build_dir"
 [ -z "${OUT:-}" ] || require_folder_or_absent OUT "$OUT"
+# --update-baseline replaces BASELINE whole: only a folder that holds a baseline and nothing else
+# (fingerprint.txt, README.md, run-N/), so a BASELINE naming any other folder loses nothing.
+if [ "$mode" = update ] && [ -e "$baseline" ]; then
+  foreign=$(find "$baseline" -mindepth 1 -maxdepth 1 ! -name fingerprint.txt ! -name README.md ! -regex '.*/run-[0-9]+' -printf '%f\n' | head -1)
+  if [ -n "$foreign" ] || [ ! -f "$baseline/fingerprint.txt" ]; then
+    echo "$program: error: BASELINE $baseline is not a baseline this script wrote (${foreign:+it holds $foreign}${foreign:-no fingerprint.txt}); refusing to replace it" >&2
+    exit 2
+  fi
+fi
 if [ ! -x "$bin/collbench" ] || [ ! -x "$bin/all_reduce_perf" ]; then BUILD_DIR="$build_dir" "$root/scripts/build.sh"; fi
 
 out="${OUT:-$(mktemp -d)}"
@@ -96,9 +105,8 @@ case "$mode" in
     write_fingerprint "$out"
     # The new baseline is written beside the old one and checked whole before it replaces it: a
     # failure anywhere before the rename leaves the stored baseline as it was.
-    staged="$baseline.new.$$"
-    rm -rf "$staged"
-    mkdir -p "$staged"
+    mkdir -p "$(dirname "$baseline")"
+    staged=$(mktemp -d "$baseline.new.XXXXXX")  # its own, new: nothing else is removed with it
     trap 'rm -rf "$staged"' EXIT
     for run in $(seq 1 "$baseline_runs"); do mkdir -p "$staged/run-$run" && cp "$out/run-$run"/*.json "$staged/run-$run/"; done
     cp "$out/fingerprint.txt" "$staged/"
@@ -108,13 +116,14 @@ case "$mode" in
           { echo "ci-perf.sh: run $run's $collective report is not a valid report; the baseline is unchanged" >&2; exit 1; }
       done
     done
+    chmod 755 "$staged"
     if [ -e "$baseline" ]; then
-      mv "$baseline" "$baseline.old.$$"
-      mv "$staged" "$baseline" || { mv "$baseline.old.$$" "$baseline"; echo "ci-perf.sh: cannot replace $baseline; unchanged" >&2; exit 1; }
-      rm -rf "$baseline.old.$$"
+      old=$(mktemp -d "$baseline.old.XXXXXX")
+      mv -T "$baseline" "$old/baseline"
+      mv -T "$staged" "$baseline" || { mv -T "$old/baseline" "$baseline"; rmdir "$old"; echo "ci-perf.sh: cannot replace $baseline; unchanged" >&2; exit 1; }
+      rm -rf "$old"
     else
-      mkdir -p "$(dirname "$baseline")"
-      mv "$staged" "$baseline"
+      mv -T "$staged" "$baseline"
     fi
     trap - EXIT
     echo "ci-perf.sh: baseline of $baseline_runs runs updated in $baseline (commit it, with the machine in its README)"

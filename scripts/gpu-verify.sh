@@ -146,6 +146,9 @@ if [ -n "$bundle" ]; then
   export PATH="$build/bin:$PATH"  # the bundle's jq, for the gpu tests
 fi
 work="$build/verify"        # every phase's results, packed into OUT at the end of each phase
+# Its steps remove their own earlier results in it: it must be this script's folder (scripts/owned.sh).
+. "$root/scripts/owned.sh"
+owned_folder_make "$work" "$program" || exit 2
 mkdir -p "$work/logs"
 bin="$build/bin" ntbin="$build/nccl-tests"
 # collbench's ranks start under mpirun where there is one, else through scripts/launch-local.sh

@@ -41,6 +41,28 @@ cluster_names() {
 
 log() { echo "cluster: $*" >&2; }
 
+# The namespaces this file made carry a mark (a file named after each under CLUSTER_MARKS, made
+# with the namespace, removed with it): the clean-up touches no namespace, and kills no process in
+# one, that a prefix merely names (issue 64: a script removes only what it made).
+CLUSTER_MARKS=${CB_CLUSTER_MARKS:-/run/collbench-netns}
+CLUSTER_REFUSED=""
+cluster_add_namespace() {
+  ip netns add "$1" && mkdir -p "$CLUSTER_MARKS" && : >"$CLUSTER_MARKS/$1"
+}
+# cluster_namespace_removable NS: 0 when NS exists and carries our mark, so it may be removed. A
+# namespace of that name without the mark gets one line on stderr.
+cluster_namespace_removable() {
+  [ -e "/run/netns/$1" ] || return 1
+  [ -f "$CLUSTER_MARKS/$1" ] && return 0
+  case " $CLUSTER_REFUSED " in *" $1 "*) return 1 ;; esac  # said once (cluster_down and star_down share host a and b)
+  CLUSTER_REFUSED+=" $1"
+  log "error: namespace $1 exists but was not made by scripts/cluster (no $CLUSTER_MARKS/$1); left alone"
+  return 1
+}
+cluster_remove_namespace() {
+  if ip netns del "$1" 2>/dev/null; then rm -f "$CLUSTER_MARKS/$1"; log "removed $1"; else log "warning: could not delete namespace $1"; fi
+}
+
 # Kills every process inside namespace $1 (they were all started by this script), bounded.
 kill_namespace_pids() {
   local ns=$1 pids tries
@@ -69,11 +91,11 @@ cluster_down() {
   FORWARDER_PID=
   local ns
   for ns in "$NS_A" "$NS_B"; do
-    [ -e "/run/netns/$ns" ] || continue
+    cluster_namespace_removable "$ns" || continue
     kill_namespace_pids "$ns"
     ip -n "$ns" link del "$TUN" 2>/dev/null || true
     ip -n "$ns" link del "$VETH" 2>/dev/null || true  # takes its peer with it
-    if ip netns del "$ns" 2>/dev/null; then log "removed $ns"; else log "warning: could not delete namespace $ns"; fi
+    cluster_remove_namespace "$ns"
   done
 }
 
@@ -87,8 +109,8 @@ cluster_up() {
       return 1
     fi
   done
-  ip netns add "$NS_A"
-  ip netns add "$NS_B"
+  cluster_add_namespace "$NS_A"
+  cluster_add_namespace "$NS_B"
   # Created directly inside the namespaces: the root namespace never sees these devices.
   ip -n "$NS_A" link add "$VETH" type veth peer name "$VETH" netns "$NS_B"
   local side address tun_address
@@ -199,7 +221,7 @@ star_up() {
       return 1
     fi
   done
-  ip netns add "$STAR_SWITCH"
+  cluster_add_namespace "$STAR_SWITCH"
   ip -n "$STAR_SWITCH" link set lo up
   ip -n "$STAR_SWITCH" link add "$STAR_BRIDGE" type bridge
   ip -n "$STAR_SWITCH" link set "$STAR_BRIDGE" mtu "$MTU" up
@@ -207,7 +229,7 @@ star_up() {
     net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.all.send_redirects=0 net.ipv4.conf.default.send_redirects=0
   for ((i = 0; i < count; i++)); do
     ns=${STAR_HOSTS[$i]} letter=${ns##*-}
-    ip netns add "$ns"
+    cluster_add_namespace "$ns"
     ip -n "$ns" link set lo up
     ip -n "$ns" link add "$VETH" type veth peer name "$VETH-$letter" netns "$STAR_SWITCH"
     ip -n "$ns" link set "$VETH" mtu "$MTU" up
@@ -305,9 +327,9 @@ star_down() {
   star_names 4
   local ns
   for ns in "${STAR_HOSTS[@]}" "$STAR_SWITCH"; do
-    [ -e "/run/netns/$ns" ] || continue
+    cluster_namespace_removable "$ns" || continue
     kill_namespace_pids "$ns"
-    if ip netns del "$ns" 2>/dev/null; then log "removed $ns"; else log "warning: could not delete namespace $ns"; fi
+    cluster_remove_namespace "$ns"
   done
 }
 

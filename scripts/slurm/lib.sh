@@ -8,6 +8,12 @@
 
 slurm_log() { echo "slurm: $*" >&2; }
 
+# shellcheck source=../owned.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../owned.sh"
+program=slurm
+# The mark up.sh leaves in its state folder: down.sh and up.sh's clean-up touch no other folder.
+slurm_owner=scripts/slurm/up.sh
+
 slurm_state_dir() { echo "${CB_SLURM_STATE:-/tmp/collbench-slurm}"; }
 
 # Names of the simulated hosts of a multi-node Slurm (up.sh --nodes 2-4), all derived from the
@@ -44,7 +50,8 @@ slurm_stop_pids() {
 slurm_cluster_down() {
   local state=$1
   slurm_cluster_names "$state"
-  [ -f "$state/forwarder.pids" ] && slurm_stop_pids "$(cat "$state/forwarder.pids")"
+  # Only forwarders started for this state's namespaces: a pid file can name any process by now.
+  [ -f "$state/forwarder.pids" ] && slurm_stop_pids "$(owned_pids "/run/netns/$SLURM_NS_PREFIX-" $(cat "$state/forwarder.pids"))"
   if [ -e "/run/netns/$SLURM_NS_PREFIX-switch" ] || [ -e "/run/netns/$SLURM_NS_PREFIX-host-a" ]; then
     (
       # shellcheck source=../cluster/lib.sh
@@ -57,18 +64,23 @@ slurm_cluster_down() {
 }
 
 # Stops the daemons whose pid files are in state folder $1 (munged last: slurmd and slurmctld
-# authenticate through it while they shut down), then removes the folder. Never fails.
+# authenticate through it while they shut down), then removes the folder. A folder up.sh did not
+# mark is left alone: one line, status 2. Signals only a pid whose command line names the folder
+# (each daemon was started with a path in it), so a stale or planted pid file kills nothing else.
 slurm_stop() {
   local state=$1
-  [ -d "$state" ] || { slurm_cluster_down "$state"; return 0; }
+  [ -e "$state" ] || { slurm_cluster_down "$state"; return 0; }
+  owned_folder_is "$state" "$slurm_owner" || { owned_refuse "$state" "$slurm_owner"; return 2; }
   # Jobs first, so no task outlives its slurmd.
   if [ -f "$state/slurm.conf" ] && [ -f "$state/slurmctld.pid" ]; then
     SLURM_CONF="$state/slurm.conf" timeout 10 scancel --quiet --full --user=root 2>/dev/null || true
   fi
   # The slurmds (one, or one per simulated host: slurmd-<node>.pid) and slurmctld together, each
   # takes about 2 s to stop; munged after them.
-  slurm_stop_pids "$(cat "$state"/slurmd*.pid "$state/slurmctld.pid" 2>/dev/null)"
-  slurm_stop_pids "$(cat "$state/munged.pid" 2>/dev/null)"
+  # shellcheck disable=SC2046  # one pid a word
+  slurm_stop_pids "$(owned_pids "$state/" $(cat "$state"/slurmd*.pid "$state/slurmctld.pid" 2>/dev/null))"
+  # shellcheck disable=SC2046
+  slurm_stop_pids "$(owned_pids "$state/" $(cat "$state/munged.pid" 2>/dev/null))"
   # slurmstepd processes of steps still running (they are children of init once slurmd is gone).
   local stepd
   for stepd in $(pgrep -f "slurmstepd.*" 2>/dev/null || true); do
@@ -77,5 +89,5 @@ slurm_stop() {
     fi
   done
   slurm_cluster_down "$state"
-  rm -rf "$state"
+  owned_folder_remove "$state" "$slurm_owner"
 }

@@ -23,7 +23,9 @@
 # over the shaped links (--traffic plain: the plain ones). Each node declares 4 CPUs.
 #
 # Idempotent: when this state folder's Slurm already answers with the same nodes it says so and
-# exits 0. On any failure it stops what it started and removes the folder. Exit: 0 up, 1 failed to
+# exits 0. On any failure it stops what it started and removes the folder. CB_SLURM_STATE may name
+# a folder that does not exist yet or is empty; one holding anything up.sh did not make is refused
+# (exit 2, scripts/owned.sh). Exit: 0 up, 1 failed to
 # start, 2 bad usage, not root or packages missing (one line on stderr).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -61,6 +63,8 @@ for number in "$delay_ms" "$loss" "$slow_delay_ms"; do
 done
 
 state=$(slurm_state_dir)
+# A folder up.sh did not make (a user's reports, say) is refused before anything runs or is removed.
+owned_folder_usable "$state" "$slurm_owner" || exit 2
 if [ "$(id -u)" -ne 0 ]; then
   slurm_log "error: needs root (slurmd starts tasks as any user; munged runs as root here)"
   exit 2
@@ -90,9 +94,9 @@ if [ -f "$state/env.sh" ] && SLURM_CONF="$state/slurm.conf" timeout 5 sinfo -h -
   exit 0
 fi
 # A half-started leftover from a killed run: clear it before starting again.
-slurm_stop "$state"
+if [ ! -e "$state" ] || owned_folder_is "$state" "$slurm_owner"; then slurm_stop "$state"; else slurm_cluster_down "$state"; fi
 
-mkdir -p "$state"
+owned_folder_make "$state" "$slurm_owner" || exit 2
 chmod 700 "$state"
 started=0
 cleanup_on_failure() {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/ci-perf.sh never loses its baseline (issue 48): every bad variable is refused up front
+# scripts/ci-perf.sh never loses its baseline (issue 48), nor a folder that is not one (issue 64):
+# every bad variable is refused up front
 # (exit 2, one line naming it) with the stored baseline untouched; a suite that fails, or that
 # writes a report collbench cannot read, leaves the baseline as it was; a good update replaces it
 # whole, leaving nothing beside it. The *_perf programs are stand-ins (one copies a fixture report
@@ -27,7 +28,12 @@ make_build failing 'exit 1'
 make_build garbage 'while [ $# -gt 0 ]; do [ "$1" = -J ] && echo "{ not json" > "$2"; shift; done'
 make_build good "while [ \$# -gt 0 ]; do [ \"\$1\" = -J ] && cp '$fixture' \"\$2\"; shift; done"
 
-reset_baseline() { rm -rf "$work/baseline"*; mkdir -p "$work/baseline/run-1"; echo old > "$work/baseline/run-1/marker"; }
+reset_baseline() {
+  rm -rf "$work/baseline"*
+  mkdir -p "$work/baseline/run-1"
+  echo old > "$work/baseline/run-1/marker"
+  echo "# old" > "$work/baseline/fingerprint.txt"
+}
 baseline_kept() { [ "$(cat "$work/baseline/run-1/marker" 2>/dev/null)" = old ] && [ -z "$(ls -d "$work/baseline".* 2>/dev/null)" ]; }
 touch "$work/file"
 
@@ -59,6 +65,11 @@ bad FIGURE=p99
 bad BASELINE="$work/file"
 bad BUILD_DIR="$work/file"
 bad OUT="$work/file"
+# A BASELINE that is some other folder (issue 64): refused, nothing in it touched.
+mkdir -p "$work/mine/run-1" && echo keep > "$work/mine/notes.txt" && echo keep > "$work/mine/fingerprint.txt"
+bad BASELINE="$work/mine"
+[ "$(cat "$work/mine/notes.txt" "$work/mine/fingerprint.txt")" = "keep"$'\n'"keep" ] && [ -d "$work/mine/run-1" ] &&
+  [ -z "$(ls -d "$work/mine".* 2>/dev/null)" ] || fail "a BASELINE of other files was changed"
 
 # update BUILD EXPECTED_EXIT: an update with BUILD's programs.
 update() {
