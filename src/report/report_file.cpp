@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/error.h"
+#include "core/printable.h"
 #include "report/report_json.h"
 
 namespace collbench::report {
@@ -52,7 +53,7 @@ std::string json_text(const nlohmann::json& document, int indent, bool* replaced
   }
 }
 
-void write_json_atomically(const std::string& path, const nlohmann::json& document) {
+void write_json_atomically(const std::string& path, const nlohmann::json& document, bool only_if_absent) {
   bool replaced = false;
   std::string text = json_text(document, 2, &replaced);
   if (replaced && document.is_object()) {
@@ -75,11 +76,17 @@ void write_json_atomically(const std::string& path, const nlohmann::json& docume
     std::remove(temporary.c_str());
     throw Error("cannot write report '" + path + "': " + reason);
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw Error("cannot move report into place at '" + path + "': " + reason);
+  // link(2) publishes the file only where nothing is (EEXIST otherwise), rename(2) over anything:
+  // either way a reader sees no report, or a whole one.
+  const bool placed = only_if_absent ? ::link(temporary.c_str(), path.c_str()) == 0 : std::rename(temporary.c_str(), path.c_str()) == 0;
+  const int place_errno = errno;
+  if (!placed || only_if_absent) std::remove(temporary.c_str());
+  if (!placed && place_errno == EEXIST) {
+    // Error, not UsageError: only the writing rank sees this, and it must end the whole job.
+    throw Error("report '" + path + "' was created by another writer while this run started; this run's report was not written there",
+                ExitCode::kUsage);
   }
+  if (!placed) throw Error("cannot move report into place at '" + path + "': " + std::strerror(place_errno));
 }
 
 ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)) {
@@ -93,18 +100,32 @@ ReportFile::ReportFile(std::string path, bool overwrite) : path_(std::move(path)
     throw UsageError("cannot write report '" + path_ + "': folder '" + folder + "' is not writable");
   }
   if (overwrite) return;
-  // The claim itself is the existence check, so two runs given one path cannot both pass it.
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  const auto exists = [this] {
+    return UsageError("report '" + path_ + "' already exists; choose another path or pass --overwrite");
+  };
+  struct stat status {};
+  if (::lstat(path_.c_str(), &status) == 0) throw exists();
+  // The claim is a hidden file beside the report, not an empty report: a reader of the folder (or
+  // of the path) must see no report or a whole one, never an empty file (issue 64). Created
+  // exclusively, it is the check that two runs given one path cannot both pass; the first write
+  // then publishes the report only where nothing is yet (link), and the claim goes.
+  // Named from a hash of the report's name: a report name as long as the filesystem allows fits.
+  claim_path_ = folder_of(path_) + formatted("/.collbench-claim-%016zx", std::hash<std::string>{}(std::filesystem::path(path_).filename().string()));
+  const int fd = ::open(claim_path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0 && errno == EEXIST) {
-    throw UsageError("report '" + path_ + "' already exists; choose another path or pass --overwrite");
+    throw UsageError("report '" + path_ + "' already exists: another run is starting to write it (" + claim_path_ +
+                     "; remove that file if none is); choose another path or pass --overwrite");
   }
   if (fd < 0) throw UsageError("cannot write report '" + path_ + "': " + std::strerror(errno));
   ::close(fd);
-  ours_ = identity_of(path_);
+  claim_ = identity_of(claim_path_);
 }
 
-ReportFile::~ReportFile() {
-  if (!written_ && ours_ && identity_of(path_) == ours_) std::remove(path_.c_str());
+ReportFile::~ReportFile() { release_claim(); }
+
+void ReportFile::release_claim() {
+  if (claim_ && identity_of(claim_path_) == claim_) std::remove(claim_path_.c_str());
+  claim_.reset();
 }
 
 void ReportFile::check_still_ours() const {
@@ -123,9 +144,10 @@ void ReportFile::write(const nlohmann::json& document) {
   if (routine_write_skipped(document.value("status", "") == "partial" && !document.contains("error"))) return;
   const auto now = std::chrono::steady_clock::now();
   check_still_ours();
-  write_json_atomically(path_, document);
+  write_json_atomically(path_, document, claim_.has_value() && !written_);
   written_ = true;
   ours_ = identity_of(path_);
+  release_claim();
   next_routine_write_ = now + 20 * (std::chrono::steady_clock::now() - now);
 }
 

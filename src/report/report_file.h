@@ -22,8 +22,9 @@ std::string json_text(const nlohmann::json& document, int indent = -1, bool* rep
 // writes `document` to a short-named temporary file in the same folder, then renames it over
 // `path`, so a reader never sees half a report. Throws Error with the system's reason (a full
 // disk, say) and leaves no temporary file behind. A document whose text needed U+FFFD gets a
-// warning saying so.
-void write_json_atomically(const std::string& path, const nlohmann::json& document);
+// warning saying so. With `only_if_absent` the file is published only where `path` names nothing
+// (Error with exit code 2 otherwise): a new report never replaces another writer's.
+void write_json_atomically(const std::string& path, const nlohmann::json& document, bool only_if_absent = false);
 
 // Which file a path names: device, inode and change time (see identity_of in report_file.cpp).
 using FileIdentity = std::tuple<dev_t, ino_t, long long, long>;
@@ -31,11 +32,12 @@ using FileIdentity = std::tuple<dev_t, ino_t, long long, long>;
 // A report path owned by this run from start to end.
 class ReportFile {
  public:
-  // Claims `path` now: without `overwrite` it is created exclusively (O_EXCL), so of two runs
-  // given one path the second fails here; its folder must exist and be writable. Throws
-  // UsageError with the reason.
+  // Claims `path` now: without `overwrite` it must not exist, and a hidden claim file beside it
+  // (.collbench-claim-HASH of the name) is created exclusively (O_EXCL), so of two runs given one path the
+  // second fails here; its folder must exist and be writable. Throws UsageError with the reason.
+  // Nothing appears at `path` before the first whole report.
   ReportFile(std::string path, bool overwrite);
-  // A claimed path that never got a report is given back (removed), so a run that stopped before
+  // The claim is given back (removed) after the first write, or here, so a run that stopped before
   // measuring leaves nothing behind.
   ~ReportFile();
   ReportFile(const ReportFile&) = delete;
@@ -54,12 +56,15 @@ class ReportFile {
 
  private:
   void check_still_ours() const;
+  void release_claim();
   // True when a routine save comes too soon after the last write and is skipped.
   bool routine_write_skipped(bool routine) const;
 
   std::string path_;
   bool written_ = false;
   std::optional<FileIdentity> ours_;  // the file we last put at path_
+  std::string claim_path_;
+  std::optional<FileIdentity> claim_;  // our claim file, until the first write
   std::chrono::steady_clock::time_point next_routine_write_{};
 };
 

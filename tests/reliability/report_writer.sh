@@ -4,6 +4,7 @@
 #                and the first run's report is the one on disk (two_writers_copy: the same for copy_perf)
 #   non_utf8     Latin-1 bytes in a tag, the -J file name and an allow-listed environment variable:
 #                the run succeeds and its report reads, with U+FFFD and a warning saying so
+#   concurrent_reads  reads of the folder and the report while a run writes it: never an empty or half file
 #   many_rows    20,000 rows with -J finish (the whole report is not rewritten after every row) and
 #                every row is in the report
 # Usage: report_writer.sh BIN_DIR SCENARIO [REPORT_PROBE]
@@ -97,6 +98,31 @@ case "$scenario" in
     "$bin/all_reduce_perf" -b 4 -e 40000 -i 4 -n 1 -w 0 -c 0 -J "$work/r.json" > /dev/null || fail "exit $?"
     rows=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["results"]))' "$work/r.json")
     [ "$rows" -eq 20000 ] || fail "$rows rows in the report"
+    ;;
+  concurrent_reads)
+    # A report read while it is written and rewritten (issue 64): every read of the folder and of
+    # the file sees no report or a whole one, never an empty or half file. A small whole report sits
+    # beside it, so that a read of the folder always has one; 4,000 rows keep the writer busy for
+    # a few seconds, rewriting its report as rows come.
+    mkdir "$work/d"
+    "$bin/all_reduce_perf" -b 8 -e 8 -n 1 -w 0 -J "$work/d/small.json" > /dev/null || fail "the small report: exit $?"
+    "$bin/all_reduce_perf" -b 4 -e 8000 -i 4 -n 1 -w 0 -c 0 -J "$work/d/r.json" > /dev/null 2> "$work/writer.err" &
+    writer=$!
+    reads=0 file_reads=0
+    while kill -0 $writer 2>/dev/null; do
+      "$bin/collbench" table --summary yes "$work/d" > /dev/null 2> "$work/read.err" ||
+        fail "read $reads of the folder failed: $(cat "$work/read.err")"
+      if [ -e "$work/d/r.json" ]; then
+        "$probe" "$work/d/r.json" > /dev/null 2> "$work/read.err" || fail "a read of the report failed: $(cat "$work/read.err")"
+        file_reads=$((file_reads + 1))
+      fi
+      reads=$((reads + 1))
+    done
+    wait $writer || fail "the writer exited $?: $(cat "$work/writer.err")"
+    "$probe" "$work/d/r.json" > /dev/null || fail "the finished report does not read"
+    [ "$(ls -A "$work/d" | tr '\n' ' ')" = "r.json small.json " ] || fail "files left beside the reports: $(ls -A "$work/d")"
+    [ "$file_reads" -ge 5 ] || fail "only $file_reads reads of the report while it was rewritten ($reads in all); give it more rows"
+    echo "$reads reads of the folder, $file_reads of the report while it was written"
     ;;
   *) fail "unknown scenario" ;;
 esac

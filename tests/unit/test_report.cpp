@@ -129,6 +129,7 @@ TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
   probe.between_cycles_ns = std::vector<std::optional<double>>{517.04, std::nullopt};
   probe.after_ns = 160;
   report.context.state_probe = probe;
+  report.context.options["cycles"] = 3;
   const nlohmann::json with_cycles = to_json(report);
   EXPECT_EQ(with_cycles["context"]["state_probe"]["between_cycles_ns"], nlohmann::json::parse("[517.0, null]"));
   const auto cycles_read = report_from_json(with_cycles).context.state_probe;
@@ -152,6 +153,40 @@ TEST(ReportJson, StateProbeIsWrittenOnlyWhenPresentAndReadBack) {
   nlohmann::json bad = document;
   bad["context"]["state_probe"] = "slow";
   EXPECT_THROW(report_from_json(bad), ReportFormatError);
+}
+
+TEST(ReportJson, ProbesBetweenCyclesMatchTheCycles) {
+  // One probe between each two -N cycles (issue 64): five probes in a 3-cycle report made history
+  // leave out cycles that never ran, a million made it print a 7.9 MB note.
+  Report report = sample_report();
+  report.status = "complete";
+  StateProbeRecord probe;
+  probe.before_ns = probe.after_ns = 160;
+  const auto with = [&](std::size_t probes, const nlohmann::json& cycles, const std::string& status) {
+    probe.between_cycles_ns = std::vector<std::optional<double>>(probes, 170.0);
+    report.context.state_probe = probe;
+    report.status = status;
+    nlohmann::json document = to_json(report);
+    if (cycles.is_null()) document["context"]["options"].erase("cycles");
+    else document["context"]["options"]["cycles"] = cycles;
+    return document;
+  };
+  EXPECT_NO_THROW(report_from_json(with(2, 3, "complete")));
+  EXPECT_NO_THROW(report_from_json(with(0, 1, "complete")));
+  EXPECT_NO_THROW(report_from_json(with(1, 3, "partial")));  // stopped in its second cycle
+  EXPECT_NO_THROW(report_from_json(with(0, nullptr, "complete")));  // no options.cycles: the rows' last cycle (1)
+  for (const auto& [probes, cycles, status] : {std::tuple<std::size_t, nlohmann::json, std::string>{5, 3, "complete"},
+                                               {1, 3, "complete"}, {3, 3, "partial"}, {1000000, 3, "complete"},
+                                               {99, 100, "complete"}, {1, nullptr, "complete"}}) {
+    try {
+      report_from_json(with(probes, cycles, status));
+      ADD_FAILURE() << probes << " probes, cycles " << cycles.dump() << ", " << status << " were accepted";
+    } catch (const ReportFormatError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("context.state_probe.between_cycles_ns: " + std::to_string(probes) + " probe(s)"), std::string::npos) << message;
+      EXPECT_LT(message.size(), 300u) << "the message does not grow with the input";
+    }
+  }
 }
 
 TEST(ReportJson, TypesAreJsonTypes) {
@@ -246,10 +281,32 @@ TEST_F(ReportFileTest, NeverReplacesAnExistingFileUnlessAsked) {
 TEST_F(ReportFileTest, TheClaimIsExclusiveAndGivenBackWhenUnused) {
   {
     ReportFile first(path("r.json"), false);
-    EXPECT_TRUE(std::filesystem::exists(path("r.json"))) << "the path is claimed at once";
+    // Claimed at once, but with no empty report for a reader to find (issue 64).
+    EXPECT_FALSE(std::filesystem::exists(path("r.json"))) << "nothing at the path before the first whole report";
     EXPECT_THROW(ReportFile(path("r.json"), false), UsageError) << "a second writer fails at its start";
+    EXPECT_NO_THROW(ReportFile(path("other.json"), false)) << "a claim holds one name only";
   }
-  EXPECT_FALSE(std::filesystem::exists(path("r.json"))) << "a claim that got no report is removed";
+  EXPECT_TRUE(std::filesystem::is_empty(folder_)) << "a claim that got no report is removed";
+  {
+    ReportFile first(path("r.json"), false);
+    first.write(to_json(sample_report()));
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(folder_)) {
+    EXPECT_EQ(entry.path().filename(), "r.json") << "the claim goes with the first write";
+  }
+}
+
+TEST_F(ReportFileTest, AFileThatAppearsBeforeTheFirstWriteIsKept) {
+  ReportFile file(path("r.json"), false);
+  std::ofstream(path("r.json")) << "{\"theirs\": true}";  // another program, between the claim and the first write
+  try {
+    file.write(to_json(sample_report()));
+    ADD_FAILURE() << "the other writer's file was replaced";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ExitCode::kUsage);
+  }
+  std::ifstream in(path("r.json"));
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{\"theirs\": true}");
 }
 
 TEST_F(ReportFileTest, ASecondWriterIsNoticedAtTheMomentOfWriting) {
