@@ -65,6 +65,7 @@ std::optional<std::string> algorithm_at(const std::vector<AlgorithmRange>& range
 }
 
 std::string read_tuning_file_text(const std::string& path) {
+  // The one reader: its caps, pipes and line ends (CR LF read as LF) as for every other input.
   return read_input_file(path, {"tuning file", kMostTuningFileBytes, kMostTuningLineBytes});
 }
 

@@ -69,7 +69,28 @@ std::string read_input_file(const std::string& path, const InputLimits& limits) 
     }
     text.append(chunk, static_cast<std::size_t>(got));
   }
-  return text;
+  return with_lf_line_ends(std::move(text), named, limits.max_line_bytes < limits.max_bytes);
+}
+
+std::string with_lf_line_ends(std::string text, const std::string& named, bool line_oriented) {
+  if (text.find('\r') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  int line_number = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') ++line_number;
+    if (text[i] != '\r') {
+      out += text[i];
+    } else if (i + 1 < text.size() && text[i + 1] == '\n') {
+      continue;  // CR LF: Windows' line end, read as LF
+    } else if (line_oriented) {
+      throw UsageError(named + ": line " + std::to_string(line_number) +
+                       " holds a carriage return (CR) that ends no line (classic Mac line ends?); save it with LF or CR LF line ends");
+    } else {
+      out += text[i];  // JSON: white space between values; inside a string the parser refuses it
+    }
+  }
+  return out;
 }
 
 void for_each_csv_row(const std::string& text, const std::string& header, const CsvRow& on_row,

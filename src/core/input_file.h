@@ -22,9 +22,16 @@ struct InputLimits {
 // "64 KiB", "256 MiB": a cap as the messages state it.
 std::string describe_cap(std::uint64_t bytes);
 
-// The file's bytes. Throws UsageError with one line naming the file and, past a cap, the cap
-// (exit 2 on every rank, as every rank reads the same argv).
+// The file's bytes, with Windows line ends (CR LF) read as LF: every text file collbench reads
+// accepts them, its parsers never see a CR at a line's end. A CR that ends no line is refused in
+// a line-oriented file (max_line_bytes below max_bytes), naming the line; in JSON it is left to
+// the parser (white space between values). Throws UsageError with one line naming the file and,
+// past a cap, the cap (exit 2 on every rank, as every rank reads the same argv).
 std::string read_input_file(const std::string& path, const InputLimits& limits);
+
+// `text` with each CR LF made LF; a lone CR refused as read_input_file says (`named`: the file, as
+// the message names it).
+std::string with_lf_line_ends(std::string text, const std::string& named, bool line_oriented);
 
 // The data lines of a CSV text, split at commas, in order: a trailing CR stripped; blank lines and
 // '#' comments skipped (given to `on_comment` when set); the first non-comment line skipped when it

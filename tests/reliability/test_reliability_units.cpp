@@ -4,8 +4,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <thread>
 
+#include "core/algorithm_ranges.h"
+#include "core/error.h"
+#include "core/input_file.h"
 #include "harness/agreement.h"
 #include "workloads/collectives/collective_options.h"
 #include "harness/job_watchdog.h"
@@ -54,6 +59,34 @@ TEST(OptionsFingerprint, NonUtf8FreeTextIsKeptApart) {
   const auto latin1 = fingerprint_of("all_reduce_perf", {"-J", "x\xe9.json", "--tag", "k=\xff"});
   EXPECT_NE(latin1, fingerprint_of("all_reduce_perf", {"-J", "x\xe8.json", "--tag", "k=\xff"}));
   EXPECT_NE(latin1, fingerprint_of("all_reduce_perf", {"-J", "x\xe9.json", "--tag", "k=\xfe"}));
+}
+
+// Windows line ends (issue 64): every text file collbench reads goes through read_input_file,
+// which reads CR LF as LF; a CR that ends no line is named, with its line, in a line-oriented file.
+TEST(LineEnds, CrLfIsReadAsLfInEveryTextFile) {
+  const std::string path = ::testing::TempDir() + "/crlf.txt";
+  std::ofstream(path, std::ios::binary) << "# Open MPI rules\r\nall_reduce 0 1023 ring\r\nall_reduce 1024 65535 recursive_doubling\r\n";
+  const std::string text = read_input_file(path, {"tuning file", 1u << 20, 64u << 10});
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  const auto ranges = parse_algorithm_ranges(read_tuning_file_text(path), path);  // "'1023?' is not a number" before
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_EQ(ranges[1].last_bytes, 65535u);
+  EXPECT_EQ(ranges[1].algorithm, "recursive_doubling");
+  std::ofstream(path, std::ios::binary) << "{\"a\":\r\n 1}\r";  // JSON: a CR between values is white space
+  EXPECT_EQ(read_input_file(path, {"report", 1u << 20, 1u << 20}), "{\"a\":\n 1}\r");
+}
+
+TEST(LineEnds, ALoneCarriageReturnIsNamedWithItsLine) {
+  const std::string path = ::testing::TempDir() + "/cr.txt";
+  std::ofstream(path, std::ios::binary) << "layer,forward_us\nlinear,1\rconv,2\n";
+  try {
+    read_input_file(path, {"compute profile", 1u << 20, 64u << 10});
+    ADD_FAILURE() << "a lone CR was read";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("compute profile '" + path + "': line 2 holds a carriage return (CR)"), std::string::npos)
+        << e.what();
+  }
+  std::remove(path.c_str());
 }
 
 TEST(SilenceLimit, BetweenHalfASecondAndThree) {
