@@ -140,8 +140,7 @@ class RunStateProbes {
   RunStateProbes(RunContext& run, int cycles) : run_(run), state_(state_probe_of(run.world)) {
     // Past kMostCyclesProbed cycles the probes between them would cost more than the run's own
     // probes (about 4 ms each): none are made, and the run is judged as a whole, as before 2.6.
-    constexpr int kMostCyclesProbed = 64;
-    if (cycles <= kMostCyclesProbed) state_.between_cycles_ns.emplace();
+    if (cycles <= report::StateProbeRecord::kMostCyclesProbed) state_.between_cycles_ns.emplace();
   }
 
   // Every rank; rank 0 records the probe in the report's context.

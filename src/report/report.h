@@ -155,7 +155,9 @@ struct StateProbeRecord {
   std::optional<double> before_ns;   // null when it could not be made (one CPU, other work on them)
   std::optional<double> after_ns;    // null too in a run that stopped before its last row
   // Between each two -N cycles, in order (2.6): none in older reports, empty with one cycle, and
-  // shorter in a run that stopped early. A null is a probe that could not be made.
+  // shorter in a run that stopped early; none either past kMostCyclesProbed cycles. A null is a
+  // probe that could not be made. The reader refuses more than the report's cycles less one.
+  static constexpr int kMostCyclesProbed = 64;
   std::optional<std::vector<std::optional<double>>> between_cycles_ns;
   // The probes before and after that were made (ab's pair rule reads only these).
   std::vector<double> values() const;

@@ -2,6 +2,7 @@
 // bad file gets one sentence naming the key path. Writing is report_write.cpp.
 #include "report/report_json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -371,6 +372,31 @@ bool is_envelope_key(const std::string& key) {
   return false;
 }
 
+// context.state_probe.between_cycles_ns holds one probe between each two -N cycles: the report's
+// cycles less one once complete, no more while partial, none past kMostCyclesProbed cycles. More
+// would place cycles that never ran (history left out cycles that do not exist) and let what a
+// summary says of them grow with the file (issue 64). The cycles: context.options.cycles, or in a
+// report without it the last row's cycle.
+void check_probes_match_cycles(const Reader& reader, const Report& report) {
+  const auto& probe = report.context.state_probe;
+  if (!probe || !probe->between_cycles_ns) return;
+  long long cycles = 1;
+  const json& options = report.context.options;
+  if (options.is_object() && options.contains("cycles") && options["cycles"].is_number_integer()) {
+    cycles = options["cycles"].get<long long>();
+  } else {
+    for (const Row& row : report.rows) cycles = std::max<long long>(cycles, row.cycle);
+  }
+  const long long expected = cycles >= 1 && cycles <= StateProbeRecord::kMostCyclesProbed ? cycles - 1 : 0;
+  const auto probes = static_cast<long long>(probe->between_cycles_ns->size());
+  if (report.status == "complete" ? probes != expected : probes > expected) {
+    reader.fail(".context.state_probe.between_cycles_ns",
+                std::to_string(probes) + " probe(s) for a " + report.status + " report of " + std::to_string(cycles) + " cycle(s) (-N); expected " +
+                    (report.status == "complete" ? "" : "at most ") + std::to_string(expected) +
+                    (cycles > StateProbeRecord::kMostCyclesProbed ? " (none are made past " + std::to_string(StateProbeRecord::kMostCyclesProbed) + " cycles)" : ", one between each two cycles"));
+  }
+}
+
 }  // namespace
 
 Report report_from_json(const nlohmann::json& document) {
@@ -408,6 +434,7 @@ Report report_from_json(const nlohmann::json& document) {
     report.rows.push_back(generic_row(row_reader, results[i], spec));
     summary.add(results[i]);
   }
+  check_probes_match_cycles(reader, report);
   if (const auto it = document.find("warnings"); it != document.end() && it->is_array()) {
     for (const auto& warning : *it) {
       if (warning.is_string()) report.warnings.push_back(warning.get<std::string>());

@@ -97,25 +97,35 @@ std::string set_aside_note(const StateGuard& guard, const std::vector<const Load
   }
   const std::string state = "made in another machine state (" + place + " " +
                             formatted("more than %gx from its usual %.0f ns", kStateFactor, guard.usual_ns.value_or(0)) + "; --state-guard off keeps them)";
+  // A note names a few runs, never every one: its length must not grow with the input (a
+  // thousand reports, each with its probes; issue 64). The JSON output lists them all.
+  constexpr std::size_t kRunsNamed = 8;
+  const auto more = [](std::size_t count) {
+    return count > kRunsNamed ? " and " + std::to_string(count - kRunsNamed) + " more (--format json lists every one)" : std::string();
+  };
   std::string note;
   if (!guard.set_aside.empty()) {
     note = std::to_string(guard.set_aside.size()) + " run(s) set aside, " + state + ":";
-    for (const auto& run : guard.set_aside) {
+    for (std::size_t index = 0; index < std::min(guard.set_aside.size(), kRunsNamed); ++index) {
+      const auto& run = guard.set_aside[index];
       note += " " + (run.when.empty() ? run.path : run.when) + " (";
       for (std::size_t i = 0; i < run.probes_ns.size(); ++i) note += formatted("%s%.0f", i ? ", " : "", run.probes_ns[i]);
       note += " ns)";
     }
+    note += more(guard.set_aside.size());
   }
   if (!guard.cycles_set_aside.empty()) {
     std::size_t cycles = 0;
     for (const auto& run : guard.cycles_set_aside) cycles += run.cycles.size();
     note += std::string(note.empty() ? "" : "; ") + std::to_string(cycles) + " cycle(s) left out of " + std::to_string(guard.cycles_set_aside.size()) +
             " run(s) kept, " + (guard.set_aside.empty() ? state : "by the probes on either side of each") + ":";
-    for (const auto& run : guard.cycles_set_aside) {
+    for (std::size_t index = 0; index < std::min(guard.cycles_set_aside.size(), kRunsNamed); ++index) {
+      const auto& run = guard.cycles_set_aside[index];
       note += " " + (run.when.empty() ? run.path : run.when) + " (cycle" + (run.cycles.size() > 1 ? "s" : "");
       for (std::size_t i = 0; i < run.cycles.size(); ++i) note += (i ? ", " : " ") + std::to_string(run.cycles[i]);
       note += ")";
     }
+    note += more(guard.cycles_set_aside.size());
   }
   return note;
 }
