@@ -4,9 +4,13 @@
 // other one not); for a fan (--mode fan-in|fan-out) its root and peers, the bytes in closed form
 // (K x window x size x iterations), each peer's share from its own time and their spread.
 // usage: check_pt2pt_report REPORT --world-size N --mode M --rows N --wrong zero|positive
-//                           [--matrix] [--slow none|some] [--expect-slow A-B,C-D,...] [--hosts N]
-//                           [--root R] [--senders K]
+//                           [--matrix] [--slow none|some] [--expect-slow A-B,C-D,...]
+//                           [--expect-slowest A-B,C-D,...] [--hosts N] [--root R] [--senders K]
 //   --expect-slow: at every size exactly these ordered links are flagged; --hosts: distinct hosts;
+//   --expect-slowest: at every size these ordered links are the slowest (as many as listed), and
+//                     every flagged link is one of them: the slow host found whatever the verdict's
+//                     margin over the median (half the links of a 4-host star touch the slow host,
+//                     so one fast link slowed by load moves the median up to the slow ones);
 //   --root, --senders: a fan's root (default 0) and peer count (default every other rank).
 // Prints one line per failure; exit 1 on any.
 #include <algorithm>
@@ -48,7 +52,7 @@ int main(int argc, char** argv) {
   int world_size = -1, rows = -1;
   std::string mode = "latency", wrong = "zero", slow;
   bool matrix = false;
-  std::string expect_slow;
+  std::string expect_slow, expect_slowest;
   int distinct_hosts = -1;
   int fan_root = 0, fan_peers = -1;
   for (int i = 2; i < argc; ++i) {
@@ -60,6 +64,7 @@ int main(int argc, char** argv) {
     else if (arg == "--slow" && i + 1 < argc) slow = argv[++i];
     else if (arg == "--matrix") matrix = true;
     else if (arg == "--expect-slow" && i + 1 < argc) expect_slow = argv[++i];
+    else if (arg == "--expect-slowest" && i + 1 < argc) expect_slowest = argv[++i];
     else if (arg == "--hosts" && i + 1 < argc) distinct_hosts = std::stoi(argv[++i]);
     else if (arg == "--root" && i + 1 < argc) fan_root = std::stoi(argv[++i]);
     else if (arg == "--senders" && i + 1 < argc) fan_peers = std::stoi(argv[++i]);
@@ -207,6 +212,26 @@ int main(int argc, char** argv) {
         std::sort(links.begin(), links.end());
         for (const auto& link : links) flagged += (flagged.empty() ? "" : ",") + link;
         expect(flagged == expect_slow, "at " + std::to_string(bytes) + " B flagged [" + flagged + "], want [" + expect_slow + "]");
+      }
+      if (!expect_slowest.empty()) {
+        std::vector<std::pair<double, std::string>> links;  // time, "src-dst"
+        for (int src = 0; src < world_size; ++src) {
+          for (int dst = 0; dst < world_size; ++dst) {
+            if (!time[src][dst].is_null()) links.emplace_back(time[src][dst].get<double>(), std::to_string(src) + "-" + std::to_string(dst));
+          }
+        }
+        std::sort(links.rbegin(), links.rend());
+        const std::size_t count = static_cast<std::size_t>(std::count(expect_slowest.begin(), expect_slowest.end(), ',') + 1);
+        std::vector<std::string> slowest;
+        for (std::size_t i = 0; i < std::min(count, links.size()); ++i) slowest.push_back(links[i].second);
+        std::sort(slowest.begin(), slowest.end());
+        std::string named;
+        for (const auto& link : slowest) named += (named.empty() ? "" : ",") + link;
+        expect(named == expect_slowest, "at " + std::to_string(bytes) + " B the slowest links are [" + named + "], want [" + expect_slowest + "]");
+        for (const auto& link : size["slow_links"]) {
+          const std::string name = std::to_string(link["src_rank"].get<int>()) + "-" + std::to_string(link["dst_rank"].get<int>());
+          expect(std::count(slowest.begin(), slowest.end(), name) == 1, "at " + std::to_string(bytes) + " B fast link " + name + " flagged");
+        }
       }
       flagged_total += expected;
     }
