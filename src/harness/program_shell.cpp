@@ -201,9 +201,9 @@ void Shell::end_interrupted(const std::string& what) {
   std::_Exit(static_cast<int>(timed_out ? ExitCode::kTimeout : ExitCode::kRuntimeError));
 }
 
-}  // namespace
-
-int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse) {
+// The run from the command line to its exit code; every object of it is gone when it returns
+// (the report written, MPI finalized, the watcher threads joined).
+int run_to_exit_code(const std::string& program_name, int argc, char** argv, const ProgramParser& parse) {
   const std::vector<std::string> args(argv, argv + argc);
   // Flags are checked before MPI starts, so a typo fails at once: printed by one rank under an MPI
   // launcher, by every rank without one (each is alone with its terminal or log).
@@ -229,6 +229,21 @@ int run_program(const std::string& program_name, int argc, char** argv, const Pr
   }
   Shell shell(program_name, program, args);
   return shell.run(&argc, &argv);
+}
+
+}  // namespace
+
+int run_program(const std::string& program_name, int argc, char** argv, const ProgramParser& parse) {
+  const int exit_code = run_to_exit_code(program_name, argc, argv, parse);
+  // Nothing of ours is left to end; what a return from main would still run is the libraries'
+  // exit handlers (CUDA's, NCCL's, Gloo's, OpenMP's, Open MPI's), some with threads of their own,
+  // while the launcher may already be ending the job because another rank left with the same exit
+  // code (issue 64: `mpirun -np 2 all_reduce_perf -b 0 -e 0` ended once with 139 instead of 2;
+  // results/reliability/exit_path_stress.sh). None of them has work of ours to finish, so the exit
+  // code is given here, the same on every path and every rank.
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(exit_code);
 }
 
 }  // namespace collbench
