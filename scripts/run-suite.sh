@@ -93,7 +93,8 @@ if [ ${#reports[@]} -gt 0 ]; then
     echo "Per collective: peak bus bandwidth and where, rows checked and wrong, and a health verdict. \`check:\`"
     echo "marks what to look at (wrong elements, a partial report, one size far slower than its neighbours, a"
     echo "rank far slower than the others, bandwidth falling where no cache explains it, busbw below 70 % of"
-    echo "what the path should give); a fall past a CPU cache is expected and said as a note. \`of_expected\`:"
+    echo "what a link should give); a fall past a CPU cache, and busbw below the host-memory bound on CPUs,"
+    echo "are said as notes. \`of_expected\`:"
     echo "busbw at the largest sizes as a fraction of the expected figure (\`collbench explain $out\` says"
     echo "which figure, from where, and why; docs/summarizer.md)."
     echo

@@ -256,6 +256,7 @@ Expectation expectation_of(const report::Report& report, const ExpectedPeaks& pe
   const bool reduces = report.benchmark == "all_reduce" || report.benchmark == "reduce" || report.benchmark == "reduce_scatter";
   const double accesses = reduces ? 5 : 4;
   expectation.expected_gbps = ceiling->traffic_gbps / accesses;
+  expectation.upper_bound_only = true;
   expectation.line_gbps = ceiling->traffic_gbps;
   expectation.basis = formatted("host memory: %s of the measured %.4g GB/s of memory traffic (a byte between ranks is written into the shared segment and read out%s); ",
                                 reduces ? "a fifth" : "a quarter", ceiling->traffic_gbps,
@@ -454,7 +455,10 @@ void add_expected_to_summary(Document& summary, const std::vector<LoadedReport>&
   for (std::size_t i = 0; i < rows.size() && i < reports.size(); ++i) {
     const Explanation e = explain_report(reports[i], peaks, ceiling, false);
     auto& health = rows[i][health_column];
-    if (e.verdict == "low") {
+    if (e.verdict == "low" && e.expectation.upper_bound_only) {
+      health = health.get<std::string>() + formatted(" (note: busbw %s of the %s bound %.3g GB/s, collbench explain says why)",
+                                                     fraction_text(e.fraction).c_str(), e.expectation.path.c_str(), *e.expectation.expected_gbps);
+    } else if (e.verdict == "low") {
       const std::string text = health.get<std::string>();
       const std::string finding = formatted("busbw %s of the expected %.3g GB/s (%s)", fraction_text(e.fraction).c_str(), *e.expectation.expected_gbps,
                                             e.expectation.path.c_str()) + (e.reasons.empty() ? "" : ": " + reasons_text(e.reasons));
@@ -467,7 +471,7 @@ void add_expected_to_summary(Document& summary, const std::vector<LoadedReport>&
     }
     rows[i].insert(rows[i].begin() + static_cast<long>(peak_column) + 1, nlohmann::json(fraction_text(e.fraction)));
   }
-  summary.notes.push_back(formatted("of_expected: busbw at the largest sizes as a fraction of what the path should give (collbench explain); below %.0f %% the health says check:", 100 * kLowFraction));
+  summary.notes.push_back(formatted("of_expected: busbw at the largest sizes as a fraction of what the path should give (collbench explain); below %.0f %% of a link's figure the health says check:, below the host-memory bound (CPUs within a host) a note", 100 * kLowFraction));
 }
 
 }  // namespace collbench::summarize

@@ -269,6 +269,23 @@ TEST(Explain, TheSummaryShowsTheFractionAndChecksALowCollective) {
   EXPECT_EQ(rows[1][at("health")].get<std::string>().rfind("check: busbw 27 % of the expected 370 GB/s (intra-host: nvlink4)", 0), 0u) << rows[1][at("health")];
 }
 
+// Within a host on CPUs the figure is a bound from the memory ceiling: below it the health notes
+// it and stays as it was (no check: on every clean run), while explain still says low.
+TEST(Explain, BelowTheHostMemoryBoundTheHealthNotesItWithoutCheck) {
+  const ExpectedPeaks peaks = ExpectedPeaks::built_in();
+  const MemoryCeiling ceiling{40, "membw_perf copy at 1G (m.json)"};
+  const std::vector<LoadedReport> reports = {on_cpu(reaching(2))};
+  EXPECT_EQ(explain_report(reports[0], peaks, ceiling).verdict, "low");
+  Document summary = report_summary_document(reports);
+  add_expected_to_summary(summary, reports, peaks, ceiling);
+  const Table& table = summary.tables.front();
+  const auto health = static_cast<std::size_t>(std::find_if(table.columns.begin(), table.columns.end(), [](const Column& c) { return c.name == "health"; }) -
+                                               table.columns.begin());
+  const std::string text = table.groups.front().rows[0][health].get<std::string>();
+  EXPECT_EQ(text.find("check:"), std::string::npos) << text;
+  EXPECT_NE(text.find("(note: busbw 25 % of the intra-host: host memory bound 8 GB/s"), std::string::npos) << text;
+}
+
 TEST(Explain, TheMemoryCeilingComesFromMembwCopyOrEnvcheckReports) {
   const std::string kinds = data("../kinds/");
   const auto membw = memory_ceiling_of(load_reports({kinds + "membw_v1.json"}));
