@@ -102,12 +102,7 @@ SplitRule parse_split_mask(const std::string& text) {
   SplitRule rule;
   rule.operation = SplitRule::Operation::kAnd;
   rule.value = parse_whole_number(text, 16, "split mask " + quoted(text));
-  rule.text = "AND 0x" + [&] {
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string hex;
-    for (std::uint32_t v = rule.value; v != 0 || hex.empty(); v /= 16) hex.insert(hex.begin(), kHex[v % 16]);
-    return hex;
-  }();
+  rule.text = formatted("AND 0x%x", static_cast<unsigned>(rule.value));
   return rule;
 }
 
