@@ -3,7 +3,7 @@
 chrome-trace JSON) and its execution-trace observer (Chakra host ET JSON) on every rank (issue 61).
 Run by scripts/validate/record_torch_traces.sh; usable alone:
 
-    PYTHON record_torch_traces.py --job ddp|tp|pipeline|gpu-verify --world-size 2 --out DIR
+    PYTHON record_torch_traces.py --job ddp|tp|pipeline|gpu-verify --world-size 2 --out DIR [--steps N] [--log-calls]
 
 Jobs (each: warm-up steps outside the profiler, then --steps steps inside it):
   ddp       DistributedDataParallel on a small CNN (2 conv + 2 linear layers), bucket_cap_mb 0.05
@@ -13,8 +13,8 @@ Jobs (each: warm-up steps outside the profiler, then --steps steps inside it):
   tp        a tensor-parallel MLP written with torch.distributed: the input all-gathered
             (all_gather_into_tensor) before a column-parallel layer, the output reduce-scattered
             (reduce_scatter_tensor) after a row-parallel one, forward and backward.
-  pipeline  two stages, one per rank: stage 0 sends its activations (send), stage 1 returns the
-            gradient (recv on stage 0), 2 micro-batches a step.
+  pipeline  two stages, one per rank of each pair (2k, 2k+1): the first sends its activations
+            (send), the second returns the gradient (recv on the first), 2 micro-batches a step.
   gpu-verify one rank: all_reduce, all_gather_into_tensor and broadcast of a few sizes.
 Files: DIR/<job>.rank<R>.kineto.json and DIR/<job>.rank<R>.et.json.
 """
@@ -59,7 +59,7 @@ def ddp_job(rank, world, args):
 def tp_job(rank, world, args):
     # Sequence-parallel in, tensor-parallel MLP, sequence-parallel out (Megatron's pattern).
     torch.manual_seed(rank)
-    hidden, tokens = 64, 16
+    hidden, tokens = args.width or 64, 16
     up = nn.Linear(hidden, 4 * hidden // world)
     down = nn.Linear(4 * hidden // world, hidden, bias=False)
     local = torch.randn(tokens // world, hidden, requires_grad=True)
@@ -100,25 +100,28 @@ def tp_job(rank, world, args):
 
 
 def pipeline_job(rank, world, args):
+    # Pairs of ranks (2k, 2k+1), each a two-stage pipeline: at 2 ranks, rank 0 and rank 1.
     torch.manual_seed(rank)
-    stage = nn.Sequential(nn.Linear(32, 32), nn.ReLU()) if rank == 0 else nn.Linear(32, 1)
+    first, peer = rank % 2 == 0, rank ^ 1
+    width = args.width or 32
+    stage = nn.Sequential(nn.Linear(width, width), nn.ReLU()) if first else nn.Linear(width, 1)
     micro_batches, batch = 2, 8
 
     def step():
         stage.zero_grad(set_to_none=True)
         for _ in range(micro_batches):
-            if rank == 0:
-                out = stage(torch.randn(batch, 32))
-                dist.send(out.detach(), dst=1)
+            if first:
+                out = stage(torch.randn(batch, width))
+                dist.send(out.detach(), dst=peer)
                 grad = torch.empty_like(out)
-                dist.recv(grad, src=1)
+                dist.recv(grad, src=peer)
                 out.backward(grad)
             else:
-                x = torch.empty(batch, 32)
-                dist.recv(x, src=0)
+                x = torch.empty(batch, width)
+                dist.recv(x, src=peer)
                 x.requires_grad_(True)
                 stage(x).sum().backward()
-                dist.send(x.grad, dst=0)
+                dist.send(x.grad, dst=peer)
 
     return step, None
 
@@ -138,6 +141,27 @@ def gpu_verify_job(rank, world, args):
 
 JOBS = {"ddp": ddp_job, "tp": tp_job, "pipeline": pipeline_job, "gpu-verify": gpu_verify_job}
 
+# --log-calls: what the job itself issued through torch.distributed's Python functions, in order, as
+# collbench names them: [collective, NCCL's count, dtype, group size, peer] (the validation's ground
+# truth, scripts/validate/replay_vs_torch.sh). DDP's all-reduces start in C++, below these functions:
+# its ground truth is the bucket sizes DDP reports (<job>.expected.json).
+CALL_NAMES = {"all_reduce": "all_reduce", "broadcast": "broadcast", "all_gather_into_tensor": "all_gather",
+              "reduce_scatter_tensor": "reduce_scatter", "send": "send", "recv": "recv"}
+
+
+def log_calls(calls):
+    def wrap(name, function):
+        def logged(*args, **kwargs):
+            tensor = args[1] if name in ("all_gather_into_tensor",) else args[0]
+            peer = kwargs.get("dst", kwargs.get("src", args[1] if name in ("send", "recv") and len(args) > 1 else -1))
+            dtype = {torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+                     torch.bfloat16: "bfloat16", torch.int64: "int64", torch.int32: "int32"}.get(tensor.dtype, str(tensor.dtype))
+            calls.append([CALL_NAMES[name], tensor.numel(), dtype, dist.get_world_size(), peer])
+            return function(*args, **kwargs)
+        return logged
+    for name in CALL_NAMES:
+        setattr(dist, name, wrap(name, getattr(dist, name)))
+
 
 def run(rank, world, port, args):
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -151,12 +175,18 @@ def run(rank, world, port, args):
     # traces must not carry this machine's folders.
     os.chdir(args.out)
     prefix = f"{args.job}.rank{rank}"
+    calls = []
+    if args.log_calls:
+        log_calls(calls)
     et = ExecutionTraceObserver().register_callback(prefix + ".et.json")
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, execution_trace_observer=et) as prof:
         for _ in range(args.steps):
             step()
     prof.export_chrome_trace(prefix + ".kineto.json")
     et.unregister_callback()
+    if args.log_calls:
+        with open(prefix + ".calls.json", "w") as f:
+            json.dump(calls, f)
     if ddp is not None and rank == 0:
         logging = ddp._get_ddp_logging_data()
         expected = {
@@ -176,6 +206,9 @@ def main():
     parser.add_argument("--steps", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--width", type=int, default=0,
+                        help="tp: the hidden size (default 64); pipeline: the activations' width (default 32)")
+    parser.add_argument("--log-calls", action="store_true", help="also write <job>.rank<R>.calls.json: the calls the job issued")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     args.out = os.path.abspath(args.out)

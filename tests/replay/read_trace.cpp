@@ -1,8 +1,9 @@
-// replay_read_trace FILE...: reads a trace set as replay_perf will (src/workloads/replay), checks
-// it for its own world size, and prints what it holds: ranks, calls, skipped calls with their
-// share of the bytes, and the time and peak memory the reading took. The readers' command-line
-// face until replay_perf exists: the bad-trace tests (exit 2, one line) and
-// scripts/validate/replay_read_scale.sh run it.
+// replay_read_trace [--calls] FILE...: reads a trace set as replay_perf does (src/workloads/replay),
+// checks it for its own world size, and prints what it holds: ranks, calls, skipped calls with their
+// share of the bytes, and the time and peak memory the reading took. The bad-trace tests (exit 2,
+// one line) and scripts/validate/replay_read_scale.sh run it. --calls lists every call first, one a
+// line ("call RANK COLLECTIVE COUNT DTYPE GROUP_SIZE PAYLOAD_BYTES ROOT_OR_PEER"): what replay_perf's report is
+// checked against (tests/replay/check_replay_report.py).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -16,16 +17,27 @@
 
 int main(int argc, char** argv) {
   using namespace collbench;
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: replay_read_trace FILE...\n");
+  const bool list_calls = argc > 1 && std::string(argv[1]) == "--calls";
+  const int first_file = list_calls ? 2 : 1;
+  if (argc <= first_file) {
+    std::fprintf(stderr, "usage: replay_read_trace [--calls] FILE...\n");
     return 2;
   }
   try {
     const auto start = std::chrono::steady_clock::now();
-    const replay::Trace trace = replay::read_trace(std::vector<std::string>(argv + 1, argv + argc));
+    const replay::Trace trace = replay::read_trace(std::vector<std::string>(argv + first_file, argv + argc));
     const auto read = std::chrono::steady_clock::now();
-    replay::check_trace(trace, trace.world_size, argv[1]);
+    replay::check_trace(trace, trace.world_size, argv[first_file]);
     const auto checked = std::chrono::steady_clock::now();
+    for (const auto& [rank, sequence] : trace.sequences) {
+      for (const auto& call : sequence) {
+        if (!list_calls) break;
+        std::printf("call %d %s %llu %s %zu %llu %d\n", rank, std::string(replay::to_string(call.collective)).c_str(),
+                    static_cast<unsigned long long>(call.count), std::string(to_string(call.dtype)).c_str(),
+                    trace.groups.at(call.group).ranks.size(), static_cast<unsigned long long>(replay::payload_bytes(call, trace)),
+                    call.root);
+      }
+    }
     std::size_t calls = 0;
     for (const auto& [rank, sequence] : trace.sequences) calls += sequence.size();
     rusage usage{};

@@ -1,0 +1,95 @@
+#include "workloads/replay/replay_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include "core/command_line.h"
+#include "core/error.h"
+
+namespace collbench::replay {
+namespace {
+
+std::string format_name(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kAuto: return "auto";
+    case TraceFormat::kNcclLog: return "nccl-log";
+    case TraceFormat::kKineto: return "kineto";
+    case TraceFormat::kExecutionTrace: return "execution-trace";
+  }
+  return "auto";
+}
+
+// Every flag of replay_perf, once: parse_options, usage_text and options_as_json read these.
+void declare_options(CLI::App& app, ReplayOptions& o) {
+  using Text = const std::string;
+  start_section(app, "The trace (docs/replay.md says how to capture each format)");
+  auto* trace = add_value(app, "--trace", "FILE",
+            "a recorded job: NCCL's log (NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL), PyTorch's profiler\n"
+            "trace (Kineto JSON) or its execution trace (ExecutionTraceObserver JSON); repeat it for\n"
+            "one file per rank (--trace r0.json --trace r1.json), or give one file holding every rank",
+            [&o](Text& v, Text& f) {
+              if (v.empty()) throw UsageError(f + " expects a file");
+              o.trace_paths.push_back(v);
+            });
+  record(app, {trace}, [&o](nlohmann::json& out) { out["trace"] = o.trace_paths; });
+  auto* format = add_value(app, "--trace-format", "FORMAT",
+            "auto (default: from the first file's first bytes), nccl-log, kineto or execution-trace",
+            [&o](Text& v, Text& f) {
+              const auto parsed = parse_trace_format(v);
+              if (!parsed) throw UsageError("unknown trace format '" + v + "' for " + f + " (use auto, nccl-log, kineto or execution-trace)");
+              o.format = *parsed;
+            });
+  record(app, {format}, [&o](nlohmann::json& out) { out["trace_format"] = format_name(o.format); });
+  auto* gaps = add_value(app, "--gaps", "MODE",
+            "none: the calls back to back, a benchmark of the job's communication (default)\n"
+            "trace: each rank waits the idle time its trace recorded before each call (needs timestamps)",
+            [&o](Text& v, Text& f) {
+              if (v == "none") o.gaps = Gaps::kNone;
+              else if (v == "trace") o.gaps = Gaps::kTrace;
+              else throw UsageError("unknown gaps mode '" + v + "' for " + f + " (use none or trace)");
+            });
+  record(app, {gaps}, [&o](nlohmann::json& out) { out["gaps"] = to_string(o.gaps); });
+  add_backend_flags(app, o, "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)");
+  start_section(app, "Measurement (an iteration is one pass over every rank's whole sequence)");
+  add_loop_flags(app, o, {"passes"});
+  add_run_flags(app, o);
+  add_seed_flag(app, o);
+  app.get_option("--seed")->description("seed of the checked inputs (default 1)");
+  start_section(app, "Report");
+  add_report_flags(app, o);
+  add_help_flags(app, o);
+  app.footer("Each rank issues its own sequence in order, on communicators made once from the trace's groups\n"
+             "(groups with the same ranks share one). Rows: the whole sequence per -N cycle, then one per\n"
+             "(collective, size bucket [2^k, 2^(k+1)) bytes, dtype, group size): calls, time per call, total per pass,\n"
+             "bus bandwidth, and the job's own time per call where the trace has it.\n"
+             "Exit codes: 0 ok, 1 runtime error, 2 bad usage or a bad trace, 3 wrong results, 4 timeout.");
+}
+
+// A pass is a whole job step's communication, not one call: fewer of them than the collectives' 20.
+ReplayOptions replay_defaults() {
+  ReplayOptions defaults;
+  defaults.iterations = 5;
+  defaults.warmup_iterations = 1;
+  return defaults;
+}
+
+}  // namespace
+
+std::string to_string(Gaps gaps) { return gaps == Gaps::kTrace ? "trace" : "none"; }
+
+ReplayOptions parse_options(const std::vector<std::string>& args) {
+  ReplayOptions options = parse_declared(args, replay_defaults(), declare_options);
+  if (options.show_help || options.show_version) return options;
+  if (options.trace_paths.empty()) throw UsageError("--trace FILE is required (the recorded job to replay)");
+  return options;
+}
+
+std::string usage_text() {
+  return declared_help("[mpirun -np N] replay_perf --trace FILE [--trace FILE ...] [options]",
+                       "Replays a recorded job's communication (issue 61): every rank issues its own calls of the trace,\n"
+                       "in order, on MPI, Gloo or NCCL, and the report has the job's collectives per size bucket.",
+                       replay_defaults(), declare_options);
+}
+
+nlohmann::json options_as_json(const ReplayOptions& options) { return recorded_options(options, declare_options); }
+
+}  // namespace collbench::replay
