@@ -182,6 +182,7 @@ int compare_command(const Arguments& arguments) {
   if (arguments.inputs.size() != 2) throw InputError("compare: expects BASE and NEW (a report or a folder each)");
   const CompareOptions& options = arguments.compare;
   check_compare_options(options);
+  if (options.by_recording && options.paired) throw InputError("compare: --recordings judges a stored baseline unpaired; not with --paired");
   auto base = load_reports({arguments.inputs[0]});
   auto candidate = load_reports({arguments.inputs[1]});
   require_rows(base);
@@ -451,6 +452,10 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        declare_compare_flags(command, a);
        add_flag(command, "--paired", "pair runs by file name (folders written by ab: A/run-K.json, B/run-K.json)", a.compare.paired);
+       add_flag(command, "--recordings",
+                "BASE is a stored baseline of recordings made at different times (its recording-*/ folders;\n"
+                "scripts/ci-perf.sh --update-baseline adds one): judged against the spread between recordings;\n"
+                "SLOWER needs runs from 3 recordings", a.compare.by_recording);
        add_state_guard_flag(command, a.compare.state_guard,
                             "unpaired: set aside runs whose reports' state probe (a cache-line round trip) was more than 2x\n"
                             "from the usual level of all runs: made in another machine state (default on)");

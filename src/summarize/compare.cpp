@@ -12,6 +12,7 @@
 #include "core/printable.h"
 #include "summarize/input_error.h"
 #include "summarize/machine_state.h"
+#include "summarize/recordings.h"
 
 namespace collbench::summarize {
 namespace {
@@ -127,6 +128,19 @@ std::vector<double> pair_log_ratios(const Side& base, const Side& candidate, boo
   return ratios;
 }
 
+// --recordings: a row's BASE figures as one value per recording, the mean of its runs' logs (rates
+// negated, as logs_of), so that the interval and the spread are those between recordings.
+std::vector<double> recording_logs(const Side& side, bool higher_is_better) {
+  std::map<std::string, std::vector<double>> by_recording;
+  for (const auto& [run, figures] : side.figures_by_run) {
+    const double log_figure = std::log(combine_cycles(figures, side.figure));
+    by_recording[recording_of(run->path)].push_back(higher_is_better ? -log_figure : log_figure);
+  }
+  std::vector<double> out;
+  for (const auto& [name, logs] : by_recording) out.push_back(mean_of(logs));
+  return out;
+}
+
 CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& candidate, const CompareOptions& options,
                           bool higher_is_better, bool paired) {
   CompareLine line;
@@ -139,12 +153,23 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   line.base_value = geometric_mean(base_figures);
   line.new_value = geometric_mean(new_figures);
   // In log space a slowdown is positive for times (new / base) and for rates (base / new) alike.
-  const auto base_logs = logs_of(base_figures, higher_is_better);
+  auto base_logs = logs_of(base_figures, higher_is_better);
   const auto new_logs = logs_of(new_figures, higher_is_better);
+  // A stored baseline of enough recordings is judged by its recordings, each one value: NEW, made at
+  // yet another time, is held against how far the machine's level moved between them.
+  const bool by_recording = options.by_recording && !paired;
+  if (by_recording) {
+    auto recording_means = recording_logs(base, higher_is_better);
+    line.base_recordings = recording_means.size();
+    if (recording_means.size() >= kFewestRecordings) {
+      base_logs = std::move(recording_means);
+      line.base_value = std::exp(higher_is_better ? -mean_of(base_logs) : mean_of(base_logs));
+    }
+  }
   line.change = std::expm1(mean_of(new_logs) - mean_of(base_logs));
   Thresholds thresholds{std::log1p(options.min_effect), std::log1p(options.min_effect)};
   line.threshold = options.min_effect;
-  const std::size_t fewest = std::min(line.base_runs, line.new_runs);
+  const std::size_t fewest = std::min(base_logs.size(), line.new_runs);  // runs, or BASE's recordings
   if (fewest < 2) {
     line.verdict = Verdict::kUnknown;
     line.why = "too few runs (" + std::to_string(line.base_runs) + "/" + std::to_string(line.new_runs) + ")";
@@ -161,7 +186,8 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   line.interval = interval;
   // A row that varies more from run to run than the minimum effect cannot show a change smaller
   // than its own noise: the run-to-run spread (about the runs' coefficient of variation) is the
-  // least that counts (unpaired), and the least SAME can promise (both).
+  // least that counts (unpaired), and the least SAME can promise (both). By recordings, the spread
+  // between recordings: how far the machine's level moved between the times BASE was recorded.
   thresholds.band = std::max(thresholds.band, interval.base_spread);
   line.detectable = std::expm1(detectable_change(interval, usable, thresholds.for_slower(paired), options.alpha));
   line.threshold = std::expm1(thresholds.band);
@@ -183,7 +209,16 @@ CompareLine compare_sides(const SeriesKey& key, const Side& base, const Side& ca
   line.p_faster = p_value_above(mirrored(interval), tested);
   if (line.verdict == Verdict::kUnknown) {
     line.why = paired ? "interval reaches 0 and leaves the SAME band" : "interval straddles the threshold";
-    line.more_runs = more_runs_to_decide(interval, paired ? usable : line.base_runs, paired ? usable : line.new_runs, thresholds, options.alpha);
+    line.more_runs = more_runs_to_decide(interval, paired ? usable : base_logs.size(), paired ? usable : line.new_runs, thresholds, options.alpha);
+  }
+  if (by_recording && line.base_recordings < kFewestRecordings && line.verdict == Verdict::kSlower) {
+    // Runs made within a minute never saw how the machine's level moves over hours: their spread
+    // cannot tell a slower level of the machine from slower code.
+    line.verdict = Verdict::kUnknown;
+    line.slower_capped = true;
+    line.why = "SLOWER needs a baseline of runs from " + std::to_string(kFewestRecordings) + " recordings, this one has " +
+               std::to_string(line.base_recordings);
+    line.more_runs.reset();
   }
   return line;
 }
@@ -237,7 +272,8 @@ void apply_holm(std::vector<CompareLine>& lines, const CompareOptions& options) 
       line.verdict = Verdict::kUnknown;
       line.why = std::string(line.interval.paired ? "off 0" : "beyond the threshold") + " in its own interval, not after Holm's correction over " +
                  std::to_string(judged.size()) + " rows";
-      line.more_runs = more_runs_to_decide(line.interval, line.base_runs, line.new_runs, thresholds_of(line, options),
+      const std::size_t base_units = line.base_recordings >= kFewestRecordings ? line.base_recordings : line.base_runs;
+      line.more_runs = more_runs_to_decide(line.interval, base_units, line.new_runs, thresholds_of(line, options),
                                            options.alpha / static_cast<double>(judged.size()));
     }
   }
@@ -430,6 +466,31 @@ void note_injected_slowdowns(CompareResult& result, const std::vector<LoadedRepo
   }
 }
 
+// --recordings: what the baseline's recordings allow, in one note.
+std::string recordings_note(const BaselineRecordings& baseline) {
+  const auto& recordings = baseline.recordings;
+  const std::string span = recordings.empty() ? std::string("none")
+                           : recordings.size() == 1 ? recordings.front().started
+                                                    : recordings.front().started + " .. " + recordings.back().started;
+  const std::string counted = std::to_string(recordings.size()) + " recording(s) (" + span + ")";
+  if (recordings.size() >= kFewestRecordings) {
+    return "baseline: runs from " + counted + ", each one unit: NEW is judged against the spread between them";
+  }
+  std::string note = "baseline: runs from " + counted + "; runs made within minutes never saw how far this machine's level moves over "
+                     "hours, so SLOWER is capped at UNKNOWN until the baseline holds runs from " + std::to_string(kFewestRecordings) +
+                     " recordings made at different times (each scripts/ci-perf.sh --update-baseline adds one)";
+  if (baseline.capped > 0) note += "; " + std::to_string(baseline.capped) + " row(s) capped";
+  return note;
+}
+
+nlohmann::json recordings_json(const BaselineRecordings& baseline) {
+  nlohmann::json recordings = nlohmann::json::array();
+  for (const auto& recording : baseline.recordings) {
+    recordings.push_back({{"name", recording.name}, {"started", recording.started}, {"reports", recording.reports}});
+  }
+  return {{"recordings", recordings}, {"needed", kFewestRecordings}, {"slower_capped", baseline.capped}};
+}
+
 }  // namespace
 
 CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
@@ -460,6 +521,12 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
     std::string fields;
     for (const char* field : kind_of(base).key_fields) fields += std::string(", ") + field;
     throw InputError("BASE and NEW have no row in common (same benchmark, world size" + fields + " and " + kind_of(base).size_column + ")");
+  }
+  if (options.by_recording && !paired) {
+    BaselineRecordings recordings;
+    recordings.recordings = recordings_of(base);
+    recordings.capped = static_cast<std::size_t>(std::count_if(result.lines.begin(), result.lines.end(), [](const CompareLine& line) { return line.slower_capped; }));
+    result.recordings = std::move(recordings);
   }
   note_injected_slowdowns(result, candidate);
   return result;
@@ -514,7 +581,15 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
     verdict_line = "verdict: UNKNOWN (not a failure) -- " + std::to_string(unknown) + " of " + std::to_string(result.lines.size()) +
                    " rows undecided; ";
     const auto more = result.more_runs();
-    verdict_line += more ? "about " + std::to_string(*more) + " more runs a side would decide them" : "more runs a side would decide them";
+    if (more) {
+      verdict_line += "about " + std::to_string(*more) + " more runs a side would decide them";
+    } else if (result.recordings && result.recordings->capped > 0) {
+      const std::size_t held = result.recordings->recordings.size();
+      verdict_line += "a baseline of runs from " + std::to_string(held < kFewestRecordings ? kFewestRecordings - held : 1) +
+                      " more recording(s) would decide them";
+    } else {
+      verdict_line += "more runs a side would decide them";
+    }
   } else {
     verdict_line = faster ? "verdict: no regression (some rows FASTER)" : "verdict: SAME";
   }
@@ -528,6 +603,11 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
                   "SLOWER/FASTER: the interval off 0 and the change at least %.3g%%; SAME: the interval within "
                   "+-threshold (max(%.3g%%, the pairs' spread))",
                   100 * options.min_effect, 100 * options.min_effect);
+  } else if (result.recordings && result.recordings->recordings.size() >= kFewestRecordings) {
+    std::snprintf(decision, sizeof decision,
+                  "BASE's recordings are its units (each the mean of its runs); a change counts when the interval is beyond max(%.3g%%, "
+                  "the spread between recordings)",
+                  100 * options.min_effect);
   } else {
     std::snprintf(decision, sizeof decision, "a change counts when the interval is beyond max(%.3g%%, the baseline's run-to-run spread)",
                   100 * options.min_effect);
@@ -550,6 +630,7 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
                                        fewest_pairs_for(over_rows ? options.alpha / static_cast<double>(judged) : options.alpha), options.alpha,
                                        over_rows ? " over the rows (Holm)" : ""));
   }
+  if (result.recordings) document.notes.push_back(recordings_note(*result.recordings));
   for (const auto& note : result.notes) document.notes.push_back(note);
   for (const auto& row : result.only_in_base) document.notes.push_back("only in BASE: " + row);
   for (const auto& row : result.only_in_new) document.notes.push_back("only in NEW: " + row);
@@ -560,6 +641,7 @@ Document compare_document(const CompareResult& result, const CompareOptions& opt
   document.extra["figure"] = result.figure;
   document.extra["machine_mismatch"] = report::json_or_null(result.machine_mismatch);
   document.extra["state_set_aside"] = result.state_set_aside;
+  document.extra["baseline_recordings"] = result.recordings ? recordings_json(*result.recordings) : nlohmann::json(nullptr);
   return document;
 }
 

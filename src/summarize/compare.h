@@ -12,6 +12,7 @@
 
 #include "summarize/document.h"
 #include "summarize/figure.h"
+#include "summarize/recordings.h"
 #include "summarize/run_stats.h"
 #include "summarize/series.h"
 
@@ -40,6 +41,10 @@ struct CompareOptions {
   // Unpaired only: runs whose state probe saw another machine state than the others' usual one are
   // set aside (--state-guard on|off), as history does; paired runs (ab) judge each pair instead.
   bool state_guard = true;
+  // BASE is a stored baseline of recordings made at different times (--recordings, recordings.h):
+  // each recording is one unit of evidence (the mean of its runs), the threshold is at least the
+  // spread between recordings, and SLOWER is capped at UNKNOWN below kFewestRecordings. Unpaired only.
+  bool by_recording = false;
 };
 
 // The decisions, kept apart so they can be tested on their own. `interval` is on log(new / base)
@@ -83,6 +88,16 @@ struct CompareLine {
   // The benchmark as a whole (key fields "*", size "all"): each run's geometric mean over every row
   // both sides share. Rows of one run move together, so this figure is steadier than any one row.
   bool overall = false;
+  // --recordings: how many recordings BASE's runs of this row come from, and whether its SLOWER was
+  // capped at UNKNOWN because they were too few.
+  std::size_t base_recordings = 0;
+  bool slower_capped = false;
+};
+
+// --recordings: what BASE's recordings were, for the note and the JSON.
+struct BaselineRecordings {
+  std::vector<Recording> recordings;  // earliest first
+  std::size_t capped = 0;             // rows whose SLOWER was capped at UNKNOWN
 };
 
 struct CompareResult {
@@ -94,6 +109,7 @@ struct CompareResult {
   std::optional<std::string> machine_mismatch;  // set: every verdict is UNKNOWN, and this says why
   std::vector<std::string> notes;               // e.g. NEW runs with an injected slowdown
   std::vector<std::string> state_set_aside;     // runs set aside by the state guard (unpaired), their paths
+  std::optional<BaselineRecordings> recordings;  // --recordings
   bool any_slower() const;
   std::size_t count(Verdict verdict) const;
   std::optional<std::size_t> more_runs() const;  // the most any UNKNOWN row asks for

@@ -1,11 +1,13 @@
 #include "summarize/fingerprint.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
 #include "core/printable.h"
 #include "summarize/input_error.h"
+#include "summarize/recordings.h"
 
 namespace collbench::summarize {
 namespace {
@@ -105,11 +107,22 @@ Fingerprint fingerprint_of(const std::vector<LoadedReport>& reports, const std::
   for (const auto& input : inputs) {
     std::error_code error;
     if (!fs::is_directory(input, error)) continue;
-    const std::string path = (fs::path(input) / kFingerprintFile).string();
-    if (!fs::exists(path, error)) continue;
-    // A fingerprint is a few name=value lines.
-    const std::string text = read_input(path, {"fingerprint file", 1u << 20, 64u << 10});
-    for (const auto& [field, values] : parse_fingerprint_text(text, path)) fingerprint[field].insert(values.begin(), values.end());
+    // The folder's own, and each recording's of a stored baseline (recordings.h): a recording made
+    // on another machine makes the baseline another machine's.
+    std::vector<fs::path> paths{fs::path(input) / kFingerprintFile};
+    std::vector<fs::path> recordings;
+    for (const auto& entry : fs::directory_iterator(input, error)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_directory(error) && name.rfind(kRecordingPrefix, 0) == 0) recordings.push_back(entry.path() / kFingerprintFile);
+    }
+    std::sort(recordings.begin(), recordings.end());  // the first disagreement named does not depend on directory order
+    paths.insert(paths.end(), recordings.begin(), recordings.end());
+    for (const auto& path : paths) {
+      if (!fs::exists(path, error)) continue;
+      // A fingerprint is a few name=value lines.
+      const std::string text = read_input(path.string(), {"fingerprint file", 1u << 20, 64u << 10});
+      for (const auto& [field, values] : parse_fingerprint_text(text, path.string())) fingerprint[field].insert(values.begin(), values.end());
+    }
   }
   return fingerprint;
 }
