@@ -151,6 +151,64 @@ std::optional<HistoryChange> latest_slowdown(const std::vector<double>& values, 
   return change;
 }
 
+// The spread of log values about their segments' medians (one segment, or two either side of
+// `split`): the run-to-run noise a step must stand out of. 1.4826 x the median absolute deviation,
+// so that one wild run does not set it.
+double spread_about_segments(const std::vector<double>& values, std::size_t split) {
+  std::vector<double> residuals;
+  const std::pair<std::size_t, std::size_t> segments[] = {{0, split}, {split, values.size()}};
+  for (const auto& [lo, hi] : segments) {
+    if (lo >= hi) continue;
+    std::vector<double> logs;
+    for (std::size_t i = lo; i < hi; ++i) logs.push_back(std::log(values[i]));
+    const double center = median(logs);
+    for (double value : logs) residuals.push_back(value - center);
+  }
+  return robust_spread(residuals);
+}
+
+// The runs after a step that a one-sided test at `alpha` needs to find it with 80 % power, with
+// `before` runs before it and the runs' spread: a t test's sample sizes (the permutation test on the
+// energy statistic is about as strong on a step), solved for the runs after. nullopt when no
+// number of runs after would do (too few before).
+std::optional<double> runs_after_to_find(double step, double spread, std::size_t before, double alpha) {
+  if (spread <= 0) return 0.0;
+  const double strength = (normal_quantile(1 - alpha) + normal_quantile(0.80)) * spread / step;  // sqrt(1/before + 1/after) at most 1/this
+  const double room = 1 / (strength * strength) - 1 / static_cast<double>(before);
+  if (!(room > 0)) return std::nullopt;
+  return std::ceil(1 / room);
+}
+
+// PooledHistory's more_runs and detectable (pool_rows' last step), on the judged runs' values.
+void add_runs_needed(PooledHistory& pooled, const std::vector<double>& values, const HistoryOptions& options, double alpha) {
+  const std::size_t fewest = 2 * options.min_segment;
+  if (values.size() < fewest) {
+    pooled.too_few_runs = true;
+    pooled.more_runs = fewest - values.size();
+    return;
+  }
+  const std::size_t split = pooled.slowdown ? pooled.slowdown->index : 0;
+  const double spread = spread_about_segments(values, split);
+  // The smallest step found once it holds --min-segment runs, after every run judged so far.
+  const double k = normal_quantile(1 - alpha) + normal_quantile(0.80);
+  const double after = static_cast<double>(options.min_segment), before = static_cast<double>(values.size());
+  pooled.detectable = std::max(options.min_change, std::expm1(k * spread * std::sqrt(1 / before + 1 / after)));
+  if (!pooled.slowdown || pooled.regression) return;
+  // A slowdown not yet below its alpha: the runs after it that would find it, less those made. The
+  // permutation test's least p is one over the ways to choose the runs after the split, so it needs
+  // at least as many runs after as make that below alpha, however steady the runs.
+  const std::size_t made_after = values.size() - split;
+  const auto needed = runs_after_to_find(std::log1p(pooled.slowdown->change), spread, split, alpha);
+  if (!needed) return;  // none would: more runs before it are needed too
+  std::size_t fewest_after = 1;
+  for (double ways = static_cast<double>(split + 1); 1 / ways >= alpha && fewest_after < 1000;) {
+    ++fewest_after;
+    ways = ways * static_cast<double>(split + fewest_after) / static_cast<double>(fewest_after);
+  }
+  const auto after_needed = std::max(static_cast<std::size_t>(*needed), fewest_after);
+  pooled.more_runs = after_needed > made_after ? after_needed - made_after : 1;
+}
+
 // Runs in time order: by start second, then by the start time's text (its fraction).
 bool earlier(const HistoryPoint& a, const HistoryPoint& b) {
   return a.epoch_s != b.epoch_s ? a.epoch_s < b.epoch_s : a.time < b.time;
@@ -200,6 +258,7 @@ PooledHistory pool_rows(const std::vector<HistorySeries>& series, const HistoryO
   result.slowdown = latest_slowdown(values, options);
   const double alpha = options.holm ? options.alpha / 2 : options.alpha;
   result.regression = result.slowdown && result.slowdown->p_value < alpha;
+  add_runs_needed(result, values, options, alpha);
   return result;
 }
 
@@ -394,12 +453,23 @@ void add_verdict_notes(const HistoryResult& result, const HistoryOptions& option
   if (result.all_rows && !result.machine_mismatch) {
     const PooledHistory& pooled = *result.all_rows;
     std::string what = "all " + std::to_string(pooled.rows) + " rows together: ";
-    if (!pooled.slowdown) {
+    if (pooled.too_few_runs) {
+      what += "too few runs to judge (" + std::to_string(pooled.points.size()) + " judged, " + std::to_string(2 * options.min_segment) +
+              " needed: --min-segment on each side of a change); about " + std::to_string(*pooled.more_runs) + " more runs would decide it";
+    } else if (!pooled.slowdown) {
       what += "no slowdown that holds to the latest runs";
     } else {
       const std::string p_text = formatted("%.3g", pooled.slowdown->p_value);
       what += percent_text(pooled.slowdown->change) + " slower since " + pooled.points[pooled.slowdown->index].time + " (p = " + p_text + ", one-sided" +
               (pooled.regression ? ")" : "; not below its alpha)");
+      if (!pooled.regression) {
+        what += pooled.more_runs ? "; undecided: about " + std::to_string(*pooled.more_runs) + " more runs at this level would decide it"
+                                 : "; undecided: more runs before it and after it would decide it";
+      }
+    }
+    if (pooled.detectable) {
+      what += "; smallest lasting slowdown these runs could find: " + percent_text(*pooled.detectable) + " once it holds " +
+              std::to_string(options.min_segment) + " runs (the runs' spread, 80 % power)";
     }
     if (!pooled.set_aside.empty()) {
       what += "; " + std::to_string(pooled.set_aside.size()) + " run(s) set aside, over " + percent_text(kSetAsideFactor - 1) +
@@ -463,7 +533,8 @@ void add_history_extra(const HistoryResult& result, std::size_t changes, Documen
     for (const auto& run : pooled.points) levels.push_back({{"report", run.path}, {"level", run.value}});
     document.extra["all_rows"] = {{"rows", pooled.rows},         {"runs_judged", pooled.points.size()},
                                   {"levels", levels},            {"slowdown", slowdown},
-                                  {"set_aside", set_aside},      {"regression", pooled.regression && !result.machine_mismatch}};
+                                  {"set_aside", set_aside},      {"regression", pooled.regression && !result.machine_mismatch},
+                                  {"more_runs", report::json_or_null(pooled.more_runs)}, {"detectable_change", report::json_or_null(pooled.detectable)}};
   }
   document.extra["state_guard"] = state_guard_json(result.state);
   document.extra["state_guard"]["lasting"] = result.state_lasting;

@@ -91,6 +91,14 @@ struct PooledHistory {
   // --min-segment runs; index into `points`. One-sided permutation p.
   std::optional<HistoryChange> slowdown;
   bool regression = false;              // slowdown's p below alpha / 2 (alpha with --correction none)
+  // Where it cannot decide, about how many more runs would, as compare's "about N more runs": with
+  // fewer than 2 x --min-segment runs judged, the runs it lacks; with a slowdown not below its
+  // alpha, the runs after it that would find that slowdown (80 % power, the runs' spread).
+  std::optional<std::size_t> more_runs;
+  bool too_few_runs = false;            // fewer than 2 x --min-segment runs judged
+  // The smallest lasting slowdown these runs could find once it holds --min-segment runs (80 %
+  // power at its alpha, the runs' spread about their segments' medians); none with too few runs.
+  std::optional<double> detectable;
 };
 
 // A run this much slower than the faster half of its series' runs was disturbed as a whole: the
