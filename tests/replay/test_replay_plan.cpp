@@ -119,6 +119,19 @@ TEST(ReplayPlan, AnExchangesReceivesLieEndToEnd) {
   EXPECT_EQ(largest_receive(trace.sequences.at(0), trace), 600u);  // (100 + 50) float32
 }
 
+// Where the trace recorded idle time between two sends or receives, they are two exchanges.
+TEST(ReplayPlan, IdleTimeBetweenSendsSplitsTheExchange) {
+  using C = TraceCollective;
+  std::vector<TraceCall> calls = {call_of(C::kSend, 4, 0, 1), call_of(C::kRecv, 4, 0, 1), call_of(C::kSend, 4, 0, 1)};
+  calls[0].start_us = 0;
+  calls[0].job_duration_us = 5;
+  calls[1].start_us = 10;  // 5 us after the send's end: together
+  calls[1].job_duration_us = 5;
+  calls[2].start_us = 100;  // 85 us of the job's own work before it
+  EXPECT_EQ(exchange_end(calls, 0), 2u);
+  EXPECT_EQ(exchange_end(calls, 2), 3u);
+}
+
 TEST(ReplayPlan, UnsupportedCallsAreSkippedWithTheirShare) {
   using C = TraceCollective;
   Trace trace = two_ranks({call_of(C::kAllToAll, 10, 0), call_of(C::kAllReduce, 10, 0)},

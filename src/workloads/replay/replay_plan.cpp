@@ -177,8 +177,12 @@ std::vector<SkippedShare> remove_unsupported(Trace& trace, const std::function<s
 }
 
 std::size_t exchange_end(const std::vector<TraceCall>& calls, std::size_t first) {
-  std::size_t end = first;
-  while (end < calls.size() && is_point_to_point(calls[end].collective)) ++end;
+  std::size_t end = first + 1;
+  while (end < calls.size() && is_point_to_point(calls[end].collective)) {
+    const std::optional<double> idle_us = gap_before_us(calls, end);
+    if (idle_us && *idle_us > kSameExchangeGapUs) break;
+    ++end;
+  }
   return end;
 }
 

@@ -89,9 +89,12 @@ struct SkippedShare {
 // answer) and returns the trace's own skipped calls followed by these, each with its reason.
 std::vector<SkippedShare> remove_unsupported(Trace& trace, const std::function<std::string(const TraceCall&)>& why_not);
 
-// Where a rank's run of consecutive sends and receives ends: replay_perf posts such a run as one
-// exchange (as NCCL's grouped ncclSend/ncclRecv and torch's batch_isend_irecv post theirs) and waits
-// for all of it. `first` is a send or receive; the run is [first, returned).
+// Where a rank's exchange of sends and receives ends: replay_perf posts consecutive ones together
+// (as NCCL's grouped ncclSend/ncclRecv and torch's batch_isend_irecv post theirs) and waits for all
+// of them, unless the trace recorded idle time between two (more than kSameExchangeGapUs after the
+// previous call's end: the job did something else between them, as a pipeline stage computes
+// between its receive and its send). `first` is a send or receive; the exchange is [first, returned).
+inline constexpr double kSameExchangeGapUs = 20;
 std::size_t exchange_end(const std::vector<TraceCall>& calls, std::size_t first);
 
 // Why the ranks would wait on each other forever as replay_perf issues them (nullopt: they would
