@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/input_file.h"
+#include "report/group_view.h"
 #include "report/json_reader.h"
 
 namespace collbench::report {
@@ -68,6 +69,8 @@ void read_measurement(const Reader& reader, const json& object, Measurement& mea
   measured.samples_us = samples_from_json(reader, object);
 }
 
+Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spec);
+
 // A grouped row's groups and aggregate, checked as read: `collbench table` prints them.
 void check_groups(const Reader& reader, const json& object) {
   const json& groups = reader.field(object, "groups");
@@ -88,6 +91,9 @@ void check_groups(const Reader& reader, const json& object) {
     inner.at(".time_us").non_negative(inner.field(group, "time_us"), "mean");
     inner.non_negative(group, "algbw_gbps");
     inner.non_negative(group, "busbw_gbps");
+    // The summarizer reads each group as a row of its own (compare, history, plot): its view must
+    // read as one, its time statistics whole and positive.
+    generic_row(inner, group_row_view(object, i), row_kind_spec(RowKind::kCollective));
   }
   const json& aggregate = reader.field(object, "aggregate");
   const Reader inner = reader.at(".aggregate");

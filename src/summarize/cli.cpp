@@ -127,12 +127,12 @@ int table_command(const Arguments& arguments) {
     add_expected_to_summary(summary, reports, peaks, ceiling);
     return print_with_notes(std::move(summary), reports, arguments.format);
   }
-  if (arguments.format == Format::kText) {
+  if (arguments.format == Format::kText && arguments.groups_view != GroupsView::kSummary) {
     const bool collective = reports.front().report.kind == report::RowKind::kCollective;
     std::fputs((collective ? nccl_table_text(reports, arguments.groups_view) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
-  return print_with_notes(nccl_table_document(reports), reports, arguments.format);
+  return print_with_notes(nccl_table_document(reports, arguments.groups_view), reports, arguments.format);
 }
 
 int explain_command(const Arguments& arguments) {
@@ -415,10 +415,11 @@ const Command kCommands[] = {
      [](CLI::App& command, Arguments& a) {
        add_value(command, "--summary", "yes|no", "one line per report instead of the table", [&a](Text& v, Text& f) { a.summary = parse_yes_no(v, f); });
        add_expectation_flags(command, a);
-       add_value(command, "--groups", "each|aggregate", "a report of concurrent groups: one block per group (each, the default) or\n"
-                 "the aggregate's (every group's bytes over the slowest group's time, busbw summed)", [&a](Text& v, Text& f) {
-                   if (v != "each" && v != "aggregate") throw UsageError("unknown value '" + v + "' for " + f + " (use each or aggregate)");
-                   a.groups_view = v == "each" ? GroupsView::kEach : GroupsView::kAggregate;
+       add_value(command, "--groups", "each|aggregate|summary", "a report of concurrent groups: one block per group (each, the default),\n"
+                 "the aggregate's (every group's bytes over the slowest group's time, busbw summed), or one line per\n"
+                 "group (its SLOW verdict, busbw at the largest size, contention with --alone) and the aggregate's", [&a](Text& v, Text& f) {
+                   if (v != "each" && v != "aggregate" && v != "summary") throw UsageError("unknown value '" + v + "' for " + f + " (use each, aggregate or summary)");
+                   a.groups_view = v == "each" ? GroupsView::kEach : v == "aggregate" ? GroupsView::kAggregate : GroupsView::kSummary;
                  });
      },
      table_command},

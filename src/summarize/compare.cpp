@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/printable.h"
+#include "summarize/group_series.h"
 #include "summarize/input_error.h"
 #include "summarize/machine_state.h"
 #include "summarize/recordings.h"
@@ -230,8 +231,10 @@ std::map<SeriesKey, Side> overall_sides(const std::map<SeriesKey, Side>& sides, 
   std::map<SeriesKey, std::size_t> rows;
   for (const auto& [key, side] : sides) {
     if (!shared.count(key)) continue;
-    SeriesKey group = key;
-    for (std::size_t i = 2; i < group.size(); ++i) group[i].second = i + 1 == group.size() ? "all" : "*";
+    SeriesKey group = key;  // each concurrent group's rows as a whole of their own
+    for (std::size_t i = 2; i < group.size(); ++i) {
+      if (!is_group_key(group[i].first)) group[i].second = i + 1 == group.size() ? "all" : "*";
+    }
     ++rows[group];
     for (const auto& [run, figures] : side.figures_by_run) logs_by_run[group][run].push_back(std::log(combine_cycles(figures, side.figure)));
   }
@@ -454,6 +457,19 @@ void add_compare_lines(CompareResult& result, const std::map<SeriesKey, Side>& b
   });
 }
 
+// Concurrent groups laid out differently on the two sides: the rows of a group the other side
+// lacks are left out, never paired with another group, and one line says so; nullopt when both
+// sides have the same layouts.
+std::optional<std::string> group_layout_difference(const std::vector<LoadedReport>& base, const std::vector<LoadedReport>& candidate,
+                                                   std::map<SeriesKey, Side>& base_sides, std::map<SeriesKey, Side>& new_sides) {
+  const std::set<std::string> base_layouts = group_layouts(base), new_layouts = group_layouts(candidate);
+  if (base_layouts == new_layouts) return std::nullopt;
+  const std::size_t left_out = erase_groups_not_in(base_sides, new_sides) + erase_groups_not_in(new_sides, base_sides);
+  return "group layouts differ: BASE " + joined(base_layouts, " or ") + "; NEW " + joined(new_layouts, " or ") +
+         "; a group is compared only with the group of the same id and ranks (" + std::to_string(left_out) +
+         " row(s) of groups only one side has left out)";
+}
+
 // One note per injected share, not one per run: a folder of ten injected runs is one fact.
 void note_injected_slowdowns(CompareResult& result, const std::vector<LoadedReport>& candidate) {
   std::map<double, std::vector<std::string>> injected_runs;
@@ -501,10 +517,13 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
   check_comparable(base, candidate);
   const bool timed = kind_of(base).time_path != nullptr;
   const bool higher_is_better = !timed;  // a rate (the headline figure) when rows carry no timings
-  const auto base_collected = collect(base, options.figure, options.ignored_keys);
-  const auto new_collected = collect(candidate, options.figure, options.ignored_keys);
-  const auto& base_sides = base_collected.sides;
-  const auto& new_sides = new_collected.sides;
+  // Each concurrent group is its own series, paired only with the group of the same id and ranks.
+  const std::vector<LoadedReport> base_rows = rows_per_group(base), new_rows = rows_per_group(candidate);
+  auto base_collected = collect(base_rows, options.figure, options.ignored_keys);
+  auto new_collected = collect(new_rows, options.figure, options.ignored_keys);
+  auto& base_sides = base_collected.sides;
+  auto& new_sides = new_collected.sides;
+  const std::optional<std::string> layouts = group_layout_difference(base, candidate, base_sides, new_sides);
   // Paired only when every row's runs line up by name; a half-paired table would mix two methods.
   bool paired = options.paired;
   for (const auto& [key, side] : base_sides) {
@@ -517,6 +536,8 @@ CompareResult compare_reports(const std::vector<LoadedReport>& base, const std::
   result.figure = !timed ? "each run's headline rate" : describe_run_figure(options.figure, base_collected.rows_fallen_back + new_collected.rows_fallen_back);
   add_compare_lines(result, base_sides, new_sides, options, higher_is_better, paired);
   result.measure = timed ? "us" : kind_of(base).figures.front().path;
+  if (layouts && result.lines.empty()) throw InputError(*layouts + "; no group is in both");
+  if (layouts) result.notes.push_back(*layouts);
   if (result.lines.empty()) {
     std::string fields;
     for (const char* field : kind_of(base).key_fields) fields += std::string(", ") + field;

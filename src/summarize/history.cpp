@@ -11,6 +11,7 @@
 #include "core/printable.h"
 #include "core/stats.h"
 #include "summarize/fingerprint.h"
+#include "summarize/group_series.h"
 #include "summarize/input_error.h"
 #include "summarize/run_stats.h"
 
@@ -346,7 +347,11 @@ HistoryResult compute_history(const std::vector<LoadedReport>& reports, const Hi
   std::map<SeriesKey, std::map<const LoadedReport*, std::vector<double>>> figures;
   std::map<SeriesKey, std::uint64_t> sizes;
   std::size_t rows_fallen_back = 0;
-  for (const auto& observation : observations(reports)) {
+  const std::vector<LoadedReport> per_group = rows_per_group(reports);  // each concurrent group a series
+  if (const auto layouts = group_layouts(reports); layouts.size() > 1) {
+    result.group_layouts = "group layouts differ between runs (" + joined(layouts, "; ") + "): each group, by its id and ranks, is a series of its own";
+  }
+  for (const auto& observation : observations(per_group)) {
     const auto& row = *observation.row;
     if (result.state.sets_aside(observation.source->path, row.cycle)) continue;
     std::optional<double> value = headline(row);
@@ -440,6 +445,7 @@ void add_verdict_notes(const HistoryResult& result, const HistoryOptions& option
   document.notes.push_back(std::to_string(changes) + " change(s) in " + std::to_string(result.series.size()) + " series over " +
                            std::to_string(result.reports) + " reports (" + first + " .. " + last + ")");
   if (result.machine_mismatch) document.notes.push_back("verdict: UNKNOWN -- " + *result.machine_mismatch);
+  if (result.group_layouts) document.notes.push_back(*result.group_layouts);
   for (const auto& series : result.series) {
     if (!series.latest_is_slower() || result.machine_mismatch) continue;
     const auto& latest = series.changes.back();

@@ -115,6 +115,9 @@ struct HistoryResult {
   // Set when the runs come from different machines (fingerprint.h): every verdict is UNKNOWN.
   std::optional<std::string> machine_mismatch;
   std::size_t series_judged = 0;  // the family Holm's correction ran over
+  // The runs' concurrent groups were laid out in more than one way: each group (its id and ranks)
+  // is a series of its own, and this line says so; none when every run has the same groups.
+  std::optional<std::string> group_layouts;
   StateGuard state;               // the runs set aside by their machine state (machine_state.h)
   std::string state_note;         // the note listing them; empty when none was
   // The latest --min-segment runs were all in the other state: it lasts, so nothing is set aside.

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <numeric>
 #include <optional>
 
 #include "core/printable.h"
 #include "report/group_view.h"
 #include "report/report_json.h"
 #include "report/table.h"
+#include "summarize/group_series.h"
 #include "summarize/plot.h"
+#include "summarize/run_stats.h"
 #include "summarize/series.h"
 
 namespace collbench::summarize {
@@ -216,10 +219,28 @@ void print_partial(std::FILE* stream, const LoadedReport& loaded) {
 namespace {
 // "# group 1: ranks 1,3; hosts a,b" above a group's block.
 void print_group_heading(std::FILE* stream, const nlohmann::json& group) {
-  std::string ranks, hosts;
-  for (const auto& rank : group["ranks"]) ranks += (ranks.empty() ? "" : ",") + std::to_string(rank.get<int>());
-  for (const auto& host : group["hosts"]) hosts += (hosts.empty() ? "" : ",") + report::printable(host.get<std::string>());
-  std::fprintf(stream, "# group %d: ranks %s; hosts %s\n", group["id"].get<int>(), ranks.c_str(), hosts.c_str());
+  std::fprintf(stream, "# group %d: ranks %s; hosts %s\n", group["id"].get<int>(), report::ranks_text(group["ranks"].get<std::vector<int>>()).c_str(),
+               report::hosts_text(group["hosts"].get<std::vector<std::string>>()).c_str());
+}
+
+// A report's rows as written: what the run judged its groups over.
+nlohmann::json rows_json(const report::Report& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : report.rows) rows.push_back(row.fields);
+  return rows;
+}
+
+// The share of the median its groups were judged by: the run's --slow-group-factor, or the flag's
+// default (0.9) in a report that does not record it.
+double slow_group_factor_of(const report::Report& report) {
+  const auto it = report.context.options.find("slow_group_factor");
+  return it != report.context.options.end() && it->is_number() ? it->get<double>() : 0.9;
+}
+
+// Under a grouped report's table: each SLOW group's line, as the run printed it.
+void print_slow_groups(std::FILE* stream, const report::Report& report) {
+  const double factor = slow_group_factor_of(report);
+  for (const auto& slow : report::slow_groups(rows_json(report), factor)) std::fprintf(stream, "# %s\n", report::slow_group_line(slow, factor).c_str());
 }
 }  // namespace
 
@@ -264,6 +285,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports, GroupsView
       }
       for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
       writer.footer(envelope, loaded.path);
+      if (grouped) print_slow_groups(stream, loaded.report);
       if (loaded.partial()) {
         print_partial(stream, loaded);
         std::fprintf(stream, "#\n");
@@ -321,27 +343,225 @@ Document rows_document(const std::vector<LoadedReport>& reports) {
 
 }  // namespace
 
-Document nccl_table_document(const std::vector<LoadedReport>& reports) {
+namespace {
+
+// nccl-tests' columns of a collective row, or of a group's or the aggregate's view of it.
+std::vector<nlohmann::json> collective_cells(const nlohmann::json& fields) {
+  const nlohmann::json busbw = fields.value("busbw_gbps", nlohmann::json());
+  return {fields.at("bytes"),
+          fields.at("count"),
+          fields.at("dtype"),
+          fields.at("op"),
+          fields.at("root").get<int>(),
+          fields.at("placement"),
+          fields.at("algorithm"),
+          fields.at("time_us").at("mean").get<double>(),
+          fields.at("algbw_gbps").get<double>(),
+          busbw.is_number() ? nlohmann::json(busbw.get<double>()) : nlohmann::json(nullptr),
+          fields.value("wrong", nlohmann::json())};
+}
+
+std::vector<int> every_rank(int world_size) {
+  std::vector<int> ranks(static_cast<std::size_t>(std::max(0, world_size)));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+// group, ranks, hosts: of one group; of a report without groups (group 0, every rank and host);
+// of the aggregate ("all", every group's ranks and hosts).
+std::vector<nlohmann::json> group_cells(const nlohmann::json& group) {
+  return {group["id"], report::ranks_text(group["ranks"].get<std::vector<int>>()), report::hosts_text(group["hosts"].get<std::vector<std::string>>())};
+}
+std::vector<nlohmann::json> world_group_cells(const report::Report& report) {
+  return {0, report::ranks_text(every_rank(report.context.world_size)), report::hosts_text(report.context.hosts)};
+}
+std::vector<nlohmann::json> aggregate_cells(const nlohmann::json& groups) {
+  std::vector<int> ranks;
+  std::vector<std::string> hosts;
+  for (const auto& group : groups) {
+    for (const auto& rank : group["ranks"]) ranks.push_back(rank.get<int>());
+    for (const auto& host : group["hosts"]) hosts.push_back(host.get<std::string>());
+  }
+  std::sort(ranks.begin(), ranks.end());
+  return {"all", report::ranks_text(ranks), report::hosts_text(hosts)};
+}
+
+// --alone's cells of a group in one row: its mean time alone and its contention (null without).
+std::vector<nlohmann::json> alone_cells(const nlohmann::json& group) {
+  const auto alone = group.find("alone_time_us");
+  return {alone != group.end() && alone->is_object() ? alone->value("mean", nlohmann::json()) : nlohmann::json(nullptr),
+          group.value("contention", nlohmann::json())};
+}
+
+bool measured_alone(const std::vector<LoadedReport>& reports) {
+  for (const auto& loaded : reports) {
+    for (const auto& row : loaded.report.rows) {
+      if (!report::is_grouped(row.fields)) continue;
+      for (const auto& group : row.fields["groups"]) {
+        if (group.contains("contention")) return true;
+      }
+    }
+  }
+  return false;
+}
+
+template <typename... Parts>
+std::vector<nlohmann::json> concatenated(std::vector<nlohmann::json> first, const Parts&... rest) {
+  (first.insert(first.end(), rest.begin(), rest.end()), ...);
+  return first;
+}
+
+// One report's blocks of the Results table: per group (each row's view of it), the aggregate's,
+// or, without groups, its rows as written (one group, 0, where other reports have groups).
+std::vector<Table::Group> report_blocks(const LoadedReport& loaded, GroupsView groups_view, bool grouped, bool alone) {
+  const report::Report& report = loaded.report;
+  const std::vector<nlohmann::json> report_key{loaded.path, report.benchmark, report.context.world_size, report.status};
+  const nlohmann::json* groups = groups_in(report);
+  const std::vector<nlohmann::json> no_alone = alone ? std::vector<nlohmann::json>{nullptr, nullptr} : std::vector<nlohmann::json>{};
+  std::vector<Table::Group> blocks;
+  if (!groups) {
+    blocks.push_back({grouped ? concatenated(report_key, world_group_cells(report)) : report_key, {}});
+    for (const auto& row : report.rows) blocks.back().rows.push_back(concatenated(collective_cells(row.fields), no_alone));
+    return blocks;
+  }
+  if (groups_view == GroupsView::kAggregate) {
+    blocks.push_back({concatenated(report_key, aggregate_cells(*groups)), {}});
+    for (const auto& row : report.rows) {
+      if (report::is_grouped(row.fields)) blocks.back().rows.push_back(collective_cells(report::aggregate_row_view(row.fields)));
+    }
+    return blocks;
+  }
+  for (std::size_t g = 0; g < groups->size(); ++g) {
+    blocks.push_back({concatenated(report_key, group_cells((*groups)[g])), {}});
+    for (const auto& row : report.rows) {
+      if (!report::is_grouped(row.fields) || g >= row.fields["groups"].size()) continue;
+      const std::vector<nlohmann::json> cells = collective_cells(report::group_row_view(row.fields, g));
+      blocks.back().rows.push_back(alone ? concatenated(cells, alone_cells(row.fields["groups"][g])) : cells);
+    }
+  }
+  return blocks;
+}
+
+}  // namespace
+
+Document nccl_table_document(const std::vector<LoadedReport>& reports, GroupsView groups_view) {
   if (kind_of(reports).kind != report::RowKind::kCollective) return rows_document(reports);
+  if (groups_view == GroupsView::kSummary) return group_summary_document(reports);
+  const bool grouped = std::any_of(reports.begin(), reports.end(), [](const LoadedReport& loaded) { return groups_in(loaded.report) != nullptr; });
+  const bool alone = grouped && groups_view == GroupsView::kEach && measured_alone(reports);
   Table table;
   table.title = "Results";
   table.group_columns = {"report", "benchmark", "world_size", "status"};
+  if (grouped) table.group_columns.insert(table.group_columns.end(), {"group", "ranks", "hosts"});
   table.columns = {{"bytes"},         {"count"},          {"dtype"},          {"op"},    {"root"},
                    {"placement"},     {"algorithm"},      {"time_us", 2},     {"algbw_gbps", 3},
                    {"busbw_gbps", 3}, {"wrong"}};
-  for (const auto& loaded : reports) {
-    const auto& report = loaded.report;
-    Table::Group group{{loaded.path, report.benchmark, report.context.world_size, report.status}, {}};
-    for (const auto& row : report.rows) {
-      const nlohmann::json& fields = row.fields;
-      group.rows.push_back({row.size, fields.at("count").get<std::uint64_t>(), fields.at("dtype"), fields.at("op"),
-                            fields.at("root").get<int>(), fields.at("placement"), fields.at("algorithm"), *row.time_us,
-                            fields.at("algbw_gbps").get<double>(), report::json_or_null(headline(row)), report::json_or_null(row.wrong)});
-    }
-    table.groups.push_back(std::move(group));
-  }
+  if (alone) table.columns.insert(table.columns.end(), {{"alone_time_us", 2}, {"contention", 3}});
   Document document;
+  for (const auto& loaded : reports) {
+    for (auto& block : report_blocks(loaded, groups_view, grouped, alone)) table.groups.push_back(std::move(block));
+    const double factor = slow_group_factor_of(loaded.report);
+    for (const auto& slow : report::slow_groups(rows_json(loaded.report), factor)) {
+      document.notes.push_back(loaded.path + ": " + report::slow_group_line(slow, factor));
+    }
+  }
   document.tables.push_back(std::move(table));
+  return document;
+}
+
+namespace {
+
+std::optional<double> mean_if_any(const std::vector<double>& values) {
+  return values.empty() ? std::nullopt : std::optional<double>(mean_of(values));
+}
+
+// One group's row of the summary: its figures over the rows of the size it was judged at.
+std::vector<nlohmann::json> judged_group_row(const report::Report& report, const report::GroupVerdict& verdict) {
+  std::vector<double> times, alone_times, contentions;
+  for (const auto& row : report.rows) {
+    if (!report::is_grouped(row.fields) || row.fields.value("bytes", std::uint64_t{0}) != verdict.bytes) continue;
+    for (const auto& group : row.fields["groups"]) {
+      if (group["id"].get<int>() != verdict.id) continue;
+      times.push_back(group["time_us"]["mean"].get<double>());
+      const std::vector<nlohmann::json> alone = alone_cells(group);
+      if (alone[0].is_number()) alone_times.push_back(alone[0].get<double>());
+      if (alone[1].is_number()) contentions.push_back(alone[1].get<double>());
+    }
+  }
+  const char* said = verdict.slow                    ? "SLOW"
+                     : verdict.median_busbw_gbps       ? "ok"
+                     : verdict.ranks.size() == 1       ? "not judged (one rank)"
+                                                       : "not judged (no same-size peer)";
+  return concatenated(group_cells(nlohmann::json{{"id", verdict.id}, {"ranks", verdict.ranks}, {"hosts", verdict.hosts}}),
+                      std::vector<nlohmann::json>{verdict.bytes, report::json_or_null(mean_if_any(times)), verdict.busbw_gbps,
+                                                  report::json_or_null(verdict.median_busbw_gbps), said,
+                                                  report::json_or_null(mean_if_any(alone_times)), report::json_or_null(mean_if_any(contentions))});
+}
+
+// The aggregate's row of the summary, over the rows of the largest size.
+std::vector<nlohmann::json> aggregate_summary_row(const report::Report& report, const std::vector<report::GroupVerdict>& verdicts) {
+  nlohmann::json bytes;  // every group's: the same in each row of the size, but for the rounding of another dtype
+  std::vector<double> times, busbw;
+  const nlohmann::json* groups = groups_in(report);
+  for (const auto& row : report.rows) {
+    if (!report::is_grouped(row.fields) || row.fields.value("bytes", std::uint64_t{0}) != verdicts.front().bytes) continue;
+    const nlohmann::json& aggregate = row.fields["aggregate"];
+    if (bytes.is_null()) bytes = aggregate["bytes_total"];
+    times.push_back(aggregate["time_us"].get<double>());
+    busbw.push_back(aggregate["busbw_sum_gbps"].get<double>());
+  }
+  const auto slow = std::count_if(verdicts.begin(), verdicts.end(), [](const report::GroupVerdict& verdict) { return verdict.slow; });
+  return concatenated(aggregate_cells(*groups),
+                      std::vector<nlohmann::json>{bytes, report::json_or_null(mean_if_any(times)),
+                                                  report::json_or_null(mean_if_any(busbw)), nullptr,
+                                                  std::to_string(slow) + " of " + std::to_string(verdicts.size()) + " SLOW", nullptr, nullptr});
+}
+
+// A report from before groups: one group, the world, at its largest size.
+std::vector<nlohmann::json> world_summary_row(const report::Report& report) {
+  std::uint64_t largest = 0;
+  for (const auto& row : report.rows) largest = headline(row) ? std::max(largest, row.size) : largest;
+  std::vector<double> times, busbw;
+  for (const auto& row : report.rows) {
+    if (row.size != largest || !headline(row)) continue;
+    times.push_back(*row.time_us);
+    busbw.push_back(*headline(row));
+  }
+  return concatenated(world_group_cells(report),
+                      std::vector<nlohmann::json>{largest, report::json_or_null(mean_if_any(times)), report::json_or_null(mean_if_any(busbw)),
+                                                  nullptr, "one group (no groups)", nullptr, nullptr});
+}
+
+}  // namespace
+
+Document group_summary_document(const std::vector<LoadedReport>& reports) {
+  Table table;
+  table.title = "Groups";
+  table.group_columns = {"report", "benchmark", "world_size"};
+  table.columns = {{"group"},        {"ranks"},          {"hosts"},       {"bytes"},         {"time_us", 2},
+                   {"busbw_gbps", 3}, {"median_busbw_gbps", 3}, {"verdict"}, {"alone_time_us", 2}, {"contention", 3}};
+  Document document;
+  for (const auto& loaded : reports) {
+    const report::Report& report = loaded.report;
+    Table::Group block{{loaded.path, report.benchmark, report.context.world_size}, {}};
+    const double factor = slow_group_factor_of(report);
+    const std::vector<report::GroupVerdict> verdicts = report::judge_groups(rows_json(report), factor);
+    if (verdicts.empty() || !groups_in(report)) {
+      block.rows.push_back(world_summary_row(report));
+    } else {
+      for (const auto& verdict : verdicts) block.rows.push_back(judged_group_row(report, verdict));
+      block.rows.push_back(aggregate_summary_row(report, verdicts));
+    }
+    table.groups.push_back(std::move(block));
+    for (const auto& verdict : verdicts) {
+      if (verdict.slow) document.notes.push_back(loaded.path + ": " + report::slow_group_line(verdict, factor));
+    }
+  }
+  document.tables.push_back(std::move(table));
+  document.notes.push_back(
+      "at the largest size (the mean over its rows): a group is SLOW when its busbw is below the run's --slow-group-factor (0.9 where "
+      "the report does not say) times the median busbw of the groups with as many ranks; contention: its time beside the others "
+      "over its time alone (--alone); all: every group's bytes, the slowest group's time, the sum of the groups' busbw");
   return document;
 }
 

@@ -13,6 +13,7 @@
 #include "core/printable.h"
 #include "core/sizes.h"
 #include "summarize/file_names.h"
+#include "summarize/group_series.h"
 #include "summarize/input_error.h"
 #include "summarize/process.h"
 #include "summarize/series.h"
@@ -42,8 +43,7 @@ std::optional<double> value_of(const report::Row& row, const std::string& metric
 std::string series_title(const LoadedReport& source, const report::Row& row) {
   std::string title = source.report.benchmark + " np=" + std::to_string(source.report.context.world_size);
   for (const auto& [field, value] : row.keys) {
-    if ((field == "op" && value == "none") || (field == "root" && value == "-1")) continue;
-    title += " " + (field == "root" ? "root=" + value : value);
+    if (const std::string word = key_word(field, value); !word.empty()) title += " " + word;
   }
   const std::string tags = tags_text(source.report.context);
   if (!tags.empty()) title += " " + tags;
@@ -248,7 +248,8 @@ void check_plot_metric(const report::RowKindSpec& kind, const std::string& metri
 
 std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, const std::string& metric) {
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> grouped;
-  for (const auto& observation : observations(reports)) {
+  const std::vector<LoadedReport> per_group = rows_per_group(reports);  // a line per concurrent group
+  for (const auto& observation : observations(per_group)) {
     const auto value = value_of(*observation.row, metric);
     if (!value) continue;
     grouped[series_title(*observation.source, *observation.row)][observation.row->size].push_back(*value);
@@ -434,9 +435,7 @@ const char* verdict_colour(Verdict verdict) {
 std::string series_words(const SeriesKey& key) {
   std::string text;
   for (std::size_t i = 1; i + 1 < key.size(); ++i) {  // not the benchmark, not the size
-    const auto& [name, value] = key[i];
-    if ((name == "op" && value == "none") || (name == "root" && value == "-1")) continue;
-    text += (text.empty() ? "" : " ") + (name == "world_size" ? "np=" + value : name == "root" ? "root=" + value : value);
+    if (const std::string word = key_word(key[i].first, key[i].second); !word.empty()) text += (text.empty() ? "" : " ") + word;
   }
   return text;
 }

@@ -30,6 +30,7 @@ struct PlotSeries {
 };
 
 // Rows without a value (bus bandwidth on one rank) are left out; series left empty are dropped.
+// Each concurrent group of a grouped report is a series (a line) of its own.
 std::vector<PlotSeries> plot_series(const std::vector<LoadedReport>& reports, const std::string& metric);
 
 // A size on the 1024-based axis, as nccl-tests' flags write it: 8, 1K, 32K, 1M, 1.5M.

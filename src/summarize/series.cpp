@@ -1,5 +1,7 @@
 #include "summarize/series.h"
 
+#include "summarize/group_series.h"
+
 namespace collbench::summarize {
 
 bool is_bookkeeping_tag(const std::string& key) { return key == "np" || key == "repeat" || key == "sweep_point"; }
@@ -34,6 +36,14 @@ std::string describe_key(const SeriesKey& key) {
   std::string text;
   for (const auto& [name, value] : key) text += (text.empty() ? "" : " ") + name + "=" + value;
   return text;
+}
+
+std::string key_word(const std::string& name, const std::string& value) {
+  if ((name == "op" && value == "none") || (name == "root" && value == "-1")) return "";
+  if (name == "world_size") return "np=" + value;
+  if (name == "root" || name == kGroupKey) return name + "=" + value;
+  if (name == kGroupRanksKey) return "ranks=" + value;
+  return value;
 }
 
 const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports) {

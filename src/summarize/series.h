@@ -35,6 +35,11 @@ SeriesKey row_identity(const Observation& observation);
 // A key as "name=value name=value".
 std::string describe_key(const SeriesKey& key);
 
+// A key field as one word of a series' title (plot legends): the value, or name=value where the
+// value alone says little (np=4, root=0, group=1, ranks=1,3); "" for a field that says nothing
+// here (the "none" op and the -1 root of collectives that have neither).
+std::string key_word(const std::string& name, const std::string& value);
+
 // The spec of the rows' kind (every command first checks the reports share one kind).
 const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports);
 

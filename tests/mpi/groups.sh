@@ -5,7 +5,7 @@
 # NCCL_TESTS_SPLIT differ exit 2 before the first call.
 #
 # usage: groups.sh BIN_DIR SCENARIO
-#   mpi_split | mpi_pairs | mpi_env | gloo_split | gloo_pairs | slow | env_differs
+#   mpi_split | mpi_pairs | mpi_env | gloo_split | gloo_pairs | slow | env_differs | summarize
 set -uo pipefail
 bin_dir=$1 scenario=$2
 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../scripts" && pwd)"
@@ -80,6 +80,76 @@ case "$scenario" in
     [ "$status" -eq 2 ] || fail "exit $status (want 2)"
     grep -q "different options.* with {.*\"groups\":\"split DIV 2 (NCCL_TESTS_SPLIT)\".* from its environment" "$work/err" || fail "no line saying the ranks differ in NCCL_TESTS_SPLIT"
     grep -q "^#  *size" "$work/out" && fail "a row was timed"
+    ;;
+  summarize)  # collbench on real grouped reports: each group its own rows (table) and series
+    # (compare, history, plot), by id and ranks; the figures are the report's groups', read back.
+    for name in base new div; do
+      rule="MOD 2" more=()
+      [ "$name" = base ] && more=(--alone)
+      [ "$name" = div ] && rule="DIV 2"
+      run mpirun-local.sh all_reduce_perf --split "$rule" --slow-group-factor 0 "${more[@]}"
+      [ "$status" -eq 0 ] || fail "$name: exit $status (want 0)"
+      mv "$work/report.json" "$work/$name.json"
+    done
+    collbench=$bin_dir/collbench
+    "$collbench" table --format csv "$work/base.json" >"$work/table.csv" 2>"$work/err" || fail "table --format csv"
+    "$collbench" table --groups aggregate --format json "$work/base.json" >"$work/aggregate.json" 2>"$work/err" || fail "table --groups aggregate"
+    "$collbench" table --groups summary --format json "$work/base.json" >"$work/summary.json" 2>"$work/err" || fail "table --groups summary"
+    "$collbench" compare --format json "$work/base.json" "$work/new.json" >"$work/compare.json" 2>"$work/err"
+    [ $? -le 1 ] || fail "compare of two MOD 2 runs"
+    "$collbench" history --format json "$work/base.json" "$work/new.json" >"$work/history.json" 2>"$work/err"
+    [ $? -le 1 ] || fail "history of two MOD 2 runs"
+    "$collbench" plot "$work/base.json" --out "$work/plot.svg" --gnuplot /nonexistent/gnuplot >"$work/out" 2>"$work/err" || fail "plot"
+    "$collbench" compare "$work/base.json" "$work/div.json" >"$work/out" 2>"$work/err"
+    status=$?
+    [ "$status" -eq 2 ] || fail "compare of MOD 2 with DIV 2: exit $status (want 2)"
+    [ "$(wc -l <"$work/err")" -eq 1 ] || fail "compare of MOD 2 with DIV 2: not one line"
+    grep -q "group layouts differ: BASE 0 \[0,2\], 1 \[1,3\]; NEW 0 \[0,1\], 1 \[2,3\]" "$work/err" || fail "no line naming both layouts"
+    python3 - "$work" <<'PY' || fail "collbench's outputs do not hold the report's groups"
+import csv, json, statistics, sys
+work = sys.argv[1]
+base = json.load(open(f"{work}/base.json"))["results"]
+def close(a, b): return abs(a - b) <= 1e-6 * max(abs(a), abs(b), 1e-12)
+def ranks(group): return ",".join(map(str, group["ranks"]))
+# table: a row per (row, group) with its group's ranks, hosts, time, busbw and contention.
+table = list(csv.DictReader(open(f"{work}/table.csv")))
+expected = [(row, group) for row in base for group in row["groups"]]
+assert len(table) == len(expected) == 2 * len(base), (len(table), len(expected))
+for line in table:
+    found = [(r, g) for r, g in expected if g["id"] == int(line["group"]) and g["bytes"] == int(line["bytes"]) and
+             r["placement"] == line["placement"] and r["dtype"] == line["dtype"]]
+    assert len(found) == 1, line
+    row, group = found[0]
+    assert line["ranks"] == ranks(group) and line["hosts"] == ",".join(sorted(set(group["hosts"]))), line
+    assert close(float(line["time_us"]), group["time_us"]["mean"]) and close(float(line["busbw_gbps"]), group["busbw_gbps"]), line
+    assert close(float(line["contention"]), group["contention"]) and close(float(line["alone_time_us"]), group["alone_time_us"]["mean"]), line
+# --groups aggregate: a row per row, its aggregate.
+aggregate = json.load(open(f"{work}/aggregate.json"))["tables"][0]["rows"]
+assert len(aggregate) == len(base)
+for line, row in zip(aggregate, base):
+    assert line["group"] == "all" and line["ranks"] == "0,1,2,3" and line["bytes"] == row["aggregate"]["bytes_total"], line
+    assert close(line["busbw_gbps"], row["aggregate"]["busbw_sum_gbps"]) and close(line["time_us"], row["aggregate"]["time_us"]), line
+# --groups summary: each group at the largest size, the mean over its rows there; factor 0: none SLOW.
+summary = json.load(open(f"{work}/summary.json"))["tables"][0]["rows"]
+largest = max(row["bytes"] for row in base)
+assert [line["group"] for line in summary] == [0, 1, "all"], summary
+for line in summary[:2]:
+    groups = [g for row in base if row["bytes"] == largest for g in row["groups"] if g["id"] == line["group"]]
+    assert line["verdict"] == "ok" and line["bytes"] == largest, line
+    assert close(line["busbw_gbps"], statistics.mean(g["busbw_gbps"] for g in groups)), line
+    assert close(line["contention"], statistics.mean(g["contention"] for g in groups)), line
+assert summary[2]["verdict"] == "0 of 2 SLOW", summary[2]
+# compare and history: every series is one group's, paired with the same group (id and ranks).
+compared = json.load(open(f"{work}/compare.json"))["tables"][0]["rows"]
+assert all((line["group"], line["group_ranks"]) in (("0", "0,2"), ("1", "1,3")) for line in compared), compared[0]
+assert len([line for line in compared if line["bytes"] != "all"]) == 2 * len(base), len(compared)
+assert len([line for line in compared if line["bytes"] == "all"]) == 2, "one whole per group"
+history = json.load(open(f"{work}/history.json"))
+assert history["series_judged"] == 2 * len(base), history["series_judged"]
+# plot: a line per group and placement, titled by its group.
+titles = [line for line in open(f"{work}/plot.dat") if line.startswith("# ")]
+assert len(titles) == 4 and sum("group=0 ranks=0,2" in t for t in titles) == 2 and sum("group=1 ranks=1,3" in t for t in titles) == 2, titles
+PY
     ;;
   *) echo "unknown scenario $scenario"; exit 2 ;;
 esac

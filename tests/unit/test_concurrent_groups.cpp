@@ -1,6 +1,7 @@
 // Concurrent groups' row figures and SLOW verdict (issue 62), on fixture rows.
 #include <gtest/gtest.h>
 
+#include "report/group_view.h"
 #include "workloads/collectives/concurrent_groups.h"
 
 namespace collbench {
@@ -39,25 +40,33 @@ TEST(ConcurrentGroups, SlowBelowTheFactorOfTheMedianAtTheLargestSizeOnly) {
       row(1024, {group(0, {0, 3}, {"a", "b"}, 10.0), group(1, {1, 4}, {"a", "b"}, 9.5), group(2, {2, 5}, {"a", "c"}, 8.0)}),
       row(1024, {group(0, {0, 3}, {"a", "b"}, 10.0), group(1, {1, 4}, {"a", "b"}, 9.5), group(2, {2, 5}, {"a", "c"}, 9.0)}),
   });
-  const std::vector<SlowGroup> slow = slow_groups(rows, 0.9);  // median 9.5; 8.5 < 8.55
+  const std::vector<report::GroupVerdict> slow = report::slow_groups(rows, 0.9);  // median 9.5; 8.5 < 8.55
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].id, 2);
   EXPECT_DOUBLE_EQ(slow[0].busbw_gbps, 8.5);
-  EXPECT_DOUBLE_EQ(slow[0].median_busbw_gbps, 9.5);
+  EXPECT_DOUBLE_EQ(slow[0].median_busbw_gbps.value_or(0), 9.5);
   EXPECT_EQ(slow[0].bytes, 1024u);
-  const std::string line = slow_group_line(slow[0], 0.9);
+  const std::string line = report::slow_group_line(slow[0], 0.9);
   EXPECT_NE(line.find("SLOW group 2 (ranks 2,5; hosts a,c)"), std::string::npos) << line;
-  EXPECT_TRUE(slow_groups(rows, 0.85).empty());  // 8.5 >= 0.85 x 9.5
+  EXPECT_TRUE(report::slow_groups(rows, 0.85).empty());  // 8.5 >= 0.85 x 9.5
 }
 
 TEST(ConcurrentGroups, OnlySameSizeGroupsAreCompared) {
   // MOD 3 over 4 ranks: {0,3} of two, {1} and {2} alone; the lone ones have no busbw to compare.
   const nlohmann::json rows = nlohmann::json::array({row(
       4096, {group(0, {0, 3}, {"a", "a"}, 1.0), group(1, {1}, {"a"}, 0.0), group(2, {2}, {"a"}, 0.0), group(3, {4, 5}, {"b", "b"}, 5.0)})});
-  const std::vector<SlowGroup> slow = slow_groups(rows, 0.9);  // the 2-rank pair: median 3.0; 1.0 is slow
+  const std::vector<report::GroupVerdict> slow = report::slow_groups(rows, 0.9);  // the 2-rank pair: median 3.0; 1.0 is slow
   ASSERT_EQ(slow.size(), 1u);
   EXPECT_EQ(slow[0].id, 0);
-  EXPECT_TRUE(slow_groups(nlohmann::json::array({{{"bytes", 8}, {"busbw_gbps", 1.0}}}), 0.9).empty());  // a report before groups
+  // Every group has its verdict; the lone ones (one rank each: two "peers", but no data crosses
+  // ranks), and nothing else, are not judged.
+  const std::vector<report::GroupVerdict> all = report::judge_groups(rows, 0.9);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_FALSE(all[1].median_busbw_gbps.has_value());
+  EXPECT_FALSE(all[2].median_busbw_gbps.has_value());
+  EXPECT_DOUBLE_EQ(all[3].median_busbw_gbps.value_or(0), 3.0);
+  EXPECT_FALSE(all[3].slow);
+  EXPECT_TRUE(report::slow_groups(nlohmann::json::array({{{"bytes", 8}, {"busbw_gbps", 1.0}}}), 0.9).empty());  // a report before groups
 }
 
 }  // namespace

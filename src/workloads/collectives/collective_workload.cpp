@@ -537,13 +537,13 @@ int CollectiveWorkload::finish(RunContext& run, nlohmann::json& report, std::int
   if (options_.memory_report) peak_memory_ = peak_memory_text(world);
   if (wrong_total > 0 || bitdiff_total_ > 0) return static_cast<int>(ExitCode::kWrongResults);
   if (group_world_) {  // rank 0 holds the rows and judges; every rank exits the same way
-    std::vector<SlowGroup> slow;
+    std::vector<report::GroupVerdict> slow;
     if (leader) {
-      slow = slow_groups(report["results"], options_.slow_group_factor);
+      slow = report::slow_groups(report["results"], options_.slow_group_factor);
       nlohmann::json& named = report["summary"]["slow_groups"] = nlohmann::json::array();
-      for (const SlowGroup& group : slow) {
+      for (const report::GroupVerdict& group : slow) {
         named.push_back(group.id);
-        std::fprintf(stderr, "collbench: %s\n", slow_group_line(group, options_.slow_group_factor).c_str());
+        std::fprintf(stderr, "collbench: %s\n", report::slow_group_line(group, options_.slow_group_factor).c_str());
       }
     }
     if (world.sum(static_cast<std::int64_t>(slow.size())) > 0) return static_cast<int>(ExitCode::kWrongResults);

@@ -1,10 +1,7 @@
 #include "workloads/collectives/concurrent_groups.h"
 
 #include <algorithm>
-#include <map>
 
-#include "core/printable.h"
-#include "core/sizes.h"
 #include "core/stats.h"
 #include "report/report_json.h"
 
@@ -12,12 +9,6 @@ namespace collbench {
 namespace {
 
 double algbw_gbps(std::uint64_t bytes, double time_us) { return time_us > 0 ? static_cast<double>(bytes) / (time_us * 1e3) : 0.0; }
-
-std::string joined_ranks(const std::vector<int>& ranks) {
-  std::string text;
-  for (int rank : ranks) text += (text.empty() ? "" : ",") + std::to_string(rank);
-  return text;
-}
 
 }  // namespace
 
@@ -56,55 +47,6 @@ nlohmann::json aggregate_json(const std::vector<GroupFigures>& figures) {
   }
   const double slowest_us = figures[slowest_group(figures)].time_us.mean;
   return {{"bytes_total", total}, {"time_us", slowest_us}, {"algbw_gbps", algbw_gbps(total, slowest_us)}, {"busbw_sum_gbps", busbw_sum}};
-}
-
-std::vector<SlowGroup> slow_groups(const nlohmann::json& rows, double factor) {
-  std::uint64_t largest = 0;
-  for (const nlohmann::json& row : rows) {
-    if (row.contains("groups") && !row["busbw_gbps"].is_null()) largest = std::max(largest, row.value("bytes", std::uint64_t{0}));
-  }
-  // Each group's busbw over the rows of the largest size, then its mean.
-  std::map<int, SlowGroup> seen;
-  std::map<int, std::vector<double>> busbw_of;
-  for (const nlohmann::json& row : rows) {
-    if (!row.contains("groups") || row.value("bytes", std::uint64_t{0}) != largest) continue;
-    for (const nlohmann::json& group : row["groups"]) {
-      const int id = group["id"];
-      SlowGroup& entry = seen[id];
-      entry.id = id;
-      entry.ranks = group["ranks"].get<std::vector<int>>();
-      entry.hosts = group["hosts"].get<std::vector<std::string>>();
-      entry.bytes = largest;
-      busbw_of[id].push_back(group["busbw_gbps"].get<double>());
-    }
-  }
-  std::map<std::size_t, std::vector<double>> by_size;  // group size -> its groups' busbw
-  for (auto& [id, entry] : seen) {
-    const std::vector<double>& values = busbw_of[id];
-    double sum = 0;
-    for (double value : values) sum += value;
-    entry.busbw_gbps = sum / static_cast<double>(values.size());
-    by_size[entry.ranks.size()].push_back(entry.busbw_gbps);
-  }
-  std::vector<SlowGroup> slow;
-  for (auto& [id, entry] : seen) {
-    const std::vector<double>& peers = by_size[entry.ranks.size()];
-    if (peers.size() < 2) continue;
-    entry.median_busbw_gbps = median_of(peers);
-    if (entry.busbw_gbps < factor * entry.median_busbw_gbps) slow.push_back(entry);
-  }
-  return slow;
-}
-
-std::string slow_group_line(const SlowGroup& slow, double factor) {
-  std::vector<std::string> hosts = slow.hosts;
-  std::sort(hosts.begin(), hosts.end());
-  hosts.erase(std::unique(hosts.begin(), hosts.end()), hosts.end());
-  std::string host_text;
-  for (const std::string& host : hosts) host_text += (host_text.empty() ? "" : ",") + printable(host);
-  return formatted("SLOW group %d (ranks %s; hosts %s): bus bandwidth %.3f GB/s at %s is below %g x the median %.3f GB/s of its %zu-rank peers",
-                   slow.id, joined_ranks(slow.ranks).c_str(), host_text.c_str(), slow.busbw_gbps, format_size(slow.bytes).c_str(),
-                   factor, slow.median_busbw_gbps, slow.ranks.size());
 }
 
 }  // namespace collbench

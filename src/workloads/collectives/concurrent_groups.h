@@ -1,7 +1,6 @@
-// Concurrent groups' figures and verdict (issue 62): every group runs the same sweep on its own
+// Concurrent groups' figures (issue 62): every group runs the same sweep on its own
 // communicator at once; a row carries each group's time and bandwidth (busbw from the group's own
-// size) and the aggregate, and a group is SLOW when its busbw at the largest size is below a share
-// of the median same-size group's.
+// size) and the aggregate.
 #pragma once
 
 #include <cstdint>
@@ -35,22 +34,7 @@ nlohmann::json aggregate_json(const std::vector<GroupFigures>& figures);
 // The index of the slowest group by mean time (the aggregate's time).
 std::size_t slowest_group(const std::vector<GroupFigures>& figures);
 
-struct SlowGroup {
-  int id = 0;
-  std::vector<int> ranks;
-  std::vector<std::string> hosts;
-  std::uint64_t bytes = 0;        // the largest size, where it was judged
-  double busbw_gbps = 0;          // its mean busbw over the rows at that size
-  double median_busbw_gbps = 0;   // the median of its same-size groups'
-};
-
-// The SLOW groups among `rows` (a report's collective rows; those without "groups" are ignored):
-// at the largest size, each group's busbw averaged over the rows of that size (dtypes, ops,
-// placements), against the median of the groups with as many ranks; below `factor` x it is SLOW.
-// A group with no same-size peer is never judged.
-std::vector<SlowGroup> slow_groups(const nlohmann::json& rows, double factor);
-
-// One line naming the group and its hosts, as the slow-rank verdicts do.
-std::string slow_group_line(const SlowGroup& slow, double factor);
+// The SLOW verdict over a report's grouped rows is report::judge_groups (report/group_view.h):
+// `collbench table` judges a report by the same rule.
 
 }  // namespace collbench

@@ -279,3 +279,76 @@ for run in range(8):
     write(f"tune/nccl-Tree-LL/A/run-{run + 1}.json", nccl_tune_report("default", lambda size, run: 1.0, run))
     write(f"tune/nccl-Tree-LL/B/run-{run + 1}.json",
           nccl_tune_report("forced:Tree/LL", lambda size, run: (0.7 if size <= 4096 else 1.0) * TUNE_OWN_NOISE[run], run))
+
+# Concurrent groups (issue 62): all_reduce at 4 ranks on hosts h0 (ranks 0, 1) and h1 (2, 3), 64 KiB
+# and 1 MiB, each group's times round numbers; no random draws. Group 0 takes 40 and 400 us, group 1
+# as long in "base" and 1.3x in "slower1"; each run's times carry the same small run-to-run pattern.
+# Groups of 2 ranks: bus-bandwidth factor 1, so a group's busbw is its algbw.
+GROUP_HOSTS = ["h0", "h0", "h1", "h1"]
+GROUP_LEVELS = {65536: 40.0, 1048576: 400.0}
+GROUP_RUN_NOISE = [1.0, 1.01, 0.99, 1.005]
+
+
+def stats(mean):
+    return {"min": mean, "p10": mean, "p50": mean, "mean": mean, "p95": mean, "p99": mean, "max": mean, "stdev": 0.0}
+
+
+def grouped_row(bytes_, layout, times, alone=None):
+    """layout: {id: ranks}; times (and alone): {id: mean us}. The headline is the slowest group's."""
+    groups = []
+    for gid, ranks in layout.items():
+        n = len(ranks)
+        factor = 2 * (n - 1) / n if n > 1 else 0.0
+        algbw = bytes_ / times[gid] / 1e3
+        group = {"id": gid, "ranks": ranks, "hosts": [GROUP_HOSTS[r] for r in ranks], "bytes": bytes_, "time_us": stats(times[gid]),
+                 "algbw_gbps": algbw, "bus_bandwidth_factor": factor, "busbw_gbps": algbw * factor}
+        if alone:
+            group["alone_time_us"] = stats(alone[gid])
+            group["contention"] = times[gid] / alone[gid]
+        groups.append(group)
+    slowest = max(groups, key=lambda g: g["time_us"]["mean"])
+    r = row(bytes_, slowest["time_us"]["mean"], 2)
+    r["kind"] = "collective"
+    r["time_us"] = stats(slowest["time_us"]["mean"])
+    for key in ("algbw_gbps", "bus_bandwidth_factor", "busbw_gbps"):
+        r[key] = slowest[key]
+    r["time_aggregation"] = "mean"
+    total = bytes_ * len(groups)
+    r["groups"] = groups
+    r["aggregate"] = {"bytes_total": total, "time_us": slowest["time_us"]["mean"], "algbw_gbps": total / slowest["time_us"]["mean"] / 1e3,
+                      "busbw_sum_gbps": sum(g["busbw_gbps"] for g in groups)}
+    return r
+
+
+def grouped_report(layout, scales, start_time, alone=None, options=None):
+    """scales: {id: factor on the levels}; alone: {id: factor on the levels, timed alone}."""
+    rows = [grouped_row(size, layout, {g: level * scales[g] for g in layout}, alone and {g: level * alone[g] for g in layout})
+            for size, level in GROUP_LEVELS.items()]
+    document = report("all_reduce", 4, rows)
+    document["schema_version"] = "2.9"
+    document["context"]["hosts"] = ["h0", "h1"]
+    document["context"]["start_time"] = start_time
+    document["context"]["options"] = dict({"split": "MOD 2", "split_source": "--split", "slow_group_factor": 0.9}, **(options or {}))
+    return document
+
+
+MOD2 = {0: [0, 2], 1: [1, 3]}
+for run, noise in enumerate(GROUP_RUN_NOISE, start=1):
+    write(f"groups/base/run-{run}.json", grouped_report(MOD2, {0: noise, 1: noise}, f"2026-11-01T0{run}:00:00Z"))
+    write(f"groups/slower1/run-{run}.json", grouped_report(MOD2, {0: noise, 1: 1.3 * noise}, f"2026-11-01T0{run + 4}:00:00Z"))
+    # DIV 2: groups 0 {0,1} (h0) and 1 {2,3} (h1), none of base's: the same ids, other ranks.
+    write(f"groups/layout_div/run-{run}.json",
+          grouped_report({0: [0, 1], 1: [2, 3]}, {0: noise, 1: noise}, f"2026-11-02T0{run}:00:00Z", options={"split": "DIV 2"}))
+    # Group 0 as base's, rank 1 and rank 3 alone: group 1 has base's id but not its ranks.
+    write(f"groups/three/run-{run}.json",
+          grouped_report({0: [0, 2], 1: [1], 2: [3]}, {0: noise, 1: noise, 2: noise}, f"2026-11-03T0{run}:00:00Z", options={"split": "by hand"}))
+    # A report before groups, and one group of every rank ("AND 0"): both read as the world.
+    plain = report("all_reduce", 4, [row(size, level * noise, 4) for size, level in GROUP_LEVELS.items()])
+    plain["context"]["start_time"] = f"2026-11-04T0{run}:00:00Z"
+    write(f"groups/ungrouped/run-{run}.json", plain)
+    write(f"groups/world_group/run-{run}.json",
+          grouped_report({0: [0, 1, 2, 3]}, {0: noise}, f"2026-11-05T0{run}:00:00Z", options={"split": "AND 0"}))
+# --alone: group 0 40/400 us beside group 1, 32/320 alone (contention 1.25); group 1 1.3x slower,
+# 52/520, and 40/400 alone (contention 1.3). At 1 MiB group 1's busbw 2.0165 GB/s is below 0.9 x
+# the median 2.319 of the two (2.0871): SLOW.
+write("groups/alone.json", grouped_report(MOD2, {0: 1.0, 1: 1.3}, "2026-11-06T00:00:00Z", alone={0: 0.8, 1: 1.0}))
