@@ -6,8 +6,9 @@
 # Together: all_reduce_perf on 4 ranks with --split "MOD 2" (groups {0,2} and {1,3}). Alone: the
 # same sweep on 2 ranks, a world that is one such group (launched alone, nothing else running).
 # Per run the figure is the row's p10 (docs/measuring.md: interference only adds time); per size
-# and group the table gives the median over repetitions of together and alone, and their ratio.
-# Reports, the commands, the load before each run and contention.md go to OUT.
+# and group the table gives the median over repetitions of together and alone, and their ratio
+# (contention_table.py, which recomputes it from the reports). Reports, the commands, the load
+# before each run and contention.md go to OUT.
 #
 # usage: scripts/groups/contention.sh [--out DIR] [--reps N] [-- EXTRA FLAGS]
 #   e.g. scripts/groups/contention.sh --out results/groups/contention --reps 7 -- -b 8 -e 4M -f 4 -n 50 -w 5
@@ -36,7 +37,7 @@ run() {
   shift 2
   local command=("$source_dir/scripts/mpirun-local.sh" -np "$np" "$bin_dir/all_reduce_perf" "${extra[@]}" --placement out
                  -T 120 -J "$out/$name.json" --overwrite "$@")
-  echo "$name: ${command[*]}" | sed "s|$source_dir/||g" >>"$out/commands.txt"
+  echo "$name:$(printf ' %q' "${command[@]}")" | sed "s|$source_dir/||g" >>"$out/commands.txt"  # quoted: each line runs as it reads
   echo "$name: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/load.txt"
   "${command[@]}" >"$out/$name.out" 2>"$out/$name.err" || { echo "contention.sh: error: $name failed, see $out/$name.err" >&2; exit 1; }
 }
@@ -47,28 +48,4 @@ for rep in $(seq 1 "$reps"); do
   run "alone1.$rep" 2
 done
 
-python3 - "$out" "$reps" <<'PY'
-import json, statistics, sys
-out, reps = sys.argv[1], int(sys.argv[2])
-def rows(name):
-    with open(f"{out}/{name}.json") as f:
-        return json.load(f)["results"]
-together, alone = {}, {}  # (group, bytes) -> [p10 per rep]
-for rep in range(1, reps + 1):
-    for row in rows(f"together.{rep}"):
-        for group in row["groups"]:
-            together.setdefault((group["id"], row["requested_bytes"]), []).append(group["time_us"]["p10"])
-    for g in (0, 1):
-        for row in rows(f"alone{g}.{rep}"):
-            alone.setdefault((g, row["requested_bytes"]), []).append(row["time_us"]["p10"])
-lines = [f"# Contention: each group beside the other against alone (p10 per run, median over {reps} interleaved repetitions)", "",
-         "| group | size (B) | together (us) | alone (us) | contention |", "|---|---|---|---|---|"]
-for key in sorted(together):
-    if key not in alone:
-        continue
-    t, a = statistics.median(together[key]), statistics.median(alone[key])
-    lines.append(f"| {key[0]} | {key[1]} | {t:.1f} | {a:.1f} | {t / a:.2f} |")
-with open(f"{out}/contention.md", "w") as f:
-    f.write("\n".join(lines) + "\n")
-print("\n".join(lines))
-PY
+"$here/contention_table.py" "$out"

@@ -46,7 +46,7 @@ run() {
   local name=$1 expected=$2 status=0
   shift 2
   local command=("$bin_dir/all_reduce_perf" "${extra[@]}" -T 120 -J "$out/$name.json" --overwrite "$@")
-  echo "$name: ${command[*]}" | sed "s|$source_dir/||g" >>"$out/commands.txt"
+  echo "$name:$(printf ' %q' "${command[@]}")" | sed "s|$source_dir/||g" >>"$out/commands.txt"  # quoted: each line runs as it reads
   echo "$name: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/load.txt"
   # shellcheck disable=SC2016  # expanded by the inner bash
   timeout -k 10 600 bash -c '. "$1/scripts/cluster/lib.sh"; star_names 4; shift; star_mpirun "$@"' groups "$source_dir" \
