@@ -9,12 +9,8 @@
 # usage: model_two_hosts.sh SOURCE_DIR BIN_DIR
 set -uo pipefail
 source_dir=$1 bin_dir=$2
-skip() { echo "SKIP: simulated cluster: $*"; exit 77; }
-# shellcheck source=../../scripts/cluster/lib.sh
-source "$source_dir/scripts/cluster/lib.sh"
-why=$(cluster_unavailable mpirun unshare timeout tc)
-[ -z "$why" ] || skip "$why"
-[ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
+# shellcheck source=require_cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/require_cluster.sh"
 
 export CB_CLUSTER_PREFIX="cbm$$"  # own namespace names: a person's cluster is left alone
 # shellcheck disable=SC2034  # read by lib.sh

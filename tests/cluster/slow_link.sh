@@ -9,12 +9,8 @@
 # usage: slow_link.sh SOURCE_DIR BIN_DIR
 set -uo pipefail
 source_dir=$1 bin_dir=$2
-skip() { echo "SKIP: simulated cluster: $*"; exit 77; }
-# shellcheck source=../../scripts/cluster/lib.sh
-source "$source_dir/scripts/cluster/lib.sh"
-why=$(cluster_unavailable mpirun unshare timeout tc)
-[ -z "$why" ] || skip "$why"
-[ -x "$bin_dir/tun_forwarder" ] || { echo "FAIL: $bin_dir/tun_forwarder was not built"; exit 1; }
+# shellcheck source=require_cluster.sh
+source "$(dirname "${BASH_SOURCE[0]}")/require_cluster.sh"
 
 export CB_CLUSTER_PREFIX="cbs$$"  # own namespace names: a person's run with the default prefix is left alone
 MTU=9000
