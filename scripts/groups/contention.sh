@@ -48,4 +48,7 @@ for rep in $(seq 1 "$reps"); do
   run "alone1.$rep" 2
 done
 
+# The files name this checkout's absolute path (argv, -J, the live table's report line): made
+# relative to the repository, as results/ commits them.
+find "$out" -maxdepth 1 -type f \( -name '*.json' -o -name '*.out' -o -name '*.err' \) -exec sed -i "s|$source_dir/||g" {} +
 "$here/contention_table.py" "$out"

@@ -65,5 +65,8 @@ star_slow_host 3 "$slow_ms" 0 "$bin_dir/tun_forwarder" "$work" >>"$work/up.log" 
 run slow_link.host 0 --groups host
 run slow_link.pairs 3 --groups pairs
 star_link_stats >"$out/link_stats.txt" 2>&1
+# The files name this checkout's absolute path (argv, -J, the live table's report line): made
+# relative to the repository, as results/ commits them.
+find "$out" -maxdepth 1 -type f \( -name '*.json' -o -name '*.out' -o -name '*.err' \) -exec sed -i "s|$source_dir/||g" {} +
 echo "reports in $out"
 exit $((failures > 0))
