@@ -1,5 +1,6 @@
 #include "harness/context.h"
 
+#include "engines/gpu_links.h"
 #include "engines/host_info.h"
 #include "engines/nic_info.h"
 #include "harness/source_state.h"
@@ -121,6 +122,27 @@ nlohmann::json nics_json(const std::vector<compute::NicInfo>& nics) {
 }
 
 }  // namespace
+
+nlohmann::json gpu_inventory_json(const compute::GpuLinkInventory& inventory) {
+  const auto or_null = [](const std::optional<unsigned>& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); };
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& gpu : inventory.gpus) {
+    gpus.push_back({{"index", gpu.index},
+                    {"name", gpu.name},
+                    {"compute_capability", gpu.compute_capability},
+                    {"nvlink", {{"links", gpu.nvlinks},
+                                {"active", gpu.nvlinks_active},
+                                {"to_nvswitch", gpu.nvlinks_to_nvswitch},
+                                {"version_code", or_null(gpu.nvlink_version_code)},
+                                {"version", gpu.nvlink_version_code ? nlohmann::json(compute::nvlink_version_name(*gpu.nvlink_version_code)) : nlohmann::json(nullptr)}}},
+                    {"nvswitch", gpu.nvlinks_to_nvswitch > 0},
+                    {"pcie", {{"generation", or_null(gpu.pcie_generation)},
+                              {"max_generation", or_null(gpu.pcie_max_generation)},
+                              {"width", or_null(gpu.pcie_width)},
+                              {"max_width", or_null(gpu.pcie_max_width)}}}});
+  }
+  return {{"source", "nvml"}, {"library", printable(inventory.library)}, {"read", inventory.read}, {"note", inventory.note}, {"gpus", gpus}};
+}
 
 std::string host_facts_line(const std::optional<compute::HostInfo>& host) {
   if (!host) return "";
@@ -297,6 +319,9 @@ report::Context collect_context(World& world, const std::string& backend_name, c
   // driver, CUDA, MPI, NCCL and Gloo versions are in context.versions, from the libraries' own calls.
   context.machine = machine_of(context, host);
   context.machine["per_host"] = per_host_machines(context, facts_by_rank);
+  // Rank 0's host's GPUs and links, by NVML (rank 0 alone: NVML's start costs every caller, and
+  // only rank 0's context is written).
+  if (world.rank() == 0) context.machine["gpu_inventory"] = gpu_inventory_json(compute::probe_gpu_links());
   const EnvironmentLookup lookup = [](const char* name) -> const char* { return std::getenv(name); };
   context.scheduler = slurm_job_fields(lookup);
   // Only rank 0's context is written; the others need not ask the controller.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/gpu_links.h"
 #include "engines/host_info.h"
 #include "harness/flag_groups.h"
 #include "core/state_probe.h"
@@ -28,6 +29,10 @@ std::map<std::string, std::string> allow_listed_environment(char** environment);
 // context.machine: rank 0's CPU model, cores, threads, memory and caches (hwloc, left out when
 // `host` is empty: it could not be read), kernel, hosts, GPU models.
 nlohmann::json machine_of(const report::Context& context, const std::optional<compute::HostInfo>& host);
+
+// context.machine.gpu_inventory (schema 2.10): the GPUs and links NVML reports on this host, or
+// why there are none (docs/report-schema.md).
+nlohmann::json gpu_inventory_json(const compute::GpuLinkInventory& inventory);
 
 // One line of a host's machine facts (CPU model, cores, threads, memory), gathered from every rank;
 // empty when the host could not be probed.

@@ -38,7 +38,9 @@ constexpr int kSchemaMajor = 2;
 // 2.8: context.machine.nics and per_host[].nics, each host's network interfaces and their speed.
 // 2.9: concurrent groups (issue 62): a grouped collective row holds `groups` (each group's figures)
 //      and `aggregate`, its headline the slowest group's; context.options records the rule.
-constexpr int kSchemaMinor = 9;
+// 2.10: context.machine.gpu_inventory, rank 0's host's GPUs and their NVLink and PCIe links by
+//      NVML (or why NVML was not read); collbench explain picks a GPU run's entry from it.
+constexpr int kSchemaMinor = 10;
 constexpr int kOldestReadableMajor = 1;
 std::string schema_version();
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <map>
 
 #include "core/printable.h"
@@ -98,6 +99,98 @@ std::string gpu_model_of(const report::Report& report) {
   return gpus->front().value("model", "");
 }
 
+// One GPU as context.machine.gpu_inventory records it (2.10); a field of another type reads as
+// absent, so a hand-edited report cannot make explain throw.
+struct GpuLinkFacts {
+  std::string name, compute_capability;
+  unsigned nvlinks = 0, active = 0, to_nvswitch = 0;
+  std::optional<unsigned> version_code, pcie_generation, pcie_max_generation, pcie_width, pcie_max_width;
+};
+
+struct GpuInventory {
+  bool present = false, read = false;
+  std::string note;
+  std::vector<GpuLinkFacts> gpus;
+};
+
+std::optional<unsigned> count_at(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::int64_t>() > 1000000) return std::nullopt;
+  return static_cast<unsigned>(it->get<std::int64_t>());
+}
+
+std::string text_at(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return "";
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+GpuInventory inventory_of(const report::Report& report) {
+  GpuInventory inventory;
+  const auto found = report.context.machine.find("gpu_inventory");
+  if (found == report.context.machine.end() || !found->is_object()) return inventory;
+  inventory.present = true;
+  const auto read = found->find("read");
+  inventory.read = read != found->end() && read->is_boolean() && read->get<bool>();
+  inventory.note = text_at(*found, "note");
+  const auto gpus = found->find("gpus");
+  if (gpus == found->end() || !gpus->is_array()) return inventory;
+  for (const auto& gpu : *gpus) {
+    if (!gpu.is_object()) continue;
+    GpuLinkFacts facts;
+    facts.name = text_at(gpu, "name");
+    facts.compute_capability = text_at(gpu, "compute_capability");
+    const nlohmann::json nvlink = gpu.contains("nvlink") ? gpu.at("nvlink") : nlohmann::json();
+    facts.nvlinks = count_at(nvlink, "links").value_or(0);
+    facts.active = std::min(facts.nvlinks, count_at(nvlink, "active").value_or(0));
+    facts.to_nvswitch = std::min(facts.active, count_at(nvlink, "to_nvswitch").value_or(0));
+    facts.version_code = count_at(nvlink, "version_code");
+    const nlohmann::json pcie = gpu.contains("pcie") ? gpu.at("pcie") : nlohmann::json();
+    facts.pcie_generation = count_at(pcie, "generation");
+    facts.pcie_max_generation = count_at(pcie, "max_generation");
+    facts.pcie_width = count_at(pcie, "width");
+    facts.pcie_max_width = count_at(pcie, "max_width");
+    inventory.gpus.push_back(std::move(facts));
+  }
+  return inventory;
+}
+
+std::string pcie_text(const std::optional<unsigned>& generation, const std::optional<unsigned>& width) {
+  return (generation ? formatted("gen %u", *generation) : std::string("gen ?")) + (width ? formatted(" x%u", *width) : std::string(" x?"));
+}
+
+// "NVIDIA H200 (9.0): 18 of 18 NVLinks up (NVML version code 6), 18 to an NVSwitch; PCIe gen 5 x16 (at most gen 5 x16)"
+std::string facts_text(const GpuLinkFacts& gpu) {
+  std::string text = printable(gpu.name.empty() ? "a GPU without a name" : gpu.name) + (gpu.compute_capability.empty() ? "" : " (" + printable(gpu.compute_capability) + ")") + ": ";
+  if (gpu.nvlinks == 0) {
+    text += "no NVLink";
+  } else {
+    text += formatted("%u of %u NVLinks up", gpu.active, gpu.nvlinks);
+    if (gpu.version_code) text += formatted(" (NVML version code %u)", *gpu.version_code);
+    text += gpu.to_nvswitch > 0 ? formatted(", %u to an NVSwitch", gpu.to_nvswitch) : std::string(gpu.active > 0 ? ", GPU to GPU (no NVSwitch)" : "");
+  }
+  return text + "; PCIe " + pcie_text(gpu.pcie_generation, gpu.pcie_width) + " (at most " + pcie_text(gpu.pcie_max_generation, gpu.pcie_max_width) + ")";
+}
+
+// The NVLink generation of a GPU: by its architecture (the compute capability's major: every GPU of
+// one carries one NVLink generation), else by NVML's version code (nvmlNvlinkVersion_t: 1 is 1.0,
+// 2 and 3 are 2.x, 4 and 5 are 3.x, 6 is 4.0, 7 is 5.0). The architecture comes first because
+// NVML's code has been seen to say 5.0 on an H100 (vLLM's benchmarks work around it).
+std::optional<int> nvlink_generation(const GpuLinkFacts& gpu, std::string& disagreement) {
+  static const int kByCode[] = {0, 1, 2, 2, 3, 3, 4, 5};
+  std::optional<int> by_code;
+  if (gpu.version_code && *gpu.version_code < sizeof(kByCode) / sizeof(kByCode[0]) && *gpu.version_code > 0) by_code = kByCode[*gpu.version_code];
+  std::optional<int> by_architecture;
+  const int major = std::atoi(gpu.compute_capability.c_str());
+  if (major >= 6 && major <= 10) by_architecture = major - 5;  // Pascal 1, Volta 2, Ampere 3, Hopper 4, Blackwell 5
+  if (by_architecture && by_code && *by_architecture != *by_code) {
+    disagreement = formatted("NVML's version code %u says NVLink %d, compute capability %s says %d: taken as %d", *gpu.version_code, *by_code,
+                             printable(gpu.compute_capability).c_str(), *by_architecture, *by_architecture);
+  }
+  return by_architecture ? by_architecture : by_code;
+}
+
 // An entry's figure: its practical busbw, or its line rate (said so).
 void take_entry(Expectation& expectation, const LinkPeak& peak, double times, const std::string& what) {
   expectation.line_rate_only = !peak.practical_gbps;
@@ -105,6 +198,96 @@ void take_entry(Expectation& expectation, const LinkPeak& peak, double times, co
   expectation.line_gbps = peak.line_gbps * times;
   expectation.basis = what + ": " + (peak.practical_gbps ? formatted("%.4g GB/s busbw", *peak.practical_gbps) : formatted("line rate %.4g GB/s (no practical figure)", peak.line_gbps)) +
                       (times != 1 ? formatted(" x %g", times) : std::string()) + " (" + peak.name + ", " + peak.origin + "; source: " + peak.source + ")";
+}
+
+// NCCL's all_reduce on NVSwitches that reduce (NVLS) is what users see there unless the run says
+// otherwise: an algorithm captured or forced without NVLS, or NCCL_NVLS_ENABLE=0. The source's
+// figure is for 8 GPUs of one host, so fewer ranks keep the link's own entry.
+bool runs_nvls(const report::Report& report, const std::string& algorithms) {
+  if (algorithms.find("nvls") != std::string::npos) return true;
+  if (algorithms.find_first_not_of(' ') != std::string::npos) return false;
+  const std::string forced = lower_case(env_of(report, "NCCL_ALGO"));
+  return report.context.world_size >= 8 && env_of(report, "NCCL_NVLS_ENABLE") != "0" && (forced.empty() || forced.find("nvls") != std::string::npos);
+}
+
+// The entry of a GPU run picked from its links as NVML reported them: NVLinks to an NVSwitch give
+// nvlink<generation> (its -nvls entry for all_reduce where NVLS runs), scaled by the links up of
+// those NVML lists; no NVLink up gives pcie<generation>-x16, scaled by the lanes. False, with
+// why_not, where the inventory cannot pick (the name mapping is then used).
+bool pick_from_inventory(Expectation& expectation, const report::Report& report, const ExpectedPeaks& peaks, const std::string& gpu, std::string& why_not) {
+  const GpuInventory inventory = inventory_of(report);
+  if (!inventory.present) {
+    why_not = "the report has no NVML inventory (context.machine.gpu_inventory, schema 2.10)";
+    return false;
+  }
+  if (!inventory.read) {
+    why_not = "NVML was not read on the run's host (" + printable(inventory.note) + ")";
+    return false;
+  }
+  const GpuLinkFacts* slowest = nullptr;  // the GPU of this model with the fewest links up bounds a collective
+  int count = 0;
+  for (const auto& facts : inventory.gpus) {
+    if (facts.name != gpu) continue;
+    ++count;
+    if (!slowest || facts.active < slowest->active || (facts.active == slowest->active && facts.pcie_width < slowest->pcie_width)) slowest = &facts;
+  }
+  if (!slowest) {
+    why_not = "NVML lists no GPU named '" + printable(gpu) + "'";
+    return false;
+  }
+  const GpuLinkFacts& facts = *slowest;
+  expectation.inventory = (count > 1 ? formatted("%dx ", count) : std::string()) + facts_text(facts);
+  if (facts.active > 0) {
+    if (facts.to_nvswitch == 0) {
+      why_not = "its NVLinks join GPUs directly (no NVSwitch, by NVML), and the table's NVLink entries are for NVSwitch systems";
+      return false;
+    }
+    std::string disagreement;
+    const std::optional<int> generation = nvlink_generation(facts, disagreement);
+    if (!generation) {
+      why_not = "NVML gives neither a compute capability nor an NVLink version";
+      return false;
+    }
+    const std::string key = formatted("nvlink%d", *generation);
+    const LinkPeak* link = peaks.link(key);
+    if (!link) {
+      why_not = "no entry '" + key + "' in the table for NVLink " + std::to_string(*generation);
+      return false;
+    }
+    if (report.benchmark == "all_reduce" && runs_nvls(report, algorithms_of(report))) {
+      if (const LinkPeak* nvls = peaks.link(key + "-nvls")) link = nvls;
+    }
+    const double up = static_cast<double>(facts.active) / facts.nvlinks;
+    if (facts.active < facts.nvlinks) {
+      expectation.link_reasons.push_back({"nvlink_down", formatted("%u of the GPU's %u NVLinks are down (NVML): the expected figure is scaled to the %u up", facts.nvlinks - facts.active,
+                                                                   facts.nvlinks, facts.active)});
+    }
+    expectation.path = "intra-host: " + link->name;
+    expectation.picked_by = "nvml";
+    expectation.pick_note = disagreement;
+    take_entry(expectation, *link, up, "within the host, by NVML: " + expectation.inventory);
+    return true;
+  }
+  const std::optional<unsigned> generation = facts.pcie_max_generation ? facts.pcie_max_generation : facts.pcie_generation;
+  const std::optional<unsigned> width = facts.pcie_width ? facts.pcie_width : facts.pcie_max_width;
+  if (!generation || !width) {
+    why_not = "NVML gives no NVLink up and no PCIe generation and width";
+    return false;
+  }
+  const std::string key = formatted("pcie%u-x16", *generation);
+  const LinkPeak* link = peaks.link(key);
+  if (!link) {
+    why_not = "no entry '" + key + "' in the table for PCIe gen " + std::to_string(*generation);
+    return false;
+  }
+  if (facts.pcie_max_width && *width < *facts.pcie_max_width) {
+    expectation.link_reasons.push_back({"pcie_narrow", formatted("the GPU's PCIe link runs at x%u of its x%u lanes (NVML): the expected figure is scaled to them", *width,
+                                                                 *facts.pcie_max_width)});
+  }
+  expectation.path = "intra-host: " + link->name;
+  expectation.picked_by = "nvml";
+  take_entry(expectation, *link, *width / 16.0, "within the host over PCIe, by NVML: " + expectation.inventory);
+  return true;
 }
 
 std::vector<SizeRange> ranges_of(const LoadedReport& loaded, std::string& note) {
@@ -232,6 +415,12 @@ Expectation expectation_of(const report::Report& report, const ExpectedPeaks& pe
   }
   const std::string gpu = gpu_model_of(report);
   if (!gpu.empty()) {
+    std::string why_not;
+    if (pick_from_inventory(expectation, report, peaks, gpu, why_not)) return expectation;
+    // No pick from the links: the table's gpu lines, by the model's name, said so.
+    expectation.link_reasons.clear();
+    expectation.picked_by = "name";
+    expectation.pick_note = "picked by the GPU's name, not its links: " + why_not;
     const LinkPeak* link = peaks.link_of_gpu(gpu);
     if (!link) {
       expectation.path = "intra-host: " + gpu;
@@ -307,8 +496,9 @@ Explanation explain_report(const LoadedReport& loaded, const ExpectedPeaks& peak
   const std::string algorithms = algorithms_of(report);
   const bool gpu = !gpu_model_of(report).empty();
   auto& reasons = explanation.reasons;
+  const bool nvls_entry = expected.path.size() > 5 && expected.path.compare(expected.path.size() - 5, 5, "-nvls") == 0;
   if (gpu && report.benchmark == "all_reduce" && explanation.hosts == 1 &&
-      (algorithms.find("nvls") != std::string::npos || (expected.line_gbps && busbw > *expected.line_gbps))) {
+      (nvls_entry || algorithms.find("nvls") != std::string::npos || (expected.line_gbps && busbw > *expected.line_gbps))) {
     reasons.push_back({"nvls", "NVLS: the NVSwitch reduces in the switch, so all_reduce's busbw is not bandwidth on the wire and can pass the link's line rate (NVIDIA/nccl-tests#212)"});
   }
   if (explanation.hosts > 1 && report.benchmark == "all_reduce" &&
@@ -349,7 +539,27 @@ Explanation explain_report(const LoadedReport& loaded, const ExpectedPeaks& peak
     const std::string value = env_of(report, name);
     if (!value.empty()) reasons.push_back({"channels", std::string("channels set by ") + name + "=" + value + ": fewer channels drive fewer links and SMs"});
   }
+  reasons.insert(reasons.end(), expected.link_reasons.begin(), expected.link_reasons.end());
+  explanation.gpu_inventory = gpu_inventory_line(report);
   return explanation;
+}
+
+std::string gpu_inventory_line(const report::Report& report) {
+  const GpuInventory inventory = inventory_of(report);
+  if (!inventory.present) return "";
+  if (!inventory.read) return "NVML not read: " + printable(inventory.note);
+  if (inventory.gpus.empty()) return "NVML: no GPU";
+  // Alike GPUs once, with their count, in NVML's order.
+  std::vector<std::pair<std::string, int>> kinds;
+  for (const auto& gpu : inventory.gpus) {
+    const std::string text = facts_text(gpu);
+    const auto it = std::find_if(kinds.begin(), kinds.end(), [&text](const auto& kind) { return kind.first == text; });
+    if (it == kinds.end()) kinds.push_back({text, 1});
+    else ++it->second;
+  }
+  std::string line = "NVML: ";
+  for (std::size_t i = 0; i < kinds.size(); ++i) line += (i ? "; " : "") + (kinds[i].second > 1 ? formatted("%dx ", kinds[i].second) : std::string()) + kinds[i].first;
+  return line;
 }
 
 namespace {
@@ -384,7 +594,11 @@ std::string words_of(const Explanation& e) {
   } else {
     text += std::string(e.busbw_gbps ? "; " : "") + "cannot say over " + x.path + ": " + x.missing + ".";
   }
+  if (!x.pick_note.empty()) text += " (" + x.pick_note + ")";
   if (!e.reasons.empty()) text += " Reasons: " + reasons_text(e.reasons) + ".";
+  // The host's GPUs where NVML listed some and the entry was not picked from them (a CPU run on a
+  // GPU host, or a name pick): what the links were, beside what was expected.
+  if (e.gpu_inventory.rfind("NVML: ", 0) == 0 && e.gpu_inventory != "NVML: no GPU" && x.picked_by != "nvml") text += " GPUs of the host: " + e.gpu_inventory + ".";
   return text;
 }
 
@@ -402,7 +616,9 @@ nlohmann::json json_of(const Explanation& e) {
           {"ranges", ranges}, {"fit_note", e.fit_note}, {"busbw_gbps", or_null(e.busbw_gbps)}, {"busbw_at_bytes", e.busbw_at_bytes},
           {"busbw_per_nic_gbps", or_null(e.busbw_per_nic_gbps)},
           {"expected", {{"path", x.path}, {"busbw_gbps", or_null(x.expected_gbps)}, {"line_rate_only", x.line_rate_only}, {"line_gbps", or_null(x.line_gbps)},
-                        {"nics_per_host", x.nics_per_host}, {"basis", x.basis}, {"missing", x.missing}}},
+                        {"nics_per_host", x.nics_per_host}, {"basis", x.basis}, {"missing", x.missing}, {"picked_by", x.picked_by},
+                        {"pick_note", x.pick_note}, {"inventory", x.inventory}}},
+          {"gpu_inventory", e.gpu_inventory.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.gpu_inventory)},
           {"fraction", or_null(e.fraction)}, {"low_below", kLowFraction}, {"verdict", e.verdict}, {"reasons", reasons},
           {"words", words_of(e)}};
 }

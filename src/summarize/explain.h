@@ -29,6 +29,11 @@ std::optional<MemoryCeiling> memory_ceiling_of(const std::vector<LoadedReport>& 
 // The verdict's line: below this fraction of the expected figure a collective is `low`.
 constexpr double kLowFraction = 0.7;
 
+struct Reason {
+  std::string code;  // nvls, tree, cache, small, one_nic, cpu_fallback, tcp, channels, nvlink_down, pcie_narrow
+  std::string text;
+};
+
 // What one collective report should reach, from its inventory (context.machine).
 struct Expectation {
   std::string path;                        // "inter-host: 4 NICs of 200 Gbit/s a host", "intra-host: nvlink4"
@@ -43,11 +48,12 @@ struct Expectation {
   bool upper_bound_only = false;
   std::string basis;                       // how the figure was made and its source
   std::string missing;                     // when expected_gbps is none: what is missing
-};
-
-struct Reason {
-  std::string code;  // nvls, tree, cache, small, one_nic, cpu_fallback, tcp, channels
-  std::string text;
+  // A GPU run's entry: "nvml" (picked from the GPU's links, context.machine.gpu_inventory) or
+  // "name" (from the model name, the table's gpu lines: no usable inventory, and pick_note says why).
+  std::string picked_by;
+  std::string pick_note;
+  std::string inventory;                   // the facts the pick read: "NVIDIA H200 (9.0): 18 of 18 NVLinks up, ..."
+  std::vector<Reason> link_reasons;        // what those facts say about a gap (a link down, a narrow PCIe link)
 };
 
 struct SizeRange {
@@ -69,7 +75,13 @@ struct Explanation {
   std::optional<double> fraction;
   std::string verdict;                     // "ok", "low", "cannot say"
   std::vector<Reason> reasons;
+  std::string gpu_inventory;               // the host's GPUs by NVML, one line; empty where none were read
 };
+
+// One line of what NVML reported on the report's host (context.machine.gpu_inventory, 2.10):
+// "NVML: 8x NVIDIA H200 (9.0): 18 of 18 NVLinks up (NVLink 4.0), 18 to an NVSwitch; PCIe gen 5 x16
+// (at most gen 5 x16)", "NVML not read: ..." or empty where the report has no inventory.
+std::string gpu_inventory_line(const report::Report& report);
 
 // Throws InputError only for reports it cannot read as collectives. Without fit_ranges the
 // alpha-beta fit (a bootstrap: the slow part) is skipped and `ranges` stays empty.

@@ -2,7 +2,8 @@
 # CTest cluster.model_two_hosts: a smoke run of `collbench model` on measured cluster reports. The
 # star cluster of scripts/cluster/lib.sh with two hosts and a shaped link (1 ms, 1gbit); ring
 # all_reduce at 2 ranks (one per host) and 4 ranks (two per host), a few sizes; then model fit
-# from both, predict 8 ranks at 4 per host and at a slower link, and ddp from a ddp_step_perf run.
+# from both, predict 8 ranks at 4 per host and at a slower link, and ddp from a ddp_step_perf run;
+# collbench explain on the 2-rank report against the shaped rate.
 # Checks that every command succeeds and the fit names two levels; speed and error are not
 # asserted (the validation with figures is scripts/validate/model_on_cluster.sh, on demand).
 # Exit 77 (skipped) where the machine cannot host the simulation.
@@ -56,6 +57,20 @@ done
 "$collbench" model ddp "$work/model.json" "$work/ddp.json" --np 8 --ranks-per-host 4 --bucket-mb 1,4 >"$work/ddp.txt" 2>&1 ||
   { echo "FAIL: model ddp"; cat "$work/ddp.txt"; failed=1; }
 grep -q "^note: best:" "$work/ddp.txt" || { echo "FAIL: model ddp names no best setting"; cat "$work/ddp.txt"; failed=1; }
+# collbench explain across the two hosts, against the rate the link was shaped to (an --expect
+# inter-host entry, as results/explain/cluster-* were): the inter-host path and that rate, and a
+# verdict made (which one rests on timings: not asserted).
+printf 'link inter-host | 1gbit | - | tc rate of the shaped link (star_shape 1gbit) | the link between the hosts\n' > "$work/shaped.peaks"
+"$collbench" explain --json --expect "$work/shaped.peaks" "$work/np2.json" >"$work/explain.json" 2>"$work/explain.err" ||
+  { echo "FAIL: explain"; cat "$work/explain.err"; failed=1; }
+python3 - "$work/explain.json" <<'PY' || failed=1
+import json, sys
+e = json.load(open(sys.argv[1]))["explanations"][0]
+x = e["expected"]
+good = e["hosts"] == 2 and x["path"] == "inter-host" and x["busbw_gbps"] == 0.125 and x["line_rate_only"] and e["verdict"] in ("ok", "low")
+print("ok: explain names the inter-host path at the shaped 1 Gbit/s" if good else "FAIL: explain across hosts: %s" % json.dumps(e)[:2000])
+sys.exit(0 if good else 1)
+PY
 star_down >/dev/null 2>&1
 for ns in "$CB_CLUSTER_PREFIX-host-a" "$CB_CLUSTER_PREFIX-host-b" "$CB_CLUSTER_PREFIX-switch"; do
   [ -e "/run/netns/$ns" ] && { echo "FAIL: namespace $ns left behind"; failed=1; }

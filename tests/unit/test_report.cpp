@@ -192,7 +192,7 @@ TEST(ReportJson, ProbesBetweenCyclesMatchTheCycles) {
 TEST(ReportJson, TypesAreJsonTypes) {
   const nlohmann::json document = to_json(sample_report());
   EXPECT_TRUE(document["schema_version"].is_string());
-  EXPECT_EQ(document["schema_version"], "2.9");
+  EXPECT_EQ(document["schema_version"], "2.10");
   EXPECT_EQ(document["results"][0]["kind"], "collective");
   EXPECT_TRUE(document["results"][0]["bytes"].is_number_unsigned());
   EXPECT_TRUE(document["results"][0]["time_us"]["mean"].is_number_float());
