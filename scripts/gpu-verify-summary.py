@@ -325,6 +325,30 @@ def capture_section(work, collbench):
     return lines
 
 
+def explain_section(work):
+    """The explain step's explanations: each collective's busbw beside its expected-peak entry, and
+    the GPUs and links the reports' NVML inventory holds (what picked the entry, or why the name did)."""
+    path = os.path.join(work, "explain", "explain.json")
+    if not os.path.exists(path):
+        return []
+    text = read(path)  # the command on its first line (gpu-verify.sh's run_logged), then the JSON
+    try:
+        explanations = json.loads(text[text.index("{"):])["explanations"]
+    except (ValueError, KeyError) as error:
+        return ["## Expected peaks (`collbench explain`)", "", f"explain/explain.json cannot be read: {error}"]
+    lines = ["## Expected peaks (`collbench explain`)", ""]
+    inventories = sorted({e.get("gpu_inventory") or "no NVML inventory in the report" for e in explanations})
+    lines += [f"- GPUs of the host: {line}" for line in inventories] + [""]
+    lines += ["| report | busbw GB/s | expected GB/s | of expected | verdict | entry | picked by | note |", "|---|---|---|---|---|---|---|---|"]
+    for e in explanations:
+        x = e["expected"]
+        note = (x.get("pick_note") or x.get("missing") or "").replace("|", "/")
+        lines.append(f"| {os.path.basename(e['report'])} | {fmt(e.get('busbw_gbps'), 3)} | {fmt(x.get('busbw_gbps'), 3)} | "
+                     f"{fmt(100 * e['fraction'], 0) + ' %' if e.get('fraction') is not None else '–'} | {e['verdict']} | {x['path']} | "
+                     f"{x.get('picked_by') or '–'} | {note} |")
+    return lines
+
+
 def timeout_section(work, collbench):
     lines = []
     logs = sorted(glob.glob(os.path.join(work, "timeout", "*.log")))
@@ -400,6 +424,7 @@ def main(argv):
         out += copy_section(work, collbench) + [""]
         out += capture_section(work, collbench) + [""]
         out += timeout_section(work, collbench) + [""]
+        out += explain_section(work) + [""]
     except (OSError, ValueError, KeyError) as error:
         fail(f"cannot read the results: {error}")
     if UNREADABLE:

@@ -527,17 +527,39 @@ optional_run() {
 }
 
 # collbench explain on this lease's own reports: each collective's peak bus bandwidth against the
-# expected-peak table's entry for this GPU, with the copy and memory ceilings measured here.
+# expected-peak table's entry for this GPU, with the copy and memory ceilings measured here. The
+# step's note puts the host's GPUs and links as the reports' NVML inventory has them beside the entry
+# they picked (or why the model's name picked it), and nvidia-smi's own view of the links is kept
+# beside, to check that reading on real hardware.
 step_explain() {
-  local dir="$work/explain" reports=() ceilings=()
+  local dir="$work/explain" reports=() ceilings=() start=$(date +%s) beside
   "$bin/collbench" explain --help > /dev/null 2>&1 || { record measure explain skipped 0 "this build has no collbench explain"; return; }
   # The collective reports only: explain refuses a file of another kind named on its command line.
   mapfile -t reports < <({ find "$work/collectives" -name 'collbench-*.json'; find "$work/test" -name '*.json' ! -name 'comm_init.json'; } 2>/dev/null | sort)
   [ ${#reports[@]} -gt 0 ] || { record measure explain skipped 0 "no collective report yet (run collectives or the test phase first)"; return; }
   for ceiling in "$work/copy/membw.json" "$work/copy/copy_perf.json"; do [ -s "$ceiling" ] && ceilings+=(--ceilings "$ceiling"); done
   mkdir -p "$dir"
-  optional_run explain "$dir/explain.txt" 120 "$bin/collbench" explain "${ceilings[@]}" "${reports[@]}" &&
-    run_logged 60 "$dir/explain.json" "$bin/collbench" explain --json "${ceilings[@]}" "${reports[@]}"
+  { nvidia-smi nvlink -s; nvidia-smi topo -m; } > "$dir/nvidia-smi-links.txt" 2>&1
+  if ! run_logged "$(limit_for 120)" "$dir/explain.txt" "$bin/collbench" explain "${ceilings[@]}" "${reports[@]}" ||
+     ! run_logged "$(limit_for 60)" "$dir/explain.json" "$bin/collbench" explain --json "${ceilings[@]}" "${reports[@]}"; then
+    record measure explain FAILED $(( $(date +%s) - start )) "explain/explain.txt: $(grep -h -m1 -i 'error' "$dir"/explain.* | cut -c1-160)"; status=1
+    return
+  fi
+  # The log's first line is the command (run_logged); the JSON follows it.
+  beside=$(python3 - "$dir/explain.json" <<'PY' 2>&1 | tr '\t\n' '  ' | cut -c1-600
+import json, sys
+text = open(sys.argv[1]).read()
+explanations = json.loads(text[text.index("{"):])["explanations"]
+gpu = [e for e in explanations if e["expected"].get("picked_by")]
+e = (gpu or explanations)[0]
+x = e["expected"]
+line = (e.get("gpu_inventory") or "no NVML inventory in the reports") + "; expected: " + x["path"]
+if x.get("picked_by"):
+    line += " (picked by " + x["picked_by"] + (": " + x["pick_note"] if x.get("pick_note") else "") + ")"
+print(line)
+PY
+)
+  record measure explain ok $(( $(date +%s) - start )) "explain/explain.txt; $beside"
 }
 
 # replay_perf on NCCL with the committed fixture trace, at as many ranks as GPUs (at most the trace's).

@@ -57,6 +57,10 @@ done
 
 # The fake machine's environment, and gpu-verify.sh's arguments for its test phase.
 machine=(env PATH="$work/fakebin:$PATH" PYTHONPATH="$work/site" COLLBENCH_LOCAL_LAUNCHER=env BUILD_DIR="$build")
+# NVML as an H200 SXM host answers it (the tests' stand-in, tests/compute/fake_nvml.cpp), where this
+# build made it: the reports' inventory, which the explain step shows beside the entry.
+fake_nvml="$real_build/test-lib/libcollbench_fake_nvml_sxm.so"
+[ -f "$fake_nvml" ] && machine+=(COLLBENCH_NVML_LIBRARY="$fake_nvml")
 test_phase=(bash "$script" --nccl-tests "$work/nccl-tests" --phase test --test-sizes 8,64,8)
 
 # kill_once_packed ARCHIVE ENTRY: waits (120 s at most) until the command started in the background
@@ -145,6 +149,14 @@ for gpus in 1 2; do
       [[ $line == skipped*"$want"* ]] || fail "$step at $gpus GPU(s): want skipped ($want), got '$line'"
     fi
   done
+  # The explain step's note: the host's GPUs and links by NVML beside the entry the reports got.
+  if [ -f "$fake_nvml" ] && [ -n "$("$real_build/bin/collbench" explain --help 2>/dev/null)" ]; then
+    note=$(grep -P "^measure\texplain\t" "$build/verify/steps.tsv" | tail -n 1 | cut -f5)
+    [[ $note == *"NVML: 8x NVIDIA H200 (9.0): 18 of 18 NVLinks up (NVML version code 6), 18 to an NVSwitch; PCIe gen 5 x16"*"; expected: intra-host"* ]] ||
+      fail "the explain step's note lacks NVML's inventory beside the entry: '$note'"
+    grep -q "^- GPUs of the host: NVML: 8x NVIDIA H200 (9.0): 18 of 18 NVLinks up" "$work/out7-$gpus/summary.md" ||
+      fail "the summary has no expected-peaks section with NVML's inventory: $(grep -A3 'Expected peaks' "$work/out7-$gpus/summary.md")"
+  fi
   tar -tzf "$work/out7-$gpus/gpu-verify.tar.gz" > "$work/list7" || fail "no archive: $(tail -n 3 "$work/run7-$gpus.out")"
   grep -qx "verify/steps.tsv" "$work/list7" || fail "the optional steps' archive lacks steps.tsv: $(head -n 5 "$work/list7")"
 done
