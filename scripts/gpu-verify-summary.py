@@ -333,7 +333,7 @@ def explain_section(work):
         return []
     text = read(path)  # the command on its first line (gpu-verify.sh's run_logged), then the JSON
     try:
-        explanations = json.loads(text[text.index("{"):])["explanations"]
+        explanations = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["explanations"]
     except (ValueError, KeyError) as error:
         return ["## Expected peaks (`collbench explain`)", "", f"explain/explain.json cannot be read: {error}"]
     lines = ["## Expected peaks (`collbench explain`)", ""]

@@ -538,7 +538,7 @@ step_explain() {
   mapfile -t reports < <({ find "$work/collectives" -name 'collbench-*.json'; find "$work/test" -name '*.json' ! -name 'comm_init.json'; } 2>/dev/null | sort)
   [ ${#reports[@]} -gt 0 ] || { record measure explain skipped 0 "no collective report yet (run collectives or the test phase first)"; return; }
   for ceiling in "$work/copy/membw.json" "$work/copy/copy_perf.json"; do [ -s "$ceiling" ] && ceilings+=(--ceilings "$ceiling"); done
-  mkdir -p "$dir"
+  mkdir -p "$dir"; rm -f "$dir/explain.txt" "$dir/explain.json"  # run_logged appends: a step run again starts afresh
   { nvidia-smi nvlink -s; nvidia-smi topo -m; } > "$dir/nvidia-smi-links.txt" 2>&1
   if ! run_logged "$(limit_for 120)" "$dir/explain.txt" "$bin/collbench" explain "${ceilings[@]}" "${reports[@]}" ||
      ! run_logged "$(limit_for 60)" "$dir/explain.json" "$bin/collbench" explain --json "${ceilings[@]}" "${reports[@]}"; then
@@ -549,7 +549,7 @@ step_explain() {
   beside=$(python3 - "$dir/explain.json" <<'PY' 2>&1 | tr '\t\n' '  ' | cut -c1-600
 import json, sys
 text = open(sys.argv[1]).read()
-explanations = json.loads(text[text.index("{"):])["explanations"]
+explanations = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]["explanations"]
 gpu = [e for e in explanations if e["expected"].get("picked_by")]
 e = (gpu or explanations)[0]
 x = e["expected"]

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 
 #include "core/printable.h"
 #include "summarize/input_error.h"
@@ -205,7 +206,11 @@ void take_entry(Expectation& expectation, const LinkPeak& peak, double times, co
 // figure is for 8 GPUs of one host, so fewer ranks keep the link's own entry.
 bool runs_nvls(const report::Report& report, const std::string& algorithms) {
   if (algorithms.find("nvls") != std::string::npos) return true;
-  if (algorithms.find_first_not_of(' ') != std::string::npos) return false;
+  // Rows say "default" where the backend could not tell what ran (no --capture-algo, nothing forced).
+  std::istringstream words(algorithms);
+  for (std::string word; words >> word;) {
+    if (word != "default") return false;
+  }
   const std::string forced = lower_case(env_of(report, "NCCL_ALGO"));
   return report.context.world_size >= 8 && env_of(report, "NCCL_NVLS_ENABLE") != "0" && (forced.empty() || forced.find("nvls") != std::string::npos);
 }

@@ -11,7 +11,7 @@
 
 #include "engines/nvml_abi.h"
 
-#ifndef FAKE_NVML_LAYOUT
+#if !defined(FAKE_NVML_LAYOUT) || FAKE_NVML_LAYOUT < 1 || FAKE_NVML_LAYOUT > 3
 #error "FAKE_NVML_LAYOUT must be 1, 2 or 3"
 #endif
 

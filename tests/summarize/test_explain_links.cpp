@@ -35,7 +35,7 @@ LoadedReport on_host_with(double busbw, const std::string& model, const nlohmann
 
 nlohmann::json eight(const nlohmann::json& gpu) { return nlohmann::json::array({gpu, gpu, gpu, gpu, gpu, gpu, gpu, gpu}); }
 
-bool has_reason(const Explanation& e, const std::string& code) {
+bool has_link_reason(const Explanation& e, const std::string& code) {
   return std::any_of(e.reasons.begin(), e.reasons.end(), [&](const Reason& r) { return r.code == code; });
 }
 
@@ -63,7 +63,7 @@ TEST(ExplainLinks, AllReduceOnEightGpusOfAnNvSwitchExpectsNvlsUnlessTheRunSaysOt
   const Explanation nvls = explain_report(eight_ranks, peaks, std::nullopt);
   EXPECT_EQ(nvls.expectation.path, "intra-host: nvlink4-nvls");
   EXPECT_DOUBLE_EQ(*nvls.expectation.expected_gbps, 480);
-  EXPECT_TRUE(has_reason(nvls, "nvls"));
+  EXPECT_TRUE(has_link_reason(nvls, "nvls"));
   LoadedReport disabled = eight_ranks;
   disabled.report.context.env["NCCL_NVLS_ENABLE"] = "0";
   EXPECT_EQ(explain_report(disabled, peaks, std::nullopt).expectation.path, "intra-host: nvlink4");
@@ -81,19 +81,20 @@ TEST(ExplainLinks, LinksDownOrLanesMissingScaleTheFigureAndSayWhy) {
   gpus[5] = nvml_gpu("NVIDIA H200", 18, 16, 16, 6, 16);  // the slowest GPU bounds the collective
   const Explanation down = explain_report(on_host_with(300, "NVIDIA H200", gpus), peaks, std::nullopt);
   EXPECT_DOUBLE_EQ(*down.expectation.expected_gbps, 370.0 * 16 / 18);
-  EXPECT_TRUE(has_reason(down, "nvlink_down"));
+  EXPECT_TRUE(has_link_reason(down, "nvlink_down"));
   EXPECT_EQ(down.expectation.inventory.rfind("8x NVIDIA H200 (9.0): 16 of 18 NVLinks up", 0), 0u) << down.expectation.inventory;
   // PCIe only: the model's name has no entry, the links do; x8 of x16 halves the line rate.
   const nlohmann::json pcie = {nvml_gpu("NVIDIA H100 PCIe", 0, 0, 0, 0, 16), nvml_gpu("NVIDIA H100 PCIe", 0, 0, 0, 0, 8)};
-  const Explanation narrow = explain_report(on_host_with(12, "NVIDIA H100 PCIe", pcie), peaks, std::nullopt);
+  const Explanation narrow = explain_report(on_host_with(25, "NVIDIA H100 PCIe", pcie), peaks, std::nullopt);
   EXPECT_EQ(narrow.expectation.path, "intra-host: pcie5-x16");
   EXPECT_TRUE(narrow.expectation.line_rate_only);
-  EXPECT_DOUBLE_EQ(*narrow.expectation.expected_gbps, 31.5 / 2);
-  EXPECT_TRUE(has_reason(narrow, "pcie_narrow"));
+  EXPECT_DOUBLE_EQ(*narrow.expectation.expected_gbps, 63.0 / 2);  // PCIe 5.0 x16: 63 GB/s a direction
+  EXPECT_TRUE(has_link_reason(narrow, "pcie_narrow"));
   EXPECT_EQ(narrow.verdict, "ok");
-  const Explanation full = explain_report(on_host_with(10, "NVIDIA H100 PCIe", {nvml_gpu("NVIDIA H100 PCIe", 0, 0, 0, 0, 16)}), peaks, std::nullopt);
-  EXPECT_DOUBLE_EQ(*full.expectation.expected_gbps, 31.5);
-  EXPECT_FALSE(has_reason(full, "pcie_narrow"));
+  const Explanation full = explain_report(on_host_with(25, "NVIDIA H100 PCIe", nlohmann::json::array({nvml_gpu("NVIDIA H100 PCIe", 0, 0, 0, 0, 16)})), peaks,
+                                          std::nullopt);
+  EXPECT_DOUBLE_EQ(*full.expectation.expected_gbps, 63);
+  EXPECT_FALSE(has_link_reason(full, "pcie_narrow"));
   EXPECT_EQ(full.verdict, "low");
 }
 
@@ -123,15 +124,16 @@ TEST(ExplainLinks, WithoutUsableLinksTheNamePicksAndSaysWhy) {
   EXPECT_EQ(by_name(unread).pick_note, "picked by the GPU's name, not its links: NVML was not read on the run's host (nvmlInit_v2: Driver Not Loaded (9))");
   EXPECT_EQ(explain_report(unread, peaks, std::nullopt).gpu_inventory, "NVML not read: nvmlInit_v2: Driver Not Loaded (9)");
   // NVML lists other GPUs.
-  EXPECT_NE(by_name(on_host_with(350, "NVIDIA H200", {nvml_gpu("NVIDIA L4", 0, 0, 0, 0, 16)})).pick_note.find("NVML lists no GPU named 'NVIDIA H200'"),
+  EXPECT_NE(by_name(on_host_with(350, "NVIDIA H200", nlohmann::json::array({nvml_gpu("NVIDIA L4", 0, 0, 0, 0, 16)}))).pick_note.find("NVML lists no GPU named 'NVIDIA H200'"),
             std::string::npos);
   // NVLink bridges between pairs (H200 NVL): no NVSwitch, no table entry, and the name has none either.
-  const Expectation bridged = by_name(on_host_with(100, "NVIDIA H200 NVL", {nvml_gpu("NVIDIA H200 NVL", 18, 18, 0, 6, 16)}));
+  const Expectation bridged = by_name(on_host_with(100, "NVIDIA H200 NVL", nlohmann::json::array({nvml_gpu("NVIDIA H200 NVL", 18, 18, 0, 6, 16)})));
   EXPECT_EQ(bridged.picked_by, "name");
   EXPECT_FALSE(bridged.expected_gbps.has_value());
   EXPECT_NE(bridged.pick_note.find("join GPUs directly (no NVSwitch, by NVML)"), std::string::npos) << bridged.pick_note;
   // A field of another type reads as absent: no throw, and the PCIe-less, NVLink-less GPU cannot pick.
-  LoadedReport hostile = on_host_with(350, "NVIDIA H200", {{{"name", "NVIDIA H200"}, {"nvlink", "many"}, {"pcie", {{"width", -3}}}}});
+  const nlohmann::json hostile_gpu = {{"name", "NVIDIA H200"}, {"nvlink", "many"}, {"pcie", {{"width", -3}}}};
+  LoadedReport hostile = on_host_with(350, "NVIDIA H200", nlohmann::json::array({hostile_gpu}));
   EXPECT_NE(by_name(hostile).pick_note.find("NVML gives no NVLink up and no PCIe generation and width"), std::string::npos) << by_name(hostile).pick_note;
 }
 
