@@ -8,12 +8,9 @@
 # change's one 30 % slower) and links the real collbench, so no compiler runs here.
 # usage: ci_perf_base_ref.sh COLLBENCH FIXTURE_DIR (tests/data/summarize/compare: base.json, slower.json)
 set -uo pipefail
-collbench=$1 fixtures=$2
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-scripts="$here/../../scripts"
-work=$(mktemp -d)
+collbench=$1 fixtures=$2 scripts="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../scripts" && pwd)"
+work=$(mktemp -d) failures=0
 trap 'rm -rf "$work"' EXIT
-failures=0
 fail() { echo "FAIL: $*"; tail -5 "$work/stderr" 2>/dev/null; failures=$((failures + 1)); }
 
 repo="$work/repo"
