@@ -1,6 +1,6 @@
 // Reading a report's JSON: every accessor names the key path it failed on, so a bad file gets one
 // precise sentence (ReportFormatError). Shared by the report reader (report_read.cpp) and the
-// kinds' reader views (pt2pt_view.cpp).
+// kinds' reader views (workloads/<kind>/report/: pt2pt_view.cpp).
 #pragma once
 
 #include <cmath>
@@ -88,5 +88,27 @@ class Reader {
  private:
   std::string where_;
 };
+
+// ===== What the reader (report_read.cpp) shares with the kinds' views of their own rows ======
+// How every timed row was measured, read the same way in every kind; keys an older report lacks
+// keep their defaults.
+void read_measurement(const Reader& reader, const nlohmann::json& object, Measurement& measured);
+// `path` in a row of the kind `spec`, or where an older report kept it (RowKindSpec::former_names);
+// nullptr when the row has neither.
+const nlohmann::json* find_row_field(const nlohmann::json& object, const RowKindSpec& spec, const std::string& path);
+// A report file's JSON, or ReportFormatError naming the path.
+nlohmann::json read_report_json(const std::string& path);
+// What `read` makes of a report file's JSON; any error names the path.
+template <typename Read>
+auto read_from_file(const std::string& path, Read read) {
+  const nlohmann::json document = read_report_json(path);
+  try {
+    return read(document);
+  } catch (const ReportFormatError& e) {
+    throw ReportFormatError(path + ": " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw ReportFormatError(path + ": " + std::string(e.what()));
+  }
+}
 
 }  // namespace collbench::report

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/stats.h"
+#include "report/row_kind.h"
 
 namespace collbench::report {
 
@@ -52,77 +53,9 @@ nlohmann::json json_or_null(const std::optional<T>& value) {
 // A figure that overflowed (an error of inf, NaN) as null: JSON has no such numbers.
 inline nlohmann::json finite_or_null(double value) { return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
-// ===== Row kinds: what a row identifies and what it measures, declared once =================
-// Every command of the summarizer works from this table instead of from one kind's fields, so a
-// GEMM or copy report is compared, tabled and plotted the way a collective one is.
-enum class RowKind { kCollective, kGemm, kStream, kCopy, kProbe, kDdpStep, kAlltoallv, kCommInit, kPointToPoint };
-// Rows in the collectives' layout, which nccl-tests' table reads: the collectives and alltoallv, whose rows add the traffic.
-bool has_collective_rows(RowKind kind);
-
-struct Report;
-
-struct FigureSpec {
-  const char* path;   // where the row holds it: "busbw_gbps", "probes.triad_gbps"
-  const char* name;   // what users call it (plot --metric): "busbw"
-  const char* label;  // axis label: "bus bandwidth (GB/s)"
-  bool higher_is_better;
-};
-
-// One column of a kind's text table: the live table a program prints as rows complete and
-// `collbench table`'s text form, both drawn by report/table.h's KindTableWriter.
-struct TableColumnSpec {
-  enum class Style { kText, kInteger, kFixed, kScientific, kRatio, kFlag };
-  const char* path;    // where the row holds it: "time_us.mean", "spread.ratio"
-  const char* header;  // "mean_us"
-  Style style = Style::kFixed;
-  int precision = 2;   // digits after the point (kFixed, kScientific, kRatio)
-  int width = 0;       // 0: the header's width, at least 8; text longer than it is cut
-  double scale = 1;    // shown value = stored value x scale (bytes shown as MB: 1e-6)
-};
-
-// What a report's "summary" holds, kept current by the driver as rows are added (RowSummary).
-enum class SummaryForm {
-  kRate,                 // rows, rows_checked, wrong_total, max_<headline> and, where the table shows one, worst_spread_ratio
-  kBusBandwidth,         // nccl-tests' footer: avg_busbw_gbps (mean over rows), max_busbw_gbps, wrong_total, rows, rows_checked
-  kSlowestCommunicator,  // comm_init: rows, the slowest method and size, its mean time
-  kByWorkload,           // none from the rows: the workload writes its own (envcheck's recommendation)
-};
-
-struct RowKindSpec {
-  RowKind kind;
-  const char* name;                         // the rows' "kind" value
-  // The report's "benchmark" of the one program that writes this kind's rows, by which a 1.x
-  // report (rows without "kind") is read; nullptr for the collectives, each program its own name.
-  const char* benchmark;
-  std::vector<const char*> key_fields;      // paths that identify a row besides its size, in display order
-  std::vector<const char*> size_fields;     // paths whose product places a row on the size axis
-  const char* size_column;                  // "bytes", "shape" (m x n x k), "rank"
-  const char* size_label;                   // plot axis label
-  bool size_is_magnitude;                   // sizes span decades: log axis (not so for a rank number)
-  const char* time_path;                    // "time_us" (stats; mean used), or nullptr: no timings
-  std::vector<FigureSpec> figures;          // figures[0] is the headline rate
-  // The headline rate is the whole job's throughput (ddp_step: samples/s), so scaling's speedup is
-  // the rate's ratio, which also holds when the work per rank changes with the world size.
-  bool headline_is_job_throughput = false;
-  std::vector<TableColumnSpec> table;  // the kind's text table, in order (empty for collectives: nccl-tests' table)
-  // Fields renamed since older reports: {path now, path before}. A row without the path now is read
-  // at the path before, by every reader (figures, table cells, the kind's own reader).
-  std::vector<std::pair<const char*, const char*>> former_names = {};
-  SummaryForm summary = SummaryForm::kRate;
-  // The kind's reader view of what it writes beside the envelope (Report::kind_fields), run by
-  // the reader so that a malformed report is refused when read; throws ReportFormatError. None:
-  // nothing of its own to check.
-  void (*check_kind_fields)(const Report& report) = nullptr;
-};
-
-const RowKindSpec& row_kind_spec(RowKind kind);
-const RowKindSpec* find_row_kind(const std::string& name);   // nullptr for an unknown name
-// A 1.x report has no per-row kind: its benchmark says which layout its rows have.
-RowKind row_kind_of_benchmark(const std::string& benchmark);
-
 // A row as every kind looks to the summarizer: its identity, its place on the size axis and its figures.
 struct Row {
-  RowKind kind = RowKind::kCollective;
+  RowKind kind;
   std::vector<std::pair<std::string, std::string>> keys;  // (key field, value as text), in the kind's order
   std::uint64_t size = 0;                 // product of the size fields: bytes, m*n*k, rank
   std::string size_text;                  // "1048576", "96x96x96"
@@ -193,7 +126,7 @@ struct Context {
 
 // How a timed row was measured, under the same keys in every kind: the loop's settings, the
 // statistics of its samples, the check and when the row completed. The driver fills it from the
-// measurement loop (harness/driver.h), the reader's typed view DdpStepRow holds it as its base,
+// measurement loop (harness/driver.h), a kind's typed reader view holds it as its base (ddp's DdpStepRow),
 // and one writer (row_json in report_json.h) writes it, so no kind writes these keys
 // its own way.
 struct Measurement {
@@ -237,7 +170,7 @@ struct BusBandwidthSummary {
 // The envelope: what every reader returns, and (envelope_json) what every writer starts from;
 // `rows` holds every kind's rows in the generic form, filled by the reader. It knows no kind: what
 // one kind writes beside it is in `kind_fields`, read through that kind's reader view (pt2pt's
-// link matrix: report/pt2pt_view.h).
+// link matrix: workloads/pt2pt/report/pt2pt_view.h).
 struct Report {
   std::string schema_version_text = schema_version();
   std::string benchmark;         // "all_reduce", ...
@@ -248,7 +181,7 @@ struct Report {
   // In the kind's form (RowKindSpec::summary), made from the rows as read, so that it never
   // disagrees with them; a kind whose workload writes its own (kByWorkload) keeps the report's.
   nlohmann::json summary;
-  RowKind kind = RowKind::kCollective;
+  RowKind kind;
   std::vector<Row> rows;
   std::vector<std::string> warnings;
   // The document's keys outside the envelope, as written: "link_matrix", "platform", "slow_ranks", ...
@@ -316,53 +249,6 @@ class RowSummary {
   int busbw_rows_ = 0;
   std::string slowest_;             // kSlowestCommunicator: "MPI_Comm_dup at 4 ranks"
   double slowest_mean_us_ = 0;
-};
-
-// ===== ddp_step_perf: one data-parallel training step per row ================================
-// Times in microseconds, means over timed steps; the row's figures are means over ranks, and
-// per_rank keeps each rank's. compute = forward + backward compute. compute_alone = the same step's
-// compute with no communication beside it (the overlap-off step's forward + backward at the same
-// settings); exposed = step - compute alone (never below 0): what the job pays for communication,
-// the contention that slows the compute included; compute_slowdown = compute / compute alone;
-// hidden_fraction = 1 - exposed / comm alone. exposed_inside_step = step - the step's own compute
-// (never below 0; "exposed_comm_us" before schema 2.4), hidden_inside_step_fraction = 1 -
-// exposed_inside_step / comm ("overlap_fraction" before 2.4): they leave the contention out.
-// comm_compute_ratio = comm / compute; samples_per_s = the job's samples per step / mean step time.
-
-// The reader's view of a ddp_step row (collbench model ddp: the bucket schedule, the compute
-// split, the batch); ddp_step_perf writes its rows inline. Its time is the step's, combined over
-// ranks per step.
-struct DdpStepRow : Measurement {
-  std::string model;
-  std::string backend;
-  std::string device = "cpu";
-  std::string scaling;           // "weak" (--batch per rank) or "strong" (--global-batch)
-  int batch = 0;                 // the batch held fixed across world sizes: per rank (weak) or the job's (strong)
-  int global_batch = 0;          // samples per micro-step over all ranks
-  double bucket_mb = 25;
-  double first_bucket_mb = 1;
-  std::string overlap;           // "on" or "off"
-  std::string grad_dtype;
-  int accumulate = 1;
-  double compute_scale = 1;
-  double forward_us = 0;
-  double backward_compute_us = 0;
-  double compute_us = 0;
-  double comm_us = 0;
-  double compute_alone_us = 0;
-  double comm_alone_us = 0;
-  std::string compute_alone;     // where compute alone comes from: this row, the overlap-off row, or a pass inside this row
-  double exposed_us = 0;
-  std::optional<double> compute_slowdown;
-  std::optional<double> hidden_fraction;
-  double exposed_inside_step_us = 0;
-  std::optional<double> hidden_inside_step_fraction;
-  std::optional<double> comm_compute_ratio;
-  int comm_cores = 0;            // --comm-cores: cores per rank kept for communication (0: none kept)
-  int buckets = 0;
-  int allreduce_calls = 0;       // per step
-  std::uint64_t allreduce_bytes = 0;  // per step and rank, in the travelling dtype
-  double samples_per_s = 0;
 };
 
 }  // namespace collbench::report

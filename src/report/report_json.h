@@ -47,10 +47,5 @@ Row row_from_json(const nlohmann::json& row, RowKind kind);
 // A collective report's summary (SummaryForm::kBusBandwidth: Report::summary, or the one a run
 // keeps) as nccl-tests' footer and the --min-busbw gate read it.
 BusBandwidthSummary bus_bandwidth_summary_of(const nlohmann::json& summary);
-// A ddp_step report's typed rows (collbench model ddp reads the bucket schedule and the compute
-// split); the envelope is checked as report_from_json checks it. Fields an older report lacks keep
-// their defaults.
-std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document);
-std::vector<DdpStepRow> read_ddp_rows(const std::string& path);
 
 }  // namespace collbench::report

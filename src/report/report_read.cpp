@@ -47,6 +47,8 @@ std::vector<double> samples_from_json(const Reader& reader, const json& object) 
   return samples;
 }
 
+}  // namespace
+
 // What every typed row reads the same way; keys an older report lacks keep their defaults.
 void read_measurement(const Reader& reader, const json& object, Measurement& measured) {
   measured.cycle = object.contains("cycle") ? static_cast<int>(reader.integer(object, "cycle")) : 1;
@@ -69,10 +71,12 @@ void read_measurement(const Reader& reader, const json& object, Measurement& mea
   measured.samples_us = samples_from_json(reader, object);
 }
 
+namespace {
+
 Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spec);
 
 // A grouped row's groups and aggregate, checked as read: `collbench table` prints them.
-void check_groups(const Reader& reader, const json& object) {
+void check_groups(const Reader& reader, const json& object, const RowKindSpec& spec) {
   const json& groups = reader.field(object, "groups");
   if (!groups.is_array() || groups.empty()) reader.fail(".groups", "expected an array of groups");
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -93,7 +97,7 @@ void check_groups(const Reader& reader, const json& object) {
     inner.non_negative(group, "busbw_gbps");
     // The summarizer reads each group as a row of its own (compare, history, plot): its view must
     // read as one, its time statistics whole and positive.
-    generic_row(inner, group_row_view(object, i), row_kind_spec(RowKind::kCollective));
+    generic_row(inner, group_row_view(object, i), spec);
   }
   const json& aggregate = reader.field(object, "aggregate");
   const Reader inner = reader.at(".aggregate");
@@ -104,7 +108,7 @@ void check_groups(const Reader& reader, const json& object) {
 
 // What a collective row holds beyond the generic row, checked as read: nccl-tests' table, the
 // model and health then read its fields without checks of their own.
-void check_collective_row(const Reader& reader, const json& object) {
+void check_collective_row(const Reader& reader, const json& object, const RowKindSpec& spec) {
   reader.unsigned_integer(object, "bytes");
   if (object.contains("requested_bytes")) reader.unsigned_integer(object, "requested_bytes");
   reader.unsigned_integer(object, "count");
@@ -126,7 +130,7 @@ void check_collective_row(const Reader& reader, const json& object) {
   if (object.contains("bitwise_hash")) reader.string(object, "bitwise_hash");
   if (object.contains("bitwise_repeats")) reader.integer(object, "bitwise_repeats");
   // 2.9: concurrent groups (issue 62), each group's figures and the aggregate beside the headline.
-  if (object.contains("groups")) check_groups(reader, object);
+  if (object.contains("groups")) check_groups(reader, object, spec);
   if (object.contains("first_bitdiff")) {
     const json& differences = reader.field(object, "first_bitdiff");
     if (!differences.is_array()) reader.fail(".first_bitdiff", "expected an array of differences");
@@ -260,6 +264,8 @@ const json* find_path(const json& object, const std::string& path) {
   }
 }
 
+}  // namespace
+
 // `path` in a row of the kind `spec`, or where an older report kept it (RowKindSpec::former_names).
 const json* find_row_field(const json& object, const RowKindSpec& spec, const std::string& path) {
   if (const json* value = find_path(object, path)) return value;
@@ -268,6 +274,8 @@ const json* find_row_field(const json& object, const RowKindSpec& spec, const st
   }
   return nullptr;
 }
+
+namespace {
 
 std::string key_text(const Reader& reader, const json& value, const std::string& path) {
   if (value.is_string()) return value.get<std::string>();
@@ -281,7 +289,7 @@ std::string key_text(const Reader& reader, const json& value, const std::string&
 Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spec) {
   if (!object.is_object()) reader.fail("", "expected an object");
   Row row;
-  row.kind = spec.kind;
+  row.kind = spec.kind();
   auto required = [&](const std::string& path) -> const json& {
     const json* value = find_path(object, path);
     if (!value) reader.fail("." + path, "missing");
@@ -424,8 +432,8 @@ Report report_from_json(const nlohmann::json& document) {
     const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
     const RowKindSpec* spec = find_row_kind(row_reader.string(results[i], "kind"));
     if (!spec) row_reader.fail(".kind", "unknown row kind '" + results[i]["kind"].get<std::string>() + "'");
-    if (i > 0 && spec->kind != report.kind) row_reader.fail(".kind", "rows of different kinds in one report");
-    report.kind = spec->kind;
+    if (i > 0 && spec->kind() != report.kind) row_reader.fail(".kind", "rows of different kinds in one report");
+    report.kind = spec->kind();
   }
   const bool collective = has_collective_rows(report.kind);
   report.status = reader.string(document, "status");
@@ -436,7 +444,7 @@ Report report_from_json(const nlohmann::json& document) {
   RowSummary summary(report.kind);  // the kind's summary, over the rows as written
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Reader row_reader = reader.at(".results[" + std::to_string(i) + "]");
-    if (collective) check_collective_row(row_reader, results[i]);
+    if (collective) check_collective_row(row_reader, results[i], spec);
     report.rows.push_back(generic_row(row_reader, results[i], spec));
     summary.add(results[i]);
   }
@@ -456,8 +464,6 @@ Report report_from_json(const nlohmann::json& document) {
   if (spec.check_kind_fields) spec.check_kind_fields(report);
   return report;
 }
-
-namespace {
 
 // A report file's JSON, or ReportFormatError naming the path.
 json read_report_json(const std::string& path) {
@@ -495,21 +501,6 @@ json read_report_json(const std::string& path) {
   return document;
 }
 
-// What `read` makes of a report file's JSON; any error names the path.
-template <typename Read>
-auto read_from_file(const std::string& path, Read read) {
-  const json document = read_report_json(path);
-  try {
-    return read(document);
-  } catch (const ReportFormatError& e) {
-    throw ReportFormatError(path + ": " + e.what());
-  } catch (const json::exception& e) {
-    throw ReportFormatError(path + ": " + std::string(e.what()));
-  }
-}
-
-}  // namespace
-
 Row row_from_json(const json& row, RowKind kind) { return generic_row(Reader("row"), row, row_kind_spec(kind)); }
 
 Report read_report_file(const std::string& path) { return read_from_file(path, report_from_json); }
@@ -524,74 +515,5 @@ BusBandwidthSummary bus_bandwidth_summary_of(const json& summary) {
   out.rows_checked = static_cast<int>(reader.integer(summary, "rows_checked"));
   return out;
 }
-
-// What a ddp_step row holds beyond the generic row (its bucket schedule, compute split and batch).
-// Fields an older report lacks stay at their defaults; a field of the wrong type is an error.
-std::vector<DdpStepRow> ddp_rows_from_json(const nlohmann::json& document) {
-  const Report envelope = report_from_json(document);
-  if (envelope.kind != RowKind::kDdpStep) {
-    throw ReportFormatError("report: holds " + std::string(row_kind_spec(envelope.kind).name) + " rows, not ddp_step rows");
-  }
-  const Reader reader("report");
-  const auto integer_or = [](const Reader& r, const json& object, const char* key, std::int64_t fallback) {
-    return object.contains(key) && !object[key].is_null() ? r.integer(object, key) : fallback;
-  };
-  const auto number_or = [](const Reader& r, const json& object, const char* key, double fallback) {
-    return object.contains(key) && !object[key].is_null() ? r.non_negative(object, key) : fallback;
-  };
-  const auto text_or = [](const Reader& r, const json& object, const char* key, const std::string& fallback) {
-    return object.contains(key) && !object[key].is_null() ? r.string(object, key) : fallback;
-  };
-  const RowKindSpec& spec = row_kind_spec(RowKind::kDdpStep);
-  // A figure by its name now, or by its former name in a report before schema 2.4.
-  const auto figure_or = [&spec](const Reader& r, const json& object, const char* key, std::optional<double> fallback) {
-    const json* value = find_row_field(object, spec, key);
-    if (!value || value->is_null()) return fallback;
-    if (!value->is_number() || !(value->get<double>() >= 0)) r.fail(std::string(".") + key, "expected a non-negative number or null");
-    return std::optional<double>(value->get<double>());
-  };
-  std::vector<DdpStepRow> rows;
-  const json& results = document.at("results");
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const Reader r = reader.at(".results[" + std::to_string(i) + "]");
-    const json& object = results[i];
-    DdpStepRow row;
-    row.model = text_or(r, object, "model", "");
-    row.backend = text_or(r, object, "backend", "");
-    row.device = text_or(r, object, "device", "cpu");
-    row.scaling = text_or(r, object, "scaling", "weak");
-    row.batch = static_cast<int>(integer_or(r, object, "batch", 0));
-    row.global_batch = static_cast<int>(integer_or(r, object, "global_batch", 0));
-    row.bucket_mb = number_or(r, object, "bucket_mb", 0);
-    row.first_bucket_mb = number_or(r, object, "first_bucket_mb", 0);
-    row.overlap = text_or(r, object, "overlap", "");
-    row.grad_dtype = text_or(r, object, "grad_dtype", "");
-    row.accumulate = static_cast<int>(integer_or(r, object, "accumulate", 1));
-    row.compute_scale = number_or(r, object, "compute_scale", 1);
-    read_measurement(r, object, row);
-    row.forward_us = number_or(r, object, "forward_us", 0);
-    row.backward_compute_us = number_or(r, object, "backward_compute_us", 0);
-    row.compute_us = number_or(r, object, "compute_us", 0);
-    row.comm_us = number_or(r, object, "comm_us", 0);
-    row.compute_alone_us = number_or(r, object, "compute_alone_us", 0);
-    row.comm_alone_us = number_or(r, object, "comm_alone_us", 0);
-    row.compute_alone = text_or(r, object, "compute_alone", "");
-    row.exposed_us = number_or(r, object, "exposed_us", 0);
-    row.compute_slowdown = figure_or(r, object, "compute_slowdown", std::nullopt);
-    row.hidden_fraction = figure_or(r, object, "hidden_fraction", std::nullopt);
-    row.exposed_inside_step_us = figure_or(r, object, "exposed_inside_step_us", 0.0).value_or(0.0);
-    row.hidden_inside_step_fraction = figure_or(r, object, "hidden_inside_step_fraction", std::nullopt);
-    row.comm_compute_ratio = figure_or(r, object, "comm_compute_ratio", std::nullopt);
-    row.comm_cores = static_cast<int>(integer_or(r, object, "comm_cores", 0));
-    row.buckets = static_cast<int>(integer_or(r, object, "buckets", 0));
-    row.allreduce_calls = static_cast<int>(integer_or(r, object, "allreduce_calls", 0));
-    row.allreduce_bytes = object.contains("allreduce_bytes") ? r.unsigned_integer(object, "allreduce_bytes") : 0;
-    row.samples_per_s = number_or(r, object, "samples_per_s", 0);
-    rows.push_back(row);
-  }
-  return rows;
-}
-
-std::vector<DdpStepRow> read_ddp_rows(const std::string& path) { return read_from_file(path, ddp_rows_from_json); }
 
 }  // namespace collbench::report

@@ -32,6 +32,9 @@
 #include "summarize/speedup.h"
 #include "summarize/sweep.h"
 #include "summarize/tune.h"
+#include "workloads/collectives/report/collective_rows.h"
+#include "workloads/ddp/report/ddp_step_rows.h"
+#include "workloads/ddp/report/ddp_step_view.h"
 
 namespace collbench::summarize {
 namespace {
@@ -128,7 +131,7 @@ int table_command(const Arguments& arguments) {
     return print_with_notes(std::move(summary), reports, arguments.format);
   }
   if (arguments.format == Format::kText && arguments.groups_view != GroupsView::kSummary) {
-    const bool collective = reports.front().report.kind == report::RowKind::kCollective;
+    const bool collective = reports.front().report.kind == report::kCollectiveRows;
     std::fputs((collective ? nccl_table_text(reports, arguments.groups_view) : kind_table_text(reports)).c_str(), stdout);
     return 0;
   }
@@ -288,7 +291,7 @@ int model_command(const Arguments& arguments) {
     if (arguments.predict.world_size < 1) throw InputError("model ddp: --np is required");
     const auto loaded = load_reports({rest[1]});
     if (loaded.size() != 1) throw InputError("model ddp: " + rest[1] + " holds " + std::to_string(loaded.size()) + " reports; give one ddp_step_perf report");
-    if (loaded.front().report.kind != report::RowKind::kDdpStep) {
+    if (loaded.front().report.kind != report::kDdpStepRows) {
       throw InputError("model ddp: " + loaded.front().path + " holds " + report::row_kind_spec(loaded.front().report.kind).name +
                        " rows; expected a ddp_step_perf report");
     }

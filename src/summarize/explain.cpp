@@ -12,6 +12,10 @@
 #include "summarize/nccl_table.h"
 #include "summarize/plot.h"
 #include "summarize/series.h"
+#include "workloads/collectives/report/collective_rows.h"
+#include "workloads/copy/report/copy_rows.h"
+#include "workloads/envcheck/report/probe_rows.h"
+#include "workloads/membw/report/stream_rows.h"
 
 namespace collbench::summarize {
 namespace {
@@ -22,7 +26,7 @@ std::string lower_case(std::string text) {
 }
 
 bool is_ceiling_kind(report::RowKind kind) {
-  return kind == report::RowKind::kStream || kind == report::RowKind::kCopy || kind == report::RowKind::kProbe;
+  return kind == report::kStreamRows || kind == report::kCopyRows || kind == report::kProbeRows;
 }
 
 // The sweep's own curve, as health_of reads it: out-of-place rows of the first dtype, op and root,
@@ -352,12 +356,12 @@ std::optional<MemoryCeiling> memory_ceiling_of(const std::vector<LoadedReport>& 
     for (const auto& row : loaded.report.rows) {
       double gbps = 0;
       std::string label;
-      if (kind == report::RowKind::kStream) {
+      if (kind == report::kStreamRows) {
         // STREAM's copy counts the bytes read and written: memory traffic as it is.
         if (row.fields.value("kernel", "") != "copy" || row.fields.value("cache_resident", false) || !headline(row)) continue;
         gbps = *headline(row);
         label = "membw_perf copy at " + size_tick_label(row.size);
-      } else if (kind == report::RowKind::kCopy) {
+      } else if (kind == report::kCopyRows) {
         // A host memcpy counts each byte once; it was read and written.
         if (row.fields.value("memory", "host") != "host" || row.fields.value("cache_resident", false) || !headline(row)) continue;
         gbps = 2 * *headline(row);
@@ -460,7 +464,7 @@ Expectation expectation_of(const report::Report& report, const ExpectedPeaks& pe
 
 Explanation explain_report(const LoadedReport& loaded, const ExpectedPeaks& peaks, const std::optional<MemoryCeiling>& ceiling, bool fit_ranges) {
   const report::Report& report = loaded.report;
-  if (report.kind != report::RowKind::kCollective) {
+  if (report.kind != report::kCollectiveRows) {
     throw InputError(loaded.path + ": explain reads collective reports, and membw_perf, copy_perf or envcheck reports as the memory ceiling (this one holds " +
                      report::row_kind_spec(report.kind).name + " rows)");
   }
@@ -639,7 +643,7 @@ Document explain_document(const std::vector<LoadedReport>& reports, const Expect
   nlohmann::json all = nlohmann::json::array();
   for (const auto& loaded : reports) {
     if (is_ceiling_kind(loaded.report.kind)) continue;
-    if (loaded.report.kind != report::RowKind::kCollective) {
+    if (loaded.report.kind != report::kCollectiveRows) {
       document.notes.push_back(loaded.path + ": left out, a " + report::row_kind_spec(loaded.report.kind).name + " report (explain reads collectives)");
       continue;
     }
@@ -663,7 +667,7 @@ Document explain_document(const std::vector<LoadedReport>& reports, const Expect
 
 void add_expected_to_summary(Document& summary, const std::vector<LoadedReport>& reports, const ExpectedPeaks& peaks,
                              const std::optional<MemoryCeiling>& ceiling) {
-  if (summary.tables.empty() || reports.empty() || reports.front().report.kind != report::RowKind::kCollective) return;
+  if (summary.tables.empty() || reports.empty() || reports.front().report.kind != report::kCollectiveRows) return;
   Table& table = summary.tables.front();
   const auto column = [&table](const std::string& name) {
     const auto it = std::find_if(table.columns.begin(), table.columns.end(), [&name](const Column& c) { return c.name == name; });

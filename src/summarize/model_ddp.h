@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "workloads/ddp/report/ddp_step_view.h"
 #include "summarize/document.h"
 #include "summarize/model.h"
 

@@ -15,6 +15,7 @@
 #include "summarize/fingerprint.h"
 #include "summarize/input_error.h"
 #include "summarize/model_internal.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 namespace model_detail {
@@ -437,7 +438,7 @@ void check_fittable(const std::vector<LoadedReport>& reports) {
   if (reports.empty()) throw InputError("model fit: no report given");
   const Fingerprint first = fingerprint_of({reports.front()}, {});
   for (const auto& loaded : reports) {
-    if (loaded.report.kind != report::RowKind::kCollective) {
+    if (loaded.report.kind != report::kCollectiveRows) {
       throw InputError(loaded.path + ": model fits collective reports only (this one holds " + report::row_kind_spec(loaded.report.kind).name +
                        " rows)");
     }

@@ -14,6 +14,7 @@
 #include "summarize/plot.h"
 #include "summarize/run_stats.h"
 #include "summarize/series.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 namespace {
@@ -253,7 +254,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports, GroupsView
       // summary, which only the collectives' rows make.
       nlohmann::json envelope = report::envelope_json(loaded.report.benchmark, loaded.report.context);
       envelope["summary"] = report::has_collective_rows(loaded.report.kind) ? loaded.report.summary
-                                                                           : report::RowSummary(report::RowKind::kCollective).to_json();
+                                                                           : report::RowSummary(report::kCollectiveRows).to_json();
       writer.header(envelope, describe_run(loaded.report));
       // Only collective rows have nccl-tests' fields. A grouped report: one block per group (each
       // row's view of it), or the aggregate's; any other: its rows as written.
@@ -445,7 +446,7 @@ std::vector<Table::Group> report_blocks(const LoadedReport& loaded, GroupsView g
 }  // namespace
 
 Document nccl_table_document(const std::vector<LoadedReport>& reports, GroupsView groups_view) {
-  if (kind_of(reports).kind != report::RowKind::kCollective) return rows_document(reports);
+  if (kind_of(reports).kind() != report::kCollectiveRows) return rows_document(reports);
   if (groups_view == GroupsView::kSummary) return group_summary_document(reports);
   const bool grouped = std::any_of(reports.begin(), reports.end(), [](const LoadedReport& loaded) { return groups_in(loaded.report) != nullptr; });
   const bool alone = grouped && groups_view == GroupsView::kEach && measured_alone(reports);
@@ -569,7 +570,7 @@ Document report_summary_document(const std::vector<LoadedReport>& reports) {
   const std::string rate = kind_of(reports).figures.front().path;
   Table table;
   table.title = "Summary";
-  const bool collective = reports.front().report.kind == report::RowKind::kCollective;
+  const bool collective = reports.front().report.kind == report::kCollectiveRows;
   table.columns = {{"benchmark"}, {"world_size"}, {"status"}, {"rows"}, {"avg_" + rate, 3}, {"max_" + rate, 3}, {"wrong"}, {"report"}};
   if (collective) table.columns.insert(table.columns.end(), {{"peak_at"}, {"health"}});
   Table::Group group;

@@ -17,6 +17,7 @@
 #include "summarize/input_error.h"
 #include "summarize/process.h"
 #include "summarize/series.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 namespace {
@@ -321,7 +322,7 @@ PlotFiles write_overview_plot(const std::vector<LoadedReport>& reports, const st
   split_image_path(image_path);  // refuses anything but .svg and .png before any work
   std::map<std::string, std::map<std::uint64_t, std::vector<double>>> by_benchmark_size;
   for (const auto& loaded : reports) {
-    if (loaded.report.kind != report::RowKind::kCollective) continue;
+    if (loaded.report.kind != report::kCollectiveRows) continue;
     for (const auto& row : loaded.report.rows) {
       if (row.fields.at("placement") != "in" && headline(row)) by_benchmark_size[loaded.report.benchmark][row.size].push_back(*headline(row));
     }
@@ -727,7 +728,7 @@ std::string model_plot_script_text(const ModelPlot& plot, const std::string& dat
   const std::string key = key_below(blocks.size() + 1, height);
   std::ostringstream out;
   out << script_head("model predict --plot", image_path, 1000, height, plot.title);
-  out << size_axis_lines(report::row_kind_spec(report::RowKind::kCollective), smallest == UINT64_MAX ? 0 : smallest, largest);
+  out << size_axis_lines(report::row_kind_spec(report::kCollectiveRows), smallest == UINT64_MAX ? 0 : smallest, largest);
   out << "set logscale y 10\nset grid\nset xlabel 'bytes'\nset ylabel 'time (us)'\n" << key;
   out << "plot \\\n";
   out << "  " << gnuplot_path(data_path) << " index 0 using 1:3:4 with filledcurves lc rgb '#d62728' fs transparent solid 0.15 title "

@@ -7,10 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "report/pt2pt_view.h"
+#include "workloads/pt2pt/report/pt2pt_view.h"
 #include "summarize/compare.h"
 #include "summarize/history.h"
 #include "summarize/load.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 
@@ -42,7 +43,7 @@ std::string size_tics_text(std::uint64_t smallest, std::uint64_t largest);
 std::string plot_data_text(const std::vector<PlotSeries>& series);
 std::string plot_script_text(const std::vector<PlotSeries>& series, const std::string& metric, const std::string& title,
                              const std::string& data_path, const std::string& image_path,
-                             const report::RowKindSpec& kind = report::row_kind_spec(report::RowKind::kCollective));
+                             const report::RowKindSpec& kind = report::row_kind_spec(report::kCollectiveRows));
 
 struct PlotFiles {
   std::string data_path, script_path, image_path;

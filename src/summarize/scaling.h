@@ -7,6 +7,7 @@
 
 #include "summarize/document.h"
 #include "summarize/series.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 
@@ -33,6 +34,6 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<LoadedReport>& repo
 // One row per (series, size, world size); with `at_bytes`, one row per (series, world size).
 // `kind` names the size and rate columns (bytes and busbw_gbps for collectives).
 Document scaling_document(const std::vector<ScalingSeries>& series, std::optional<std::uint64_t> at_bytes,
-                          const report::RowKindSpec& kind = report::row_kind_spec(report::RowKind::kCollective));
+                          const report::RowKindSpec& kind = report::row_kind_spec(report::kCollectiveRows));
 
 }  // namespace collbench::summarize

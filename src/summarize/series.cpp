@@ -1,4 +1,5 @@
 #include "summarize/series.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 #include "summarize/group_series.h"
 
@@ -47,7 +48,7 @@ std::string key_word(const std::string& name, const std::string& value) {
 }
 
 const report::RowKindSpec& kind_of(const std::vector<LoadedReport>& reports) {
-  return report::row_kind_spec(reports.empty() ? report::RowKind::kCollective : reports.front().report.kind);
+  return report::row_kind_spec(reports.empty() ? report::kCollectiveRows : reports.front().report.kind);
 }
 
 std::optional<std::string> key_field(const report::Row& row, const std::string& field) {

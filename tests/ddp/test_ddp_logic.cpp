@@ -23,6 +23,8 @@
 #include "report/report_json.h"
 #include "summarize/scaling.h"
 #include "summarize/speedup.h"
+#include "workloads/ddp/report/ddp_step_rows.h"
+#include "workloads/ddp/report/ddp_step_view.h"
 
 namespace collbench::ddp {
 namespace {
@@ -549,7 +551,7 @@ summarize::LoadedReport ddp_report(int world_size, double bucket_mb, double step
                            {"comm_alone_us", 0.0}, {"exposed_us", 0.0}, {"compute_slowdown", nullptr}, {"hidden_fraction", nullptr},
                            {"exposed_inside_step_us", 0.0}, {"hidden_inside_step_fraction", nullptr}, {"comm_compute_ratio", nullptr},
                            {"buckets", 0}, {"allreduce_bytes", 0}, {"samples_per_s", global_batch / (step_us * 1e-6)}};
-  report["results"].push_back(report::row_json(report::RowKind::kDdpStep, std::move(fields), measured));
+  report["results"].push_back(report::row_json(report::kDdpStepRows, std::move(fields), measured));
   return {"r" + std::to_string(world_size) + "-" + std::to_string(bucket_mb), report::report_from_json(report)};
 }
 
@@ -605,7 +607,7 @@ TEST(DdpSummarize, AReportBeforeSchema24StillReads) {
     EXPECT_FALSE(rows[i].hidden_fraction);
   }
   const report::Report report = report::report_from_json(document);
-  const report::RowKindSpec& spec = report::row_kind_spec(report::RowKind::kDdpStep);
+  const report::RowKindSpec& spec = report::row_kind_spec(report::kDdpStepRows);
   auto figure = [&spec](const report::Row& row, const std::string& name) {
     for (std::size_t f = 0; f < spec.figures.size(); ++f) {
       if (name == spec.figures[f].name) return row.figures.at(f);

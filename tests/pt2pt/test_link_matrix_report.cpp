@@ -4,9 +4,10 @@
 
 #include <string>
 
-#include "report/pt2pt_view.h"
+#include "workloads/pt2pt/report/pt2pt_view.h"
 #include "report/report_json.h"
 #include "summarize/plot.h"
+#include "workloads/pt2pt/report/pt2pt_rows.h"
 
 namespace collbench {
 namespace {
@@ -25,7 +26,7 @@ const nlohmann::json kMatrix = {{"hosts", {"a", "b"}},
 
 TEST(Pt2ptReport, LinkMatrixIsReadTyped) {
   const report::Report report = report::report_from_json(pt2pt_report(kMatrix));
-  EXPECT_EQ(report.kind, report::RowKind::kPointToPoint);
+  EXPECT_EQ(report.kind, report::kPointToPointRows);
   const std::optional<report::LinkMatrix> link_matrix = report::link_matrix_of(report);
   ASSERT_TRUE(link_matrix);
   EXPECT_EQ(link_matrix->ranks, 2);

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report_json.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 
@@ -17,7 +18,7 @@ inline std::string data(const std::string& name) { return std::string(COLLBENCH_
 inline report::Row changed(const report::Row& row, const std::function<void(nlohmann::json&)>& change) {
   nlohmann::json fields = row.fields;
   change(fields);
-  return report::row_from_json(fields, report::RowKind::kCollective);
+  return report::row_from_json(fields, report::kCollectiveRows);
 }
 
 }  // namespace collbench::summarize

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/report_json.h"
+#include "workloads/ddp/report/ddp_step_view.h"
 #include "summarize/input_error.h"
 #include "summarize/model_ddp.h"
 #include "run_cli.h"

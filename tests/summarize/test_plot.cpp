@@ -1,6 +1,7 @@
 // collbench plot: the gnuplot scripts and data of every plot.
 // (tests/summarize/summarize_test_helpers.h has what the command files share.)
 #include "summarize_test_helpers.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench::summarize {
 namespace {
@@ -81,7 +82,7 @@ TEST(Plot, ControlCharacterInThePathWritesNothing) {
 TEST(Plot, CompareAndHistoryScripts) {
   const auto result = compare_folders("runs/aa_base", "runs/slower20");
   std::vector<std::string> data_text;
-  const std::string script = compare_plot_script_text(result, "all_reduce", "c.dat", "c.png", report::row_kind_spec(report::RowKind::kCollective), &data_text);
+  const std::string script = compare_plot_script_text(result, "all_reduce", "c.dat", "c.png", report::row_kind_spec(report::kCollectiveRows), &data_text);
   EXPECT_NE(script.find("'SLOWER (2)'"), std::string::npos) << script;
   EXPECT_NE(script.find("yerrorbars"), std::string::npos);
   EXPECT_NE(script.find("'64K' 65536"), std::string::npos) << script;

@@ -1,6 +1,12 @@
 // collbench table and every command on every report kind: formats, partial and malformed reports.
 // (tests/summarize/summarize_test_helpers.h has what the command files share.)
 #include "summarize_test_helpers.h"
+#include "workloads/collectives/report/collective_rows.h"
+#include "workloads/comm_init/report/comm_init_rows.h"
+#include "workloads/copy/report/copy_rows.h"
+#include "workloads/envcheck/report/probe_rows.h"
+#include "workloads/matmul/report/gemm_rows.h"
+#include "workloads/membw/report/stream_rows.h"
 
 namespace collbench::summarize {
 namespace {
@@ -115,10 +121,10 @@ TEST(ReportKinds, EveryCommandReadsEveryKind) {
 
 TEST(ReportKinds, AlltoallvAndCommInitAreTheirOwnKinds) {
   const auto reports = load_reports({kinds("alltoallv_v2.json"), kinds("comm_init_v2.json")});
-  EXPECT_EQ(reports[0].report.kind, report::RowKind::kAlltoallv);
+  EXPECT_EQ(reports[0].report.kind, report::kAlltoallvRows);
   ASSERT_EQ(reports[0].report.rows.size(), 4u);  // uniform and zipf rows of one size stay apart
   EXPECT_EQ(reports[0].report.rows[2].fields.at("traffic").at("pattern"), "zipf:1.2");
-  EXPECT_EQ(reports[1].report.kind, report::RowKind::kCommInit);
+  EXPECT_EQ(reports[1].report.kind, report::kCommInitRows);
   ASSERT_EQ(reports[1].report.rows.size(), 6u);
   EXPECT_EQ(reports[1].report.rows[1].size, 2u);  // comm_size is the size axis
   EXPECT_EQ(run_cli({"scaling", kinds("comm_init_v2.json")}), 0);
@@ -126,10 +132,10 @@ TEST(ReportKinds, AlltoallvAndCommInitAreTheirOwnKinds) {
 
 TEST(ReportKinds, OldLayoutsReadAsTheirKind) {
   const auto reports = load_reports({kinds("matmul_v1.json"), kinds("membw_v1.json"), kinds("copy_v1.json"), kinds("envcheck_v1.json")});
-  EXPECT_EQ(reports[0].report.kind, report::RowKind::kGemm);
-  EXPECT_EQ(reports[1].report.kind, report::RowKind::kStream);
-  EXPECT_EQ(reports[2].report.kind, report::RowKind::kCopy);
-  EXPECT_EQ(reports[3].report.kind, report::RowKind::kProbe);
+  EXPECT_EQ(reports[0].report.kind, report::kGemmRows);
+  EXPECT_EQ(reports[1].report.kind, report::kStreamRows);
+  EXPECT_EQ(reports[2].report.kind, report::kCopyRows);
+  EXPECT_EQ(reports[3].report.kind, report::kProbeRows);
   EXPECT_EQ(reports[0].report.rows.at(2).size_text, "100x60x300");
   EXPECT_EQ(reports[0].report.rows.at(2).size, 100u * 60u * 300u);
   EXPECT_EQ(reports[2].report.context.world_size, 1);  // copy-1.0 had no world size
@@ -227,7 +233,7 @@ TEST(ReportKinds, PlotsTheHeadlineAgainstTheSizeAxis) {
   ASSERT_EQ(series.size(), 1u);
   ASSERT_EQ(series[0].points.size(), 3u);
   EXPECT_EQ(series[0].points[0].first, 100u * 60u * 300u);
-  const std::string script = plot_script_text(series, "tflops", "t", "d.dat", "x.svg", report::row_kind_spec(report::RowKind::kGemm));
+  const std::string script = plot_script_text(series, "tflops", "t", "d.dat", "x.svg", report::row_kind_spec(report::kGemmRows));
   EXPECT_NE(script.find("TFLOP/s"), std::string::npos);
   EXPECT_EQ(script.find("%cB"), std::string::npos);  // m*n*k is not a byte count
 }

@@ -14,6 +14,7 @@
 #include "report/report_json.h"
 #include "workloads/collectives/buffer_slices.h"
 #include "workloads/collectives/collective.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench {
 namespace {
@@ -307,7 +308,7 @@ TEST(BackendSupport, TheLibrarysOwnEstimateRidesBesideTheMeasuredTime) {
   EXPECT_EQ(estimating.calls, 2 + 8 * (1 + 2 + 1));  // the estimate ran no call (nor was asked for the run's warm-up)
   // It survives the report's reader, and an old row without it still reads.
   for (const auto& row : report::report_from_json(with_estimate.document).rows) EXPECT_EQ(row.library_estimate_us, 12.5);
-  for (const auto& row : with_estimate.rows) EXPECT_EQ(report::row_from_json(row, report::RowKind::kCollective).library_estimate_us, 12.5);
+  for (const auto& row : with_estimate.rows) EXPECT_EQ(report::row_from_json(row, report::kCollectiveRows).library_estimate_us, 12.5);
   PartialBackend plain;
   const Outcome without = run_on_partial_backend("all_reduce", plain);
   ASSERT_EQ(without.rows.size(), 8u);

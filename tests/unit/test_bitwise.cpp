@@ -10,6 +10,7 @@
 #include "core/stats.h"
 #include "report/report_json.h"
 #include "workloads/collectives/bitwise.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench {
 namespace {
@@ -116,7 +117,7 @@ TEST(Bitwise, RowFieldsRoundTrip) {
   fields["bitwise_hash"] = "0123456789abcdef";
   report::Report document;
   document.benchmark = "all_reduce";
-  document.rows.push_back(report::row_from_json(report::row_json(report::RowKind::kCollective, fields, measured), document.kind));
+  document.rows.push_back(report::row_from_json(report::row_json(report::kCollectiveRows, fields, measured), document.kind));
   const report::Report back = report::report_from_json(report::to_json(document));
   ASSERT_EQ(back.rows.size(), 1u);
   const nlohmann::json& read = back.rows.front().fields;

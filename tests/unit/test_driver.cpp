@@ -21,6 +21,7 @@
 #include "one_rank_world.h"
 #include "report/report_json.h"
 #include "temp_folder.h"
+#include "workloads/copy/report/copy_rows.h"
 
 namespace collbench {
 namespace {
@@ -62,7 +63,7 @@ struct ScriptedProgram {
 class ScriptedWorkload final : public Workload {
  public:
   ScriptedWorkload(RunContext& run, ScriptedProgram& program)
-      : Workload(run.world, program.flags, report::RowKind::kCopy), program_(program), cases_(program.cases) {
+      : Workload(run.world, program.flags, report::kCopyRows), program_(program), cases_(program.cases) {
     program_.issued.assign(cases_.size(), 0);
     report_without_rows_ = report::envelope_json("scripted", report::Context{});
     report_without_rows_["skipped"] = nlohmann::json::array();  // asks the driver to record skips
@@ -102,7 +103,7 @@ class ScriptedWorkload final : public Workload {
     prepared.check = RowCheck{[](int) {}, [wrong = scripted.wrong_per_check](int) { return wrong; }};
     prepared.row = [name = scripted.name, null_row = scripted.script == Script::kNoRow](LoopResult&, report::Measurement measured) {
       if (null_row) return nlohmann::json();
-      return report::row_json(report::RowKind::kCopy, {{"mode", name}, {"gbps", 1.0}}, measured);
+      return report::row_json(report::kCopyRows, {{"mode", name}, {"gbps", 1.0}}, measured);
     };
     return CasePlan::run(std::move(prepared));
   }

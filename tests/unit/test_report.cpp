@@ -10,6 +10,9 @@
 #include "report/report_file.h"
 #include "report/report_json.h"
 #include "temp_folder.h"
+#include "workloads/collectives/report/collective_rows.h"
+#include "workloads/copy/report/copy_rows.h"
+#include "workloads/envcheck/report/probe_rows.h"
 
 namespace collbench::report {
 namespace {
@@ -41,12 +44,12 @@ Report sample_report() {
   nlohmann::json fields = {{"bytes", bytes}, {"requested_bytes", bytes}, {"count", count}, {"dtype", "float32"}, {"op", "sum"},
                            {"root", -1}, {"placement", "out"}, {"backend", "mpi"}, {"algorithm", "default"},
                            {"algbw_gbps", 0.512}, {"bus_bandwidth_factor", 1.0}, {"busbw_gbps", 0.512}, {"bitdiff", nullptr}};
-  report.rows.push_back(row_from_json(row_json(RowKind::kCollective, fields, measured), RowKind::kCollective));
+  report.rows.push_back(row_from_json(row_json(kCollectiveRows, fields, measured), kCollectiveRows));
   fields["placement"] = "in";
   fields["busbw_gbps"] = nullptr;
   measured.wrong.reset();
   measured.samples_us.clear();
-  report.rows.push_back(row_from_json(row_json(RowKind::kCollective, fields, measured), RowKind::kCollective));
+  report.rows.push_back(row_from_json(row_json(kCollectiveRows, fields, measured), kCollectiveRows));
   report.skipped.push_back({"float16 sum out", "why not", {{"dtype", "float16"}, {"op", "sum"}, {"placement", "out"}}});
   return report;
 }
@@ -68,7 +71,7 @@ TEST(ReportJson, MachineAndP10RoundTripAndOldReportsStillRead) {
   original.context.machine = {{"cpu_model", "Fixture CPU"}, {"cores", 2}, {"threads", 4}, {"gpus", nlohmann::json::array()}};
   nlohmann::json first = original.rows[0].fields;
   first["time_us"]["p10"] = first["time_us"]["min"].get<double>() + 0.5;
-  original.rows[0] = row_from_json(first, RowKind::kCollective);
+  original.rows[0] = row_from_json(first, kCollectiveRows);
   const nlohmann::json document = to_json(original);
   ASSERT_TRUE(document["results"][0]["time_us"].contains("p10"));
   const Report back = report_from_json(nlohmann::json::parse(document.dump()));
@@ -208,9 +211,9 @@ TEST(ReportJson, TypesAreJsonTypes) {
 TEST(ReportJson, AnUntimedRowHasItsKindAndNoMeasurement) {
   Measurement measured;
   measured.iterations = 7;
-  const nlohmann::json row = row_json(RowKind::kProbe, {{"rank", 1}, {"probes", {{"gemm_gflops", 2.5}}}}, measured);
+  const nlohmann::json row = row_json(kProbeRows, {{"rank", 1}, {"probes", {{"gemm_gflops", 2.5}}}}, measured);
   EXPECT_EQ(row, (nlohmann::json{{"kind", "probe"}, {"rank", 1}, {"probes", {{"gemm_gflops", 2.5}}}}));
-  EXPECT_EQ(row_json(RowKind::kCopy, {{"gbps", 1.0}}, measured)["iterations"], 7);
+  EXPECT_EQ(row_json(kCopyRows, {{"gbps", 1.0}}, measured)["iterations"], 7);
 }
 
 TEST(ReportJson, ReadsOneAndTwoAlike) {
@@ -218,11 +221,11 @@ TEST(ReportJson, ReadsOneAndTwoAlike) {
   old["schema_version"] = "1.0";
   for (auto& row : old["results"]) row.erase("kind");
   const Report back = report_from_json(old);
-  EXPECT_EQ(back.kind, RowKind::kCollective);
+  EXPECT_EQ(back.kind, kCollectiveRows);
   ASSERT_EQ(back.rows.size(), 2u);
   EXPECT_EQ(back.rows[0].size, back.rows[0].fields.at("bytes").get<std::uint64_t>());
   EXPECT_DOUBLE_EQ(*back.rows[0].time_us, back.rows[0].fields.at("time_us").at("mean").get<double>());
-  EXPECT_EQ(back.rows[0].keys.size(), row_kind_spec(RowKind::kCollective).key_fields.size());
+  EXPECT_EQ(back.rows[0].keys.size(), row_kind_spec(kCollectiveRows).key_fields.size());
 }
 
 TEST(ReportJson, RejectsMalformedReports) {

@@ -20,6 +20,7 @@
 #include "harness/watchdog.h"
 #include "one_rank_world.h"
 #include "report/report_json.h"
+#include "workloads/copy/report/copy_rows.h"
 
 namespace collbench {
 namespace {
@@ -48,7 +49,7 @@ struct SizedProgram {
 class SizedWorkload final : public Workload {
  public:
   SizedWorkload(RunContext& run, SizedProgram& program)
-      : Workload(run.world, program.flags, report::RowKind::kCopy), program_(program), cases_(program.cases) {
+      : Workload(run.world, program.flags, report::kCopyRows), program_(program), cases_(program.cases) {
     report_without_rows_ = report::envelope_json("sized", report::Context{});
     report_without_rows_["skipped"] = nlohmann::json::array();
   }
@@ -74,7 +75,7 @@ class SizedWorkload final : public Workload {
     });
     prepared.row = [this, index](LoopResult&, report::Measurement measured) {
       program_.log.push_back("row " + name(index));
-      return report::row_json(report::RowKind::kCopy, {{"mode", name(index)}, {"gbps", 1.0}}, measured);
+      return report::row_json(report::kCopyRows, {{"mode", name(index)}, {"gbps", 1.0}}, measured);
     };
     return CasePlan::run(std::move(prepared));
   }

@@ -11,6 +11,7 @@
 #include "report/report_json.h"
 #include "workloads/collectives/collective.h"
 #include "workloads/collectives/traffic.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench {
 namespace {
@@ -182,11 +183,11 @@ TEST(AlltoallvReport, RowsAreTheirOwnKindKeyedByPattern) {
                    {"total_bytes", 4096}, {"largest_pair_bytes", 640}}}};
   nlohmann::json document = {{"schema_version", report::schema_version()}, {"benchmark", "alltoallv"}, {"status", "complete"},
                              {"context", nlohmann::json::object()},
-                             {"results", {report::row_json(report::RowKind::kAlltoallv, fields, measured)}}};
+                             {"results", {report::row_json(report::kAlltoallvRows, fields, measured)}}};
   document["context"] = report::envelope_json("alltoallv", report::Context{})["context"];
   EXPECT_EQ(document["results"][0]["kind"], "alltoallv");
   const report::Report read = report::report_from_json(document);
-  EXPECT_EQ(read.kind, report::RowKind::kAlltoallv);
+  EXPECT_EQ(read.kind, report::kAlltoallvRows);
   ASSERT_EQ(read.rows.size(), 1u);
   ASSERT_TRUE(read.rows[0].fields.contains("traffic"));
   EXPECT_EQ(read.rows[0].fields["traffic"]["pattern"], "hotspot:1");

@@ -27,6 +27,7 @@
 #include "workloads/collectives/collective_buffers.h"
 #include "workloads/collectives/concurrent_groups.h"
 #include "workloads/collectives/traffic_run.h"
+#include "workloads/collectives/report/collective_rows.h"
 
 namespace collbench {
 namespace {
@@ -265,7 +266,7 @@ std::string CollectiveProgram::check_for_world(World& world) {
 
 CollectiveWorkload::CollectiveWorkload(RunContext& run, const CollectiveProgram& program)
     : WorkloadOver(run.world, program.options,
-                   program.collective.traffic_layout ? report::RowKind::kAlltoallv : report::RowKind::kCollective),
+                   program.collective.traffic_layout ? report::kAlltoallvRows : report::kCollectiveRows),
       collective_(program.collective),
       options_(program.options),
       traffic_(program.traffic),

@@ -20,7 +20,8 @@
 #include "harness/program_shell.h"
 #include "report/report_json.h"
 #include "workloads/comm_init/comm_init_options.h"
-#include "workloads/comm_init/programs.h"
+#include "workloads/comm_init/comm_init_program.h"
+#include "workloads/comm_init/report/comm_init_rows.h"
 
 namespace collbench {
 namespace {
@@ -75,7 +76,7 @@ class CommInitWorkload final : public WorkloadOver<CommInitCase> {
 };
 
 CommInitWorkload::CommInitWorkload(RunContext& run, const CommInitOptions& options)
-    : WorkloadOver(run.world, options, report::RowKind::kCommInit), options_(options) {
+    : WorkloadOver(run.world, options, report::kCommInitRows), options_(options) {
   World& world = run.world;
   backend_ = make_run_backend(world, options_);
 
@@ -160,7 +161,7 @@ nlohmann::json CommInitWorkload::make_row(const CommInitCase& one_case, report::
       *std::max_element(rank_means.begin(), rank_means.end()), *std::min_element(rank_means.begin(), rank_means.end())};
   if (!measured.samples_us.empty()) measured.samples_us = pooled;
   const CommunicatorMethod& method = backend_->support().communicators[one_case.method];
-  return report::row_json(report::RowKind::kCommInit,
+  return report::row_json(report::kCommInitRows,
                           {{"backend", backend_->name()}, {"method", std::string(method.name)}, {"comm_size", one_case.size},
                            {"rate_per_s", 1e6 / measured.time_us.mean}},
                           measured);

@@ -8,9 +8,10 @@
 
 #include "workloads/compute/compute_workload.h"
 #include "engines/engines.h"
-#include "workloads/compute/programs.h"
+#include "workloads/copy/copy_program.h"
 #include "core/command_line.h"
 #include "report/table.h"
+#include "workloads/copy/report/copy_rows.h"
 
 namespace collbench::compute {
 namespace {
@@ -64,7 +65,7 @@ nlohmann::json pair_matrices(const nlohmann::json& rows, std::size_t devices) {
 // One run of copy_perf: its engine, and the cases it offers: (path, bytes), sizes outermost.
 class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint64_t>> {
  public:
-  CopyWorkload(RunContext& run, const CopyOptions& options) : WorkloadOver(run.world, options, report::RowKind::kCopy), options_(options) {
+  CopyWorkload(RunContext& run, const CopyOptions& options) : WorkloadOver(run.world, options, report::kCopyRows), options_(options) {
     const std::vector<std::uint64_t> sizes = expand_sweep(options_.sweep);
     std::string unavailable;
     if (!options_.host_only) engine_ = make_gpu_copy_engine(sizes.back(), &unavailable);
@@ -114,7 +115,7 @@ class CopyWorkload final : public WorkloadOver<std::pair<std::size_t, std::uint6
         fields["cache_bytes"] = path.cache_bytes;
         fields["cache_resident"] = fits_in_cache(2 * bytes, path.cache_bytes);
       }
-      return report::row_json(report::RowKind::kCopy, std::move(fields), measured);
+      return report::row_json(report::kCopyRows, std::move(fields), measured);
     };
     return CasePlan::run(std::move(prepared));
   }

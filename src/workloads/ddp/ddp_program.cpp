@@ -37,6 +37,7 @@
 #include "harness/driver.h"
 #include "harness/program_shell.h"
 #include "report/report_json.h"
+#include "workloads/ddp/report/ddp_step_rows.h"
 
 namespace collbench::ddp {
 namespace {
@@ -317,7 +318,7 @@ nlohmann::json DdpStepWorkload::make_row(const DdpCase& one_case, const StepConf
   if (world.rank() != 0) return nlohmann::json::object();
   nlohmann::json per_rank = nlohmann::json::array();
   for (const auto& text : gathered) per_rank.push_back(nlohmann::json::parse(text));
-  return report::row_json(report::RowKind::kDdpStep, row_fields(one_case, config, measured, std::move(per_rank)), measured);
+  return report::row_json(report::kDdpStepRows, row_fields(one_case, config, measured, std::move(per_rank)), measured);
 }
 
 nlohmann::json DdpStepWorkload::row_fields(const DdpCase& one_case, const StepConfig& config, const report::Measurement& measured,
@@ -404,7 +405,7 @@ nlohmann::json DdpStepWorkload::row_fields(const DdpCase& one_case, const StepCo
 }
 
 DdpStepWorkload::DdpStepWorkload(RunContext& run, const DdpProgram& program)
-    : WorkloadOver(run.world, program.options, report::RowKind::kDdpStep),
+    : WorkloadOver(run.world, program.options, report::kDdpStepRows),
       options_(program.options),
       model_(program.model),
       profile_(program.profile) {

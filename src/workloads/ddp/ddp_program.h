@@ -1,4 +1,4 @@
-// ddp_step_perf's entry point (bench/ddp_step_perf.cpp); returns the exit code.
+// ddp_step_perf's entry point (its main: main.cpp); returns the exit code.
 #pragma once
 
 namespace collbench::ddp {

@@ -18,10 +18,11 @@
 #include "report/report_json.h"
 #include "report/table.h"
 #include "workloads/compute/compute_workload.h"
-#include "workloads/compute/programs.h"
+#include "workloads/envcheck/envcheck_program.h"
 #include "workloads/compute/rank_gather.h"
 #include "workloads/envcheck/envcheck_options.h"
 #include "workloads/envcheck/rank_speeds.h"
+#include "workloads/envcheck/report/probe_rows.h"
 
 namespace collbench::compute {
 namespace {
@@ -112,7 +113,7 @@ nlohmann::json my_fields(World& world, const HostInfo& host, const OpenBlasInfo&
 }
 
 EnvcheckWorkload::EnvcheckWorkload(RunContext& run, const EnvcheckOptions& options)
-    : Workload(run.world, options, report::RowKind::kProbe), options_(options) {
+    : Workload(run.world, options, report::kProbeRows), options_(options) {
   World& world = run.world;
   host_ = probe_host();
   const int threads = options_.threads > 0 ? options_.threads : host_.affinity_cores;
@@ -211,7 +212,7 @@ std::vector<nlohmann::json> EnvcheckWorkload::closing_rows(RunContext&) {
     row["slow"] = std::find(slow_.begin(), slow_.end(), rank) != slow_.end();
     const std::string warning = row["inventory"]["openblas_warning"].get<std::string>();
     if (!warning.empty()) warnings_.push_back("rank " + std::to_string(rank) + ": " + warning);
-    row = report::row_json(report::RowKind::kProbe, std::move(row), report::Measurement{});  // untimed: no measurement
+    row = report::row_json(report::kProbeRows, std::move(row), report::Measurement{});  // untimed: no measurement
   }
   summary_ = {{"ranks", world.size()}, {"slow", slow_.size()}, {"slow_factor", options_.slow_factor},
               {"repeats", options_.iterations * options_.cycles}, {"probe_ms", options_.probe_ms},

@@ -6,9 +6,10 @@
 #include "engines/engines.h"
 #include "workloads/compute/compute_workload.h"
 #include "workloads/compute/platform_notes.h"
-#include "workloads/compute/programs.h"
+#include "workloads/matmul/matmul_program.h"
 #include "workloads/compute/rank_gather.h"
 #include "workloads/matmul/matmul_options.h"
+#include "workloads/matmul/report/gemm_rows.h"
 
 namespace collbench::compute {
 namespace {
@@ -57,7 +58,7 @@ MemoryNeed matmul_memory_need(const MatmulOptions& options) {
 class MatmulWorkload final : public ThroughputWorkload<MatmulOptions, GemmEngine, GemmCase> {
  public:
   MatmulWorkload(RunContext& run, const MatmulOptions& options)
-      : ThroughputWorkload(run, options, report::RowKind::kGemm, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
+      : ThroughputWorkload(run, options, report::kGemmRows, &make_gpu_gemm_engine, &make_cpu_gemm_engine) {
     for (GemmType type : options_.gemm_types) {
       for (const GemmShape& shape : options_.gemm_shapes()) cases_.push_back({type, shape});
     }

@@ -5,9 +5,10 @@
 #include "engines/engines.h"
 #include "workloads/compute/compute_workload.h"
 #include "workloads/compute/platform_notes.h"
-#include "workloads/compute/programs.h"
+#include "workloads/membw/membw_program.h"
 #include "workloads/compute/rank_gather.h"
 #include "workloads/membw/membw_options.h"
+#include "workloads/membw/report/stream_rows.h"
 
 namespace collbench::compute {
 namespace {
@@ -28,7 +29,7 @@ MemoryNeed membw_memory_need(const MembwOptions& options) {
 class MembwWorkload final : public ThroughputWorkload<MembwOptions, StreamEngine, StreamCase> {
  public:
   MembwWorkload(RunContext& run, const MembwOptions& options)
-      : ThroughputWorkload(run, options, report::RowKind::kStream, &make_gpu_stream_engine, &make_cpu_stream_engine) {
+      : ThroughputWorkload(run, options, report::kStreamRows, &make_gpu_stream_engine, &make_cpu_stream_engine) {
     std::vector<StreamKernel> kernels = options_.kernels;
     if (!on_cpu_ && !options_.kernels_given) kernels.push_back(StreamKernel::kMemcpy);
     for (std::uint64_t bytes : options_.array_sizes()) {

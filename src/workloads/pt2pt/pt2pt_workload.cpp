@@ -23,6 +23,7 @@
 #include "workloads/pt2pt/link_matrix.h"
 #include "workloads/pt2pt/pair_schedule.h"
 #include "workloads/pt2pt/pt2pt_options.h"
+#include "workloads/pt2pt/report/pt2pt_rows.h"
 
 namespace collbench::pt2pt {
 namespace {
@@ -139,7 +140,7 @@ class Pt2ptWorkload final : public WorkloadOver<Pt2ptCase> {
 };
 
 Pt2ptWorkload::Pt2ptWorkload(RunContext& run, const Pt2ptOptions& options)
-    : WorkloadOver(run.world, options, report::RowKind::kPointToPoint), options_(options) {
+    : WorkloadOver(run.world, options, report::kPointToPointRows), options_(options) {
   World& world = run.world;
   hosts_ = world.gather_strings(world.host());
   backend_ = make_run_backend(world, options_);
@@ -362,7 +363,7 @@ nlohmann::json Pt2ptWorkload::make_row(const Pt2ptCase& one_case, report::Measur
     kept.time_us.push_back(time.mean);
     kept.gbps.push_back(gbps);
   }
-  return report::row_json(report::RowKind::kPointToPoint, std::move(row), measured);
+  return report::row_json(report::kPointToPointRows, std::move(row), measured);
 }
 
 // Rank 0: a fan row's own fields. The root's bytes over the root's elapsed time is the row's gbps;

@@ -5,7 +5,7 @@
 
 namespace collbench::pt2pt {
 
-// The main of bench/pt2pt_perf.cpp: the exit code (core/error.h).
+// The entry point of pt2pt_perf (its main: main.cpp): the exit code (core/error.h).
 int run_pt2pt_perf(int argc, char** argv);
 
 }  // namespace collbench::pt2pt

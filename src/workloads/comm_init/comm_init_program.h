@@ -1,4 +1,4 @@
-// The main of comm_init_perf (bench/comm_init_perf.cpp).
+// comm_init_perf's entry point (its main: main.cpp).
 #pragma once
 
 namespace collbench {

@@ -1,4 +1,4 @@
 // copy_perf: see src/workloads/copy/copy_program.cpp and `copy_perf --help`.
-#include "workloads/compute/programs.h"
+#include "workloads/copy/copy_program.h"
 
 int main(int argc, char** argv) { return collbench::compute::run_copy_perf(argc, argv); }

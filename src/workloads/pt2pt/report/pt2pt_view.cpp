@@ -1,9 +1,10 @@
-#include "report/pt2pt_view.h"
+#include "workloads/pt2pt/report/pt2pt_view.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "report/json_reader.h"
+#include "workloads/pt2pt/report/pt2pt_rows.h"
 
 namespace collbench::report {
 
@@ -87,7 +88,7 @@ FanShares fan_from_json(const Reader& reader, const json& object) {
 
 std::optional<FanShares> fan_of(const Row& row) {
   const auto it = row.fields.find("fan");
-  if (row.kind != RowKind::kPointToPoint || it == row.fields.end() || it->is_null()) return std::nullopt;
+  if (row.kind != kPointToPointRows || it == row.fields.end() || it->is_null()) return std::nullopt;
   return fan_from_json(Reader("row.fan"), *it);
 }
 
@@ -98,7 +99,7 @@ void check_pt2pt_fields(const Report& report) {
 
 std::optional<LinkMatrix> link_matrix_of(const Report& report) {
   const auto it = report.kind_fields.find("link_matrix");
-  if (report.kind != RowKind::kPointToPoint || it == report.kind_fields.end() || it->is_null()) return std::nullopt;
+  if (report.kind != kPointToPointRows || it == report.kind_fields.end() || it->is_null()) return std::nullopt;
   return link_matrix_from_json(Reader("report.link_matrix"), *it);
 }
 

@@ -1,4 +1,4 @@
 // envcheck: see src/workloads/envcheck/ and `envcheck --help`.
-#include "workloads/compute/programs.h"
+#include "workloads/envcheck/envcheck_program.h"
 
 int main(int argc, char** argv) { return collbench::compute::run_envcheck(argc, argv); }
