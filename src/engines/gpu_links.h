@@ -1,7 +1,7 @@
 // The host's GPUs and their links as NVML reports them: each GPU's NVLinks (how many, which
 // version, which are up, how many reach an NVSwitch) and its PCIe link (generation and width, now
 // and at most). collbench explain picks the expected-peak entry of a GPU run from these facts
-// (summarize/explain.cpp). NVML is loaded at run time, so a build and a run without a driver or
+// (summarize/explain/explain.cpp). NVML is loaded at run time, so a build and a run without a driver or
 // CUDA get an inventory that says why it is empty instead.
 #pragma once
 

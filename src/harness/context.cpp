@@ -188,7 +188,7 @@ nlohmann::json machine_of(const report::Context& context, const std::optional<co
     machine["threads"] = host->online_cores;
     machine["memory_bytes"] = host->memory_bytes;
     // The caches a rank's buffers pass through: the summary's health line tells a cache effect
-    // from a fault by them (summarize/nccl_table.cpp).
+    // from a fault by them (summarize/tables/nccl_table.cpp).
     if (host->last_level_cache_bytes > 0) machine["last_level_cache_bytes"] = host->last_level_cache_bytes;
     machine["caches"] = nlohmann::json::array();
     for (const auto& cache : host->caches) {

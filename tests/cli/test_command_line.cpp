@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "workloads/collectives/collective_options.h"
 #include "harness/flag_groups.h"
-#include "summarize/cli.h"
+#include "summarize/cli/cli.h"
 #include "workloads/comm_init/comm_init_options.h"
 #include "workloads/ddp/ddp_options.h"
 #include "workloads/pt2pt/pt2pt_options.h"

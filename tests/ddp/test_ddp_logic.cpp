@@ -21,8 +21,8 @@
 #include "workloads/ddp/layer_gemm.h"
 #include "workloads/ddp/model.h"
 #include "report/report_json.h"
-#include "summarize/scaling.h"
-#include "summarize/speedup.h"
+#include "summarize/tables/scaling.h"
+#include "summarize/tables/speedup.h"
 #include "workloads/ddp/report/ddp_step_rows.h"
 #include "workloads/ddp/report/ddp_step_view.h"
 

@@ -11,11 +11,11 @@
 
 #include "report/report_json.h"
 #ifdef COLLBENCH_FUZZ_SUMMARIZE
-#include "summarize/document.h"
-#include "summarize/input_error.h"
-#include "summarize/load.h"
-#include "summarize/nccl_table.h"
-#include "summarize/scaling.h"
+#include "summarize/common/document.h"
+#include "summarize/common/input_error.h"
+#include "summarize/common/load.h"
+#include "summarize/tables/nccl_table.h"
+#include "summarize/tables/scaling.h"
 #endif
 
 namespace {

@@ -4,7 +4,7 @@
 # The layers, bottom-up (DESIGN.md): core; report; cuda (the CUDA utility library, on core);
 # backends and engines (GEMM, STREAM and copy engines, host probing), which may call CUDA; harness
 # (program shell, driver, loop); workloads, one folder per kind, each a descriptor over the
-# harness's driver. summarize reads only the report schema. Each folder of src/ lists the folders
+# harness's driver. summarize reads only the report schema, each of its rooms only the rooms below. Each folder of src/ lists the folders
 # it may include from; a folder missing here is an error too, so a new folder has to say where it
 # stands. A kind's report/ folder (src/workloads/<kind>/report/: its row kinds and reader views,
 # compiled into the report library) is on the report layer: it includes only what report may,
@@ -21,14 +21,27 @@ declare -A may_include=(
   [engines]="core cuda engines"
   [harness]="core report backends engines harness"
   [workloads]="core report cuda backends engines harness workloads"
-  [summarize]="core report summarize"
+  # summarize's rooms, bottom-up: what every command reads (common), the verdicts, plots, tables,
+  # models, the commands that run benchmarks (runs: sweep, ab), tuning, explain, and the CLI.
+  [summarize/common]="core report summarize/common"
+  [summarize/verdicts]="core report summarize/common summarize/verdicts"
+  [summarize/plots]="core report summarize/common summarize/verdicts summarize/plots"
+  [summarize/tables]="core report summarize/common summarize/verdicts summarize/plots summarize/tables"
+  [summarize/models]="core report summarize/common summarize/verdicts summarize/plots summarize/tables summarize/models"
+  [summarize/runs]="core report summarize/common summarize/verdicts summarize/plots summarize/tables summarize/runs"
+  [summarize/tuning]="core report summarize/common summarize/verdicts summarize/plots summarize/tables summarize/runs summarize/tuning"
+  [summarize/explain]="core report summarize/common summarize/verdicts summarize/plots summarize/tables summarize/models summarize/explain"
+  [summarize/cli]="core report summarize/common summarize/verdicts summarize/plots summarize/tables summarize/models summarize/runs summarize/tuning summarize/explain summarize/cli"
   [tuner_plugin]="core tuner_plugin"
 )
 
 # The layer of a path under src/, into `layer`: its first folder, but report for a kind's report/
-# folder. (A variable, not output: a subshell per include would fork thousands of times.)
+# folder and summarize/<room> for a room of summarize (a file directly in summarize/ has no place).
+# (A variable, not output: a subshell per include would fork thousands of times.)
 layer_of() {
-  if [[ $1 =~ ^workloads/[^/]+/report/ ]]; then layer=report; else layer=${1%%/*}; fi
+  if [[ $1 =~ ^workloads/[^/]+/report/ ]]; then layer=report
+  elif [[ $1 =~ ^(summarize/[^/]+)/ ]]; then layer=${BASH_REMATCH[1]}
+  else layer=${1%%/*}; fi
 }
 
 violations=0

@@ -6,7 +6,7 @@
 
 #include "workloads/pt2pt/report/pt2pt_view.h"
 #include "report/report_json.h"
-#include "summarize/plot.h"
+#include "summarize/plots/plot.h"
 #include "workloads/pt2pt/report/pt2pt_rows.h"
 
 namespace collbench {

@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "summarize/load.h"
+#include "summarize/common/load.h"
 #include "test_data.h"
 
 namespace collbench::summarize {

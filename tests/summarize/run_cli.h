@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "summarize/cli.h"
+#include "summarize/cli/cli.h"
 
 namespace collbench::summarize {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <fstream>
 
-#include "summarize/explain.h"
-#include "summarize/input_error.h"
-#include "summarize/nccl_table.h"
+#include "summarize/explain/explain.h"
+#include "summarize/common/input_error.h"
+#include "summarize/tables/nccl_table.h"
 #include "curves.h"
 #include "test_data.h"
 

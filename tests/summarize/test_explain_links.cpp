@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "summarize/explain.h"
+#include "summarize/explain/explain.h"
 #include "curves.h"
 #include "test_data.h"
 

@@ -4,7 +4,7 @@
 // groups of 2 ranks, so busbw = algbw = bytes / time).
 #include "summarize_test_helpers.h"
 
-#include "summarize/group_series.h"
+#include "summarize/common/group_series.h"
 
 namespace collbench::summarize {
 namespace {

@@ -4,7 +4,7 @@
 #include <functional>
 
 #include "report/report_json.h"
-#include "summarize/nccl_table.h"
+#include "summarize/tables/nccl_table.h"
 #include "curves.h"
 #include "test_data.h"
 

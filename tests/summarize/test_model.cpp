@@ -9,8 +9,8 @@
 
 #include "report/report_file.h"
 #include "report/report_json.h"
-#include "summarize/input_error.h"
-#include "summarize/model.h"
+#include "summarize/common/input_error.h"
+#include "summarize/models/model.h"
 #include "run_cli.h"
 #include "workloads/collectives/collective.h"
 #include "test_data.h"

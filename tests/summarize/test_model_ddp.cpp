@@ -7,8 +7,8 @@
 
 #include "report/report_json.h"
 #include "workloads/ddp/report/ddp_step_view.h"
-#include "summarize/input_error.h"
-#include "summarize/model_ddp.h"
+#include "summarize/common/input_error.h"
+#include "summarize/models/model_ddp.h"
 #include "run_cli.h"
 #include "test_data.h"
 

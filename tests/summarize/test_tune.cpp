@@ -13,9 +13,9 @@
 #include "core/algorithm_ranges.h"
 #include "core/input_file.h"
 #include "core/error.h"
-#include "summarize/input_error.h"
-#include "summarize/tune.h"
-#include "summarize/tune_files.h"
+#include "summarize/common/input_error.h"
+#include "summarize/tuning/tune.h"
+#include "summarize/tuning/tune_files.h"
 #include "run_cli.h"
 #include "test_data.h"
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "core/flag_values.h"
-#include "summarize/tune.h"
-#include "summarize/tune_files.h"
+#include "summarize/tuning/tune.h"
+#include "summarize/tuning/tune_files.h"
 
 int main(int argc, char** argv) {
   using namespace collbench::summarize;

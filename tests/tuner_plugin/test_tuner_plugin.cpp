@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "summarize/tune.h"
-#include "summarize/tune_files.h"
+#include "summarize/tuning/tune.h"
+#include "summarize/tuning/tune_files.h"
 #include "tuner_plugin/tuner_abi.h"
 
 namespace collbench {

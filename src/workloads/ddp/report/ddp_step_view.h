@@ -1,5 +1,5 @@
 // ddp_step's reader view (on the report layer, in the report library: report/row_kind.h): a
-// ddp_step row typed, for `collbench model ddp` (summarize/model_ddp.h), which reads its bucket
+// ddp_step row typed, for `collbench model ddp` (summarize/models/model_ddp.h), which reads its bucket
 // schedule, compute split and batch.
 #pragma once
 
