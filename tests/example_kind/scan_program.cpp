@@ -25,14 +25,12 @@ struct ScanOptions : RunFlags {
   SizeSweep sweep{1024, 1u << 20, 0, 4.0};
 };
 
-// Every flag of scan_perf, once: parsing, --help and the report's options read these.
+// Every flag of scan_perf, once: parsing, --help and the report's options read these. The sizes
+// are recorded as the list they expand to; the loop, run, report and help groups are every program's.
 void declare_options(CLI::App& app, ScanOptions& options) {
-  start_section(app, "Sizes (K/M/G 1024-based)");
   const SweepFlags sweep = add_size_sweep(app, options.sweep, {"SIZE", "smallest buffer (default 1K)", "largest buffer (default 1M)",
                                                                "additive step", "multiplicative step (default 4); conflicts with -i"});
-  record(app, {sweep.min, sweep.max, sweep.step, sweep.factor},
-         [&options](nlohmann::json& out) { out["sizes"] = expand_sweep(options.sweep); });
-  start_section(app, "Options");
+  record(app, {sweep.min, sweep.max, sweep.step, sweep.factor}, [&options](nlohmann::json& out) { out["sizes"] = expand_sweep(options.sweep); });
   add_loop_flags(app, options);
   add_run_flags(app, options);
   add_report_flags(app, options);
