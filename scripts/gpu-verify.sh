@@ -562,13 +562,19 @@ PY
   record measure explain ok $(( $(date +%s) - start )) "explain/explain.txt; $beside"
 }
 
-# replay_perf on NCCL with the committed fixture trace, at as many ranks as GPUs (at most the trace's).
+# replay_perf (docs/replay.md) on NCCL, the default backend where a GPU is visible: the committed
+# one-rank fixture trace at as many ranks as GPUs (the ranks past the trace's only take part in
+# making the communicators), checked (-c 1); with two GPUs or more also the real 2-rank DDP job's
+# trace (recorded with torch), its all-reduces on a communicator of both ranks.
 step_replay() {
-  local dir="$work/replay" trace="$root/tests/replay/data/gpu-verify.trace.json"
+  local dir="$work/replay" trace="$root/tests/replay/data/gpu-verify.trace.json" ddp="$root/tests/replay/data/torch/ddp.rank"
   [ -x "$bin/replay_perf" ] || { record measure replay skipped 0 "this build has no replay_perf"; return; }
   [ -f "$trace" ] || { record measure replay skipped 0 "no fixture trace ${trace#"$root"/}"; return; }
-  mkdir -p "$dir"; rm -f "$dir/replay.json"
+  mkdir -p "$dir"; rm -f "$dir/replay.json" "$dir/replay-ddp.json"
   optional_run replay "$dir/replay.log" 180 "${collbench_prefix[@]}" "$bin/replay_perf" --trace "$trace" -N 3 -c 1 -J "$dir/replay.json"
+  [ "$gpus" -ge 2 ] && [ -f "${ddp}0.kineto.json" ] && optional_run replay "$dir/replay-ddp.log" 180 "${collbench_prefix[@]}" \
+    "$bin/replay_perf" --trace "${ddp}0.kineto.json" --trace "${ddp}1.kineto.json" -N 3 -c 1 -J "$dir/replay-ddp.json"
+  return 0
 }
 
 # Concurrent groups (docs/groups.md): with 4 GPUs or more, neighbouring pairs all-reduce at once

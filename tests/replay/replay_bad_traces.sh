@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# replay_perf on bad traces at 2 ranks under mpirun: each one line on stderr naming the file and
+# the line or key, exit 2 on every rank (tests/mpi/each_rank_exit.sh), found before the first
+# call: truncated, endless, a count that overflows, a rank outside its group, ranks whose
+# sequences disagree, a trace for more ranks than launched, two ranks that both send first in
+# separate exchanges (a hang as replay_perf waits for each), --gaps trace without timestamps, and
+# a trace's escape sequence (never reaches the terminal).
+# usage: replay_bad_traces.sh BIN_DIR DATA_DIR
+set -uo pipefail
+bin=$1 data=$2
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$here/../mpi/each_rank_exit.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect_bad() {  # NAME EXPECTED_TEXT REPLAY_ARGS...
+  local name=$1 expected=$2 problem
+  shift 2
+  mkdir -p "$work/$name"
+  problem=$(bad_input_problem "$work/$name" 2 2 "$bin/replay_perf" "$@" -n 1 -w 0)
+  if [ -n "$problem" ] || ! grep -qF -- "$expected" "$work/$name/stderr" || grep -q $'\x1b' "$work/$name/stderr"; then
+    echo "FAIL $name: ${problem:-the line does not say '$expected'}"; cat "$work/$name/stderr"
+    failures=$((failures + 1))
+  else
+    echo "ok   $name: $(cat "$work/$name/stderr")"
+  fi
+}
+
+# A synthetic NCCL 2.28 log of RANKS ranks (one file), each rank's calls as given: "Name count peer".
+nccl_log() {  # FILE RANKS CALL...
+  local file=$1 ranks=$2 rank call
+  shift 2
+  : >"$file"
+  for ((rank = 0; rank < ranks; rank++)); do
+    echo "h:$rank:1 [0] NCCL INFO ncclCommInitRankConfig comm 0x$rank rank $rank nranks $ranks cudaDev 0 nvmlDev 0 busId 1000 commId 0xabc - Init COMPLETE" >>"$file"
+  done
+  for call in "$@"; do
+    read -r rank name count peer <<<"$call"
+    echo "h:$rank:1 [0] NCCL INFO $name: opCount 0 sendbuff 0x7f00 recvbuff 0x7f00 count $count datatype 7 op 0 root $peer comm 0x$rank [nranks=$ranks] stream 0x9" >>"$file"
+  done
+}
+
+head -c 10000 "$data/gpu-verify.trace.json" >"$work/truncated.json"
+expect_bad truncated "truncated.json: not a Kineto trace JSON file" --trace "$work/truncated.json"
+expect_bad endless "line 1 is longer than the 16 MiB cap" --trace /dev/zero
+printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nh:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 18446744073709551616 datatype 7 op 0 root 0 comm 0x1 [nranks=1] stream 0x2\n' >"$work/overflow.log"
+expect_bad count_overflow "overflow.log:2: count 18446744073709551616 does not fit in 64 bits" --trace "$work/overflow.log"
+python3 - "$data/torch/pipeline.rank0.kineto.json" "$work/outside.rank0.kineto.json" <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+trace["distributedInfo"]["world_size"] = 1  # rank 0 now sends to rank 1, outside a world of one
+json.dump(trace, open(sys.argv[2], "w"))
+PY
+expect_bad rank_outside_group "root or peer 1 is outside its group of 1" --trace "$work/outside.rank0.kineto.json"
+python3 - "$data/torch/pipeline.rank1.kineto.json" "$work/disagree.rank1.kineto.json" <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+for event in trace["traceEvents"]:  # rank 1 receives 512 elements where rank 0 sends 256
+    if event.get("name") == "c10d::recv_":
+        event["args"]["Input Dims"][0] = [[16, 32]]
+        break
+json.dump(trace, open(sys.argv[2], "w"))
+PY
+expect_bad ranks_disagree "rank 0's send of 256 float32 peer 1" \
+  --trace "$data/torch/pipeline.rank0.kineto.json" --trace "$work/disagree.rank1.kineto.json"
+nccl_log "$work/four.log" 4 "0 AllReduce 1024 0" "1 AllReduce 1024 0" "2 AllReduce 1024 0" "3 AllReduce 1024 0"
+expect_bad more_ranks_than_launched "the trace is for 4 ranks, but 2 were launched" --trace "$work/four.log"
+# Each sends first, then receives, one call apart: eager sends let the job through, a replay that
+# waits for each exchange would hang.
+nccl_log "$work/both_send.log" 2 "0 Send 1048576 1" "1 Send 1048576 0" "0 AllReduce 8 0" "1 AllReduce 8 0" \
+  "0 Recv 1048576 1" "1 Recv 1048576 0"
+expect_bad both_send_first "the sequences wait on each other as replay_perf issues them" --trace "$work/both_send.log"
+nccl_log "$work/two.log" 2 "0 AllReduce 1024 0" "1 AllReduce 1024 0"
+expect_bad gaps_without_timestamps "--gaps trace needs the calls' timestamps" --trace "$work/two.log" --gaps trace
+printf 'h:1:1 [0] NCCL INFO comm 0x1\x1b]0;owned\x07 rank 9 nranks 2 cudaDev 0\n' >"$work/escape.log"
+expect_bad escaped "escape.log:1: communicator line with rank '9' of nranks '2'" --trace "$work/escape.log"
+expect_bad no_trace "--trace FILE is required" --backend mpi
+expect_bad bad_gaps "unknown gaps mode 'sometimes' for --gaps" --trace "$work/two.log" --gaps sometimes
+
+[ "$failures" -eq 0 ] && echo "replay_perf: every bad trace refused with one line, exit 2 on every rank"
+exit $((failures > 0))
