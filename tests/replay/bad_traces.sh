@@ -23,31 +23,15 @@ expect_bad() {  # NAME EXPECTED_TEXT FILE...
   fi
 }
 
-head -c 10000 "$data/gpu-verify.trace.json" >"$work/truncated.json"
+source "$(dirname "${BASH_SOURCE[0]}")/bad_trace_files.sh"
+write_bad_traces "$data" "$work"
 expect_bad truncated "truncated.json: not a Kineto trace JSON file" "$work/truncated.json"
 expect_bad endless "trace '/dev/zero': line 1 is longer than the 16 MiB cap" /dev/zero
-printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nh:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 18446744073709551616 datatype 7 op 0 root 0 comm 0x1 [nranks=1] stream 0x2\n' >"$work/overflow.log"
 expect_bad count_overflow "overflow.log:2: count 18446744073709551616 does not fit in 64 bits" "$work/overflow.log"
-python3 - "$data/torch/pipeline.rank0.kineto.json" "$work/outside.rank0.kineto.json" <<'PY'
-import json, sys
-trace = json.load(open(sys.argv[1]))
-trace["distributedInfo"]["world_size"] = 1  # rank 0 now sends to rank 1, outside a world of one
-json.dump(trace, open(sys.argv[2], "w"))
-PY
 expect_bad rank_outside_world "root or peer 1 is outside its group of 1" "$work/outside.rank0.kineto.json"
-python3 - "$data/torch/pipeline.rank1.kineto.json" "$work/disagree.rank1.kineto.json" <<'PY'
-import json, sys
-trace = json.load(open(sys.argv[1]))
-for event in trace["traceEvents"]:  # rank 1 receives 512 elements where rank 0 sends 256
-    if event.get("name") == "c10d::recv_":
-        event["args"]["Input Dims"][0] = [[16, 32]]
-        break
-json.dump(trace, open(sys.argv[2], "w"))
-PY
 expect_bad ranks_disagree "rank 0's send of 256 float32 peer 1" "$data/torch/pipeline.rank0.kineto.json" "$work/disagree.rank1.kineto.json"
 printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n' >"$work/one_of_two.log"
 expect_bad missing_rank "no calls recorded for rank(s) 1 of the trace's 2" "$work/one_of_two.log"
-printf 'h:1:1 [0] NCCL INFO comm 0x1\x1b]0;owned\x07 rank 9 nranks 2 cudaDev 0\n' >"$work/escape.log"
 expect_bad escaped "escape.log:1: communicator line with rank '9' of nranks '2'" "$work/escape.log"
 
 for job in ddp tp pipeline; do

@@ -10,6 +10,7 @@ set -uo pipefail
 bin=$1 data=$2
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/../mpi/each_rank_exit.sh"
+source "$here/bad_trace_files.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -41,27 +42,11 @@ nccl_log() {  # FILE RANKS CALL...
   done
 }
 
-head -c 10000 "$data/gpu-verify.trace.json" >"$work/truncated.json"
+write_bad_traces "$data" "$work"
 expect_bad truncated "truncated.json: not a Kineto trace JSON file" --trace "$work/truncated.json"
 expect_bad endless "line 1 is longer than the 16 MiB cap" --trace /dev/zero
-printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nh:1:1 [0] NCCL INFO AllReduce: opCount 0 sendbuff 0x1 recvbuff 0x1 count 18446744073709551616 datatype 7 op 0 root 0 comm 0x1 [nranks=1] stream 0x2\n' >"$work/overflow.log"
 expect_bad count_overflow "overflow.log:2: count 18446744073709551616 does not fit in 64 bits" --trace "$work/overflow.log"
-python3 - "$data/torch/pipeline.rank0.kineto.json" "$work/outside.rank0.kineto.json" <<'PY'
-import json, sys
-trace = json.load(open(sys.argv[1]))
-trace["distributedInfo"]["world_size"] = 1  # rank 0 now sends to rank 1, outside a world of one
-json.dump(trace, open(sys.argv[2], "w"))
-PY
 expect_bad rank_outside_group "root or peer 1 is outside its group of 1" --trace "$work/outside.rank0.kineto.json"
-python3 - "$data/torch/pipeline.rank1.kineto.json" "$work/disagree.rank1.kineto.json" <<'PY'
-import json, sys
-trace = json.load(open(sys.argv[1]))
-for event in trace["traceEvents"]:  # rank 1 receives 512 elements where rank 0 sends 256
-    if event.get("name") == "c10d::recv_":
-        event["args"]["Input Dims"][0] = [[16, 32]]
-        break
-json.dump(trace, open(sys.argv[2], "w"))
-PY
 expect_bad ranks_disagree "rank 0's send of 256 float32 peer 1" \
   --trace "$data/torch/pipeline.rank0.kineto.json" --trace "$work/disagree.rank1.kineto.json"
 nccl_log "$work/four.log" 4 "0 AllReduce 1024 0" "1 AllReduce 1024 0" "2 AllReduce 1024 0" "3 AllReduce 1024 0"
@@ -73,7 +58,6 @@ nccl_log "$work/both_send.log" 2 "0 Send 1048576 1" "1 Send 1048576 0" "0 AllRed
 expect_bad both_send_first "the sequences wait on each other as replay_perf issues them" --trace "$work/both_send.log"
 nccl_log "$work/two.log" 2 "0 AllReduce 1024 0" "1 AllReduce 1024 0"
 expect_bad gaps_without_timestamps "--gaps trace needs the calls' timestamps" --trace "$work/two.log" --gaps trace
-printf 'h:1:1 [0] NCCL INFO comm 0x1\x1b]0;owned\x07 rank 9 nranks 2 cudaDev 0\n' >"$work/escape.log"
 expect_bad escaped "escape.log:1: communicator line with rank '9' of nranks '2'" --trace "$work/escape.log"
 expect_bad no_trace "--trace FILE is required" --backend mpi
 expect_bad bad_gaps "unknown gaps mode 'sometimes' for --gaps" --trace "$work/two.log" --gaps sometimes

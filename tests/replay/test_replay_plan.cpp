@@ -11,20 +11,14 @@
 #include "workloads/replay/replay_options.h"
 #include "workloads/replay/replay_plan.h"
 #include "workloads/replay/trace_readers.h"
+#include "trace_calls.h"
 
 namespace collbench::replay {
 namespace {
 
 const std::string kData = std::string(COLLBENCH_REPLAY_TEST_DATA) + "/";
 
-TraceCall call_of(TraceCollective collective, std::uint64_t count, std::size_t group, int root = -1) {
-  TraceCall call;
-  call.collective = collective;
-  call.count = count;
-  call.group = group;
-  call.root = root;
-  return call;
-}
+using trace_tests::call;
 
 // Two ranks: group 0 is both, group 1 the same ranks under another name, group 2 rank 0 alone.
 Trace two_ranks(std::vector<TraceCall> rank0, std::vector<TraceCall> rank1) {
@@ -64,8 +58,8 @@ TEST(ReplayPlan, DdpTraceRowsAreDdpsOwnBuckets) {
 }
 
 TEST(ReplayPlan, CollectivesCountOncePerGroupAndSendsOncePerRank) {
-  const Trace trace = two_ranks({call_of(TraceCollective::kAllReduce, 1000, 0), call_of(TraceCollective::kSend, 256, 0, 1)},
-                                {call_of(TraceCollective::kAllReduce, 1000, 0), call_of(TraceCollective::kRecv, 256, 0, 0)});
+  const Trace trace = two_ranks({call(TraceCollective::kAllReduce, 1000, 0), call(TraceCollective::kSend, 256, 0, 1)},
+                                {call(TraceCollective::kAllReduce, 1000, 0), call(TraceCollective::kRecv, 256, 0, 0)});
   const std::vector<BucketTally> tallies = tally_buckets(trace);
   ASSERT_EQ(tallies.size(), 3u);
   for (const BucketTally& tally : tallies) {
@@ -78,9 +72,9 @@ TEST(ReplayPlan, CollectivesCountOncePerGroupAndSendsOncePerRank) {
 }
 
 TEST(ReplayPlan, GroupsOfTheSameRanksShareOneCommunicator) {
-  const Trace trace = two_ranks({call_of(TraceCollective::kAllReduce, 8, 1), call_of(TraceCollective::kAllReduce, 8, 0),
-                                 call_of(TraceCollective::kAllReduce, 8, 2)},
-                                {call_of(TraceCollective::kAllReduce, 8, 1), call_of(TraceCollective::kAllReduce, 8, 0)});
+  const Trace trace = two_ranks({call(TraceCollective::kAllReduce, 8, 1), call(TraceCollective::kAllReduce, 8, 0),
+                                 call(TraceCollective::kAllReduce, 8, 2)},
+                                {call(TraceCollective::kAllReduce, 8, 1), call(TraceCollective::kAllReduce, 8, 0)});
   const Communicators made = communicators_of(trace);
   ASSERT_EQ(made.ranks.size(), 2u);
   EXPECT_EQ(made.ranks[0], (std::vector<int>{0, 1}));
@@ -91,15 +85,15 @@ TEST(ReplayPlan, GroupsOfTheSameRanksShareOneCommunicator) {
 TEST(ReplayPlan, ExchangesThatWaitOnEachOtherAreFound) {
   using C = TraceCollective;
   // Each sends then receives in one exchange: posted together, they meet.
-  EXPECT_FALSE(exchanges_wait_forever(two_ranks({call_of(C::kSend, 4, 0, 1), call_of(C::kRecv, 4, 0, 1)},
-                                                {call_of(C::kSend, 4, 0, 0), call_of(C::kRecv, 4, 0, 0)})));
+  EXPECT_FALSE(exchanges_wait_forever(two_ranks({call(C::kSend, 4, 0, 1), call(C::kRecv, 4, 0, 1)},
+                                                {call(C::kSend, 4, 0, 0), call(C::kRecv, 4, 0, 0)})));
   // A pipeline's order: send then receive on one side, receive then send on the other.
-  EXPECT_FALSE(exchanges_wait_forever(two_ranks({call_of(C::kSend, 4, 0, 1), call_of(C::kAllReduce, 4, 0), call_of(C::kRecv, 4, 0, 1)},
-                                                {call_of(C::kRecv, 4, 0, 0), call_of(C::kAllReduce, 4, 0), call_of(C::kSend, 4, 0, 0)})));
+  EXPECT_FALSE(exchanges_wait_forever(two_ranks({call(C::kSend, 4, 0, 1), call(C::kAllReduce, 4, 0), call(C::kRecv, 4, 0, 1)},
+                                                {call(C::kRecv, 4, 0, 0), call(C::kAllReduce, 4, 0), call(C::kSend, 4, 0, 0)})));
   // Both send first, an all-reduce between their sends and receives: eager sends would go on, a
   // replay that waits for each exchange would not.
-  const auto stuck = exchanges_wait_forever(two_ranks({call_of(C::kSend, 4, 0, 1), call_of(C::kAllReduce, 4, 0), call_of(C::kRecv, 4, 0, 1)},
-                                                      {call_of(C::kSend, 4, 0, 0), call_of(C::kAllReduce, 4, 0), call_of(C::kRecv, 4, 0, 0)}));
+  const auto stuck = exchanges_wait_forever(two_ranks({call(C::kSend, 4, 0, 1), call(C::kAllReduce, 4, 0), call(C::kRecv, 4, 0, 1)},
+                                                      {call(C::kSend, 4, 0, 0), call(C::kAllReduce, 4, 0), call(C::kRecv, 4, 0, 0)}));
   ASSERT_TRUE(stuck);
   EXPECT_NE(stuck->find("rank 0 is stuck at call 1, send of 4 float32"), std::string::npos) << *stuck;
 }
@@ -114,7 +108,7 @@ TEST(ReplayPlan, RealTracesRunAsReplayed) {
 
 TEST(ReplayPlan, AnExchangesReceivesLieEndToEnd) {
   using C = TraceCollective;
-  const Trace trace = two_ranks({call_of(C::kRecv, 100, 0, 1), call_of(C::kRecv, 50, 0, 1), call_of(C::kAllReduce, 120, 0)}, {});
+  const Trace trace = two_ranks({call(C::kRecv, 100, 0, 1), call(C::kRecv, 50, 0, 1), call(C::kAllReduce, 120, 0)}, {});
   EXPECT_EQ(exchange_end(trace.sequences.at(0), 0), 2u);
   EXPECT_EQ(largest_receive(trace.sequences.at(0), trace), 600u);  // (100 + 50) float32
 }
@@ -122,7 +116,7 @@ TEST(ReplayPlan, AnExchangesReceivesLieEndToEnd) {
 // Where the trace recorded idle time between two sends or receives, they are two exchanges.
 TEST(ReplayPlan, IdleTimeBetweenSendsSplitsTheExchange) {
   using C = TraceCollective;
-  std::vector<TraceCall> calls = {call_of(C::kSend, 4, 0, 1), call_of(C::kRecv, 4, 0, 1), call_of(C::kSend, 4, 0, 1)};
+  std::vector<TraceCall> calls = {call(C::kSend, 4, 0, 1), call(C::kRecv, 4, 0, 1), call(C::kSend, 4, 0, 1)};
   calls[0].start_us = 0;
   calls[0].job_duration_us = 5;
   calls[1].start_us = 10;  // 5 us after the send's end: together
@@ -134,8 +128,8 @@ TEST(ReplayPlan, IdleTimeBetweenSendsSplitsTheExchange) {
 
 TEST(ReplayPlan, UnsupportedCallsAreSkippedWithTheirShare) {
   using C = TraceCollective;
-  Trace trace = two_ranks({call_of(C::kAllToAll, 10, 0), call_of(C::kAllReduce, 10, 0)},
-                          {call_of(C::kAllToAll, 10, 0), call_of(C::kAllReduce, 10, 0)});
+  Trace trace = two_ranks({call(C::kAllToAll, 10, 0), call(C::kAllReduce, 10, 0)},
+                          {call(C::kAllToAll, 10, 0), call(C::kAllReduce, 10, 0)});
   count_skipped(trace, "AllGatherV (not replayed)", 64);
   const auto skipped = remove_unsupported(trace, [](const TraceCall& call) {
     return call.collective == C::kAllToAll ? std::string("no alltoall here") : std::string();
@@ -152,8 +146,8 @@ TEST(ReplayPlan, UnsupportedCallsAreSkippedWithTheirShare) {
 }
 
 TEST(ReplayPlan, FingerprintsTellTracesApart) {
-  const Trace one = two_ranks({call_of(TraceCollective::kAllReduce, 8, 0)}, {call_of(TraceCollective::kAllReduce, 8, 0)});
-  const Trace other = two_ranks({call_of(TraceCollective::kAllReduce, 9, 0)}, {call_of(TraceCollective::kAllReduce, 9, 0)});
+  const Trace one = two_ranks({call(TraceCollective::kAllReduce, 8, 0)}, {call(TraceCollective::kAllReduce, 8, 0)});
+  const Trace other = two_ranks({call(TraceCollective::kAllReduce, 9, 0)}, {call(TraceCollective::kAllReduce, 9, 0)});
   EXPECT_EQ(trace_fingerprint(one), trace_fingerprint(one));
   EXPECT_NE(trace_fingerprint(one), trace_fingerprint(other));
 }

@@ -3,19 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "trace_calls.h"
 #include "workloads/replay/trace.h"
 
 namespace collbench::replay {
 namespace {
 
-TraceCall call(TraceCollective collective, std::uint64_t count, std::size_t group, int root = -1) {
-  TraceCall made;
-  made.collective = collective;
-  made.count = count;
-  made.group = group;
-  made.root = root;
-  return made;
-}
+using trace_tests::call;
 
 // Two ranks, the world group 0 = {0, 1}, and the same two all-reduces on each.
 Trace two_ranks() {

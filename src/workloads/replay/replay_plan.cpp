@@ -111,29 +111,23 @@ Communicators communicators_of(const Trace& trace) {
   return made;
 }
 
-std::uint64_t send_elements(const TraceCall& call, const Trace& trace) {
+CallElements call_elements(const TraceCall& call, const Trace& trace) {
   const std::uint64_t ranks = trace.groups.at(call.group).ranks.size();
   switch (call.collective) {
-    case TraceCollective::kReduceScatter: case TraceCollective::kScatter: case TraceCollective::kAllToAll: return call.count * ranks;
-    case TraceCollective::kRecv: return 0;
-    case TraceCollective::kBarrier: return 1;
-    default: return call.count;
-  }
-}
-
-std::uint64_t recv_elements(const TraceCall& call, const Trace& trace) {
-  const std::uint64_t ranks = trace.groups.at(call.group).ranks.size();
-  switch (call.collective) {
-    case TraceCollective::kAllGather: case TraceCollective::kGather: case TraceCollective::kAllToAll: return call.count * ranks;
-    case TraceCollective::kSend: return 0;
-    case TraceCollective::kBarrier: return 1;
-    default: return call.count;
+    case TraceCollective::kAllGather: case TraceCollective::kGather: return {call.count, call.count * ranks};
+    case TraceCollective::kReduceScatter: case TraceCollective::kScatter: return {call.count * ranks, call.count};
+    case TraceCollective::kAllToAll: return {call.count * ranks, call.count * ranks};
+    case TraceCollective::kSend: return {call.count, 0};
+    case TraceCollective::kRecv: return {0, call.count};
+    case TraceCollective::kBarrier: return {1, 1};
+    default: return {call.count, call.count};
   }
 }
 
 CallBytes call_bytes(const TraceCall& call, const Trace& trace) {
   const std::uint64_t element = call.collective == TraceCollective::kBarrier ? 4 : dtype_info(call.dtype).size_bytes;
-  return {send_elements(call, trace) * element, recv_elements(call, trace) * element};
+  const CallElements elements = call_elements(call, trace);
+  return {elements.send * element, elements.recv * element};
 }
 
 std::uint64_t largest_receive(const std::vector<TraceCall>& calls, const Trace& trace) {

@@ -64,15 +64,16 @@ struct Communicators {
 };
 Communicators communicators_of(const Trace& trace);
 
-// A call's buffers on the rank that issues it, in bytes (out of place; a barrier replays as a
-// one-element float32 all-reduce on its group).
+// A call's buffers on the rank that issues it, in elements and in bytes (out of place; a barrier
+// replays as a one-element float32 all-reduce on its group).
+struct CallElements {
+  std::uint64_t send = 0, recv = 0;
+};
+CallElements call_elements(const TraceCall& call, const Trace& trace);
 struct CallBytes {
   std::uint64_t send = 0, recv = 0;
 };
 CallBytes call_bytes(const TraceCall& call, const Trace& trace);
-// Elements of the call's send and receive buffers.
-std::uint64_t send_elements(const TraceCall& call, const Trace& trace);
-std::uint64_t recv_elements(const TraceCall& call, const Trace& trace);
 
 // The receive buffer a rank's calls need: its largest call's, or an exchange's receives end to end.
 std::uint64_t largest_receive(const std::vector<TraceCall>& calls, const Trace& trace);

@@ -445,10 +445,11 @@ void ReplayWorkload::run_checked_pass() {
 
 CollectiveCase ReplayWorkload::check_case(const Step& step) const {
   const TraceCall& call = *step.call;
+  const CallElements elements = call_elements(call, trace_);
   BufferLayout layout;
   layout.call_count = static_cast<std::size_t>(call.count);
-  layout.send_count = static_cast<std::size_t>(send_elements(call, trace_));
-  layout.recv_count = static_cast<std::size_t>(recv_elements(call, trace_));
+  layout.send_count = static_cast<std::size_t>(elements.send);
+  layout.recv_count = static_cast<std::size_t>(elements.recv);
   const std::uint64_t bytes = payload_bytes(call, trace_);
   return {call.dtype, step.arguments.op, has_root(call.collective) ? step.arguments.root : -1, bytes,
           RowSize{std::max(layout.send_count, layout.recv_count), layout}, Placement::kOutOfPlace, true, nullptr};
