@@ -107,22 +107,25 @@ cleanup_on_failure() {
 }
 trap cleanup_on_failure EXIT
 
-# A free block of 20 ports in 30000-32599: slurmctld, slurmd, then srun's range. Below Linux's
+# A free block of 60 ports in 30000-32579: slurmctld, slurmd, then srun's range of 58. Below Linux's
 # ephemeral ports (32768 on), and away from 10000-29999, where collbench derives MASTER_PORT for
-# runs under srun without MPI (docs/slurm.md).
+# runs under srun without MPI (docs/slurm.md). Each srun step holds several listening ports (its
+# messages, its tasks' stdio) for its whole life: with 18, four tests' steps at once (ctest -j 8 of
+# the slurm_nodes label) exhausted the range ("sock_bind_listen_range: all ports in range ...
+# exhausted", 2026-12-07).
 free_port() {
   local port tries
   for ((tries = 0; tries < 200; tries++)); do
-    port=$((30000 + (RANDOM % 130) * 20))
-    if ! ss -Htan "( sport >= :$port and sport <= :$((port + 19)) )" 2>/dev/null | grep -q .; then
+    port=$((30000 + (RANDOM % 43) * 60))
+    if ! ss -Htan "( sport >= :$port and sport <= :$((port + 59)) )" 2>/dev/null | grep -q .; then
       echo "$port"
       return 0
     fi
   done
   return 1
 }
-base=$(free_port) || { slurm_log "error: no free port block in 30000-32599"; exit 1; }
-ctld_port=$base slurmd_port=$((base + 1)) srun_low=$((base + 2)) srun_high=$((base + 19))
+base=$(free_port) || { slurm_log "error: no free port block in 30000-32579"; exit 1; }
+ctld_port=$base slurmd_port=$((base + 1)) srun_low=$((base + 2)) srun_high=$((base + 59))
 ctld_address=127.0.0.1
 node_lines=() node_names=()
 if [ "$nodes" -eq 1 ]; then

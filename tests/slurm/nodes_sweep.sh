@@ -16,7 +16,9 @@ until run_sweep; do
   code=$?
   crashed=""
   for log in sweep/*.log; do [ -f "$log" ] && wireup_crash "$log" && crashed="$crashed ${log#sweep/}"; done
-  [ -n "$crashed" ] || fail "sweep exited $code$([ "$resumed" -gt 0 ] && echo " after resuming $resumed time(s)"): $(tail -20 sweep.out)"
+  # A failed point's own log goes with the failure: the sweep's output names only its exit code.
+  [ -n "$crashed" ] || fail "sweep exited $code$([ "$resumed" -gt 0 ] && echo " after resuming $resumed time(s)"): $(tail -20 sweep.out)
+$(for log in sweep/*.log; do grep -q . "$log" 2>/dev/null && { echo "--- $log"; tail -15 "$log"; }; done)"
   [ "$resumed" -lt "$wireup_reruns" ] || fail "Open MPI's TCP wire-up failed in$crashed after resuming $resumed times: $(tail -20 sweep.out)"
   resumed=$((resumed + 1))
   echo "note: Open MPI's TCP wire-up failed in$crashed (kept as sweep.out.$resumed); the sweep resumes"
