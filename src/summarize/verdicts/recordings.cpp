@@ -19,8 +19,9 @@ std::string recording_of(const std::string& report_path) {
 std::vector<Recording> recordings_of(const std::vector<LoadedReport>& reports) {
   std::map<std::string, Recording> by_name;
   for (const auto& loaded : reports) {
-    Recording& recording = by_name[recording_of(loaded.path)];
-    recording.name = recording_of(loaded.path);
+    const std::string name = recording_of(loaded.path);
+    Recording& recording = by_name[name];
+    recording.name = name;
     ++recording.reports;
     const std::string& started = loaded.report.context.start_time;
     if (recording.started.empty() || (!started.empty() && started < recording.started)) recording.started = started;
