@@ -3,7 +3,7 @@
 # line, so that docs/layout.md "Adding a workload kind" cannot drift from the code:
 #   registration  COLLBENCH_KINDS names the folder once, and nothing outside the folder names the kind;
 #   run           scan_perf at 2 ranks under mpirun writes a checked report, and collbench reads its rows
-#                 through the registration (its own table, its figure and its label), and a wrong sum exits 3;
+#                 through the registration (its own table, its figure and its label), collbench --help names it, and a wrong sum exits 3;
 #   guide         every line of the guide's code blocks is a line of the folder's files.
 # usage: example_kind.sh SOURCE_DIR BIN_DIR registration|run|guide
 set -uo pipefail
@@ -34,6 +34,9 @@ case $part in
     # Its figure by the name and axis label its spec gives (report/scan_rows.cpp).
     "$bin_dir/collbench" plot "$work/scan.json" --metric gbps --out "$work/scan.svg" >"$work/plot" 2>&1 || { cat "$work/plot"; fail "collbench plot refused the scan kind's figure gbps"; }
     grep -q 'bytes read (GB/s)' "$work/scan.gp" || fail "the plot's script has not the scan kind's axis label"
+    # collbench --help names the kinds it reads from the registration, the new one too.
+    "$bin_dir/collbench" --help >"$work/help" 2>&1 || { cat "$work/help"; fail "collbench --help failed"; }
+    tr '\n' ' ' <"$work/help" | grep -qE 'report kind \([a-z0-9_, ]*\<scan\>' || { cat "$work/help"; fail "collbench --help does not name the scan kind among the kinds it reads"; }
     "$source_dir/scripts/mpirun-local.sh" -np 2 "$bin_dir/scan_perf" -b 1K -e 1K -n 2 -w 0 --inject-corrupt-output >"$work/corrupt" 2>&1
     status=$?
     [ "$status" = 3 ] || { cat "$work/corrupt"; fail "a wrong sum exited $status, expected 3"; }

@@ -17,6 +17,7 @@
 #include "core/sizes.h"
 #include "report/report_file.h"
 #include "report/report_json.h"
+#include "report/row_kind.h"
 #include "summarize/runs/ab.h"
 #include "summarize/verdicts/compare.h"
 #include "summarize/explain/explain.h"
@@ -38,6 +39,17 @@
 
 namespace collbench::summarize {
 namespace {
+
+// The kinds this build reads, from the registered kinds (COLLBENCH_KINDS), so that --help names a
+// new kind without an edit here.
+std::string registered_kind_names() {
+  std::string names;
+  for (const report::RowKindSpec* spec : report::registered_row_kinds()) {
+    if (!names.empty()) names += ", ";
+    names += spec->name;
+  }
+  return names;
+}
 
 // What a command reads from its command line; each command fills the fields its flags name.
 struct Arguments {
@@ -631,8 +643,8 @@ std::optional<std::string> parse(std::vector<std::string> args, Arguments& argum
   CLI::App& app = command_line.app();
   app.set_help_flag("-h,--help", "this text (COMMAND --help: the command's flags)");
   app.require_subcommand(1);
-  app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (collective, gemm,\n"
-             "stream, copy, probe, ddp_step, alltoallv, comm_init), one kind at a time. Sizes take K/M/G (1024-based).\n"
+  app.footer("Every command takes --format text|markdown|csv|json and reads every report kind (" + registered_kind_names() +
+             "),\none kind at a time. Sizes take K/M/G (1024-based).\n"
              "Reports come from *_perf -J FILE; compare, ab and history judge each run's p10 time (--figure).\n"
              "Exit codes: 0 ok, 1 regression (compare, ab; history: a latest change is a slowdown), failed points\n"
              "(sweep) or runtime error, 2 bad usage or input.");
