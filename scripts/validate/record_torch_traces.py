@@ -22,6 +22,7 @@ import argparse
 import json
 import os
 import socket
+import time
 
 import torch
 import torch.distributed as dist
@@ -179,14 +180,19 @@ def run(rank, world, port, args):
     if args.log_calls:
         log_calls(calls)
     et = ExecutionTraceObserver().register_callback(prefix + ".et.json")
+    step_seconds = []
     with profile(activities=[ProfilerActivity.CPU], record_shapes=True, execution_trace_observer=et) as prof:
         for _ in range(args.steps):
+            start = time.perf_counter()
             step()
+            step_seconds.append(time.perf_counter() - start)
     prof.export_chrome_trace(prefix + ".kineto.json")
     et.unregister_callback()
     if args.log_calls:
         with open(prefix + ".calls.json", "w") as f:
             json.dump(calls, f)
+        with open(prefix + ".steps.json", "w") as f:
+            json.dump(step_seconds, f)
     if ddp is not None and rank == 0:
         logging = ddp._get_ddp_logging_data()
         expected = {
@@ -208,7 +214,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--width", type=int, default=0,
                         help="tp: the hidden size (default 64); pipeline: the activations' width (default 32)")
-    parser.add_argument("--log-calls", action="store_true", help="also write <job>.rank<R>.calls.json: the calls the job issued")
+    parser.add_argument("--log-calls", action="store_true", help="also write <job>.rank<R>.calls.json: the calls the job issued, "
+                        "and <job>.rank<R>.steps.json: each profiled step's wall time (s)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     args.out = os.path.abspath(args.out)

@@ -7,8 +7,10 @@
 #   - sequence: the job's own calls against what each trace replays, every rank (100 % wanted),
 #     and each report's rows against its trace (tests/replay/check_replay_report.py);
 #   - timing: per (collective, size bucket, dtype, group size) replay_perf's time per call against
-#     a comm-only torch.distributed loop over the same sequence (replay_vs_torch.py reference);
-#   - --gaps trace: the whole sequence's time beside the job's own span of its calls.
+#     a comm-only torch.distributed loop over the same sequence (replay_vs_torch.py reference), run
+#     twice: as torch runs it, and with torch's gloo I/O threads under SCHED_BATCH as replay_perf runs
+#     its own (no real job does that: the like-for-like figure; results/replay/2026-12-07-torch says why);
+#   - --gaps trace: the whole sequence's time beside the job's steps, the difference broken down.
 # On demand, not in CI (torch is large). Needs a Python with torch (a venv outside the repository).
 #
 # usage: [PYTHON=venv/bin/python] [BIN=build/bin] scripts/validate/replay_vs_torch.sh [--ranks "2 4"]
@@ -16,8 +18,9 @@
 #   --width  tp's hidden size and the pipeline's activation width (default 1024: 64 KiB and up
 #            per call, where the 15 % target is judged; 0: the jobs' small defaults)
 # OUT (new or empty) gets per world size and job: the traces, <job>.listing, the reports
-# <job>.{gloo,mpi,gloo-gaps}.json, <job>.torch.json (the reference), <job>.compare.csv and
-# sequence.txt; commands.txt, load.txt and environment.txt at the top.
+# <job>.{gloo,mpi,gloo-gaps}.json, <job>.torch.json and <job>.torch-io-batch.json (the references),
+# <job>.<backend>.compare.{csv,txt}, <job>.gaps.txt and sequence.txt; commands.txt, load.txt and
+# environment.txt at the top.
 # exit: 0 every sequence 100 %, 1 a mismatch or a failed step, 2 bad usage or no torch
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -94,27 +97,24 @@ for world in $ranks; do
           echo "np$world $job $backend: replay_perf failed ($dir/$job.$backend.log)"; failed=1
         fi
       done
-      load "np$world $job reference"
-      if run "$dir/$job.torch.log" "$PYTHON" "$here/replay_vs_torch.py" reference --listing "$dir/$job.kineto.listing" --world "$world" \
-          --passes "$passes" --out "$dir/$job.torch.json"; then
+      references=ok
+      for io_thread in default batch; do
+        reference=torch; [ $io_thread = batch ] && reference=torch-io-batch
+        load "np$world $job reference, gloo I/O thread $io_thread"
+        run "$dir/$job.$reference.log" "$PYTHON" "$here/replay_vs_torch.py" reference --listing "$dir/$job.kineto.listing" \
+          --world "$world" --passes "$passes" --io-thread $io_thread --out "$dir/$job.$reference.json" ||
+          { echo "np$world $job: the torch reference failed ($dir/$job.$reference.log)"; failed=1; references=failed; }
+      done
+      if [ $references = ok ]; then
         for backend in gloo mpi; do
           [ -s "$dir/$job.$backend.json" ] && "$PYTHON" "$here/replay_vs_torch.py" compare --replay "$dir/$job.$backend.json" \
-            --reference "$dir/$job.torch.json" --out "$dir/$job.$backend.compare.csv" >"$dir/$job.$backend.compare.txt"
+            --reference "$dir/$job.torch.json" --reference-batch "$dir/$job.torch-io-batch.json" \
+            --out "$dir/$job.$backend.compare.csv" >"$dir/$job.$backend.compare.txt"
         done
-      else
-        echo "np$world $job: the torch reference failed ($dir/$job.torch.log)"; failed=1
       fi
       if [ -s "$dir/$job.gloo-gaps.json" ]; then
-        "$PYTHON" - "$dir/$job.gloo-gaps.json" >"$dir/$job.gaps.txt" <<'PY'
-import json, statistics, sys
-report = json.load(open(sys.argv[1]))
-rows = [r for r in report["results"] if r["collective"] == "sequence"]
-span = rows[0].get("job_span_us")
-pass_us = statistics.median(r["time_us"]["p50"] for r in rows)
-comm_us = statistics.median(r["total_us"] for r in rows)
-print(f"--gaps trace: the sequence {pass_us:.1f} us a pass (its calls {comm_us:.1f} us, the recorded gaps "
-      f"{rows[0].get('gap_us', 0):.1f} us); the job's span of its calls {span} us")
-PY
+        "$PYTHON" "$here/replay_vs_torch.py" gaps --report "$dir/$job.gloo-gaps.json" --listing "$dir/$job.kineto.listing" \
+          --steps-prefix "$dir/$job" >"$dir/$job.gaps.txt" || { echo "np$world $job: no --gaps trace breakdown"; failed=1; }
       fi
     done
   done

@@ -4,7 +4,7 @@
 usage: check_replay_report.py REPORT LISTING --backend NAME --cycles N [--ddp-expected FILE]
 
 LISTING is `replay_read_trace --calls` of the same files: one line per call and rank
-("call RANK COLLECTIVE COUNT DTYPE GROUP_SIZE PAYLOAD_BYTES PEER"). From it the rows are worked out
+("call RANK COLLECTIVE COUNT DTYPE GROUP_SIZE PAYLOAD_BYTES PEER", then the trace's times). From it the rows are worked out
 here, independently of replay_perf's own bucketing: per (collective, size bucket [2^k, 2^(k+1))
 bytes, dtype, group size; a send's or receive's group is its pair) the calls per pass (a
 collective once for its group, a send or receive once for its rank) and their bytes. Every cycle

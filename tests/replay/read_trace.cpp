@@ -2,12 +2,15 @@
 // checks it for its own world size, and prints what it holds: ranks, calls, skipped calls with their
 // share of the bytes, and the time and peak memory the reading took. The bad-trace tests (exit 2,
 // one line) and scripts/validate/replay_read_scale.sh run it. --calls lists every call first, one a
-// line ("call RANK COLLECTIVE COUNT DTYPE GROUP_SIZE PAYLOAD_BYTES ROOT_OR_PEER"): what replay_perf's report is
-// checked against (tests/replay/check_replay_report.py).
+// line ("call RANK COLLECTIVE COUNT DTYPE GROUP_SIZE PAYLOAD_BYTES ROOT_OR_PEER START_US DURATION_US GAP_US"):
+// what replay_perf's report is checked against (tests/replay/check_replay_report.py); the last three are
+// the trace's times ("-" where it has none), GAP_US the idle time --gaps trace sleeps before the call
+// (scripts/validate/replay_vs_torch.py breaks the job's time down with them).
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,13 +32,15 @@ int main(int argc, char** argv) {
     const auto read = std::chrono::steady_clock::now();
     replay::check_trace(trace, trace.world_size, argv[first_file]);
     const auto checked = std::chrono::steady_clock::now();
+    const auto time_text = [](std::optional<double> us) { return us ? formatted("%.3f", *us) : std::string("-"); };
     for (const auto& [rank, sequence] : trace.sequences) {
-      for (const auto& call : sequence) {
-        if (!list_calls) break;
-        std::printf("call %d %s %llu %s %zu %llu %d\n", rank, std::string(replay::to_string(call.collective)).c_str(),
+      for (std::size_t index = 0; list_calls && index < sequence.size(); ++index) {
+        const replay::TraceCall& call = sequence[index];
+        std::printf("call %d %s %llu %s %zu %llu %d %s %s %s\n", rank, std::string(replay::to_string(call.collective)).c_str(),
                     static_cast<unsigned long long>(call.count), std::string(to_string(call.dtype)).c_str(),
                     trace.groups.at(call.group).ranks.size(), static_cast<unsigned long long>(replay::payload_bytes(call, trace)),
-                    call.root);
+                    call.root, time_text(call.start_us).c_str(), time_text(call.job_duration_us).c_str(),
+                    time_text(replay::gap_before_us(sequence, index)).c_str());
       }
     }
     std::size_t calls = 0;
