@@ -37,6 +37,7 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=99:strict_string_c
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=98"
 cd "$build"
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"  # as scripts/test.sh: no 0.2 s fabric search in every MPI_Init
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"  # as scripts/test.sh: idle OpenMP threads sleep, not spin
 start=$(date +%s)
 if [ "${SANITIZE_ALL:-0}" = 1 ]; then
   ctest --output-on-failure -j "$(nproc)" -L 'unit|mpi|bootstrap' "$@"

@@ -11,6 +11,13 @@ cd "${BUILD_DIR:-$root/build}"
 # PSM2 transports to look for Omni-Path hardware: 0.22 s against 0.02 s, 2026-12-02), and the suite
 # starts about 600 MPI jobs. A setting of the caller's wins.
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
+# OpenMP threads that sleep when idle: the tests run more ranks than cores, unbound, so each rank's
+# OpenMP team (the check of a large piece, src/workloads/collectives/collective_buffers.cpp) has
+# as many threads as the machine has cores, and libgomp's default spinning at the team's barriers
+# and after each region took the CPU the other ranks needed: mpi.reduce.np4 used 10.8 CPU-s, 3.2
+# with PASSIVE (2026-12-08, results/ci/README.md). Nothing a test asserts depends on how an idle
+# OpenMP thread waits. A setting of the caller's wins.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
 # Four slots a core: most tests wait on launches and deadlines, not on the CPU (at two slots a core
 # the suite kept about half of the 2 cores busy; -j 8 took 0.76-0.80 of -j 4's time in two
 # interleaved pairs on a quiet 2-core VM, 2026-12-02, results/ci/README.md); the tests whose
