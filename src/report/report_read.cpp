@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/input_file.h"
@@ -295,7 +296,15 @@ Row generic_row(const Reader& reader, const json& object, const RowKindSpec& spe
     if (!value) reader.fail("." + path, "missing");
     return *value;
   };
-  for (const char* path : spec.key_fields) row.keys.emplace_back(path, key_text(reader, required(path), path));
+  for (const char* path : spec.key_fields) {
+    const auto by_default = std::find_if(spec.key_defaults.begin(), spec.key_defaults.end(),
+                                         [path](const auto& entry) { return std::string_view(entry.first) == path; });
+    if (by_default != spec.key_defaults.end() && !find_path(object, path)) {
+      row.keys.emplace_back(path, by_default->second);
+      continue;
+    }
+    row.keys.emplace_back(path, key_text(reader, required(path), path));
+  }
   row.size = 1;
   for (const char* path : spec.size_fields) {
     const json& value = required(path);

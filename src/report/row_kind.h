@@ -87,6 +87,9 @@ struct RowKindSpec {
   // Rows in the collectives' layout, which nccl-tests' table reads and the reader checks field by
   // field (the collectives and alltoallv, whose rows add the traffic).
   bool collective_layout = false;
+  // Key fields added after reports were kept: {path, the value a row without it means} (replay's
+  // "scale": "none"), so older rows are read as what they were.
+  std::vector<std::pair<const char*, const char*>> key_defaults = {};
 
   RowKind kind() const { return RowKind(name); }
 };

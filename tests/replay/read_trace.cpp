@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "core/printable.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 
 int main(int argc, char** argv) {
   using namespace collbench;

@@ -4,7 +4,8 @@
 # call: truncated, endless, a count that overflows, a rank outside its group, ranks whose
 # sequences disagree, a trace for more ranks than launched, two ranks that both send first in
 # separate exchanges (a hang as replay_perf waits for each), --gaps trace without timestamps, and
-# a trace's escape sequence (never reaches the terminal).
+# a trace's escape sequence (never reaches the terminal), --scale that cannot be; then -c catching
+# a corrupted receive (exit 3).
 # usage: replay_bad_traces.sh BIN_DIR DATA_DIR
 set -uo pipefail
 bin=$1 data=$2
@@ -61,6 +62,28 @@ expect_bad gaps_without_timestamps "--gaps trace needs the calls' timestamps" --
 expect_bad escaped "escape.log:1: communicator line with rank '9' of nranks '2'" --trace "$work/escape.log"
 expect_bad no_trace "--trace FILE is required" --backend mpi
 expect_bad bad_gaps "unknown gaps mode 'sometimes' for --gaps" --trace "$work/two.log" --gaps sometimes
+# --scale: a pipeline's sends cannot shrink to one rank; more ranks than launched.
+pipeline=(--trace "$data/torch/pipeline.rank0.kineto.json" --trace "$data/torch/pipeline.rank1.kineto.json")
+expect_bad scale_below_pairs "--scale 1 is below the trace's 2 ranks, and its send between ranks 0 and 1 is not on the whole world" \
+  "${pipeline[@]}" --scale 1
+expect_bad scale_above_launched "--scale 4 asks for more ranks than the 2 launched" "${pipeline[@]}" --scale 4
+
+# -c checks what each receive got against its sender's inputs: one corrupted element on the rank
+# that receives is counted in its recv row, and the run exits 3 (wrong results).
+scripts="$here/../../scripts"
+timeout 60 "$scripts/mpirun-local.sh" -np 2 "$bin/replay_perf" "${pipeline[@]}" -n 1 -w 0 -c 1 --inject-corrupt-output \
+  -J "$work/corrupt.json" >"$work/corrupt.out" 2>&1
+status=$?
+wrong=$(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1]))["results"]
+print(sum(r["wrong"] or 0 for r in rows if r["collective"] == "recv"), sum(r["wrong"] or 0 for r in rows if r["collective"] != "recv"))' \
+  "$work/corrupt.json" 2>&1)
+if [ "$status" -ne 3 ] || [ "$wrong" != "1 0" ]; then
+  echo "FAIL corrupt_receive: exit $status (want 3), wrong in recv and other rows '$wrong' (want '1 0')"; tail -5 "$work/corrupt.out"
+  failures=$((failures + 1))
+else
+  echo "ok   corrupt_receive: exit 3, one wrong element in the recv row"
+fi
 
 [ "$failures" -eq 0 ] && echo "replay_perf: every bad trace refused with one line, exit 2 on every rank"
 exit $((failures > 0))

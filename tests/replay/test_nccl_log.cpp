@@ -1,4 +1,4 @@
-// NCCL's log (src/workloads/replay/nccl_log_reader.cpp): real lines from public threads of NCCL
+// NCCL's log (src/workloads/replay/report/nccl_log_reader.cpp): real lines from public threads of NCCL
 // 2.4.2, 2.19.3 and 2.28/2.29 (tests/replay/data/nccl/README.md names each thread), whole logs
 // written here with NCCL's own format strings (synthetic, said so), and every bad log.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 
 namespace collbench::replay {
 namespace {

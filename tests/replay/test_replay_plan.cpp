@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "workloads/replay/replay_options.h"
 #include "workloads/replay/replay_plan.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 #include "trace_calls.h"
 
 namespace collbench::replay {

@@ -1,10 +1,10 @@
-// The common sequence's checks (src/workloads/replay/trace.h): what a replay refuses before its
+// The common sequence's checks (src/workloads/replay/report/trace.h): what a replay refuses before its
 // first call, on traces built here by hand.
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "trace_calls.h"
-#include "workloads/replay/trace.h"
+#include "workloads/replay/report/trace.h"
 
 namespace collbench::replay {
 namespace {

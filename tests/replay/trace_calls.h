@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "workloads/replay/trace.h"
+#include "workloads/replay/report/trace.h"
 
 namespace collbench::replay::trace_tests {
 

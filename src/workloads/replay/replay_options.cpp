@@ -48,6 +48,28 @@ void declare_options(CLI::App& app, ReplayOptions& o) {
               else throw UsageError("unknown gaps mode '" + v + "' for " + f + " (use none or trace)");
             });
   record(app, {gaps}, [&o](nlohmann::json& out) { out["gaps"] = to_string(o.gaps); });
+  start_section(app, "Scale (docs/replay.md says which changes keep the job's meaning)");
+  auto* scale = add_value(app, "--scale", "N",
+            "replay the trace as the same job at N ranks (default: as recorded): rank r plays recorded rank\n"
+            "r mod the trace's ranks; groups of every recorded rank become the new world, smaller groups and\n"
+            "sends are replicated (N a multiple of the trace's ranks where it has any); all_reduce,\n"
+            "broadcast, reduce and barrier keep each rank's count",
+            [&o](Text& v, Text& f) { o.scale.world_size = static_cast<int>(parse_integer(v, f, 1, 1 << 24)); });
+  auto* counts = add_value(app, "--scale-counts", "KEEP",
+            "what the world's all_gather, reduce_scatter, alltoall, gather and scatter keep under --scale:\n"
+            "per-rank (default: each rank's count, so the whole grows with the world) or total (the whole\n"
+            "buffer, so each rank's shard shrinks: FSDP with the same model)",
+            [&o](Text& v, Text& f) {
+              const auto parsed = parse_scale_counts(v);
+              if (!parsed) throw UsageError("unknown counts '" + v + "' for " + f + " (use per-rank or total)");
+              o.scale.counts = *parsed;
+            });
+  // Absent unless --scale is given: unscaled reports kept before the flag compare as the same options.
+  record(app, {scale, counts}, [&o](nlohmann::json& out) {
+    if (o.scale.world_size == 0) return;
+    out["scale"] = o.scale.world_size;
+    out["scale_counts"] = to_string(o.scale.counts);
+  });
   add_backend_flags(app, o, "mpi, gloo or nccl (default: nccl when built with it and a GPU is visible, else mpi)");
   start_section(app, "Measurement (an iteration is one pass over every rank's whole sequence)");
   add_loop_flags(app, o, {"passes"});
@@ -80,6 +102,7 @@ ReplayOptions parse_options(const std::vector<std::string>& args) {
   ReplayOptions options = parse_declared(args, replay_defaults(), declare_options);
   if (options.show_help || options.show_version) return options;
   if (options.trace_paths.empty()) throw UsageError("--trace FILE is required (the recorded job to replay)");
+  if (options.scale.world_size == 0 && options.scale.counts != ScaleCounts::kPerRank) throw UsageError("--scale-counts needs --scale N");
   return options;
 }
 

@@ -8,7 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/flag_groups.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
+#include "workloads/replay/report/trace_scale.h"
 
 namespace collbench::replay {
 
@@ -21,6 +22,7 @@ struct ReplayOptions : RunFlags, BackendFlags {
   std::vector<std::string> trace_paths;          // --trace, repeatable: one file per rank or one for all
   TraceFormat format = TraceFormat::kAuto;       // --trace-format
   Gaps gaps = Gaps::kNone;
+  TraceScale scale;  // --scale, --scale-counts: the trace as a job of another number of ranks (trace_scale.h)
 };
 
 // Parses argv (without argv[0]); throws UsageError with one sentence on any bad flag.

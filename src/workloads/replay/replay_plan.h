@@ -10,7 +10,7 @@
 #include <tuple>
 #include <vector>
 
-#include "workloads/replay/trace.h"
+#include "workloads/replay/report/trace.h"
 
 namespace collbench::replay {
 

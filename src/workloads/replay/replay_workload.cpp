@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <memory>
@@ -30,7 +31,8 @@
 #include "workloads/replay/replay_options.h"
 #include "workloads/replay/replay_plan.h"
 #include "workloads/replay/report/replay_rows.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
+#include "workloads/replay/report/trace_scale.h"
 
 namespace collbench::replay {
 namespace {
@@ -53,10 +55,11 @@ std::string trace_name(const std::vector<std::string>& paths) {
 }
 
 bool is_barrier(const TraceCall& call) { return call.collective == TraceCollective::kBarrier; }
-// What -c checks: the collectives, against their closed forms (collective.h); sends, receives and
+// What -c checks: the collectives, against their closed forms (collective.h), and each receive
+// against its sender's inputs (the send is checked where it is received, so its row has no count);
 // barriers are replayed unchecked.
 bool checked_by_closed_form(TraceCollective collective) {
-  return !is_point_to_point(collective) && collective != TraceCollective::kBarrier;
+  return collective != TraceCollective::kSend && collective != TraceCollective::kBarrier;
 }
 
 // nccl-tests' bus bandwidth factor of a replayed call at `ranks`: none for a barrier or one rank.
@@ -93,11 +96,27 @@ struct ReplayProgram {
 
   ReplayOptions options;
   std::string name;  // the trace, as messages name it
-  Trace trace;       // the same on every rank once check_for_world returns
+  Trace trace;       // the same on every rank once check_for_world returns; at --scale's ranks
+  // --scale: the rows' scale key ("none" unscaled), what the scaling changed, the recorded ranks.
+  std::string scaled_as = "none";
+  std::vector<std::string> scaling_notes;
+  int recorded_ranks = 0;
 };
 
 void ReplayProgram::read_and_check(int launched_ranks) {
   trace = read_trace(options.trace_paths, options.format);
+  if (options.scale.world_size > launched_ranks) {
+    throw UsageError("--scale " + std::to_string(options.scale.world_size) + " asks for more ranks than the " +
+                     std::to_string(launched_ranks) + " launched");
+  }
+  if (scales(trace, options.scale)) {
+    // The job as recorded first, so a bad trace is named as the job has it; then the job at scale.
+    check_trace(trace, trace.world_size, name);
+    scaled_as = scale_key(trace, options.scale);
+    scaling_notes = scale_notes(trace, options.scale);
+    recorded_ranks = trace.world_size;
+    trace = scale_trace(trace, options.scale, name);
+  }
   check_trace(trace, launched_ranks, name);
   if (const auto outsider = call_outside_its_group(trace)) throw UsageError(name + ": " + *outsider);
   // The replay waits for each call and exchange: a trace whose ranks both send first in separate
@@ -160,6 +179,7 @@ struct Step {
   const CollectiveEntry* entry = nullptr;  // collectives (a barrier: all_reduce)
   CollectiveCall arguments;                // collectives
   std::vector<Transfer> transfers;         // an exchange: one transfer per send or receive
+  std::vector<const TraceCall*> messages;  // an exchange: each transfer's call
   std::size_t communicator = 0;            // collectives
   std::vector<std::size_t> buckets;        // each call's (an exchange's time is shared among its calls)
   double gap_us = 0;                       // --gaps trace: the idle time before it
@@ -193,6 +213,7 @@ class ReplayWorkload final : public WorkloadOver<int> {
   void make_buffers(const std::vector<TraceCall>& calls);
   void make_steps();
   void issue(Step& step);
+  std::int64_t check_exchange(Step& step, bool corrupt);
   CollectiveCase check_case(const Step& step) const;
   CollectiveBuffers& checker(const Step& step);
   nlohmann::json sequence_row(report::Measurement measured, const std::vector<PassTimes>& timed);
@@ -200,6 +221,7 @@ class ReplayWorkload final : public WorkloadOver<int> {
   nlohmann::json report_fields() const;
 
   const ReplayOptions& options_;
+  const ReplayProgram& program_;  // the trace's name and --scale's key and notes
   const std::string& name_;
   Trace trace_;  // the program's, less the calls this backend cannot run
   Communicators communicators_;
@@ -224,6 +246,8 @@ class ReplayWorkload final : public WorkloadOver<int> {
   std::vector<PassTimes> passes_;             // since the case was prepared: warm-up passes, then timed ones
   std::vector<std::int64_t> wrong_by_bucket_;  // over the checks of the current cycle
   std::int64_t wrong_in_check_ = 0;
+  bool corrupts_a_receive_ = false;  // --inject-corrupt-output: the highest rank that receives corrupts its first
+  std::vector<unsigned char> received_, expected_;  // -c of a receive: what came, what its sender's inputs are
   std::vector<nlohmann::json> bucket_rows_;  // rank 0: every cycle's, added after the last
 };
 
@@ -244,6 +268,7 @@ class ReplayPass final : public TimedOperation {
 ReplayWorkload::ReplayWorkload(RunContext& run, const ReplayProgram& program)
     : WorkloadOver(run.world, program.options, report::kReplayRows),
       options_(program.options),
+      program_(program),
       name_(program.name),
       trace_(program.trace),
       communicators_(communicators_of(trace_)) {
@@ -252,11 +277,26 @@ ReplayWorkload::ReplayWorkload(RunContext& run, const ReplayProgram& program)
   skipped_ = remove_unsupported(trace_, [this](const TraceCall& call) { return why_not(call); });
   buckets_ = tally_buckets(trace_);
   job_ = job_times(trace_);
+  if (program.scaled_as != "none") {
+    // The job's own times are of the job as recorded, not at this scale: none are set beside the
+    // replay's (the idle times before calls, --gaps trace, are kept: each rank's compute is its role's).
+    job_ = {};
+    for (BucketTally& bucket : buckets_) bucket.job_call_us = bucket.job_total_us = std::nullopt;
+  }
   wrong_by_bucket_.assign(buckets_.size(), 0);
   my_calls_.assign(buckets_.size(), 0);
   check_options_.seed = options_.seed;
   check_options_.inject_corrupt_output = options_.inject_corrupt_output;
   make_steps();
+  // --inject-corrupt-output on a receive: the highest rank whose sequence has one (the collectives'
+  // own check corrupts on the last rank).
+  int last_receiver = -1;
+  for (const auto& [rank, calls] : trace_.sequences) {
+    for (const TraceCall& call : calls) {
+      if (call.collective == TraceCollective::kRecv) last_receiver = std::max(last_receiver, rank);
+    }
+  }
+  corrupts_a_receive_ = options_.inject_corrupt_output && last_receiver == world.rank();
   std::vector<double> gaps{0.0};
   for (const Step& step : steps_) gaps[0] += step.gap_us;
   world.combine(gaps, Combine::kMax);
@@ -291,7 +331,12 @@ nlohmann::json ReplayWorkload::report_fields() const {
   for (const BucketTally& bucket : buckets_) calls += bucket.calls;
   return {{"files", options_.trace_paths}, {"format", trace_.format}, {"world_size", trace_.world_size},
           {"groups", groups}, {"communicators", communicators_.ranks.size()}, {"calls_per_pass", calls},
-          {"job_comm_us", report::json_or_null(job_.comm_us)}, {"job_span_us", report::json_or_null(job_.span_us)}};
+          {"job_comm_us", report::json_or_null(job_.comm_us)}, {"job_span_us", report::json_or_null(job_.span_us)},
+          {"scale", program_.scaled_as == "none"
+                        ? nlohmann::json(nullptr)
+                        : nlohmann::json{{"key", program_.scaled_as}, {"recorded_world_size", program_.recorded_ranks},
+                                         {"world_size", trace_.world_size}, {"counts", to_string(options_.scale.counts)},
+                                         {"notes", program_.scaling_notes}}}};
 }
 
 // The world's backend, then one over each communicator's ranks: every rank makes every one, in the
@@ -377,6 +422,7 @@ void ReplayWorkload::make_steps() {
                                   sends ? inputs_.at(message.dtype).get() : outputs_.get(), sends ? 0 : received,
                                   static_cast<std::size_t>(sends ? bytes.send : bytes.recv)});
         if (!sends) received += static_cast<std::size_t>(bytes.recv);
+        step.messages.push_back(&message);
         step.buckets.push_back(bucket_index(buckets_, bucket_of(message, trace_)));
       }
       --index;  // the loop's step moves past the run
@@ -427,7 +473,13 @@ void ReplayWorkload::run_pass() {
 // The collectives' own check (collective_buffers.h) on each call in turn: its inputs written, its
 // outputs poisoned, then compared with their closed forms, on the call's communicator.
 void ReplayWorkload::run_checked_pass() {
+  bool corrupt = corrupts_a_receive_;
   for (Step& step : steps_) {
+    if (!step.transfers.empty()) {
+      wrong_in_check_ += check_exchange(step, corrupt);
+      corrupt = false;
+      continue;
+    }
     if (!checked_by_closed_form(step.call->collective)) {
       issue(step);
       continue;
@@ -441,6 +493,40 @@ void ReplayWorkload::run_checked_pass() {
     wrong_by_bucket_[step.buckets.front()] += wrong;
     wrong_in_check_ += wrong;
   }
+}
+
+// -c of one exchange: its receives' regions poisoned, the exchange issued, then each receive compared
+// element by element with its sender's inputs (every rank's send buffer of a dtype holds its own
+// rank's inputs from index 0, and a send sends from its start); wrong elements count in the
+// receive's bucket. `corrupt` (--inject-corrupt-output): the first received element is changed.
+std::int64_t ReplayWorkload::check_exchange(Step& step, bool corrupt) {
+  for (const Transfer& transfer : step.transfers) {
+    if (transfer.direction == Transfer::Direction::kRecv) outputs_->fill_bytes(kPoisonByte, transfer.offset_bytes, transfer.bytes);
+  }
+  issue(step);
+  std::int64_t wrong = 0;
+  for (std::size_t i = 0; i < step.transfers.size(); ++i) {
+    const Transfer& transfer = step.transfers[i];
+    if (transfer.direction != Transfer::Direction::kRecv) continue;
+    const TraceCall& message = *step.messages[i];
+    const std::size_t element = dtype_info(message.dtype).size_bytes;
+    const std::size_t count = transfer.bytes / element;
+    received_.resize(transfer.bytes);
+    expected_.resize(transfer.bytes);
+    outputs_->copy_to_host(received_.data(), transfer.offset_bytes, transfer.bytes);
+    fill_inputs({message.dtype, ReduceOp::kSum, world_.size(), options_.seed}, transfer.peer, expected_.data(), count);
+    if (corrupt && count > 0) {
+      received_[0] = static_cast<unsigned char>(~expected_[0]);
+      corrupt = false;
+    }
+    std::int64_t wrong_here = 0;
+    for (std::size_t e = 0; e < count; ++e) {
+      wrong_here += std::memcmp(received_.data() + e * element, expected_.data() + e * element, element) != 0 ? 1 : 0;
+    }
+    wrong_by_bucket_[step.buckets[i]] += wrong_here;
+    wrong += wrong_here;
+  }
+  return wrong;
 }
 
 CollectiveCase ReplayWorkload::check_case(const Step& step) const {
@@ -484,6 +570,7 @@ std::string ReplayWorkload::header(const nlohmann::json& report) const {
   text += formatted("# %zu group(s) on %zu communicator(s) besides the world's; %llu call(s) and %s per pass; gaps: %s\n",
                     trace_.groups.size(), communicators_.ranks.size(), static_cast<unsigned long long>(calls),
                     format_size(bytes).c_str(), to_string(options_.gaps).c_str());
+  for (const std::string& note : program_.scaling_notes) text += "# " + note + "\n";
   for (const nlohmann::json& skipped : report["skipped"]) {
     text += formatted("# skipped %s: %s (%llu call(s), %.1f %% of the bytes)\n", printable(skipped["what"].get<std::string>()).c_str(),
                       printable(skipped["reason"].get<std::string>()).c_str(), skipped["calls"].get<unsigned long long>(),
@@ -534,6 +621,7 @@ nlohmann::json ReplayWorkload::sequence_row(report::Measurement measured, const 
       {"dtype", "all"},
       {"group_size", trace_.world_size},
       {"gaps", to_string(options_.gaps)},
+      {"scale", program_.scaled_as},
       {"bytes", bytes},
       {"calls", calls},
       {"total_us", comm[0]},
@@ -605,6 +693,7 @@ void ReplayWorkload::keep_bucket_rows(const report::Measurement& measured, const
         {"dtype", std::string(to_string(bucket.key.dtype))},
         {"group_size", bucket.key.group_size},
         {"gaps", to_string(options_.gaps)},
+        {"scale", program_.scaled_as},
         {"bytes", bucket.key.bucket_bytes},
         {"calls", bucket.calls},
         {"bytes_total", bucket.bytes},

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 
 namespace collbench::replay::detail {
 

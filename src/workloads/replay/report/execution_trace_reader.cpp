@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/printable.h"
-#include "workloads/replay/torch_trace_common.h"
+#include "workloads/replay/report/torch_trace_common.h"
 
 namespace collbench::replay {
 namespace {

@@ -1,4 +1,4 @@
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 
 #include <algorithm>
 #include <charconv>

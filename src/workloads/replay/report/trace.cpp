@@ -1,4 +1,4 @@
-#include "workloads/replay/trace.h"
+#include "workloads/replay/report/trace.h"
 
 #include <algorithm>
 #include <deque>

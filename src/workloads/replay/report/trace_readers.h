@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "workloads/replay/trace.h"
+#include "workloads/replay/report/trace.h"
 
 namespace collbench::replay {
 

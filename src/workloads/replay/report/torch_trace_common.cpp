@@ -1,4 +1,4 @@
-#include "workloads/replay/torch_trace_common.h"
+#include "workloads/replay/report/torch_trace_common.h"
 
 #include <algorithm>
 #include <limits>

@@ -17,7 +17,7 @@
 #include "core/error.h"
 #include "core/input_file.h"
 #include "core/printable.h"
-#include "workloads/replay/trace_readers.h"
+#include "workloads/replay/report/trace_readers.h"
 
 namespace collbench::replay {
 namespace {
