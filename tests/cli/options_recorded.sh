@@ -31,7 +31,13 @@ cases=(
   "pt2pt_fan|4|pt2pt_perf --pattern fan-out --root 1 --senders 2 --sizes 8 -W 4 -n 2 -w 1"
   "comm_init|1|comm_init_perf --comm-sizes 1 -w 0 -n 2"
   "comm_init_default|1|comm_init_perf -w 0 -n 1"
+  # The 2-rank DDP trace as one rank (its calls are all on the world), by the names copied below.
+  "replay|1|replay_perf --trace ddp.rank0.kineto.json --trace ddp.rank1.kineto.json --scale 1 --scale-counts total --gaps trace -n 2 -w 0 -c 0"
+  "replay_default|1|replay_perf --trace ddp.rank0.kineto.json --trace ddp.rank1.kineto.json --scale 1 -n 1 -w 0"
 )
+# replay_perf records its trace's file names as given: the runs are in $work, beside copies.
+cp "$data_dir"/../../replay/data/torch/ddp.rank[01].kineto.json "$work"/
+cd "$work" || exit 1
 for entry in "${cases[@]}"; do
   IFS='|' read -r name ranks command <<<"$entry"
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi

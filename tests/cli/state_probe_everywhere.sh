@@ -58,5 +58,7 @@ run pt2pt_perf 2 --sizes 8 -n 2 -w 1
 run comm_init_perf 2 -n 2 -w 1
 run ddp_step_perf 2 --model linear-1024 --batch 2 -n 1 -w 0
 run envcheck 2 --threads 1 --repeats 2 --probe-ms 5 --probe-n 64
+traces="$here/../replay/data/torch"
+run replay_perf 2 --trace "$traces/ddp.rank0.kineto.json" --trace "$traces/ddp.rank1.kineto.json" -n 2 -w 1 -N 2
 [ "$failures" -eq 0 ] || { echo "state_probe_everywhere: $failures program(s) without a well-formed probe"; exit 1; }
 echo "state_probe_everywhere: every program records the probe"
