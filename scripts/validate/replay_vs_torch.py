@@ -246,20 +246,26 @@ def gaps(args):
         first = min(start for start, _, _ in calls)
         last = max(start + (duration or 0.0) for start, duration, _ in calls)
         steps = json.load(open(f"{args.steps_prefix}.rank{rank}.steps.json"))
-        return {"rank": rank, "span": last - first, "calls": sum(duration or 0.0 for _, duration, _ in calls),
+        per_step = len(calls) // len(steps) if steps and len(calls) % len(steps) == 0 else 0
+        by_step = [sum(duration or 0.0 for _, duration, _ in calls[i:i + per_step]) for i in range(0, len(calls), per_step)] if per_step else []
+        return {"rank": rank, "span": last - first, "calls": sum(duration or 0.0 for _, duration, _ in calls), "calls_by_step": by_step,
                 "gaps": sum(gap or 0.0 for _, _, gap in calls), "steps_us": [s * 1e6 for s in steps]}
 
     job = max((job_of(rank) for rank in times), key=lambda j: j["span"])
     steps_us = sum(job["steps_us"])
     outside = steps_us - job["span"]
     overlap = job["calls"] + job["gaps"] - job["span"]
-    ms = lambda us: f"{us / 1e3:.2f} ms"
+    ms = lambda us: f"{(us if abs(us) >= 5 else 0.0) / 1e3:.2f} ms"  # a residual under 5 us is rounding
     print(f"--gaps trace: the replayed sequence {ms(pass_us)} a pass against the job's {len(job['steps_us'])} steps "
           f"{ms(steps_us)} (rank {job['rank']}, each step's wall time in the profiler: "
           + ", ".join(ms(us) for us in job["steps_us"]) + ")")
     print(f"  job: steps {ms(steps_us)} = outside its calls' span {ms(outside)} (compute before the first call and after the "
           f"last) + its calls {ms(job['calls'])} + the idle gaps it recorded {ms(job['gaps'])} - overlap {ms(overlap)} "
           f"(calls in flight at once: a call started before the previous one ended)")
+    if job["calls_by_step"]:
+        print("  the job's calls by step: " + ", ".join(ms(us) for us in job["calls_by_step"]) +
+              " (where the first is larger, its first call waited inside for the other ranks, which start their "
+              "profilers at their own times)")
     print(f"  replay: pass {ms(pass_us)} = the gaps it slept {ms(slept_us)} (the slowest rank's) + calls and the rest "
           f"{ms(pass_us - slept_us)} (its calls' own time per pass {ms(calls_us)}, the slowest rank's: a rank that slept less "
           f"waits inside the call for the others)")
