@@ -11,6 +11,9 @@
 #include "report/report_json.h"
 #include "summarize/common/input_error.h"
 #include "summarize/models/model.h"
+#include "summarize/models/model_trace.h"
+#include "workloads/replay/report/trace_readers.h"
+#include "workloads/replay/report/trace_scale.h"
 #include "run_cli.h"
 #include "workloads/collectives/collective.h"
 #include "test_data.h"
@@ -667,6 +670,117 @@ TEST(Model, FileTextIsEscapedOnTheWayOut) {
   EXPECT_EQ(out.find('\x07'), std::string::npos);
   EXPECT_EQ(out.find("\nforged line"), std::string::npos);
   EXPECT_NE(out.find("?forged line"), std::string::npos) << out;
+}
+
+// model predict --trace (model_trace.h): a hand-made job priced by the ring fit (alpha 5 us, beta
+// 2 GB/s): each call is ring_time at its group's size and bytes, the sequence the slowest rank's sum.
+replay::Trace two_rank_job() {
+  replay::Trace trace;
+  trace.format = "test";
+  trace.world_size = 2;
+  trace.groups = {{{0, 1}, "world"}};
+  for (int rank = 0; rank < 2; ++rank) {
+    auto& calls = trace.sequences[rank];
+    for (const std::uint64_t count : {std::uint64_t{262144}, std::uint64_t{2048}}) {  // 1 MiB and 8 KiB of float32
+      replay::TraceCall call;
+      call.collective = replay::TraceCollective::kAllReduce;
+      call.count = count;
+      calls.push_back(call);
+    }
+    replay::TraceCall broadcast;
+    broadcast.collective = replay::TraceCollective::kBroadcast;
+    broadcast.count = 100;
+    broadcast.root = 0;
+    calls.push_back(broadcast);
+  }
+  return trace;
+}
+
+TEST(ModelTrace, EachCallIsTheFitAtItsGroupsSizeAndTheSequenceTheirSum) {
+  const Model model = fit_model({synthetic(2, [](double m) { return ring_time(2, m); }),
+                                 synthetic(4, [](double m) { return ring_time(4, m); })});
+  PredictOptions options;
+  options.world_size = 8;
+  const replay::Trace scaled = replay::scale_trace(two_rank_job(), {8, replay::ScaleCounts::kPerRank}, "job");
+  const TracePrediction prediction = predict_trace(model, scaled, options);
+  EXPECT_EQ(prediction.world_size, 8);
+  EXPECT_NEAR(prediction.sequence_us, ring_time(8, 1 << 20) + ring_time(8, 8192), 1e-6);
+  EXPECT_LE(prediction.sequence_low_us, prediction.sequence_us);
+  EXPECT_GE(prediction.sequence_high_us, prediction.sequence_us);
+  ASSERT_EQ(prediction.rows.size(), 2u);  // all_reduce float32 at 8, broadcast float32 at 8
+  const TraceRowPrediction& all_reduce = prediction.rows[0];
+  EXPECT_EQ(all_reduce.collective, "all_reduce");
+  EXPECT_EQ(all_reduce.group_size, 8);
+  EXPECT_EQ(all_reduce.calls, 2u);
+  EXPECT_EQ(all_reduce.bytes, (1u << 20) + 8192u);
+  ASSERT_TRUE(all_reduce.call_us && all_reduce.total_us);
+  EXPECT_NEAR(*all_reduce.call_us, (ring_time(8, 1 << 20) + ring_time(8, 8192)) / 2, 1e-6);
+  EXPECT_NEAR(*all_reduce.total_us, prediction.sequence_us, 1e-6);
+  // The model has no broadcast: counted on every rank, named, never priced at 0.
+  EXPECT_EQ(prediction.rows[1].collective, "broadcast");
+  EXPECT_FALSE(prediction.rows[1].total_us);
+  EXPECT_EQ(prediction.unpriced_calls, 8u);
+  bool named = false;
+  for (const std::string& note : prediction.notes) named = named || note.find("not priced: the trace's broadcast calls") != std::string::npos;
+  EXPECT_TRUE(named);
+  // At its recorded 2 ranks each call is the 2-rank fit itself.
+  options.world_size = 2;
+  EXPECT_NEAR(predict_trace(model, two_rank_job(), options).sequence_us, ring_time(2, 1 << 20) + ring_time(2, 8192), 1e-6);
+}
+
+TEST(ModelTrace, ReplicatedPairsArePricedAtTheirOwnSize) {
+  const Model model = fit_model({synthetic(2, [](double m) { return ring_time(2, m); }),
+                                 synthetic(4, [](double m) { return ring_time(4, m); })});
+  replay::Trace trace;
+  trace.format = "test";
+  trace.world_size = 4;
+  trace.groups = {{{0, 1, 2, 3}, "world"}, {{0, 1}, "tp0"}, {{2, 3}, "tp1"}};
+  for (int rank = 0; rank < 4; ++rank) {
+    replay::TraceCall pair, world;
+    pair.count = 16384;  // 64 KiB on the TP pair
+    pair.group = rank < 2 ? 1 : 2;
+    world.count = 262144;  // 1 MiB on the world
+    trace.sequences[rank] = {pair, world};
+  }
+  PredictOptions options;
+  options.world_size = 8;
+  const TracePrediction prediction = predict_trace(model, replay::scale_trace(trace, {8, replay::ScaleCounts::kPerRank}, "job"), options);
+  ASSERT_EQ(prediction.rows.size(), 2u);
+  EXPECT_EQ(prediction.rows[0].group_size, 2);
+  EXPECT_EQ(prediction.rows[0].calls, 4u);  // the pairs of 8 ranks
+  EXPECT_NEAR(*prediction.rows[0].call_us, ring_time(2, 65536), 1e-6);
+  EXPECT_EQ(prediction.rows[1].group_size, 8);
+  EXPECT_NEAR(prediction.sequence_us, ring_time(2, 65536) + ring_time(8, 1 << 20), 1e-6);
+}
+
+// Through the command line, on the recorded DDP trace: its all-reduces priced at 4 ranks, each as
+// the closed form of its bytes, and bad input as one line and exit 2.
+TEST(ModelTrace, TheCommandLinePricesARecordedTrace) {
+  const std::string dir = ::testing::TempDir() + "/model_trace";
+  std::filesystem::create_directories(dir);
+  const std::string model = dir + "/model.json";
+  report::write_json_atomically(model, model_json(fit_model({synthetic(2, [](double m) { return ring_time(2, m); }),
+                                                             synthetic(4, [](double m) { return ring_time(4, m); })})));
+  const std::string torch = std::string(COLLBENCH_SUMMARIZE_DATA) + "/../../replay/data/torch/";
+  const std::vector<std::string> files{torch + "ddp.rank0.kineto.json", torch + "ddp.rank1.kineto.json"};
+  double want = 0;
+  const replay::Trace trace = replay::read_trace(files);
+  for (const replay::TraceCall& call : trace.sequences.at(0)) {
+    if (call.collective == replay::TraceCollective::kAllReduce) want += ring_time(4, static_cast<double>(replay::payload_bytes(call, trace)));
+  }
+  ASSERT_GT(want, 0);
+  std::string out, err;
+  ASSERT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace", files[1], "--np", "4", "--format", "json"}, &err, &out), 0) << err;
+  const nlohmann::json printed = nlohmann::json::parse(out);
+  const nlohmann::json& rows = printed["tables"][0]["rows"];
+  ASSERT_FALSE(rows.empty());
+  EXPECT_EQ(rows.back()["collective"], "sequence");
+  EXPECT_NEAR(rows.back()["total_us"].get<double>(), want, 1e-6 * want);
+  EXPECT_EQ(printed["scale"], "2->4 per-rank");
+  EXPECT_EQ(run_cli({"model", "predict", model, "--trace", "/dev/zero"}, &err), 2);
+  EXPECT_NE(err.find("16 MiB cap"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace", files[1], "--scale-counts", "some"}, &err), 2);
+  EXPECT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace", files[1], "--sizes", "8"}, &err), 2);
 }
 
 }  // namespace

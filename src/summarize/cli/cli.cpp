@@ -26,6 +26,7 @@
 #include "summarize/common/input_error.h"
 #include "summarize/models/model.h"
 #include "summarize/models/model_ddp.h"
+#include "summarize/models/model_trace.h"
 #include "summarize/tables/nccl_table.h"
 #include "summarize/plots/plot.h"
 #include "summarize/tables/scaling.h"
@@ -36,6 +37,8 @@
 #include "workloads/collectives/report/collective_rows.h"
 #include "workloads/ddp/report/ddp_step_rows.h"
 #include "workloads/ddp/report/ddp_step_view.h"
+#include "workloads/replay/report/trace_readers.h"
+#include "workloads/replay/report/trace_scale.h"
 
 namespace collbench::summarize {
 namespace {
@@ -73,6 +76,11 @@ struct Arguments {
   TuneOptions tune;
   PredictOptions predict;  // model predict, model ddp (the link)
   DdpWhatIfOptions ddp;    // model ddp (the settings)
+  // model predict --trace: a recorded job's files, their format, and what the world's all_gather and
+  // the like keep at --np (replay_perf's --trace, --trace-format and --scale-counts).
+  std::vector<std::string> trace_paths;
+  replay::TraceFormat trace_format = replay::TraceFormat::kAuto;
+  replay::ScaleCounts scale_counts = replay::ScaleCounts::kPerRank;
   bool overview = false;   // plot --overview
   std::string expect_file;    // explain, table --summary: entries over the built-in expected peaks
   std::vector<std::string> ceilings_files;  // explain, table --summary: membw/copy/envcheck reports: the memory ceiling
@@ -272,6 +280,30 @@ double parse_bandwidth_gbps(Text& text, Text& flag) {
   throw UsageError(flag + " expects a rate with a unit (Gbit, Mbit, GB/s or MB/s), e.g. 10Gbit; got '" + text + "'");
 }
 
+// model predict MODEL --trace FILE...: the trace read and checked as replay_perf reads it, scaled to
+// --np (the trace's own ranks without it) as replay_perf --scale scales it, then priced.
+int predict_trace_command(const Arguments& arguments, const std::string& model_path) {
+  if (!arguments.plot_out.empty() || !arguments.predict.sizes.empty()) {
+    throw InputError("model predict --trace: --plot and --sizes price sizes, not a trace: leave them out");
+  }
+  const Model model = read_model_file(model_path);
+  std::string name = arguments.trace_paths.front();
+  if (arguments.trace_paths.size() > 1) name += " and " + std::to_string(arguments.trace_paths.size() - 1) + " more";
+  name = printable(name);
+  const replay::Trace recorded = replay::read_trace(arguments.trace_paths, arguments.trace_format);
+  replay::check_trace(recorded, recorded.world_size, name);
+  const replay::TraceScale scale{arguments.predict.world_size > 0 ? arguments.predict.world_size : recorded.world_size, arguments.scale_counts};
+  const replay::Trace scaled = replay::scale_trace(recorded, scale, name);
+  PredictOptions options = arguments.predict;
+  options.world_size = scaled.world_size;
+  Document document = trace_prediction_document(predict_trace(model, scaled, options), name);
+  const std::vector<std::string> scaling = replay::scale_notes(recorded, scale);
+  document.notes.insert(document.notes.begin(), scaling.begin(), scaling.end());
+  document.extra["scale"] = replay::scale_key(recorded, scale);
+  print(document, arguments.format);
+  return 0;
+}
+
 int model_command(const Arguments& arguments) {
   const std::string action = arguments.inputs.empty() ? "" : arguments.inputs.front();
   const std::vector<std::string> rest(arguments.inputs.begin() + (arguments.inputs.empty() ? 0 : 1), arguments.inputs.end());
@@ -290,6 +322,7 @@ int model_command(const Arguments& arguments) {
   }
   if (action == "predict") {
     if (rest.size() != 1) throw InputError("model predict: expected one model file (from collbench model fit --out)");
+    if (!arguments.trace_paths.empty()) return predict_trace_command(arguments, rest.front());
     const Model model = read_model_file(rest.front());
     if (arguments.predict.world_size < 1) throw InputError("model predict: --np is required");
     Document document = predict_document(model, arguments.predict);
@@ -531,15 +564,33 @@ const Command kCommands[] = {
        add_gnuplot_flag(command, a);
      },
      plot_command},
-    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options] | ddp MODEL.json DDP_REPORT.json --np N [options]",
+    {"model", "fit REPORT|DIR... [--out MODEL.json] | predict MODEL.json --np N [options] | predict MODEL.json --trace FILE... [--np N] | ddp MODEL.json DDP_REPORT.json --np N [options]",
      "latency-bandwidth models: fit alpha and beta per world size (piecewise), across world sizes (the\n"
      "algorithm's cost form) and, where ranks span hosts, within and between hosts; predict other world\n"
-     "sizes, sizes and links, with intervals; ddp: a DDP step's time, exposed communication and samples/s\n"
-     "from the all_reduce fit and a ddp_step_perf report, per bucket size, gradient dtype and accumulation",
+     "sizes, sizes and links, with intervals, or a recorded job's communication (--trace, replay_perf's\n"
+     "traces) at N ranks; ddp: a DDP step's time, exposed communication and samples/s from the all_reduce\n"
+     "fit and a ddp_step_perf report, per bucket size, gradient dtype and accumulation",
      [](CLI::App& command, Arguments& a) {
        add_text(command, "--out", "MODEL.json", "fit: write the model here", a.out);
        add_plot_flags(command, a, "predict: draw each series' measured points, fits and prediction (with its interval) here");
-       add_integer(command, "--np", "predict, ddp: ranks", a.predict.world_size, 1, 1 << 24);
+       add_integer(command, "--np", "predict, ddp: ranks (predict --trace: the job at this many ranks, as replay_perf --scale; default its own)",
+                   a.predict.world_size, 1, 1 << 24);
+       add_value(command, "--trace", "FILE", "predict: a recorded job's communication instead of sizes (replay_perf's traces, docs/replay.md);\n"
+                 "repeat it for one file per rank", [&a](Text& v, Text& f) {
+         if (v.empty()) throw UsageError(f + " expects a file");
+         a.trace_paths.push_back(v);
+       });
+       add_value(command, "--trace-format", "FORMAT", "predict --trace: auto (default), nccl-log, kineto or execution-trace", [&a](Text& v, Text& f) {
+         const auto parsed = replay::parse_trace_format(v);
+         if (!parsed) throw UsageError("unknown trace format '" + v + "' for " + f + " (use auto, nccl-log, kineto or execution-trace)");
+         a.trace_format = *parsed;
+       });
+       add_value(command, "--scale-counts", "KEEP", "predict --trace: what the world's all_gather and the like keep at --np: per-rank (default) or total",
+                 [&a](Text& v, Text& f) {
+         const auto parsed = replay::parse_scale_counts(v);
+         if (!parsed) throw UsageError("unknown counts '" + v + "' for " + f + " (use per-rank or total)");
+         a.scale_counts = *parsed;
+       });
        add_integer(command, "--ranks-per-host", "predict, ddp: ranks per host, consecutive (default: all on one)", a.predict.ranks_per_host, 1,
                    1 << 24);
        add_value(command, "--inter-latency", "TIME", "predict, ddp: latency of the link between hosts, e.g. 5ms (replaces the fitted one)",
