@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # collbench's commands read replay_perf's reports like any other kind (issue 61): table lists the
 # sequence and bucket rows, compare and history judge them (exit 0 or 1, never a refusal; history
-# finds the 3 series, the sequence and its 2 buckets), speedup
+# finds the 3 series, the sequence and its 2 buckets; a --scale run beside the job as recorded is
+# refused by compare and kept apart by history), speedup
 # sets the mpi and gloo backends side by side, and ab runs replay_perf itself on both sides.
 # usage: summarize_replay.sh BIN_DIR DATA_DIR
 set -uo pipefail
@@ -22,6 +23,12 @@ for run in 1 2; do
 done
 timeout 120 "$scripts/mpirun-local.sh" -np 2 "${replay[@]}" --backend gloo -J "$work/gloo.json" >/dev/null 2>"$work/err" ||
   fail "replay_perf on gloo: $(cat "$work/err")"
+# The same trace as a 1-rank job (--scale 1): its rows are keyed by their scale, never one series
+# with the job as recorded.
+mkdir -p "$work/mixed"
+timeout 120 "$scripts/mpirun-local.sh" -np 2 "${replay[@]}" --scale 1 --scale-counts total -J "$work/mixed/scaled.json" >/dev/null 2>"$work/err" ||
+  fail "replay_perf --scale 1: $(cat "$work/err")"
+cp "$work/runs/run-1.json" "$work/mixed/"
 
 expect() {  # NAME CODES PATTERN COMMAND...: the exit code is one of CODES, the output has PATTERN
   local name=$1 codes=$2 pattern=$3 status
@@ -38,6 +45,8 @@ expect table "0" "sequence.*all_gather|all_gather.*sequence" bash -c "'$bin/coll
 expect table_buckets "0" "reduce_scatter +float32 +2 +4096" "$bin/collbench" table "$work/runs/run-1.json"
 expect compare "0 1" "all_gather" "$bin/collbench" compare "$work/runs/run-1.json" "$work/runs/run-2.json"
 expect history "0 1" "in 3 series over 2 reports" "$bin/collbench" history "$work/runs"
+expect compare_scaled "2" "no row in common .*scale" "$bin/collbench" compare "$work/runs/run-1.json" "$work/mixed/scaled.json"
+expect history_scaled "0 1" "in 6 series over 2 reports" "$bin/collbench" history "$work/mixed"
 expect speedup "0" "gloo" "$bin/collbench" speedup --by backend "$work/runs/run-1.json" "$work/gloo.json"
 expect ab "0 1" "all_gather|sequence" "$bin/collbench" ab --np 2 --runs 2 --max-runs 2 --out "$work/ab" -- "${replay[@]}" ::: "${replay[@]}"
 ls "$work/ab/A/"*.json >/dev/null 2>&1 || fail "ab wrote no replay report of side A"

@@ -564,8 +564,9 @@ std::string ReplayWorkload::header(const nlohmann::json& report) const {
     calls += bucket.calls;
     bytes += bucket.bytes;
   }
-  std::string text = formatted("# replay_perf: %s (%s), %d rank(s) in the trace, %d launched; backend %s\n", name_.c_str(),
-                               printable(trace_.format).c_str(), trace_.world_size, report["context"]["world_size"].get<int>(),
+  const std::string scaled = program_.scaled_as == "none" ? "" : " (--scale: recorded at " + std::to_string(program_.recorded_ranks) + ")";
+  std::string text = formatted("# replay_perf: %s (%s), %d rank(s) in the trace%s, %d launched; backend %s\n", name_.c_str(),
+                               printable(trace_.format).c_str(), trace_.world_size, scaled.c_str(), report["context"]["world_size"].get<int>(),
                                printable(world_backend_->name()).c_str());
   text += formatted("# %zu group(s) on %zu communicator(s) besides the world's; %llu call(s) and %s per pass; gaps: %s\n",
                     trace_.groups.size(), communicators_.ranks.size(), static_cast<unsigned long long>(calls),
