@@ -13,7 +13,7 @@ bin="$1"
 scenario="$2"
 probe="${3:-$bin/report_probe}"
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; kill -CONT $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT  # CONT: a held run (two_writers_copy) takes the TERM
 fail() { echo "FAIL ($scenario): $*" >&2; exit 1; }
 mpirun_local="$(dirname "${BASH_SOURCE[0]}")/../../scripts/mpirun-local.sh"
 
@@ -35,12 +35,18 @@ case "$scenario" in
     ;;
   two_writers_copy)
     # copy_perf used to check the path at start and write only at the end: two runs both "won".
-    "$bin/copy_perf" -b 1M -e 256M -f 2 -n 60 -J "$work/same.json" --tag writer=first > "$work/first.out" 2>&1 &
+    # The first run is held (SIGSTOP) once it has claimed its path, so the second surely starts while
+    # it runs, however loaded the machine; it then finishes. (It copied 1M-256M 60 times instead,
+    # for 4-5 CPU-s, to outlast a 1 s sleep.)
+    "$bin/copy_perf" -b 1M -e 64M -f 2 -n 20 -J "$work/same.json" --tag writer=first > "$work/first.out" 2>&1 &
     first=$!
-    sleep 1
-    kill -0 $first 2>/dev/null || fail "the first copy_perf ended within a second; give it more to do"
+    for _ in $(seq 1000); do [ -e "$work/same.json" ] && break; sleep 0.01; done
+    kill -STOP $first 2>/dev/null || fail "the first copy_perf ended before it was held; give it more to do"
+    [ -e "$work/same.json" ] || fail "the first run never claimed its report path"
+    grep -q '"status": "complete"' "$work/same.json" && fail "the first copy_perf finished before it was held; give it more to do"
     "$bin/copy_perf" -b 8 -e 8 -J "$work/same.json" --tag writer=second > "$work/second.out" 2> "$work/second.err"
     code=$?
+    kill -CONT $first
     [ $code -eq 2 ] || fail "the second writer exited $code"
     [ "$(wc -l < "$work/second.err")" -eq 1 ] || fail "second writer's stderr: $(cat "$work/second.err")"
     wait $first || fail "the first run failed: $(tail -3 "$work/first.out")"
