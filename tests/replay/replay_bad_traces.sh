@@ -67,6 +67,7 @@ pipeline=(--trace "$data/torch/pipeline.rank0.kineto.json" --trace "$data/torch/
 expect_bad scale_below_pairs "--scale 1 is below the trace's 2 ranks, and its send between ranks 0 and 1 is not on the whole world" \
   "${pipeline[@]}" --scale 1
 expect_bad scale_above_launched "--scale 4 asks for more ranks than the 2 launched" "${pipeline[@]}" --scale 4
+expect_bad bad_scale_counts "unknown counts 'all' for --scale-counts (use per-rank or total)" "${pipeline[@]}" --scale 2 --scale-counts all
 
 # -c checks what each receive got against its sender's inputs: one corrupted element on the rank
 # that receives is counted in its recv row, and the run exits 3 (wrong results).

@@ -780,6 +780,13 @@ TEST(ModelTrace, TheCommandLinePricesARecordedTrace) {
   EXPECT_EQ(run_cli({"model", "predict", model, "--trace", "/dev/zero"}, &err), 2);
   EXPECT_NE(err.find("16 MiB cap"), std::string::npos) << err;
   EXPECT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace", files[1], "--scale-counts", "some"}, &err), 2);
+  EXPECT_NE(err.find("unknown counts 'some' for --scale-counts (use per-rank or total)"), std::string::npos) << err;
+  EXPECT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace-format", "chrome"}, &err), 2);
+  EXPECT_NE(err.find("unknown trace format 'chrome' for --trace-format"), std::string::npos) << err;
+  // A subgroup-free trace shrinks; the pipeline's sends do not (replay_perf's one line).
+  EXPECT_EQ(run_cli({"model", "predict", model, "--trace", torch + "pipeline.rank0.kineto.json", "--trace", torch + "pipeline.rank1.kineto.json",
+                     "--np", "3"}, &err), 2);
+  EXPECT_NE(err.find("--np 3 is not a multiple of the trace's 2 ranks"), std::string::npos) << err;
   EXPECT_EQ(run_cli({"model", "predict", model, "--trace", files[0], "--trace", files[1], "--sizes", "8"}, &err), 2);
 }
 

@@ -293,7 +293,7 @@ int predict_trace_command(const Arguments& arguments, const std::string& model_p
   const replay::Trace recorded = replay::read_trace(arguments.trace_paths, arguments.trace_format);
   replay::check_trace(recorded, recorded.world_size, name);
   const replay::TraceScale scale{arguments.predict.world_size > 0 ? arguments.predict.world_size : recorded.world_size, arguments.scale_counts};
-  const replay::Trace scaled = replay::scale_trace(recorded, scale, name);
+  const replay::Trace scaled = replay::scale_trace(recorded, scale, name, "--np");
   PredictOptions options = arguments.predict;
   options.world_size = scaled.world_size;
   Document document = trace_prediction_document(predict_trace(model, scaled, options), name);
@@ -581,16 +581,10 @@ const Command kCommands[] = {
          a.trace_paths.push_back(v);
        });
        add_value(command, "--trace-format", "FORMAT", "predict --trace: auto (default), nccl-log, kineto or execution-trace", [&a](Text& v, Text& f) {
-         const auto parsed = replay::parse_trace_format(v);
-         if (!parsed) throw UsageError("unknown trace format '" + v + "' for " + f + " (use auto, nccl-log, kineto or execution-trace)");
-         a.trace_format = *parsed;
+         a.trace_format = replay::trace_format_flag(v, f);
        });
        add_value(command, "--scale-counts", "KEEP", "predict --trace: what the world's all_gather and the like keep at --np: per-rank (default) or total",
-                 [&a](Text& v, Text& f) {
-         const auto parsed = replay::parse_scale_counts(v);
-         if (!parsed) throw UsageError("unknown counts '" + v + "' for " + f + " (use per-rank or total)");
-         a.scale_counts = *parsed;
-       });
+                 [&a](Text& v, Text& f) { a.scale_counts = replay::scale_counts_flag(v, f); });
        add_integer(command, "--ranks-per-host", "predict, ddp: ranks per host, consecutive (default: all on one)", a.predict.ranks_per_host, 1,
                    1 << 24);
        add_value(command, "--inter-latency", "TIME", "predict, ddp: latency of the link between hosts, e.g. 5ms (replaces the fitted one)",

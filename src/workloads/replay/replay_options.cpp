@@ -33,11 +33,7 @@ void declare_options(CLI::App& app, ReplayOptions& o) {
   record(app, {trace}, [&o](nlohmann::json& out) { out["trace"] = o.trace_paths; });
   auto* format = add_value(app, "--trace-format", "FORMAT",
             "auto (default: from the first file's first bytes), nccl-log, kineto or execution-trace",
-            [&o](Text& v, Text& f) {
-              const auto parsed = parse_trace_format(v);
-              if (!parsed) throw UsageError("unknown trace format '" + v + "' for " + f + " (use auto, nccl-log, kineto or execution-trace)");
-              o.format = *parsed;
-            });
+            [&o](Text& v, Text& f) { o.format = trace_format_flag(v, f); });
   record(app, {format}, [&o](nlohmann::json& out) { out["trace_format"] = format_name(o.format); });
   auto* gaps = add_value(app, "--gaps", "MODE",
             "none: the calls back to back, a benchmark of the job's communication (default)\n"
@@ -59,11 +55,7 @@ void declare_options(CLI::App& app, ReplayOptions& o) {
             "what the world's all_gather, reduce_scatter, alltoall, gather and scatter keep under --scale:\n"
             "per-rank (default: each rank's count, so the whole grows with the world) or total (the whole\n"
             "buffer, so each rank's shard shrinks: FSDP with the same model)",
-            [&o](Text& v, Text& f) {
-              const auto parsed = parse_scale_counts(v);
-              if (!parsed) throw UsageError("unknown counts '" + v + "' for " + f + " (use per-rank or total)");
-              o.scale.counts = *parsed;
-            });
+            [&o](Text& v, Text& f) { o.scale.counts = scale_counts_flag(v, f); });
   // Absent unless --scale is given: unscaled reports kept before the flag compare as the same options.
   record(app, {scale, counts}, [&o](nlohmann::json& out) {
     if (o.scale.world_size == 0) return;

@@ -18,6 +18,12 @@ std::optional<TraceFormat> parse_trace_format(std::string_view text) {
   return std::nullopt;
 }
 
+TraceFormat trace_format_flag(const std::string& value, const std::string& flag) {
+  const auto parsed = parse_trace_format(value);
+  if (!parsed) throw UsageError("unknown trace format '" + value + "' for " + flag + " (use auto, nccl-log, kineto or execution-trace)");
+  return *parsed;
+}
+
 TraceFormat detect_trace_format(const TraceText& file) {
   const std::string_view text = file.text;
   const auto first = text.find_first_not_of(" \t\r\n");

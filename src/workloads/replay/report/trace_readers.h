@@ -20,6 +20,8 @@ namespace collbench::replay {
 
 enum class TraceFormat { kAuto, kNcclLog, kKineto, kExecutionTrace };
 std::optional<TraceFormat> parse_trace_format(std::string_view text);  // auto, nccl-log, kineto, execution-trace
+// The value of `flag` (--trace-format, of replay_perf and collbench model predict); UsageError otherwise.
+TraceFormat trace_format_flag(const std::string& value, const std::string& flag);
 
 // One file of a trace: its name for messages and its bytes.
 struct TraceText {

@@ -60,6 +60,12 @@ std::optional<ScaleCounts> parse_scale_counts(std::string_view text) {
   return std::nullopt;
 }
 
+ScaleCounts scale_counts_flag(const std::string& value, const std::string& flag) {
+  const auto parsed = parse_scale_counts(value);
+  if (!parsed) throw UsageError("unknown counts '" + value + "' for " + flag + " (use per-rank or total)");
+  return *parsed;
+}
+
 std::string to_string(ScaleCounts counts) { return counts == ScaleCounts::kTotal ? "total" : "per-rank"; }
 
 bool scales(const Trace& recorded, const TraceScale& scale) {
@@ -71,10 +77,10 @@ std::string scale_key(const Trace& recorded, const TraceScale& scale) {
   return std::to_string(recorded.world_size) + "->" + std::to_string(scale.world_size) + " " + to_string(scale.counts);
 }
 
-Trace scale_trace(const Trace& recorded, const TraceScale& scale, const std::string& what) {
+Trace scale_trace(const Trace& recorded, const TraceScale& scale, const std::string& what, const std::string& flag_name) {
   if (!scales(recorded, scale)) return recorded;
   const int n = recorded.world_size, m = scale.world_size;
-  const std::string flag = "--scale " + std::to_string(m);
+  const std::string flag = flag_name + " " + std::to_string(m);
   if (const std::string part = first_replicated_part(recorded); !part.empty()) {
     if (m < n) {
       throw UsageError(what + ": " + flag + " is below the trace's " + std::to_string(n) + " ranks, and its " + part +

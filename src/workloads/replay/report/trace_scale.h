@@ -29,6 +29,8 @@ namespace collbench::replay {
 // What the world's all_gather, reduce_scatter, alltoall, gather and scatter keep when scaled.
 enum class ScaleCounts { kPerRank, kTotal };
 std::optional<ScaleCounts> parse_scale_counts(std::string_view text);  // per-rank, total
+// The value of `flag` (--scale-counts, of replay_perf and collbench model predict); UsageError otherwise.
+ScaleCounts scale_counts_flag(const std::string& value, const std::string& flag);
 std::string to_string(ScaleCounts counts);
 
 struct TraceScale {
@@ -44,9 +46,10 @@ bool scales(const Trace& recorded, const TraceScale& scale);
 std::string scale_key(const Trace& recorded, const TraceScale& scale);
 
 // The trace at scale.world_size ranks; `recorded` must have passed check_trace. Throws UsageError
-// naming `what` (the trace) where the trace cannot be scaled so: a group smaller than the world or a
-// send where M is not a multiple of N, or a count that no longer fits in 64 bits.
-Trace scale_trace(const Trace& recorded, const TraceScale& scale, const std::string& what);
+// naming `what` (the trace) and `flag` (what asked for the ranks: --scale, or predict's --np) where
+// the trace cannot be scaled so: a group smaller than the world or a send where M is not a multiple
+// of N, or a count that no longer fits in 64 bits.
+Trace scale_trace(const Trace& recorded, const TraceScale& scale, const std::string& what, const std::string& flag = "--scale");
 
 // What the scaling changed of the job's meaning, one sentence each (the report's header, predict's
 // notes): which calls grew or shrank, and which groups were replicated.
