@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <numeric>
 #include <stdexcept>
 
@@ -22,6 +23,13 @@ double median_of(std::vector<double> values) {
   const std::size_t middle = values.size() / 2;
   // Halves first: the sum of two values near the largest double would overflow.
   return values.size() % 2 ? values[middle] : values[middle - 1] / 2 + values[middle] / 2;
+}
+
+double median_of_upper_half(std::vector<double> values) {
+  if (values.empty()) throw std::invalid_argument("median needs at least one value");
+  std::sort(values.begin(), values.end());
+  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2));
+  return median_of(std::move(values));
 }
 
 TimeStats summarize_samples(std::vector<double> samples_us) {

@@ -21,6 +21,9 @@ double quantile_of_sorted(const std::vector<double>& sorted, double q);
 
 // The median of values in any order (the mean of the middle two for an even count); requires at least one.
 double median_of(std::vector<double> values);
+// The median of the upper half of values in any order: of the ceil(n/2) largest (for rates, the
+// faster half). Up to half of the values may fall away without moving it; requires at least one.
+double median_of_upper_half(std::vector<double> values);
 
 // A row's time under each over-ranks estimator (per sample combined over ranks, then the mean over
 // samples): -a picks one for the headline, and all three are kept so that a straggler stays visible

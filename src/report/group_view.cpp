@@ -54,7 +54,20 @@ std::string hosts_text(std::vector<std::string> hosts) {
   return joined(hosts, ",");
 }
 
-std::vector<GroupVerdict> judge_groups(const nlohmann::json& rows, double factor) {
+const char* to_string(SlowGroupReference reference) {
+  return reference == SlowGroupReference::kMedianOfAll ? "median_of_all" : "median_of_faster_half";
+}
+
+std::optional<SlowGroupReference> slow_group_reference_of(const nlohmann::json& options) {
+  const auto it = options.find("slow_group_reference");
+  if (it == options.end()) return SlowGroupReference::kMedianOfAll;
+  for (SlowGroupReference reference : {SlowGroupReference::kMedianOfAll, SlowGroupReference::kMedianOfFasterHalf}) {
+    if (it->is_string() && it->get<std::string>() == to_string(reference)) return reference;
+  }
+  return std::nullopt;
+}
+
+std::vector<GroupVerdict> judge_groups(const nlohmann::json& rows, double factor, SlowGroupReference reference) {
   std::uint64_t largest = 0;
   for (const nlohmann::json& row : rows) {
     if (is_grouped(row) && !row["busbw_gbps"].is_null()) largest = std::max(largest, row.value("bytes", std::uint64_t{0}));
@@ -68,6 +81,7 @@ std::vector<GroupVerdict> judge_groups(const nlohmann::json& rows, double factor
       const int id = group["id"];
       GroupVerdict& entry = seen[id];
       entry.id = id;
+      entry.reference = reference;
       entry.ranks = group["ranks"].get<std::vector<int>>();
       entry.hosts = group["hosts"].get<std::vector<std::string>>();
       entry.bytes = largest;
@@ -86,24 +100,25 @@ std::vector<GroupVerdict> judge_groups(const nlohmann::json& rows, double factor
   for (auto& [id, entry] : seen) {
     const std::vector<double>& peers = by_size[entry.ranks.size()];
     if (peers.size() >= 2 && entry.ranks.size() > 1) {  // a group of one moves no data: nothing to judge
-      entry.median_busbw_gbps = median_of(peers);
-      entry.slow = entry.busbw_gbps < factor * *entry.median_busbw_gbps;
+      entry.reference_busbw_gbps = reference == SlowGroupReference::kMedianOfAll ? median_of(peers) : median_of_upper_half(peers);
+      entry.slow = entry.busbw_gbps < factor * *entry.reference_busbw_gbps;
     }
     judged.push_back(entry);
   }
   return judged;
 }
 
-std::vector<GroupVerdict> slow_groups(const nlohmann::json& rows, double factor) {
-  std::vector<GroupVerdict> slow = judge_groups(rows, factor);
+std::vector<GroupVerdict> slow_groups(const nlohmann::json& rows, double factor, SlowGroupReference reference) {
+  std::vector<GroupVerdict> slow = judge_groups(rows, factor, reference);
   slow.erase(std::remove_if(slow.begin(), slow.end(), [](const GroupVerdict& group) { return !group.slow; }), slow.end());
   return slow;
 }
 
 std::string slow_group_line(const GroupVerdict& slow, double factor) {
-  return formatted("SLOW group %d (ranks %s; hosts %s): bus bandwidth %.3f GB/s at %s is below %g x the median %.3f GB/s of its %zu-rank peers",
+  return formatted("SLOW group %d (ranks %s; hosts %s): bus bandwidth %.3f GB/s at %s is below %g x %.3f GB/s, the median of %sthe %zu-rank groups",
                    slow.id, ranks_text(slow.ranks).c_str(), hosts_text(slow.hosts).c_str(), slow.busbw_gbps, format_size(slow.bytes).c_str(),
-                   factor, slow.median_busbw_gbps.value_or(0), slow.ranks.size());
+                   factor, slow.reference_busbw_gbps.value_or(0),
+                   slow.reference == SlowGroupReference::kMedianOfAll ? "" : "the faster half of ", slow.ranks.size());
 }
 
 }  // namespace collbench::report

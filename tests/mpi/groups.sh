@@ -61,7 +61,7 @@ case "$scenario" in
     COLLBENCH_LOCAL_LAUNCHER=env run mpirun-local.sh reduce_scatter_perf --backend gloo --groups pairs --slow-group-factor 0
     checked reduce_scatter --groups 0,2/1,3
     ;;
-  slow)  # rank 1's samples stretched 11x: its group (1 and 3) is far below the median. On Gloo, whose
+  slow)  # rank 1's samples stretched 11x: its group (1 and 3) is far below the other. On Gloo, whose
     # waits sleep: 4 ranks on 2 cores with Open MPI's busy-polling waits beside the spinning rank
     # gave the other group scheduler-sized stalls too (1 run in 3 judged wrong, 2026-12-07).
     sweep=(-b 1M -e 1M -n 10 -w 2 -c 1)

@@ -5,7 +5,7 @@
 # {2,6} and {3,7}, are the slowest. A slow host (rank 6 on node4 slowed 11x): in --groups host the
 # slowest group is node4's {6,7}. Asserted as the order of the groups' busbw at the largest size
 # (collbench table --groups summary), which the faults set by far; the SLOW verdicts (exit 3) rest
-# on a 0.9 x median margin that load can cross, so either exit is taken.
+# on a 0.9 x margin (of the faster half's median) that load can cross, so either exit is taken.
 # usage: nodes_groups.sh SOURCE_DIR BIN_DIR STATE_DIR
 set -uo pipefail
 # shellcheck source=tests/slurm/lib.sh

@@ -4,6 +4,7 @@
 // groups of 2 ranks, so busbw = algbw = bytes / time).
 #include "summarize_test_helpers.h"
 
+#include "report/group_view.h"
 #include "summarize/common/group_series.h"
 
 namespace collbench::summarize {
@@ -78,13 +79,14 @@ TEST(GroupTable, SummaryJudgesAsTheRunDid) {
   const Table& table = document.tables.at(0);
   const auto& rows = table.groups.at(0).rows;
   ASSERT_EQ(rows.size(), 3u);  // group 0, group 1, all
-  const double median = (kGroup0Busbw + kGroup1Busbw) / 2;
+  // Of two groups the faster half is the faster one: group 0's busbw is the reference of both.
   EXPECT_EQ(rows[0][column_of(table, "verdict")], "ok");
   EXPECT_DOUBLE_EQ(rows[0][column_of(table, "busbw_gbps")].get<double>(), kGroup0Busbw);
-  EXPECT_DOUBLE_EQ(rows[0][column_of(table, "median_busbw_gbps")].get<double>(), median);
+  EXPECT_DOUBLE_EQ(rows[0][column_of(table, "reference_busbw_gbps")].get<double>(), kGroup0Busbw);
+  EXPECT_DOUBLE_EQ(rows[1][column_of(table, "reference_busbw_gbps")].get<double>(), kGroup0Busbw);
   EXPECT_DOUBLE_EQ(rows[0][column_of(table, "alone_time_us")].get<double>(), 320.0);
   EXPECT_DOUBLE_EQ(rows[0][column_of(table, "contention")].get<double>(), 1.25);
-  EXPECT_EQ(rows[1][column_of(table, "verdict")], "SLOW");  // 2.0165 < 0.9 x 2.319
+  EXPECT_EQ(rows[1][column_of(table, "verdict")], "SLOW");  // 2.0165 < 0.9 x 2.6214
   EXPECT_EQ(rows[1][column_of(table, "hosts")], "h0,h1");
   EXPECT_DOUBLE_EQ(rows[1][column_of(table, "time_us")].get<double>(), 520.0);
   EXPECT_DOUBLE_EQ(rows[1][column_of(table, "contention")].get<double>(), 1.3);
@@ -92,10 +94,35 @@ TEST(GroupTable, SummaryJudgesAsTheRunDid) {
   EXPECT_EQ(rows[2][column_of(table, "bytes")], 2097152u);
   EXPECT_DOUBLE_EQ(rows[2][column_of(table, "busbw_gbps")].get<double>(), kGroup0Busbw + kGroup1Busbw);
   EXPECT_EQ(rows[2][column_of(table, "verdict")], "1 of 2 SLOW");
-  // The report's own factor: at 0.5 nothing is SLOW.
+  EXPECT_EQ(document.notes.back().rfind(report::kSlowGroupRule, 0), 0u) << document.notes.back();
+  // The report's own factor: at 0.5 nothing is SLOW (2.0165 >= 0.5 x 2.6214).
   auto lenient = alone_report();
   lenient[0].report.context.options["slow_group_factor"] = 0.5;
   EXPECT_EQ(group_summary_document(lenient).tables[0].groups[0].rows[1][column_of(table, "verdict")], "ok");
+  // A report from before the faster half's reference (no slow_group_reference) is judged as it
+  // was, against the median of the two, 2.319: at 0.85 group 1 is SLOW by the rule it ran under
+  // (2.0165 < 0.85 x 2.6214 = 2.228) and not by the median's (0.85 x 2.319 = 1.971).
+  auto strict = alone_report();
+  strict[0].report.context.options["slow_group_factor"] = 0.85;
+  EXPECT_EQ(group_summary_document(strict).tables[0].groups[0].rows[1][column_of(table, "verdict")], "SLOW");
+  auto before = strict;
+  before[0].report.context.options.erase("slow_group_reference");
+  const auto before_rows = group_summary_document(before).tables[0].groups[0].rows;
+  EXPECT_EQ(before_rows[1][column_of(table, "verdict")], "ok");
+  EXPECT_DOUBLE_EQ(before_rows[1][column_of(table, "reference_busbw_gbps")].get<double>(), (kGroup0Busbw + kGroup1Busbw) / 2);
+  before[0].report.context.options["slow_group_factor"] = 0.9;
+  EXPECT_NE(nccl_table_text(before).find("is below 0.9 x 2.319 GB/s, the median of the 2-rank groups"), std::string::npos);
+  // A reference no collbench wrote is bad input, not a guess.
+  auto unknown = alone_report();
+  unknown[0].report.context.options["slow_group_reference"] = "mean\x1b[31m";
+  try {
+    group_summary_document(unknown);
+    ADD_FAILURE() << "an unknown slow_group_reference was read";
+  } catch (const InputError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("names no reference (median_of_all, median_of_faster_half)"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\x1b'), std::string::npos) << what;  // the file's text, made printable
+  }
   // A report from before groups: one group, the world.
   const auto plain = group_summary_document(load_reports({data("groups/ungrouped/run-1.json")})).tables[0].groups[0].rows;
   ASSERT_EQ(plain.size(), 1u);

@@ -11,6 +11,7 @@
 #include "report/report_json.h"
 #include "report/table.h"
 #include "summarize/common/group_series.h"
+#include "summarize/common/input_error.h"
 #include "summarize/plots/plot.h"
 #include "summarize/common/run_stats.h"
 #include "summarize/common/series.h"
@@ -231,17 +232,34 @@ nlohmann::json rows_json(const report::Report& report) {
   return rows;
 }
 
-// The share of the median its groups were judged by: the run's --slow-group-factor, or the flag's
-// default (0.9) in a report that does not record it.
-double slow_group_factor_of(const report::Report& report) {
-  const auto it = report.context.options.find("slow_group_factor");
-  return it != report.context.options.end() && it->is_number() ? it->get<double>() : 0.9;
+// A report's groups judged as its run judged them (report::judge_groups): by its
+// --slow-group-factor (the flag's default, 0.9, where the report does not record it) and its
+// reference (report::slow_group_reference_of: the median of all in a report from before the
+// faster half's). Each verdict's line names the factor.
+struct RunVerdicts {
+  double factor = 0.9;
+  std::vector<report::GroupVerdict> groups;
+};
+RunVerdicts judged_as_run(const LoadedReport& loaded) {
+  const nlohmann::json& options = loaded.report.context.options;
+  RunVerdicts judged;
+  const auto factor = options.find("slow_group_factor");
+  if (factor != options.end() && factor->is_number()) judged.factor = factor->get<double>();
+  const auto reference = report::slow_group_reference_of(options);
+  if (!reference) {
+    throw InputError(loaded.path + ": context.options.slow_group_reference " + printable(options["slow_group_reference"].dump()) +
+                     " names no reference (median_of_all, median_of_faster_half)");
+  }
+  judged.groups = report::judge_groups(rows_json(loaded.report), judged.factor, *reference);
+  return judged;
 }
 
 // Under a grouped report's table: each SLOW group's line, as the run printed it.
-void print_slow_groups(std::FILE* stream, const report::Report& report) {
-  const double factor = slow_group_factor_of(report);
-  for (const auto& slow : report::slow_groups(rows_json(report), factor)) std::fprintf(stream, "# %s\n", report::slow_group_line(slow, factor).c_str());
+void print_slow_groups(std::FILE* stream, const LoadedReport& loaded) {
+  const RunVerdicts judged = judged_as_run(loaded);
+  for (const auto& group : judged.groups) {
+    if (group.slow) std::fprintf(stream, "# %s\n", report::slow_group_line(group, judged.factor).c_str());
+  }
 }
 }  // namespace
 
@@ -286,7 +304,7 @@ std::string nccl_table_text(const std::vector<LoadedReport>& reports, GroupsView
       }
       for (const auto& skipped : loaded.report.skipped) writer.skipped(skipped);
       writer.footer(envelope, loaded.path);
-      if (grouped) print_slow_groups(stream, loaded.report);
+      if (grouped) print_slow_groups(stream, loaded);
       if (loaded.partial()) {
         print_partial(stream, loaded);
         std::fprintf(stream, "#\n");
@@ -461,9 +479,9 @@ Document nccl_table_document(const std::vector<LoadedReport>& reports, GroupsVie
   Document document;
   for (const auto& loaded : reports) {
     for (auto& block : report_blocks(loaded, groups_view, grouped, alone)) table.groups.push_back(std::move(block));
-    const double factor = slow_group_factor_of(loaded.report);
-    for (const auto& slow : report::slow_groups(rows_json(loaded.report), factor)) {
-      document.notes.push_back(loaded.path + ": " + report::slow_group_line(slow, factor));
+    const RunVerdicts judged = judged_as_run(loaded);
+    for (const auto& group : judged.groups) {
+      if (group.slow) document.notes.push_back(loaded.path + ": " + report::slow_group_line(group, judged.factor));
     }
   }
   document.tables.push_back(std::move(table));
@@ -490,12 +508,12 @@ std::vector<nlohmann::json> judged_group_row(const report::Report& report, const
     }
   }
   const char* said = verdict.slow                    ? "SLOW"
-                     : verdict.median_busbw_gbps       ? "ok"
+                     : verdict.reference_busbw_gbps    ? "ok"
                      : verdict.ranks.size() == 1       ? "not judged (one rank)"
                                                        : "not judged (no same-size peer)";
   return concatenated(group_cells(nlohmann::json{{"id", verdict.id}, {"ranks", verdict.ranks}, {"hosts", verdict.hosts}}),
                       std::vector<nlohmann::json>{verdict.bytes, report::json_or_null(mean_if_any(times)), verdict.busbw_gbps,
-                                                  report::json_or_null(verdict.median_busbw_gbps), said,
+                                                  report::json_or_null(verdict.reference_busbw_gbps), said,
                                                   report::json_or_null(mean_if_any(alone_times)), report::json_or_null(mean_if_any(contentions))});
 }
 
@@ -540,13 +558,13 @@ Document group_summary_document(const std::vector<LoadedReport>& reports) {
   table.title = "Groups";
   table.group_columns = {"report", "benchmark", "world_size"};
   table.columns = {{"group"},        {"ranks"},          {"hosts"},       {"bytes"},         {"time_us", 2},
-                   {"busbw_gbps", 3}, {"median_busbw_gbps", 3}, {"verdict"}, {"alone_time_us", 2}, {"contention", 3}};
+                   {"busbw_gbps", 3}, {"reference_busbw_gbps", 3}, {"verdict"}, {"alone_time_us", 2}, {"contention", 3}};
   Document document;
   for (const auto& loaded : reports) {
     const report::Report& report = loaded.report;
     Table::Group block{{loaded.path, report.benchmark, report.context.world_size}, {}};
-    const double factor = slow_group_factor_of(report);
-    const std::vector<report::GroupVerdict> verdicts = report::judge_groups(rows_json(report), factor);
+    const RunVerdicts judged = judged_as_run(loaded);
+    const std::vector<report::GroupVerdict>& verdicts = judged.groups;
     if (verdicts.empty() || !groups_in(report)) {
       block.rows.push_back(world_summary_row(report));
     } else {
@@ -555,14 +573,14 @@ Document group_summary_document(const std::vector<LoadedReport>& reports) {
     }
     table.groups.push_back(std::move(block));
     for (const auto& verdict : verdicts) {
-      if (verdict.slow) document.notes.push_back(loaded.path + ": " + report::slow_group_line(verdict, factor));
+      if (verdict.slow) document.notes.push_back(loaded.path + ": " + report::slow_group_line(verdict, judged.factor));
     }
   }
   document.tables.push_back(std::move(table));
-  document.notes.push_back(
-      "at the largest size (the mean over its rows): a group is SLOW when its busbw is below the run's --slow-group-factor (0.9 where "
-      "the report does not say) times the median busbw of the groups with as many ranks; contention: its time beside the others "
-      "over its time alone (--alone); all: every group's bytes, the slowest group's time, the sum of the groups' busbw");
+  document.notes.push_back(std::string(report::kSlowGroupRule) +
+                           " (F: the run's, 0.9 where the report does not say; a report without slow_group_reference, from before it, "
+                           "against the median of all of them, as it was judged); contention: its time beside the others over its time "
+                           "alone (--alone); all: every group's bytes, the slowest group's time, the sum of the groups' busbw");
   return document;
 }
 

@@ -30,8 +30,8 @@ Document nccl_table_document(const std::vector<LoadedReport>& reports, GroupsVie
 
 // One row per group of each report, judged at the largest size as the run judged it
 // (report::judge_groups, the report's --slow-group-factor): its busbw there (the mean over that
-// size's rows), the median busbw of its same-size peers, its verdict (SLOW, ok, or not judged
-// without a same-size peer), its time, and with --alone its time alone and contention (each the
+// size's rows), the reference it was judged against (the median busbw of the faster half of its
+// same-size groups), its verdict (SLOW, ok, or not judged without a same-size peer), its time, and with --alone its time alone and contention (each the
 // mean over those rows); then the aggregate's row (group "all": every group's bytes, the slowest
 // group's time, the sum of the groups' busbw). A report without groups is one group, 0.
 Document group_summary_document(const std::vector<LoadedReport>& reports);

@@ -10,6 +10,7 @@
 #include "harness/flag_groups.h"
 #include "core/error.h"
 #include "core/flag_values.h"
+#include "report/group_view.h"
 
 namespace collbench {
 namespace {
@@ -176,7 +177,7 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
   auto* group_seed = add_integer(app, "--group-seed", "batch:K's draw (default 1; recorded)", o.group_seed, 0,
                                  std::numeric_limits<long long>::max());
   auto* slow_factor = add_real(app, "--slow-group-factor", "F", "a group is SLOW when its busbw at the largest size is below F times the\n"
-           "median same-size group's: exit 3 (default 0.9)", o.slow_group_factor, 0.0, 1.0);
+           "median of the faster half of its same-size groups: exit 3 (default 0.9)", o.slow_group_factor, 0.0, 1.0);
   auto* alone = add_flag(app, "--alone", "also time each group by itself (the others waiting) after each row: its\n"
            "contention = time beside the others / time alone", o.alone);
   record(app, {split, groups, group_seed, slow_factor, alone}, [&o](nlohmann::json& out) {
@@ -189,6 +190,7 @@ void declare_options(CLI::App& app, CollectiveOptions& o) {
       if (o.group_pattern->kind == GroupPattern::Kind::kBatch) out["group_seed"] = o.group_seed;
     }
     out["slow_group_factor"] = o.slow_group_factor;
+    out["slow_group_reference"] = report::to_string(report::kSlowGroupReference);  // how the factor was read
     if (o.alone) out["alone"] = true;
   });
   add_run_flags(app, o);

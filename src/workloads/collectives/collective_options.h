@@ -76,7 +76,7 @@ struct CollectiveOptions : RunFlags, BackendFlags {
   std::string split_source;  // where the rule came from: "--split", "NCCL_TESTS_SPLIT", "NCCL_TESTS_SPLIT_MASK"
   std::optional<GroupPattern> group_pattern;
   std::uint64_t group_seed = 1;     // --group-seed: batch:K's draw
-  double slow_group_factor = 0.9;   // --slow-group-factor: SLOW below this share of the median group's busbw
+  double slow_group_factor = 0.9;   // --slow-group-factor: SLOW below this share of the faster half's median busbw (report::kSlowGroupRule)
   bool alone = false;               // --alone: also time each group by itself, for its contention
   bool grouped() const { return split.has_value() || group_pattern.has_value(); }
   // The rule as every rank must agree on it ("split MOD 2 (NCCL_TESTS_SPLIT)", "groups batch:2 seed 7"); "" when not grouped.
