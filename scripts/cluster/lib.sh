@@ -263,10 +263,7 @@ star_shape() {
   local rate=$1 delay_ms=$2 loss=$3 forwarder=$4 logdir=$5 burst=${6:-} count=${#STAR_HOSTS[@]} i ns letter
   star_unshape
   if [ -z "$burst" ]; then
-    local bits
-    bits=$(tc_rate_bits "$rate") || { log "star: cannot read rate $rate"; return 2; }
-    burst=$((bits / 8 / 1000))
-    [ "$burst" -lt $((2 * MTU)) ] && burst=$((2 * MTU))
+    burst=$(star_default_burst "$rate") || { log "star: cannot read rate $rate"; return 2; }
   fi
   local half
   half=$(awk -v d="$delay_ms" 'BEGIN { printf "%.6g", d / 2 }')
@@ -310,6 +307,15 @@ star_unshape() {
     timeout 5 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
   done
   STAR_FORWARDER_PIDS=()
+}
+
+# star_shape's default tbf burst in bytes for RATE: 1 ms at the rate, at least two frames (MTU).
+star_default_burst() {
+  local bits burst
+  bits=$(tc_rate_bits "$1") || return 2
+  burst=$((bits / 8 / 1000))
+  [ "$burst" -lt $((2 * MTU)) ] && burst=$((2 * MTU))
+  echo "$burst"
 }
 
 # Bits per second of a tc rate (100mbit, 1gbit, 500kbit, 12500000bit).
@@ -400,4 +406,18 @@ star_slow_host() {
   done
   log "star: the slow link of $ns did not come up"
   return 1
+}
+
+# Makes one host's link a lower rate than the others on a shaped star, as a port that trained down
+# to a lower speed: host INDEX's (0-based) uplink and downlink tbf get RATE (tc syntax) and the
+# default burst at that rate; its forwarder and every other host stay as they were. Unlike
+# star_slow_host's added delay, which a bandwidth-bound message over TCP barely notices, the link
+# is then the bottleneck of every message through it. Args: INDEX RATE. After star_shape.
+star_slow_rate() {
+  local index=$1 rate=$2 ns letter burst
+  ns=${STAR_HOSTS[$index]} letter=${ns##*-}
+  burst=$(star_default_burst "$rate") || { log "star: cannot read rate $rate"; return 2; }
+  ip netns exec "$ns" tc qdisc replace dev "$TUN" root tbf rate "$rate" burst "$burst" latency 200ms || return 1
+  ip netns exec "$STAR_SWITCH" tc qdisc replace dev "$TUN-$letter" root tbf rate "$rate" burst "$burst" latency 200ms || return 1
+  log "star: $ns's link made slow: $rate each way (tbf burst $burst B)"
 }

@@ -2,13 +2,14 @@
 # CTest cluster.groups_slow_host: concurrent groups on a star of 4 hosts x 2 ranks find the slow host
 # and the slow link (issue 62), through scripts/groups/slow_host_link.sh on one size. Rank 6 (host d)
 # slowed 11x: in --groups host the slowest group is host d's {6,7} (group 3), in --groups pairs
-# the pair {2,6} (group 2). Host d's link slowed (4 ms each way against 0.2 ms): in --groups pairs
-# the two slowest are the pairs through d, {2,6} and {3,7}. Asserted as the order of the groups'
-# busbw at the largest size (read back with `collbench table --groups summary`), which the faults
-# set by far, not as the SLOW verdicts, whose 0.9 x median margin the machine's load can cross: on
-# 2 cores busy with other work one host's pair in --groups host, whose traffic never leaves a
-# host, fell to 0.7x the median once (2026-12-07, load 11). The verdicts of quiet runs are in
-# results/groups/. Exit 77 (skipped) where the machine cannot host the simulation.
+# the pair {2,6} (group 2). Host d's link at a quarter of the others' rate (250mbit against
+# 1gbit): in --groups pairs the two slowest are the pairs through d, {2,6} and {3,7}. Asserted as
+# the order of the groups' busbw at the largest size (read back with `collbench table --groups
+# summary`), which the faults set by far (each near a quarter of the others'), not as the SLOW
+# verdicts, whose margin the machine's load can cross: on 2 cores busy with other work one host's
+# pair in --groups host, whose traffic never leaves a host, fell to 0.7x the median once
+# (2026-12-07, load 11). The verdicts of quiet runs are in results/groups/. Exit 77 (skipped) where
+# the machine cannot host the simulation.
 # usage: groups_slow_host.sh SOURCE_DIR BIN_DIR
 set -uo pipefail
 source_dir=$1 bin_dir=$2
